@@ -1,0 +1,29 @@
+// The value every trigger produces and the queue consumes: one path someone asked us to scan.
+
+/** Where a request came from; shown in logs, history and metrics. */
+export type Source =
+  | 'sonarr'
+  | 'radarr'
+  | 'lidarr'
+  | 'readarr'
+  | 'whisparr'
+  | 'manual'
+  | 'drive'
+  | 'cli'
+  | 'api';
+
+export interface ScanRequest {
+  /** The path as the sender gave it (before SERVER_PATH_MAPPINGS). */
+  path: string;
+  source: Source;
+  /** The sender's event name as received, e.g. "Download", "Rename", "Manual", "Upgrade". */
+  event: string;
+  /**
+   * 'file': the folder to scan is the parent of `path`; the file is checked for existence first.
+   * 'folder': `path` itself is the folder to scan.
+   * 'auto': decide by looking at the disk (manual requests).
+   */
+  kind: 'file' | 'folder' | 'auto';
+  /** The payload says this path is gone: scan its folder without waiting for it to exist. */
+  deleted?: boolean;
+}
