@@ -1,0 +1,129 @@
+// The intake: a trigger's requests become queued folders (mapped, filtered, prioritised, committed).
+import type { Activity } from './activity.js';
+import type { Logger } from './log.js';
+import { baseName, parentFolder, trimTrailingSeparator } from './paths/folder.js';
+import { ignoredBy, mapPath, priorityOf, type MappingMatch, type PathMappings } from './paths/mapping.js';
+import type { PathState } from './processor/processor.js';
+import type { FolderRequest, Queue } from './queue/store.js';
+import type { ScanRequest } from './request.js';
+
+export interface IntakeSettings {
+  pathMappings: PathMappings;
+  fileExistMappings: PathMappings;
+  ignoreList: string[];
+  priorities: Record<string, string[]>;
+}
+
+/** What became of one requested path. */
+export interface Admission {
+  request: ScanRequest;
+  /** The path after SERVER_PATH_MAPPINGS. */
+  mapped: string;
+  match?: MappingMatch;
+  /** The folder queued (undefined when ignored). */
+  folder?: string;
+  kind?: 'file' | 'folder';
+  ignoredBy?: string;
+  merged?: boolean;
+}
+
+/** Extensions that make a not-yet-existing path a file rather than a folder. */
+const MEDIA_EXTENSIONS = new Set(
+  (
+    'webm mkv flv vob ogv ogg drc gif gifv mng avi mov qt wmv yuv rm rmvb asf amv mp4 m4p m4v mpg mp2 mpeg mpe mpv m2v ' +
+    'svi 3gp 3g2 mxf roq nsv f4v f4p f4a f4b mp3 flac ts m2ts iso wav aac m4a m4b opus wma alac ape dsf srt ass ssa sub ' +
+    'idx vtt sup nfo jpg jpeg png epub mobi azw azw3 pdf cbz cbr'
+  ).split(' '),
+);
+
+export function hasMediaExtension(path: string): boolean {
+  const name = baseName(path);
+  const dot = name.lastIndexOf('.');
+  return dot > 0 && MEDIA_EXTENSIONS.has(name.slice(dot + 1).toLowerCase());
+}
+
+export class StorageError extends Error {}
+
+export interface IntakeDeps {
+  queue: Queue;
+  settings: IntakeSettings;
+  logger: Logger;
+  pathState: (path: string) => Promise<PathState>;
+  activity?: Activity;
+  /** Called after a commit so the processor notices new work. */
+  onQueued?: () => void;
+}
+
+export class Intake {
+  constructor(private readonly deps: IntakeDeps) {}
+
+  /** Maps and classifies requests without queueing them (also used by the path doctor). */
+  async resolve(requests: ScanRequest[]): Promise<Admission[]> {
+    const { settings, pathState } = this.deps;
+    return Promise.all(
+      requests.map(async (request): Promise<Admission> => {
+        const { path: mapped, match } = mapPath(request.path, settings.pathMappings);
+        const ignore = ignoredBy([request.path, mapped], settings.ignoreList);
+        if (ignore !== undefined) return { request, mapped, match, ignoredBy: ignore };
+        let kind: 'file' | 'folder';
+        if (request.kind === 'auto') {
+          // Manual requests may name either; the disk (through the file-exist mapping) decides.
+          const state = await pathState(mapPath(mapped, settings.fileExistMappings).path);
+          kind = state === 'folder' ? 'folder' : state === 'file' ? 'file' : hasMediaExtension(mapped) ? 'file' : 'folder';
+        } else kind = request.kind;
+        const folder = kind === 'folder' ? trimTrailingSeparator(mapped) : parentFolder(mapped);
+        return { request, mapped, match, folder, kind };
+      }),
+    );
+  }
+
+  /** Resolves and queues; returns only after the rows are committed. Throws StorageError when the queue can't be written. */
+  async submit(requests: ScanRequest[], client: string): Promise<Admission[]> {
+    const { queue, settings, logger } = this.deps;
+    const admissions = await this.resolve(requests);
+    const toQueue: { a: Admission; r: FolderRequest }[] = [];
+    for (const a of admissions) {
+      const fields = { client, source: a.request.source, event: a.request.event, path: a.request.path, mapped: a.mapped };
+      if (a.ignoredBy !== undefined) {
+        logger.info(fields, `Ignoring scan request for '${a.request.path}' because '${a.ignoredBy}' was matched from your SERVER_IGNORE_LIST.`);
+        continue;
+      }
+      if (!a.match) logger.debug(fields, `'${a.request.path}' matched no SERVER_PATH_MAPPINGS entry; passed through unchanged.`);
+      toQueue.push({
+        a,
+        r: {
+          folder: a.folder!,
+          priority: priorityOf(a.mapped, settings.priorities),
+          source: a.request.source,
+          event: a.request.event,
+          fileHint: a.kind === 'file' ? a.mapped : undefined,
+          deleted: a.request.deleted === true,
+        },
+      });
+    }
+    if (toQueue.length) {
+      let results;
+      try {
+        results = queue.enqueueMany(toQueue.map((t) => t.r));
+      } catch (err) {
+        const code = (err as { code?: string }).code ?? '';
+        throw new StorageError(
+          `could not write the queue (${code || (err as Error).message}): check that the queue file's disk has space and is writable`,
+        );
+      }
+      results.forEach((res, i) => {
+        const { a } = toQueue[i];
+        a.merged = res.merged;
+        logger.info(
+          { client, source: a.request.source, event: a.request.event, path: a.request.path, mapped: a.mapped, folder: res.folder, merged: res.merged },
+          res.merged
+            ? `Already queued '${res.folder}'; merged this request and reset its delay.`
+            : `Added '${res.folder}' to the queue (${a.request.source} ${a.request.event}).`,
+        );
+        this.deps.activity?.emit('queued', { folder: res.folder, merged: res.merged, source: a.request.source, event: a.request.event });
+      });
+      this.deps.onQueued?.();
+    }
+    return admissions;
+  }
+}

@@ -1,0 +1,98 @@
+// The few Plex HTTP API calls scanrelay makes, with the token in a header and errors a person can act on.
+
+export interface PlexSection {
+  id: string;
+  title: string;
+  type: string;
+  locations: string[];
+  refreshing: boolean;
+}
+
+export class PlexError extends Error {
+  constructor(
+    message: string,
+    /** HTTP status, or 0 for a network error / timeout. */
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface PlexApiOptions {
+  url: string;
+  token: string;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+export class PlexApi {
+  private readonly base: string;
+  constructor(private readonly opts: PlexApiOptions) {
+    this.base = opts.url.replace(/\/+$/, '');
+  }
+
+  get url(): string {
+    return this.base;
+  }
+
+  async request(method: string, path: string, query?: Record<string, string>): Promise<Response> {
+    const u = new URL(this.base + path);
+    for (const [k, v] of Object.entries(query ?? {})) u.searchParams.set(k, v);
+    const f = this.opts.fetch ?? fetch;
+    let res: Response;
+    try {
+      res = await f(u, {
+        method,
+        headers: { 'X-Plex-Token': this.opts.token, Accept: 'application/json', 'X-Plex-Product': 'scanrelay' },
+        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+      throw new PlexError(`Plex at ${this.base} did not answer (${cause}): is it running, and is PLEX_LOCAL_URL right?`, 0);
+    }
+    if (res.status === 401 || res.status === 403) {
+      await res.body?.cancel();
+      throw new PlexError(
+        `Plex at ${this.base} answered ${res.status} ${res.statusText}: PLEX_TOKEN is missing, wrong or expired; put a valid X-Plex-Token in PLEX_TOKEN`,
+        res.status,
+      );
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new PlexError(`Plex at ${this.base} answered ${res.status} ${res.statusText} to ${method} ${path}`, res.status);
+    }
+    return res;
+  }
+
+  async sections(): Promise<PlexSection[]> {
+    const res = await this.request('GET', '/library/sections');
+    const body = (await res.json().catch(() => {
+      throw new PlexError(`Plex at ${this.base} sent a library list that is not JSON`, res.status);
+    })) as { MediaContainer?: { Directory?: unknown[] } };
+    const dirs = body?.MediaContainer?.Directory ?? [];
+    return dirs.map((d) => {
+      const dir = d as Record<string, unknown>;
+      const locations = Array.isArray(dir.Location) ? (dir.Location as { path?: unknown }[]) : [];
+      return {
+        id: String(dir.key),
+        title: String(dir.title ?? ''),
+        type: String(dir.type ?? ''),
+        locations: locations.map((l) => String(l.path ?? '')).filter(Boolean),
+        // Older servers send 0/1 instead of booleans.
+        refreshing: dir.refreshing === true || dir.refreshing === 1 || dir.refreshing === '1',
+      };
+    });
+  }
+
+  /** Partial scan of one folder in one section (GET: PMS 1.32.7 answers 404 to PUT/POST here). */
+  async refresh(sectionId: string, folder: string): Promise<void> {
+    const res = await this.request('GET', `/library/sections/${encodeURIComponent(sectionId)}/refresh`, { path: folder });
+    await res.body?.cancel();
+  }
+
+  async identity(): Promise<{ machineIdentifier?: string; version?: string }> {
+    const res = await this.request('GET', '/identity');
+    const body = (await res.json().catch(() => ({}))) as { MediaContainer?: { machineIdentifier?: string; version?: string } };
+    return body.MediaContainer ?? {};
+  }
+}

@@ -1,0 +1,67 @@
+// The SQLite file's layout and its versioned migrations (PRAGMA user_version).
+import type Database from 'better-sqlite3';
+
+/** Each entry migrates from version i to i+1. Append only; never edit a released step. */
+const migrations: string[] = [
+  `CREATE TABLE folders (
+     id          INTEGER PRIMARY KEY,
+     folder      TEXT    NOT NULL UNIQUE,
+     priority    INTEGER NOT NULL DEFAULT 0,
+     due_at      INTEGER NOT NULL,
+     first_at    INTEGER NOT NULL,
+     last_at     INTEGER NOT NULL,
+     requests    INTEGER NOT NULL DEFAULT 1,
+     source      TEXT    NOT NULL,
+     event       TEXT    NOT NULL,
+     file_hint   TEXT,
+     all_deleted INTEGER NOT NULL DEFAULT 0,
+     any_deleted INTEGER NOT NULL DEFAULT 0,
+     checks      INTEGER NOT NULL DEFAULT 0,
+     generation  INTEGER NOT NULL DEFAULT 1,
+     state       TEXT    NOT NULL DEFAULT 'waiting',
+     last_error  TEXT
+   );
+   CREATE INDEX folders_due ON folders (state, due_at);
+   CREATE TABLE deliveries (
+     folder_id  INTEGER NOT NULL REFERENCES folders (id) ON DELETE CASCADE,
+     target     TEXT    NOT NULL,
+     state      TEXT    NOT NULL DEFAULT 'pending',
+     attempts   INTEGER NOT NULL DEFAULT 0,
+     next_at    INTEGER NOT NULL DEFAULT 0,
+     last_error TEXT,
+     detail     TEXT,
+     PRIMARY KEY (folder_id, target)
+   );
+   CREATE INDEX deliveries_pending ON deliveries (target, state, next_at);
+   CREATE TABLE history (
+     id          INTEGER PRIMARY KEY,
+     folder      TEXT    NOT NULL,
+     source      TEXT    NOT NULL,
+     event       TEXT    NOT NULL,
+     requests    INTEGER NOT NULL,
+     first_at    INTEGER NOT NULL,
+     finished_at INTEGER NOT NULL,
+     target      TEXT,
+     outcome     TEXT    NOT NULL,
+     detail      TEXT,
+     attempts    INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE INDEX history_finished ON history (finished_at);`,
+];
+
+export const schemaVersion = migrations.length;
+
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) {
+    throw new Error(
+      `the queue file was written by a newer scanrelay (schema ${current}, this one knows ${migrations.length}): upgrade scanrelay or point --queuefile elsewhere`,
+    );
+  }
+  for (let v = current; v < migrations.length; v++) {
+    db.transaction(() => {
+      db.exec(migrations[v]);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

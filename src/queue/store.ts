@@ -1,0 +1,365 @@
+// The durable queue: one row per folder waiting to be scanned, its delivery state per target, and history.
+// Every write is its own committed transaction, so a request acknowledged after enqueue() survives kill -9.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Clock } from '../clock.js';
+import { migrate } from './schema.js';
+
+export interface FolderRequest {
+  /** The folder to scan, as the media server sees it. */
+  folder: string;
+  priority: number;
+  source: string;
+  event: string;
+  /** A file inside the folder whose existence is checked before scanning. */
+  fileHint?: string;
+  deleted: boolean;
+}
+
+export interface FolderRow {
+  id: number;
+  folder: string;
+  priority: number;
+  due_at: number;
+  first_at: number;
+  last_at: number;
+  requests: number;
+  source: string;
+  event: string;
+  file_hint: string | null;
+  all_deleted: number;
+  any_deleted: number;
+  checks: number;
+  generation: number;
+  state: 'waiting' | 'dispatching';
+  last_error: string | null;
+}
+
+export interface DeliveryRow {
+  folder_id: number;
+  target: string;
+  state: 'pending' | 'scanned' | 'unmatched';
+  attempts: number;
+  next_at: number;
+  last_error: string | null;
+  detail: string | null;
+}
+
+export interface HistoryRow {
+  id: number;
+  folder: string;
+  source: string;
+  event: string;
+  requests: number;
+  first_at: number;
+  finished_at: number;
+  target: string | null;
+  outcome: string;
+  detail: string | null;
+  attempts: number;
+}
+
+export type DeliveryResult =
+  | { state: 'scanned' | 'unmatched'; detail?: string }
+  | { state: 'retry'; error: string; nextAt: number };
+
+export interface QueueOptions {
+  /** SERVER_SCAN_DELAY in milliseconds: a folder is due this long after its latest request. */
+  delayMs: number;
+  /** History rows kept (newest); older ones are trimmed. */
+  historyLimit?: number;
+}
+
+export class Queue {
+  readonly db: Database.Database;
+  private readonly clock: Clock;
+  private readonly opts: Required<QueueOptions>;
+  private readonly stmt: ReturnType<Queue['prepare']>;
+  private historyWrites = 0;
+
+  constructor(file: string, clock: Clock, opts: QueueOptions) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    // WAL + NORMAL survives a killed process (the WAL is in the OS page cache); only a power cut could
+    // lose the last transactions. busy_timeout lets a second process (CLI) share the file.
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    migrate(this.db);
+    this.clock = clock;
+    this.opts = { historyLimit: 10_000, ...opts };
+    this.stmt = this.prepare();
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      find: db.prepare<[string], FolderRow>('SELECT * FROM folders WHERE folder = ?'),
+      byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
+      insert: db.prepare(
+        `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, source, event, file_hint,
+                              all_deleted, any_deleted)
+         VALUES (@folder, @priority, @due, @now, @now, 1, @source, @event, @fileHint, @deleted, @deleted)`,
+      ),
+      merge: db.prepare(
+        `UPDATE folders SET
+           priority = MIN(priority, @priority),
+           due_at = @due, last_at = @now, requests = requests + 1,
+           source = @source, event = @event,
+           file_hint = CASE WHEN @deleted = 0 AND @fileHint IS NOT NULL THEN @fileHint ELSE file_hint END,
+           all_deleted = CASE WHEN @deleted = 1 THEN all_deleted ELSE 0 END,
+           any_deleted = MAX(any_deleted, @deleted),
+           checks = 0, generation = generation + 1, state = 'waiting', last_error = NULL
+         WHERE id = @id`,
+      ),
+      clearDeliveries: db.prepare('DELETE FROM deliveries WHERE folder_id = ?'),
+      count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM folders'),
+      dueWaiting: db.prepare<[number, number], FolderRow>(
+        `SELECT * FROM folders WHERE state = 'waiting' AND due_at <= ? ORDER BY priority, due_at LIMIT ?`,
+      ),
+      nextWaitingDue: db.prepare<[], { t: number | null }>(
+        `SELECT MIN(due_at) AS t FROM folders WHERE state = 'waiting'`,
+      ),
+      nextDeliveryDue: db.prepare<[string], { t: number | null }>(
+        `SELECT MIN(d.next_at) AS t FROM deliveries d JOIN folders f ON f.id = d.folder_id
+         WHERE d.target = ? AND d.state = 'pending' AND f.state = 'dispatching'`,
+      ),
+      defer: db.prepare(
+        `UPDATE folders SET checks = @checks, due_at = @due, last_error = @error, file_hint = @fileHint
+         WHERE id = @id AND generation = @generation`,
+      ),
+      toDispatching: db.prepare(
+        `UPDATE folders SET state = 'dispatching', last_error = NULL WHERE id = @id AND generation = @generation`,
+      ),
+      addDelivery: db.prepare(
+        `INSERT OR IGNORE INTO deliveries (folder_id, target, state, next_at) VALUES (?, ?, 'pending', ?)`,
+      ),
+      pending: db.prepare<[string, number, number], FolderRow & { attempts: number }>(
+        `SELECT f.*, d.attempts FROM deliveries d JOIN folders f ON f.id = d.folder_id
+         WHERE d.target = ? AND d.state = 'pending' AND d.next_at <= ? AND f.state = 'dispatching'
+         ORDER BY f.priority, f.due_at LIMIT ?`,
+      ),
+      setDelivery: db.prepare(
+        `UPDATE deliveries SET state = @state, attempts = attempts + 1, next_at = @nextAt, last_error = @error,
+                detail = @detail
+         WHERE folder_id = @id AND target = @target
+           AND EXISTS (SELECT 1 FROM folders WHERE id = @id AND generation = @generation AND state = 'dispatching')`,
+      ),
+      deliveriesOf: db.prepare<[number], DeliveryRow>('SELECT * FROM deliveries WHERE folder_id = ?'),
+      deleteFolder: db.prepare('DELETE FROM folders WHERE id = ?'),
+      history: db.prepare(
+        `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail, attempts)
+         VALUES (@folder, @source, @event, @requests, @first_at, @finished_at, @target, @outcome, @detail, @attempts)`,
+      ),
+      trimHistory: db.prepare(
+        'DELETE FROM history WHERE id <= (SELECT id FROM history ORDER BY id DESC LIMIT 1 OFFSET ?)',
+      ),
+      wakeTarget: db.prepare(
+        `UPDATE deliveries SET next_at = ? WHERE target = ? AND state = 'pending' AND next_at > ?`,
+      ),
+    };
+  }
+
+  /** Adds a request; a folder already queued is merged (due time reset, higher priority kept). Committed on return. */
+  enqueue(req: FolderRequest): { folder: string; merged: boolean; dueAt: number } {
+    return this.enqueueMany([req])[0];
+  }
+
+  /** Adds several requests in one transaction (one webhook naming several folders). */
+  enqueueMany(reqs: FolderRequest[]): { folder: string; merged: boolean; dueAt: number }[] {
+    const now = this.clock.now();
+    const due = now + this.opts.delayMs;
+    return this.db.transaction(() =>
+      reqs.map((req) => {
+        const params = {
+          folder: req.folder,
+          priority: req.priority,
+          due,
+          now,
+          source: req.source,
+          event: req.event,
+          fileHint: req.deleted ? null : (req.fileHint ?? null),
+          deleted: req.deleted ? 1 : 0,
+        };
+        const existing = this.stmt.find.get(req.folder);
+        if (!existing) {
+          this.stmt.insert.run(params);
+          return { folder: req.folder, merged: false, dueAt: due };
+        }
+        this.stmt.merge.run({ ...params, id: existing.id });
+        this.stmt.clearDeliveries.run(existing.id);
+        return { folder: req.folder, merged: true, dueAt: due };
+      }),
+    )();
+  }
+
+  count(): number {
+    return this.stmt.count.get()!.n;
+  }
+
+  get(folder: string): FolderRow | undefined {
+    return this.stmt.find.get(folder);
+  }
+
+  byId(id: number): FolderRow | undefined {
+    return this.stmt.byId.get(id);
+  }
+
+  /** Folders whose delay has passed and that still need their existence check, first by priority. */
+  dueWaiting(limit: number): FolderRow[] {
+    return this.stmt.dueWaiting.all(this.clock.now(), limit);
+  }
+
+  /** The earliest moment anything becomes due (for sleeping until then), or undefined if nothing waits. */
+  nextDue(targets: string[]): number | undefined {
+    const times = [this.stmt.nextWaitingDue.get()!.t, ...targets.map((t) => this.stmt.nextDeliveryDue.get(t)!.t)];
+    const valid = times.filter((t): t is number => typeof t === 'number');
+    return valid.length ? Math.min(...valid) : undefined;
+  }
+
+  /** The file was not there yet: check again at `dueAt`. */
+  deferCheck(row: FolderRow, checks: number, dueAt: number, error: string, fileHint = row.file_hint): void {
+    this.stmt.defer.run({ id: row.id, generation: row.generation, checks, due: dueAt, error, fileHint });
+  }
+
+  /** The folder passed its checks: create one pending delivery per target. */
+  startDispatch(row: FolderRow, targets: string[]): boolean {
+    return this.db.transaction(() => {
+      const changed = this.stmt.toDispatching.run({ id: row.id, generation: row.generation }).changes;
+      if (!changed) return false;
+      const now = this.clock.now();
+      for (const t of targets) this.stmt.addDelivery.run(row.id, t, now);
+      return true;
+    })();
+  }
+
+  /** Folders whose delivery to `target` is due, first by priority. */
+  pendingFor(target: string, limit: number): (FolderRow & { attempts: number })[] {
+    return this.stmt.pending.all(target, this.clock.now(), limit);
+  }
+
+  /**
+   * Records one target's answer for a folder. Ignored when the folder was re-requested meanwhile (its
+   * generation moved on): the new generation will be scanned again anyway. Returns true when the folder is
+   * now finished for every target in `targets` and has been moved to history.
+   */
+  recordDelivery(row: FolderRow, target: string, result: DeliveryResult, targets: string[]): boolean {
+    const now = this.clock.now();
+    return this.db.transaction(() => {
+      const changed = this.stmt.setDelivery.run({
+        id: row.id,
+        generation: row.generation,
+        target,
+        state: result.state === 'retry' ? 'pending' : result.state,
+        nextAt: result.state === 'retry' ? result.nextAt : now,
+        error: result.state === 'retry' ? result.error : null,
+        detail: result.state === 'retry' ? null : (result.detail ?? null),
+      }).changes;
+      if (!changed || result.state === 'retry') return false;
+      const deliveries = this.stmt.deliveriesOf.all(row.id);
+      const finished = targets.every((t) => deliveries.some((d) => d.target === t && d.state !== 'pending'));
+      if (!finished) return false;
+      const current = this.stmt.byId.get(row.id)!;
+      for (const d of deliveries) {
+        if (!targets.includes(d.target)) continue;
+        this.writeHistory(current, { target: d.target, outcome: d.state, detail: d.detail, attempts: d.attempts });
+      }
+      this.stmt.deleteFolder.run(row.id);
+      return true;
+    })();
+  }
+
+  /** Ends a folder without scanning it (checks exhausted, or dropped by a person) and says why in history. */
+  finish(row: FolderRow, outcome: 'exhausted' | 'dropped', detail: string): void {
+    this.db.transaction(() => {
+      const current = this.stmt.byId.get(row.id);
+      if (!current) return;
+      this.writeHistory(current, { target: null, outcome, detail, attempts: current.checks });
+      this.stmt.deleteFolder.run(row.id);
+    })();
+  }
+
+  /** Makes every pending delivery of `target` due now (the target came back). */
+  wakeTarget(target: string): number {
+    const now = this.clock.now();
+    return this.stmt.wakeTarget.run(now, target, now).changes;
+  }
+
+  /** A person asked to scan this folder now: skip the remaining delay and any retry wait. */
+  scanNow(folder: string): boolean {
+    const row = this.get(folder);
+    if (!row) return false;
+    const now = this.clock.now();
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE folders SET due_at = ? WHERE id = ?').run(now, row.id);
+      this.db.prepare(`UPDATE deliveries SET next_at = ? WHERE folder_id = ? AND state = 'pending'`).run(now, row.id);
+    })();
+    return true;
+  }
+
+  /** A person dropped a folder: it leaves the queue and history says so. */
+  drop(folder: string, by = 'a person'): boolean {
+    const row = this.get(folder);
+    if (!row) return false;
+    this.finish(row, 'dropped', `dropped by ${by}`);
+    return true;
+  }
+
+  list(limit = 500, offset = 0): FolderRow[] {
+    return this.db
+      .prepare<[number, number], FolderRow>('SELECT * FROM folders ORDER BY priority, due_at LIMIT ? OFFSET ?')
+      .all(limit, offset);
+  }
+
+  deliveries(folderId: number): DeliveryRow[] {
+    return this.stmt.deliveriesOf.all(folderId);
+  }
+
+  history(limit = 100): HistoryRow[] {
+    return this.db.prepare<[number], HistoryRow>('SELECT * FROM history ORDER BY id DESC LIMIT ?').all(limit);
+  }
+
+  /** Counts of queued folders by state and of pending deliveries by target (health endpoint). */
+  summary(): { folders: number; waiting: number; dispatching: number; pendingByTarget: Record<string, number> } {
+    const byState = this.db
+      .prepare<[], { state: string; n: number }>('SELECT state, COUNT(*) AS n FROM folders GROUP BY state')
+      .all();
+    const pending = this.db
+      .prepare<[], { target: string; n: number }>(
+        `SELECT target, COUNT(*) AS n FROM deliveries WHERE state = 'pending' GROUP BY target`,
+      )
+      .all();
+    const n = (s: string) => byState.find((r) => r.state === s)?.n ?? 0;
+    return {
+      folders: n('waiting') + n('dispatching'),
+      waiting: n('waiting'),
+      dispatching: n('dispatching'),
+      pendingByTarget: Object.fromEntries(pending.map((p) => [p.target, p.n])),
+    };
+  }
+
+  private writeHistory(
+    row: FolderRow,
+    d: { target: string | null; outcome: string; detail: string | null; attempts: number },
+  ): void {
+    this.stmt.history.run({
+      folder: row.folder,
+      source: row.source,
+      event: row.event,
+      requests: row.requests,
+      first_at: row.first_at,
+      finished_at: this.clock.now(),
+      target: d.target,
+      outcome: d.outcome,
+      detail: d.detail,
+      attempts: d.attempts,
+    });
+    if (++this.historyWrites % 500 === 0) this.stmt.trimHistory.run(this.opts.historyLimit);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,87 @@
+// The HTTP service: builds the Fastify app with its body parsers, limits and route plugins.
+import Fastify, { type FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import { parse as parseQuery } from 'node:querystring';
+import type { Activity } from '../activity.js';
+import type { Intake } from '../intake.js';
+import type { Logger } from '../log.js';
+import type { Processor } from '../processor/processor.js';
+import type { Queue } from '../queue/store.js';
+import { apiRoutes } from './api.js';
+import { healthRoutes } from './health.js';
+import { redactUrl } from './secret.js';
+import { scanRoutes } from './scan.js';
+
+export interface AppDeps {
+  secret: string;
+  allowManualScan: boolean;
+  queue: Queue;
+  intake: Intake;
+  processor?: Processor;
+  logger: Logger;
+  activity?: Activity;
+  /** Extra status blocks for /health (drive monitor, ...). */
+  status?: () => Record<string, unknown>;
+  /** Largest accepted body (bytes); a Sonarr import of a full season is well under 1 MiB. */
+  bodyLimit?: number;
+}
+
+export class BadBody extends Error {
+  statusCode = 400;
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: deps.bodyLimit ?? 8 * 1024 * 1024,
+    // A slow client cannot hold the service: whole request within 30 s, idle keep-alive sockets closed.
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    keepAliveTimeout: 10_000,
+    return503OnClosing: true,
+    trustProxy: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // JSON with or without "; charset=...". Our own parser so a broken body says where it broke.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(/^application\/(.+\+)?json/, { parseAs: 'string' }, (_req, body, done) => {
+    done(null, parseJsonBody(body as string));
+  });
+  // querystring.parse returns a null-prototype object; hand the triggers a plain one.
+  await app.register(formbody, { parser: (text: string) => formFields(text) });
+  // Anything else (text/plain, no content type): JSON if it looks like it, else form fields.
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, {});
+    if (text.startsWith('{') || text.startsWith('[')) return done(null, parseJsonBody(text));
+    done(null, formFields(text));
+  });
+
+  app.setErrorHandler((err: { statusCode?: number; message: string; code?: string }, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    if (status >= 500) deps.logger.error({ url: redactUrl(req.url), err: err.message }, 'request failed');
+    else deps.logger.info({ client: req.ip, url: redactUrl(req.url), status }, `bad request: ${err.message}`);
+    reply.code(status).send({ error: status === 413 ? 'request body too large' : err.message });
+  });
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send({ error: 'not found' });
+  });
+
+  await app.register(healthRoutes, deps);
+  await app.register(apiRoutes, deps);
+  await app.register(scanRoutes, deps);
+  return app;
+}
+
+function parseJsonBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new BadBody(`malformed JSON: ${(err as Error).message}`);
+  }
+}
+
+function formFields(text: string): Record<string, unknown> {
+  return { ...parseQuery(text) };
+}

@@ -1,0 +1,60 @@
+// The HTML of the manual scan page (spec 4.2): one path input, a plain form POST, works without JavaScript.
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+export interface PageOutcome {
+  ok: boolean;
+  title: string;
+  lines: string[];
+}
+
+const style = `
+  :root { color-scheme: light dark; --accent: #2f6fde; }
+  * { box-sizing: border-box; }
+  body { font: 16px/1.5 system-ui, sans-serif; margin: 0; padding: 1.5rem; max-width: 46rem; margin-inline: auto; }
+  h1 { font-size: 1.4rem; margin: 0 0 1rem; }
+  label { display: block; font-weight: 600; margin-bottom: .25rem; }
+  input[type=text] { width: 100%; padding: .6rem; font: inherit; border: 1px solid #8889; border-radius: .4rem; }
+  button { margin-top: .75rem; padding: .6rem 1.2rem; font: inherit; border: 0; border-radius: .4rem; background: var(--accent); color: #fff; cursor: pointer; }
+  .outcome { margin-top: 1.25rem; padding: .75rem 1rem; border-radius: .4rem; border-left: .3rem solid; }
+  .ok { border-color: #2a9d4b; background: #2a9d4b1a; } .err { border-color: #c93c3c; background: #c93c3c1a; }
+  .outcome p { margin: .2rem 0; overflow-wrap: anywhere; } code { font-size: .95em; }
+  nav { margin-top: 1.5rem; font-size: .9rem; } .hint { color: #888; font-size: .9rem; }
+`;
+
+export function manualPage(opts: { outcome?: PageOutcome; value?: string; links?: { href: string; label: string }[] }): string {
+  const outcome = opts.outcome
+    ? `<section class="outcome ${opts.outcome.ok ? 'ok' : 'err'}" role="status" aria-live="polite">
+        <strong>${escapeHtml(opts.outcome.title)}</strong>
+        ${opts.outcome.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
+      </section>`
+    : '';
+  const links = (opts.links ?? []).map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a>`).join(' · ');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>scanrelay — manual scan</title>
+<style>${style}</style>
+</head>
+<body>
+<main>
+  <h1>scanrelay — manual scan</h1>
+  <form method="post" action="">
+    <input type="hidden" name="eventType" value="Manual">
+    <label for="filepath">Path to scan</label>
+    <input type="text" id="filepath" name="filepath" required autocomplete="off"
+      placeholder="/mnt/unionfs/Media/Movies/Movie Name (2024)/" value="${escapeHtml(opts.value ?? '')}">
+    <p class="hint">A file or a folder, in any form your path mappings cover (container, mount or drive path).</p>
+    <button type="submit">Scan</button>
+  </form>
+  ${outcome}
+  ${links ? `<nav>${links}</nav>` : ''}
+</main>
+</body>
+</html>`;
+}

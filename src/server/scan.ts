@@ -1,0 +1,106 @@
+// /<SERVER_PASS>: webhooks and manual requests in (POST/PUT), the manual scan page out (GET).
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { StorageError, type Admission } from '../intake.js';
+import { parseScanBody, type TriggerResult } from '../triggers/index.js';
+import type { AppDeps } from './app.js';
+import { manualPage, type PageOutcome } from './page.js';
+import { secretMatches } from './secret.js';
+
+type Params = { secret: string };
+
+export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
+  const { logger } = deps;
+
+  const authorised = (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply): boolean => {
+    if (secretMatches(req.params.secret, deps.secret)) return true;
+    // The URL itself is not logged: a near-miss may hold most of the secret.
+    logger.warn({ client: req.ip, method: req.method }, `Rejected a ${req.method} request with a wrong secret from '${req.ip}'.`);
+    reply.code(401).send({ error: 'unauthorized: the URL must end with your SERVER_PASS' });
+    return false;
+  };
+
+  const wantsHtml = (req: FastifyRequest) => (req.headers.accept ?? '').includes('text/html');
+
+  app.get<{ Params: Params }>('/:secret', async (req, reply) => {
+    if (!authorised(req, reply)) return;
+    if (!deps.allowManualScan) {
+      return reply.code(401).send({ error: 'the manual scan page is off: set SERVER_ALLOW_MANUAL_SCAN to true to use it' });
+    }
+    return reply.type('text/html; charset=utf-8').send(manualPage({ links: pageLinks() }));
+  });
+
+  const receive = async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+    if (!authorised(req, reply)) return;
+    const userAgent = req.headers['user-agent'];
+    const result: TriggerResult = parseScanBody(req.body ?? {}, userAgent);
+    const client = req.ip;
+
+    if (result.kind === 'invalid') {
+      logger.info({ client, userAgent }, `Invalid scan request from '${client}': ${result.reason}`);
+      deps.activity?.emit('request', { source: 'unknown', event: 'unknown', folders: 0, outcome: 'rejected' });
+      return reply.code(400).send({ error: result.reason });
+    }
+    if (result.kind === 'test') {
+      logger.info({ client, source: result.source, event: result.event }, `Client '${client}' made a test request, event: '${result.event}'.`);
+      deps.activity?.emit('request', { source: result.source, event: result.event, folders: 0, outcome: 'test' });
+      return reply.code(200).send({ ok: true, test: true });
+    }
+    if (result.kind === 'ignored') {
+      logger.info({ client, source: result.source, event: result.event }, `Nothing to scan for ${result.source} '${result.event}' from '${client}': ${result.reason}`);
+      deps.activity?.emit('request', { source: result.source, event: result.event, folders: 0, outcome: 'ignored' });
+      return reply.code(200).send({ ok: true, ignored: result.reason });
+    }
+
+    const manual = result.source === 'manual';
+    if (manual && !deps.allowManualScan) {
+      logger.warn({ client }, `Refused a manual scan request from '${client}': SERVER_ALLOW_MANUAL_SCAN is false.`);
+      return reply.code(403).send({ error: 'manual scans are off: set SERVER_ALLOW_MANUAL_SCAN to true to allow them' });
+    }
+
+    let admissions: Admission[];
+    try {
+      admissions = await deps.intake.submit(result.requests, client);
+    } catch (err) {
+      if (err instanceof StorageError) {
+        logger.error({ client, source: result.source, event: result.event }, `Could not queue a ${result.source} request: ${err.message}. Answered 503 so the sender records a failure.`);
+        return reply.code(503).send({ error: err.message });
+      }
+      throw err;
+    }
+    const queued = admissions.filter((a) => a.folder !== undefined);
+    deps.activity?.emit('request', { source: result.source, event: result.event, folders: queued.length, outcome: queued.length ? 'queued' : 'ignored' });
+    const summary = admissions.map((a) => ({
+      path: a.request.path,
+      mapped: a.mapped,
+      folder: a.folder ?? null,
+      ...(a.ignoredBy !== undefined ? { ignoredBy: a.ignoredBy } : {}),
+      ...(a.merged !== undefined ? { merged: a.merged } : {}),
+    }));
+
+    if (manual && wantsHtml(req)) {
+      const a = admissions[0];
+      const outcome: PageOutcome =
+        a.ignoredBy !== undefined
+          ? { ok: false, title: 'Not queued', lines: [`'${a.request.path}' matched '${a.ignoredBy}' from your SERVER_IGNORE_LIST.`] }
+          : {
+              ok: true,
+              title: a.merged ? 'Already queued — delay reset' : 'Queued',
+              lines: [
+                `Requested: ${a.request.path}`,
+                a.match ? `Mapped to: ${a.mapped}` : `No path mapping matched; used as is: ${a.mapped}`,
+                `Folder to scan: ${a.folder}`,
+              ],
+            };
+      return reply.type('text/html; charset=utf-8').send(manualPage({ outcome, value: a.request.path, links: pageLinks() }));
+    }
+    return reply.code(200).send({ ok: true, queued: summary });
+  };
+
+  app.post<{ Params: Params }>('/:secret', receive);
+  app.put<{ Params: Params }>('/:secret', receive);
+};
+
+/** Links shown under the manual page (relative, so the secret never has to be written into HTML). */
+function pageLinks(): { href: string; label: string }[] {
+  return [];
+}

@@ -1,0 +1,16 @@
+// The secret path segment: compared in constant time, and never echoed into logs.
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** Constant-time comparison whatever the lengths: both sides are hashed to 32 bytes first. */
+export function secretMatches(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given, 'utf8').digest();
+  const b = createHash('sha256').update(expected, 'utf8').digest();
+  return timingSafeEqual(a, b) && expected.length > 0;
+}
+
+/** A URL safe to log: every path segment that could hold the secret is replaced. */
+export function redactUrl(url: string): string {
+  const [path] = url.split('?');
+  const parts = path.split('/');
+  return parts.map((p, i) => (i === 0 || p === '' || p === 'api' || p === 'health' || p === 'metrics' ? p : '***')).join('/');
+}

@@ -1,0 +1,71 @@
+// Per-target path rewrite and include/exclude lists: the same folder can live at different paths on two
+// media servers, so each target turns the relay's path into its own form before scanning.
+import { isInside, joinPath, separatorOf, trimTrailingSeparator } from '../paths/folder.js';
+import type { ScanContext, ScanOutcome, Target } from './target.js';
+
+/** `{serverPath: [forms the relay sees, ...]}`, the shape of plex_autoscan's SERVER_PATH_MAPPINGS. */
+export type PathMappings = Record<string, string[]>;
+
+export interface RewriteOptions {
+  mappings?: PathMappings;
+  /** When non-empty, only folders under one of these prefixes reach the target. */
+  include?: string[];
+  /** Folders under any of these prefixes never reach the target. */
+  exclude?: string[];
+}
+
+/** Windows paths compare case-insensitively; POSIX ones exactly. */
+function inside(path: string, prefix: string): boolean {
+  if (separatorOf(prefix) === '\\') return isInside(path.toLowerCase(), prefix.toLowerCase());
+  return isInside(path, prefix);
+}
+
+/**
+ * Rewrites `path` with the longest form that contains it at a path boundary ("/mnt/tv" never matches
+ * "/mnt/tv4k"); the remainder takes the server path's separator. Unmatched paths come back unchanged.
+ */
+export function rewritePath(path: string, mappings: PathMappings = {}): string {
+  let best: { serverPath: string; form: string } | undefined;
+  for (const [serverPath, forms] of Object.entries(mappings)) {
+    for (const form of forms ?? []) {
+      if (!form || !inside(path, form)) continue;
+      if (!best || trimTrailingSeparator(form).length > trimTrailingSeparator(best.form).length) best = { serverPath, form };
+    }
+  }
+  if (!best) return path;
+  const rest = trimTrailingSeparator(path).slice(trimTrailingSeparator(best.form).length).replace(/^[\\/]+/, '');
+  const base = trimTrailingSeparator(best.serverPath);
+  if (!rest) return base;
+  // A root server path ("/", "D:\\") already ends with its separator.
+  if (base.endsWith('/') || base.endsWith('\\')) return joinPath(base, rest).replace(base + separatorOf(base), base);
+  return joinPath(base, rest);
+}
+
+/** Why a folder must not reach the target, or undefined when it may. Both its forms are checked. */
+export function exclusionOf(forms: string[], include: string[] = [], exclude: string[] = []): string | undefined {
+  const hit = exclude.find((prefix) => prefix && forms.some((f) => inside(f, prefix)));
+  if (hit) return `excluded by EXCLUDE '${hit}'`;
+  const wanted = include.filter(Boolean);
+  if (wanted.length > 0 && !wanted.some((prefix) => forms.some((f) => inside(f, prefix)))) {
+    return `excluded by INCLUDE (not under ${wanted.map((p) => `'${p}'`).join(', ')})`;
+  }
+  return undefined;
+}
+
+/** The target as seen through its own rewrite and include/exclude lists. */
+export function withRewrite(target: Target, opts: RewriteOptions): Target {
+  const mappings = opts.mappings ?? {};
+  return {
+    name: target.name,
+    kind: target.kind,
+    pauseMs: target.pauseMs,
+    async scan(folder: string, context: ScanContext): Promise<ScanOutcome> {
+      const rewritten = rewritePath(folder, mappings);
+      const excluded = exclusionOf([folder, rewritten], opts.include, opts.exclude);
+      if (excluded) return { status: 'unmatched', detail: excluded };
+      const file = context.file === undefined ? undefined : rewritePath(context.file, mappings);
+      return target.scan(rewritten, { ...context, ...(file === undefined ? {} : { file }) });
+    },
+    available: () => target.available(),
+  };
+}

@@ -1,0 +1,67 @@
+// The arr event names we know, spelled the way the apps send them today, and why the ones that
+// name no changed file are answered 200 without a scan.
+
+const knownEvents = [
+  'Test',
+  'Manual',
+  'Grab',
+  'Download',
+  'Rename',
+  'Retag',
+  'SeriesAdd',
+  'SeriesDelete',
+  'EpisodeFileDelete',
+  'MovieAdded',
+  'MovieDelete',
+  'MovieFileDelete',
+  'ArtistAdd',
+  'ArtistDelete',
+  'AlbumDelete',
+  'AuthorAdded',
+  'AuthorDelete',
+  'BookDelete',
+  'BookFileDelete',
+  'Health',
+  'HealthRestored',
+  'ApplicationUpdate',
+  'ManualInteractionRequired',
+  'DownloadFailure',
+  'ImportFailure',
+] as const;
+
+const byLowerCase = new Map<string, string>(knownEvents.map((name) => [name.toLowerCase(), name]));
+
+/**
+ * The PascalCase spelling of a known event, so that Lidarr's old lower-case "download" is logged and
+ * counted as "Download"; unknown names are kept as sent (trimmed).
+ */
+export function canonicalEvent(sent: string): string {
+  const trimmed = sent.trim();
+  return byLowerCase.get(trimmed.toLowerCase()) ?? trimmed;
+}
+
+const silentReasons: Record<string, string> = {
+  Grab: 'Grab events carry no file on disk yet',
+  SeriesAdd: 'SeriesAdd events come before any file is imported',
+  MovieAdded: 'MovieAdded events come before any file is imported',
+  ArtistAdd: 'ArtistAdd events come before any file is imported',
+  AuthorAdded: 'AuthorAdded events come before any file is imported',
+  Health: "Health events are about the app's own state, not media files",
+  HealthRestored: "HealthRestored events are about the app's own state, not media files",
+  ApplicationUpdate: 'ApplicationUpdate events are about the app itself, not media files',
+  ManualInteractionRequired: 'ManualInteractionRequired events mean the download still waits to be imported',
+  DownloadFailure: 'DownloadFailure events mean nothing reached the disk',
+  ImportFailure: 'ImportFailure events mean nothing was imported',
+};
+
+/**
+ * Why an event is answered without a scan. `family` is the media object the payload carries
+ * ("series", "movie"…), absent for Health-like payloads and broken ones.
+ */
+export function ignoredReason(event: string, family: string | undefined): string {
+  const silent = silentReasons[event];
+  if (silent !== undefined) return silent;
+  if (!byLowerCase.has(event.toLowerCase())) return `${event} is not an event scanrelay scans for`;
+  if (family === undefined) return `${event} event names no series, movie, artist or author`;
+  return `${event} events do not apply to a ${family} payload`;
+}

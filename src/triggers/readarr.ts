@@ -1,0 +1,48 @@
+// Readarr: which files an event changed. Book files carry absolute paths only.
+import type { Source } from '../request.js';
+import { filePathOf, objectAt, objectsAt, pathAt, type Payload } from './payload.js';
+import { ignored, type AppOutcome } from './result.js';
+import { ignoredReason } from './events.js';
+import { ScanList } from './scan-list.js';
+
+export function readarrEvent(payload: Payload, event: string, source: Source): AppOutcome {
+  const authorPath = pathAt(objectAt(payload, 'author'), 'path');
+  switch (event) {
+    case 'Download': {
+      // One Download per book; an audiobook is many files in one folder, so one request per folder.
+      const upgrade = payload.isUpgrade === true ? 'Upgrade' : 'Download';
+      const list = new ScanList(source, upgrade).filesByFolder(filePaths(payload, 'bookFiles'));
+      if (list.size === 0) return ignored(upgrade, 'Download event has no bookFiles[].path');
+      if (upgrade === 'Upgrade') list.filesByFolder(filePaths(payload, 'deletedFiles'), true);
+      return { kind: 'scan', event: upgrade, requests: list.requests() };
+    }
+    case 'Rename': {
+      const list = new ScanList(source, event).renamed(objectsAt(payload, 'renamedBookFiles') ?? [], undefined);
+      if (list.size === 0 && authorPath !== undefined) list.folder(authorPath);
+      if (list.size === 0) return ignored(event, 'Rename event has no renamedBookFiles[].path and no author.path');
+      return { kind: 'scan', event, requests: list.requests() };
+    }
+    case 'Retag': {
+      const path = pathAt(objectAt(payload, 'bookFile'), 'path');
+      if (path === undefined) return ignored(event, 'Retag event has no bookFile.path');
+      return { kind: 'scan', event, requests: new ScanList(source, event).file(path).requests() };
+    }
+    case 'BookFileDelete': {
+      const path = pathAt(objectAt(payload, 'bookFile'), 'path');
+      if (path === undefined) return ignored(event, 'BookFileDelete event has no bookFile.path');
+      return { kind: 'scan', event, requests: new ScanList(source, event).deletedFile(path).requests() };
+    }
+    case 'BookDelete':
+    case 'AuthorDelete':
+      // The book has no folder of its own in the payload, so a book delete scans the author folder.
+      if (authorPath === undefined) return ignored(event, `${event} event has no author.path`);
+      return { kind: 'scan', event, requests: new ScanList(source, event).deletedFolder(authorPath).requests() };
+    default:
+      return ignored(event, ignoredReason(event, 'author'));
+  }
+}
+
+function filePaths(payload: Payload, key: string): string[] {
+  const paths = (objectsAt(payload, key) ?? []).map((f) => pathAt(f, 'path'));
+  return paths.filter((p): p is string => p !== undefined);
+}

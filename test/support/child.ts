@@ -1,0 +1,64 @@
+// Runs the real `scanrelay` CLI as a child process (through tsx, so no build is needed).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { repoRoot } from './fixtures.js';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+// Resolved from the repository, so the child may run in any working directory.
+const tsxLoader = pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
+
+export interface Child {
+  proc: ChildProcess;
+  output: () => string;
+  /** Resolves with the first stdout/stderr text matching `re`. */
+  waitFor(re: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  exited: Promise<number | null>;
+}
+
+export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Child {
+  const proc = spawn(process.execPath, ['--import', tsxLoader, join(repoRoot, 'src/cli/index.ts'), ...args], {
+    cwd: opts.cwd ?? repoRoot,
+    env: { ...process.env, ...opts.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const listeners = new Set<() => void>();
+  const onData = (d: Buffer) => {
+    out += d.toString();
+    listeners.forEach((l) => l());
+  };
+  proc.stdout!.on('data', onData);
+  proc.stderr!.on('data', onData);
+  if (opts.input !== undefined) proc.stdin!.end(opts.input);
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  return {
+    proc,
+    output: () => out,
+    exited,
+    waitFor(re, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const m = out.match(re);
+          if (m) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            resolve(m);
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`timed out waiting for ${re}; output so far:\n${out}`));
+        }, timeoutMs);
+        listeners.add(check);
+        void exited.then(() => setTimeout(() => {
+          if (listeners.has(check)) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            reject(new Error(`process exited before ${re}; output:\n${out}`));
+          }
+        }, 50));
+        check();
+      });
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// Builds a real service (real SQLite file, real Fastify, real fake Plex on 127.0.0.1) for tests.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { ManualClock } from '../../src/clock.js';
+import { defaultConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { createLogger } from '../../src/log.js';
+import type { PathState } from '../../src/processor/processor.js';
+import { createService, type Service } from '../../src/service.js';
+import type { Target } from '../../src/targets/target.js';
+import { FakePlex } from '../fakes/plex.js';
+
+export const SECRET = '0123456789abcdef0123456789abcdef';
+
+export interface TestService {
+  service: Service;
+  plex: FakePlex;
+  clock: ManualClock;
+  dir: string;
+  queuefile: string;
+  /** Every log line written so far (JSON strings). */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export async function testService(
+  opts: { config?: Partial<Config>; targets?: Target[]; pathState?: (p: string) => Promise<PathState>; queuefile?: string } = {},
+): Promise<TestService> {
+  const plex = await new FakePlex().start();
+  const dir = mkdtempSync(join(tmpdir(), 'scanrelay-svc-'));
+  const clock = new ManualClock();
+  const config: Config = {
+    ...defaultConfig(() => SECRET),
+    PLEX_LOCAL_URL: plex.url,
+    PLEX_TOKEN: plex.token,
+    SERVER_ALLOW_MANUAL_SCAN: true,
+    SERVER_PATH_MAPPINGS: { '/data/media/': ['/mnt/unionfs/Media/', 'My Drive/Media/', 'D:\\Media\\'] },
+    SERVER_FILE_EXIST_PATH_MAPPINGS: {},
+    SERVER_IGNORE_LIST: ['/.grab/', '.DS_Store'],
+    SERVER_MAX_FILE_CHECKS: 0,
+    PLEX_SCAN_MODE: 'api',
+    ...opts.config,
+  } as Config;
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
+  const logger = createLogger({ level: 'debug', console: sink, secrets: [config.SERVER_PASS, config.PLEX_TOKEN] });
+  const queuefile = opts.queuefile ?? join(dir, 'queue.db');
+  const service = await createService({
+    config,
+    queuefile,
+    logger,
+    clock,
+    targets: opts.targets,
+    pathState: opts.pathState ?? (async () => 'missing'),
+  });
+  return {
+    service,
+    plex,
+    clock,
+    dir,
+    queuefile,
+    logs,
+    async close() {
+      await service.close();
+      await plex.stop();
+    },
+  };
+}

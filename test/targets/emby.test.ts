@@ -1,0 +1,65 @@
+// Emby target against a fake Emby on loopback: X-Emby-Token, SelectableMediaFolders, 200 as success.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { embyTarget } from '../../src/targets/emby.js';
+import type { ScanContext, Target } from '../../src/targets/target.js';
+import { startFakeEmby, type FakeMediaBrowser } from '../fakes/emby.js';
+
+const TOKEN = 'emby-token-5678';
+const ctx: ScanContext = { event: 'Download', source: 'radarr', deleted: false };
+
+let server: FakeMediaBrowser;
+let target: Target;
+
+beforeEach(async () => {
+  server = await startFakeEmby({ token: TOKEN });
+  target = embyTarget({ name: 'emby', url: server.url, token: TOKEN });
+});
+afterEach(() => server.close());
+
+describe('emby target', () => {
+  it('lists libraries from SelectableMediaFolders and posts with X-Emby-Token', async () => {
+    const outcome = await target.scan('/data/media/movies/Dune Part Two (2024)', ctx);
+    expect(outcome).toEqual({ status: 'scanned', detail: 'Movies' });
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /Library/SelectableMediaFolders',
+      'POST /Library/Media/Updated',
+    ]);
+    for (const r of server.requests) {
+      expect(r.headers['x-emby-token']).toBe(TOKEN);
+      expect(r.headers.authorization).toBeUndefined();
+    }
+    expect(server.updates()).toEqual([{ Path: '/data/media/movies/Dune Part Two (2024)', UpdateType: 'Modified' }]);
+  });
+
+  it('is unmatched outside its SubFolders', async () => {
+    const outcome = await target.scan('/mnt/archive/tv/Firefly', ctx);
+    expect(outcome).toEqual({
+      status: 'unmatched',
+      detail: "'/mnt/archive/tv/Firefly' is in no library of emby 'emby' (known locations: /data/media/movies, /data/media/tv)",
+    });
+  });
+
+  it('maps 403 to a down target naming TOKEN, and 500 to down', async () => {
+    server.fail(403);
+    const refused = await target.scan('/data/media/tv/Show', ctx);
+    expect(refused).toMatchObject({ status: 'retry', targetDown: true });
+    expect(refused.status === 'retry' && refused.error).toMatch(/^emby 'emby' refused the token \(HTTP 403 .*check TOKEN$/);
+    expect(refused.status === 'retry' && refused.error).not.toContain(TOKEN);
+
+    server.fail(500, { path: '/Library/Media/Updated' });
+    expect(await target.scan('/data/media/tv/Show', ctx)).toMatchObject({ status: 'retry', targetDown: true });
+  });
+
+  it('hints at the /emby prefix on a 404', async () => {
+    const wrongBase = embyTarget({ name: 'emby', url: server.url + '/nothing-here', token: TOKEN });
+    const outcome = await wrongBase.scan('/data/media/tv/Show', ctx);
+    expect(outcome).toMatchObject({ status: 'retry', targetDown: false });
+    expect(outcome.status === 'retry' && outcome.error).toContain('check URL; Emby may need the /emby prefix');
+  });
+
+  it('probes /System/Info/Public for available()', async () => {
+    expect(await target.available()).toEqual({ ok: true });
+    server.fail('down');
+    expect((await target.available()).ok).toBe(false);
+  });
+});
