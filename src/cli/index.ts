@@ -1,7 +1,13 @@
 #!/usr/bin/env node
 // The `scanrelay` command: global flags (plex_autoscan's) and one subcommand per job.
 import { Command } from 'commander';
-import { addGlobalOptions } from './context.js';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { addGlobalOptions, globalFlags, loadContext } from './context.js';
+import { scanCommand } from './scan.js';
+import { scannerSettingsFrom } from '../targets/plex-scanner.js';
+import { scannerSections } from '../plex/locations.js';
+import { isInside } from '../paths/folder.js';
 import { serverCommand } from './server.js';
 import { sectionsCommand } from './sections.js';
 
@@ -14,6 +20,16 @@ export function buildProgram(): Command {
   addGlobalOptions(program);
   program.addCommand(serverCommand());
   program.addCommand(sectionsCommand());
+  program.addCommand(
+    scanCommand({
+      settings: () => scannerSettingsFrom(loadContext(globalFlags(program), { consoleLog: false }).loaded.config),
+      findSections: async (path) => {
+        const { config } = loadContext(globalFlags(program), { consoleLog: false }).loaded;
+        const sections = await scannerSections(config);
+        return sections.flatMap((s) => s.locations.map((location) => ({ id: s.id, title: s.title, location }))).filter((s) => isInside(path, s.location));
+      },
+    }),
+  );
   program
     .command('update_config')
     .alias('update-config')
@@ -23,11 +39,20 @@ export function buildProgram(): Command {
       const { loaded } = loadContext(globalFlags(cmd));
       process.stdout.write(`${loaded.path}: ${loaded.added.length ? `added ${loaded.added.join(', ')}` : 'up to date'}\n`);
     });
+  // plex_autoscan's systemd unit passes global flags after the command (`server --loglevel=INFO`).
+  for (const cmd of program.commands) addGlobalOptions(cmd);
   return program;
 }
 
-const isMain = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/scanrelay') || process.argv[1]?.endsWith('cli/index.js');
-if (isMain) {
+/** True when this file is the program being run (directly, through the npm bin link, or through tsx). */
+function isMain(): boolean {
+  try {
+    return !!process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+if (isMain()) {
   const program = buildProgram();
   if (process.argv.length <= 2) {
     program.outputHelp();

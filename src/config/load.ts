@@ -99,7 +99,7 @@ export interface LoadedConfig {
   ignored: string[];
   /** Top-level keys whose value came from an environment variable of the same name. */
   envOverrides: string[];
-  /** Why added keys (or a new file) could not be written; the config still loaded. */
+  /** Why the added keys could not be written back; the config loaded all the same. */
   writeError?: string;
 }
 
@@ -138,7 +138,6 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv, opts: LoadOptio
 
   if (text === undefined) {
     const fresh = defaultConfig(random) as unknown as JsonObject;
-    let writeError: string | undefined;
     if (write) {
       try {
         mkdirSync(dirname(file), { recursive: true });
@@ -148,8 +147,7 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv, opts: LoadOptio
         throw new ConfigError(`${where}: there is no config file and a default one could not be created: ${errorText(err)}`);
       }
     }
-    const result = finish(file, fresh, env, []);
-    return { ...result, created: write, writeError };
+    return { ...finish(file, fresh, env, []), created: write };
   }
 
   const fromFile = parseJson(text, where);

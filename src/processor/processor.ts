@@ -319,7 +319,7 @@ export class Processor {
       if (outcome.status === 'scanned') {
         state.scanned++;
         logger.info({ target: name, folder: row.folder, detail: outcome.detail }, `Scanned '${row.folder}' on ${name}${outcome.detail ? ` (${outcome.detail})` : ''}.`);
-        queue.recordDelivery(row, name, { state: 'scanned', detail: outcome.detail }, this.targetNames);
+        queue.recordDelivery(row, name, { state: outcome.confirmation ?? 'scanned', detail: outcome.detail }, this.targetNames);
       } else if (outcome.status === 'unmatched') {
         logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail}`);
         queue.recordDelivery(row, name, { state: 'unmatched', detail: outcome.detail }, this.targetNames);

@@ -39,7 +39,7 @@ export interface FolderRow {
 export interface DeliveryRow {
   folder_id: number;
   target: string;
-  state: 'pending' | 'scanned' | 'unmatched';
+  state: 'pending' | 'scanned' | 'confirmed' | 'not-found' | 'unmatched';
   attempts: number;
   next_at: number;
   last_error: string | null;
@@ -61,7 +61,7 @@ export interface HistoryRow {
 }
 
 export type DeliveryResult =
-  | { state: 'scanned' | 'unmatched'; detail?: string }
+  | { state: 'scanned' | 'confirmed' | 'not-found' | 'unmatched'; detail?: string }
   | { state: 'retry'; error: string; nextAt: number };
 
 export interface QueueOptions {

@@ -1,29 +1,97 @@
 // The list of targets a config describes: the first Plex from PLEX_* keys, then every TARGETS entry.
 import type { Clock } from '../clock.js';
-import type { Config } from '../config/schema.js';
+import type { Config, TargetConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
+import { PlexApi } from '../plex/api.js';
+import { embyTarget } from './emby.js';
+import { jellyfinTarget } from './jellyfin.js';
+import { plexScannerTarget, scannerSettingsFrom, type SectionLocations } from './plex-scanner.js';
 import { PlexTarget } from './plex.js';
+import { withRewrite } from './rewrite.js';
 import type { Target } from './target.js';
 
 export interface BuildDeps {
   clock: Clock;
   logger: Logger;
   fetch?: typeof fetch;
+  /** Where a scanner-route target learns its sections' folders when there is no token (the Plex database). */
+  scannerSections?: (databasePath: string) => Promise<SectionLocations[]>;
+}
+
+/** PLEX_SCAN_MODE "auto": the API when a token is set (the scanner's --scan is deprecated), else the scanner. */
+export function firstPlexMode(config: Config): 'api' | 'scanner' {
+  if (config.PLEX_SCAN_MODE === 'api' || config.PLEX_SCAN_MODE === 'scanner') return config.PLEX_SCAN_MODE;
+  return config.PLEX_TOKEN ? 'api' : 'scanner';
 }
 
 export function buildTargets(config: Config, deps: BuildDeps): Target[] {
   const targets: Target[] = [];
-  if (config.PLEX_ENABLED && config.PLEX_TOKEN) {
-    targets.push(
-      new PlexTarget({
-        name: 'plex',
-        url: config.PLEX_LOCAL_URL,
-        token: config.PLEX_TOKEN,
-        pauseMs: config.PLEX_SCAN_PAUSE * 1000,
-        clock: deps.clock,
-        fetch: deps.fetch,
-      }),
-    );
+  if (config.PLEX_ENABLED) {
+    if (firstPlexMode(config) === 'api') {
+      if (config.PLEX_TOKEN) {
+        targets.push(
+          new PlexTarget({
+            name: 'plex',
+            url: config.PLEX_LOCAL_URL,
+            token: config.PLEX_TOKEN,
+            pauseMs: config.PLEX_SCAN_PAUSE * 1000,
+            clock: deps.clock,
+            fetch: deps.fetch,
+          }),
+        );
+      } else {
+        deps.logger.warn('PLEX_SCAN_MODE is "api" but PLEX_TOKEN is empty: the first Plex is not used until PLEX_TOKEN is set.');
+      }
+    } else {
+      targets.push(
+        plexScannerTarget({
+          name: 'plex',
+          settings: scannerSettingsFrom(config),
+          sections: scannerSectionSource(config.PLEX_LOCAL_URL, config.PLEX_TOKEN, config.PLEX_DATABASE_PATH, deps),
+          pauseMs: config.PLEX_SCAN_PAUSE * 1000,
+          logger: deps.logger,
+        }),
+      );
+    }
+  }
+  for (const t of config.TARGETS) {
+    if (t.ENABLED === false) continue;
+    targets.push(withRewrite(buildOne(t, config, deps), { mappings: t.PATH_MAPPINGS, include: t.INCLUDE, exclude: t.EXCLUDE }));
   }
   return targets;
+}
+
+function buildOne(t: TargetConfig, config: Config, deps: BuildDeps): Target {
+  const pauseMs = (t.SCAN_PAUSE ?? 0) * 1000;
+  const common = { name: t.NAME, url: t.URL ?? '', token: t.TOKEN ?? '', pauseMs, clock: deps.clock, logger: deps.logger, fetch: deps.fetch };
+  switch (t.TYPE) {
+    case 'jellyfin':
+      return jellyfinTarget(common);
+    case 'emby':
+      return embyTarget(common);
+    case 'plex':
+      return new PlexTarget({ ...common, clock: deps.clock });
+    case 'plex-scanner':
+      return plexScannerTarget({
+        name: t.NAME,
+        settings: scannerSettingsFrom(config, t),
+        sections: scannerSectionSource(t.URL ?? config.PLEX_LOCAL_URL, t.TOKEN ?? '', t.DATABASE_PATH ?? config.PLEX_DATABASE_PATH, deps),
+        pauseMs,
+        logger: deps.logger,
+      });
+  }
+}
+
+/** Section folders for the scanner route: through the API when there is a token, else from Plex's database. */
+function scannerSectionSource(url: string, token: string, databasePath: string, deps: BuildDeps): () => Promise<SectionLocations[]> {
+  if (token) {
+    const api = new PlexApi({ url, token, fetch: deps.fetch });
+    return async () => (await api.sections()).map((s) => ({ id: s.id, title: s.title, locations: s.locations }));
+  }
+  return async () => {
+    if (!deps.scannerSections) {
+      throw new Error(`cannot learn Plex's section folders: set PLEX_TOKEN, or make PLEX_DATABASE_PATH ('${databasePath}') readable`);
+    }
+    return deps.scannerSections(databasePath);
+  };
 }

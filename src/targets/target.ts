@@ -2,8 +2,11 @@
 
 /** What a target answered for one folder. */
 export type ScanOutcome =
-  /** The server accepted the scan. `detail` names the sections/libraries it went to. */
-  | { status: 'scanned'; detail?: string }
+  /**
+   * The server accepted the scan. `detail` names the sections/libraries it went to. `confirmation` is set by
+   * targets that can tell when the scan finished: 'confirmed' (the file is in the library) or 'not-found'.
+   */
+  | { status: 'scanned'; detail?: string; confirmation?: 'confirmed' | 'not-found' }
   /** No library of this server contains the folder: recorded, not retried. */
   | { status: 'unmatched'; detail: string }
   /**
