@@ -45,6 +45,7 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean } =
       logger.debug({ setting: key, value: settings[key], from: origins[key] }, `Using ${origins[key]} setting ${String(key)}=${settings[key]}`);
     }
     if (loaded.created) logger.info({ file: loaded.path }, `No config file found: wrote a default one to '${loaded.path}'. Edit it (PLEX_TOKEN, SERVER_PATH_MAPPINGS) and restart.`);
+    if (loaded.writeError) logger.warn({ file: loaded.path }, `Could not write the added config keys back to '${loaded.path}' (${loaded.writeError}); running with their defaults anyway.`);
     for (const key of loaded.added) logger.info({ key }, `Added '${key}' config option with its default.`);
     for (const key of loaded.ignored) logger.debug({ key }, `Config key '${key}' is not used by scanrelay; ignored.`);
     for (const key of loaded.envOverrides) logger.info({ key }, `Using ENV setting ${key}.`);

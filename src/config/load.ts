@@ -266,7 +266,7 @@ function jsonErrorText(text: string, message: string): string {
   return line === undefined ? `invalid JSON: ${reason}` : `invalid JSON at line ${line}, column ${column}: ${reason}`;
 }
 
-/** JSON with 2-space indent and sorted keys like plex_autoscan, except inside mappings, where order decides. */
+/** JSON with 2-space indent and sorted keys like plex_autoscan; mappings and priorities keep the user's order. */
 function toFileText(data: JsonObject): string {
   return JSON.stringify(sortKnownObjects(data, configSchema), null, 2) + '\n';
 }
@@ -276,14 +276,14 @@ function sortKnownObjects(value: Json, schema: z.ZodType): Json {
   if (!shape || !isObject(value)) return value;
   const out: JsonObject = {};
   for (const key of Object.keys(value).sort()) {
-    out[key] = key in shape ? sortKnownObjects(value[key], shape[key]) : value[key];
+    out[key] = Object.hasOwn(shape, key) ? sortKnownObjects(value[key], shape[key]) : value[key];
   }
   return out;
 }
 
 // ---------------------------------------------------------------- walking the schema alongside the data
 
-/** The object shape behind defaults, optionals and pipes, if the schema is an object at heart. */
+/** The object shape behind defaults and optionals, if the schema is an object at heart. */
 function objectShape(schema: z.ZodType): Record<string, z.ZodType> | undefined {
   const inner = unwrap(schema);
   return inner instanceof z.ZodObject ? (inner.shape as Record<string, z.ZodType>) : undefined;
@@ -309,7 +309,7 @@ function addMissing(value: Json, base: Json, schema: z.ZodType, path: string[], 
   if (!shape || !isObject(value) || !isObject(base)) return value;
   const out: JsonObject = { ...value };
   for (const [key, child] of Object.entries(shape)) {
-    if (!(key in base)) continue; // optional without a default: nothing to add
+    if (!Object.hasOwn(base, key)) continue; // optional without a default: nothing to add
     if (value[key] === undefined) {
       out[key] = base[key];
       added.push([...path, key].join('.'));
@@ -329,7 +329,7 @@ function collectIgnored(value: unknown, schema: z.ZodType, path: (string | numbe
   const shape = objectShape(inner);
   if (!shape || !isObject(value)) return;
   for (const key of Object.keys(value)) {
-    if (key in shape) collectIgnored(value[key], shape[key], [...path, key], ignored);
+    if (Object.hasOwn(shape, key)) collectIgnored(value[key], shape[key], [...path, key], ignored);
     else ignored.push(keyPath([...path, key]));
   }
 }

@@ -71,9 +71,10 @@ export function ignoredBy(paths: string[], ignoreList: string[]): string | undef
 }
 
 /**
- * SERVER_SCAN_PRIORITIES: `{"0": ["/Movies/"], "1": ["/TV/"]}`. The first entry (in file order) with a
- * substring found in the path (case-insensitive) gives the priority; lower numbers are scanned first;
- * a path that matches nothing gets 0, as in plex_autoscan.
+ * SERVER_SCAN_PRIORITIES: `{"0": ["/Movies/"], "1": ["/TV/"]}`. The lowest-numbered entry with a substring
+ * found in the path (case-insensitive) gives the priority (JSON objects keep integer keys in ascending
+ * order, so "first entry" is "lowest number"); lower numbers are scanned first; a path that matches
+ * nothing gets 0, as in plex_autoscan.
  */
 export function priorityOf(path: string, priorities: Record<string, string[]>): number {
   const lower = path.toLowerCase();
