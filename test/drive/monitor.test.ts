@@ -286,3 +286,26 @@ describe('drive monitor: failures', () => {
     expect(h.monitor.status().drives[0]).toMatchObject({ consecutiveFailures: 0, lastError: undefined });
   });
 });
+
+describe('drive monitor: the polling loop', () => {
+  it('start() polls at once and then every POLL_INTERVAL; a new file is enqueued within one interval; stop() ends it', async () => {
+    h = await startHarness({ settings: { POLL_INTERVAL: 1 } });
+    const t = tvTree(h.drive);
+    await h.monitor.start();
+    const until = async (cond: () => boolean) => {
+      for (let i = 0; i < 300 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(cond()).toBe(true);
+    };
+    await until(() => h.monitor.status().drives.length === 1);
+    expect(h.monitor.status().running).toBe(true);
+    const added = Date.now();
+    h.drive.addFile(EP, t.season);
+    await until(() => h.enqueued.length === 1);
+    expect(Date.now() - added).toBeLessThan(2000);
+    await h.monitor.stop();
+    const polls = h.drive.calls.get('changes');
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(h.drive.calls.get('changes')).toBe(polls);
+    expect(h.monitor.status().running).toBe(false);
+  });
+});
