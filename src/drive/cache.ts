@@ -94,7 +94,7 @@ export class DriveCache {
    * Makes every id (and its ancestors) known, fetching only ids the cache has never seen, each exactly once,
    * level by level so a page's unknown folders are fetched concurrently.
    */
-  async ensureKnown(ids: Iterable<string>, fetchItem: FetchItem, concurrency = 8): Promise<number> {
+  async ensureKnown(ids: Iterable<string>, fetchItem: FetchItem, concurrency = 32): Promise<number> {
     const fetched = new Map<string, DriveFile | undefined>();
     let frontier = [...new Set(ids)].filter((id) => !this.get(id));
     while (frontier.length > 0) {
