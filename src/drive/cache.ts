@@ -156,10 +156,13 @@ export class DriveCache {
     return { old, item };
   }
 
-  /** Forgets a trashed or removed item; its descendants keep their paths so a restore needs no fetches. */
-  remove(id: string): CachedItem | undefined {
+  /**
+   * Forgets a trashed or removed item (only if it is still filed under `onlyFromDrive`, when given); its
+   * descendants keep their paths so a restore needs no fetches.
+   */
+  remove(id: string, onlyFromDrive?: string): CachedItem | undefined {
     const old = this.get(id);
-    if (!old || this.roots.has(id)) return old;
+    if (!old || this.roots.has(id) || (onlyFromDrive !== undefined && old.drive !== onlyFromDrive)) return old;
     this.stmts.del.run(id);
     this.log(`Removed '${id}' from cache: ${old.path ?? old.name}`);
     return old;

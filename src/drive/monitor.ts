@@ -332,9 +332,15 @@ export class DriveMonitor {
       counts.removed++;
       return;
     }
-    // Items of another drive: moved out of this shared drive, or (defensively) shared-drive items in My Drive's feed.
+    // An item of another drive: moved out of this one (forget it unless another drive's feed already took it),
+    // or (defensively) a shared-drive item in My Drive's feed, which that drive's own cursor handles.
     const elsewhere = d.driveId ? file.driveId !== d.driveId : file.driveId !== undefined;
-    if (file.trashed || elsewhere) {
+    if (elsewhere) {
+      this.cache.remove(file.id, d.key);
+      counts.removed++;
+      return;
+    }
+    if (file.trashed) {
       this.cache.remove(file.id);
       counts.removed++;
       return;

@@ -241,6 +241,17 @@ describe('drive monitor: shared drives', () => {
     await h.monitor.pollOnce();
     expect(h.enqueued.map((r) => r.path)).toEqual(['Media/TV/a.mkv', 'Media-4K/b.mkv']);
 
+    // Moves between watched shared drives: scanned once at the new place, kept in the cache whatever the poll order.
+    const film = h.drive.addFile('c.mkv', uhd, { silent: true });
+    h.drive.move(film, tv);
+    const back = h.drive.addFile('d.mkv', tv, { silent: true });
+    h.drive.move(back, uhd);
+    await h.monitor.pollOnce();
+    expect(h.enqueued.map((r) => r.path).slice(2)).toEqual(['Media/TV/c.mkv', 'Media-4K/d.mkv']);
+    const c = new DriveCache(h.db, { clock: h.clock, logger: silentLogger });
+    expect(c.get(film)?.path).toBe('Media/TV/c.mkv');
+    expect(c.get(back)?.path).toBe('Media-4K/d.mkv');
+
     // A renamed shared drive moves every cached path under it.
     h.drive.renameSharedDrive(media, 'Media Renamed');
     await h.monitor.pollOnce();
