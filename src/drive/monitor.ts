@@ -178,7 +178,9 @@ export class DriveMonitor {
   private schedule(delayMs: number): void {
     if (!this.running) return;
     this.timer = setTimeout(() => {
-      void this.pollOnce().then(() => this.schedule(this.nextDelay()));
+      void this.pollOnce()
+        .catch((err: unknown) => this.deps.logger.error(`Google Drive monitoring: unexpected error: ${(err as Error).message}`))
+        .then(() => this.schedule(this.nextDelay()));
     }, delayMs);
     this.timer.unref?.();
   }

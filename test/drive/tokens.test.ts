@@ -41,6 +41,11 @@ describe('token file sign-in', () => {
     expect(s.errors).toEqual([]);
     expect(h.auth.grants).toEqual(['refresh_token']);
     expect(h.enqueued).toHaveLength(1);
+    // Secrets never reach the log, even at DEBUG.
+    const token = readTokenFile(join(h.dir, 'token.json'));
+    const log = h.log.lines.join('\n');
+    expect(log).toContain('Renewed Google Drive access token');
+    for (const secret of [token.access_token, token.refresh_token!, h.auth.clientSecret]) expect(log).not.toContain(secret);
   });
 
   it('invalid_grant: one clear line, the monitor keeps retrying with backoff, and recovers after a new authorize', async () => {
