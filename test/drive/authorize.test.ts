@@ -1,3 +1,4 @@
+// `scanrelay authorize` against the fake Google sign-in: loopback, pasted code, pasted URL, --oob, preconditions.
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

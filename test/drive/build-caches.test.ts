@@ -1,3 +1,4 @@
+// `scanrelay build-caches` against the fake Drive API.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';

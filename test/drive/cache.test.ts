@@ -1,3 +1,4 @@
+// The drive_ tables and the id -> path cache on their own.
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// GOOGLE.ALLOWED rules for single files.
 import { describe, expect, it } from 'vitest';
 import { checkAllowed } from '../../src/drive/filters.js';
 import type { GoogleAllowed } from '../../src/drive/settings.js';

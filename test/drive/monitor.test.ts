@@ -1,3 +1,4 @@
+// The Drive monitor end to end against the fakes: new files to scan requests, filters, paging, crash replay, cache, shared drives, backoff, the loop.
 import { afterEach, describe, expect, it } from 'vitest';
 import { DriveCache } from '../../src/drive/cache.js';
 import { DriveCursors } from '../../src/drive/cursors.js';

@@ -1,3 +1,4 @@
+// The read-only Plex library database check, on a small SQLite file in Plex's schema.
 import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

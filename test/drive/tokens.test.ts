@@ -1,3 +1,4 @@
+// Sign-ins: token file refresh (before expiry, after 401), invalid_grant with backoff, service account JWT, rclone remote token.
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
