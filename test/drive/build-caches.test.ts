@@ -1,0 +1,71 @@
+// `scanrelay build-caches` against the fake Drive API.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildCachesCommand } from '../../src/cli/build-caches.js';
+import { DriveCache } from '../../src/drive/cache.js';
+import { DriveCursors } from '../../src/drive/cursors.js';
+import { silentLogger } from '../../src/log.js';
+import { startHarness, tvTree, type Harness } from './harness.js';
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+describe('scanrelay build-caches', () => {
+  it('walks My Drive and the shared drives, fills the cache, prints a summary, and the monitor then fetches nothing', async () => {
+    h = await startHarness({ settings: { TEAMDRIVE: true, TEAMDRIVES: ['Media'] } });
+    const shared = h.drive.addSharedDrive('Media');
+    const t = tvTree(h.drive);
+    for (let i = 0; i < 30; i++) h.drive.addFile(`e${i}.mkv`, t.season, { silent: true });
+    const movies = h.drive.addFolder('Movies', shared, { silent: true });
+    h.drive.addFile('film.mkv', movies, { silent: true });
+    h.drive.trash(h.drive.addFile('trashed.mkv', t.season, { silent: true }));
+
+    const output = new PassThrough();
+    let out = '';
+    output.on('data', (c) => (out += c.toString()));
+    let code: number | undefined;
+    await buildCachesCommand({
+      loadConfig: () => ({ google: h.settings, configDir: h.dir }),
+      openDatabase: () => new Database(join(h.dir, 'scanrelay.db')),
+      logger: h.log.logger,
+      output,
+      clock: h.clock,
+      exit: (c) => (code = c),
+    })
+      .exitOverride()
+      .parseAsync([], { from: 'user' });
+
+    expect(code).toBe(0);
+    expect(out).toContain('My Drive: 34 items (4 folders) cached');
+    expect(out).toContain('Media: 2 items (1 folders) cached');
+    expect(out).toMatch(/Done: 36 items from 2 drive\(s\)/);
+    const cache = new DriveCache(h.db, { clock: h.clock, logger: silentLogger });
+    expect(cache.get(movies)?.path).toBe('Media/Movies');
+    expect(new DriveCursors(h.db).all()).toHaveLength(2);
+
+    // The cursors build-caches started are used; the walked folders are never fetched again.
+    const gets = h.drive.totalFileGets;
+    h.drive.addFile('new.mkv', t.season);
+    await h.monitor.pollOnce();
+    expect(h.enqueued.map((r) => r.path)).toEqual(['My Drive/Media/TV/The Expanse (2015)/Season 01/new.mkv']);
+    expect(h.drive.totalFileGets - gets).toBe(1); // files.get("root") at monitor start only
+  });
+
+  it('fails with exit code 1 and one line when there is no sign-in', async () => {
+    h = await startHarness({ writeToken: false });
+    let code: number | undefined;
+    await buildCachesCommand({
+      loadConfig: () => ({ google: h.settings, configDir: h.dir }),
+      openDatabase: () => new Database(join(h.dir, 'scanrelay.db')),
+      logger: h.log.logger,
+      output: new PassThrough(),
+      exit: (c) => (code = c),
+    }).parseAsync([], { from: 'user' });
+    expect(code).toBe(1);
+    expect(h.log.messages().at(-1)).toMatch(/^build-caches failed: no Google Drive token at .*run `scanrelay authorize`/);
+  });
+});
