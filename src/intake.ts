@@ -62,25 +62,47 @@ export class Intake {
     const { settings, pathState } = this.deps;
     return Promise.all(
       requests.map(async (request): Promise<Admission> => {
-        const { path: mapped, match } = mapPath(request.path, settings.pathMappings);
-        const ignore = ignoredBy([request.path, mapped], settings.ignoreList);
-        if (ignore !== undefined) return { request, mapped, match, ignoredBy: ignore };
-        let kind: 'file' | 'folder';
-        if (request.kind === 'auto') {
-          // Manual requests may name either; the disk (through the file-exist mapping) decides.
-          const state = await pathState(mapPath(mapped, settings.fileExistMappings).path);
-          kind = state === 'folder' ? 'folder' : state === 'file' ? 'file' : hasMediaExtension(mapped) ? 'file' : 'folder';
-        } else kind = request.kind;
-        const folder = kind === 'folder' ? trimTrailingSeparator(mapped) : parentFolder(mapped);
-        return { request, mapped, match, folder, kind };
+        if (request.kind !== 'auto') return this.admit(request, request.kind);
+        // Manual requests may name either; the disk (through the file-exist mapping) decides.
+        const mapped = mapPath(request.path, settings.pathMappings).path;
+        const state = await pathState(mapPath(mapped, settings.fileExistMappings).path);
+        const kind = state === 'folder' ? 'folder' : state === 'file' ? 'file' : hasMediaExtension(mapped) ? 'file' : 'folder';
+        return this.admit(request, kind);
       }),
     );
   }
 
+  /**
+   * Queues requests whose kind is already known (file/folder), synchronously, so a caller inside its own
+   * SQLite transaction (the Drive monitor saving its cursor) commits the request with its own state.
+   */
+  submitKnown(requests: ScanRequest[], client: string): Admission[] {
+    const admissions = requests.map((request) => {
+      if (request.kind === 'auto') throw new Error('submitKnown needs requests of kind file or folder');
+      return this.admit(request, request.kind);
+    });
+    this.commit(admissions, client);
+    return admissions;
+  }
+
+  private admit(request: ScanRequest, kind: 'file' | 'folder'): Admission {
+    const { settings } = this.deps;
+    const { path: mapped, match } = mapPath(request.path, settings.pathMappings);
+    const ignore = ignoredBy([request.path, mapped], settings.ignoreList);
+    if (ignore !== undefined) return { request, mapped, match, ignoredBy: ignore };
+    const folder = kind === 'folder' ? trimTrailingSeparator(mapped) : parentFolder(mapped);
+    return { request, mapped, match, folder, kind };
+  }
+
   /** Resolves and queues; returns only after the rows are committed. Throws StorageError when the queue can't be written. */
   async submit(requests: ScanRequest[], client: string): Promise<Admission[]> {
-    const { queue, settings, logger } = this.deps;
     const admissions = await this.resolve(requests);
+    this.commit(admissions, client);
+    return admissions;
+  }
+
+  private commit(admissions: Admission[], client: string): void {
+    const { queue, settings, logger } = this.deps;
     const toQueue: { a: Admission; r: FolderRequest }[] = [];
     for (const a of admissions) {
       const fields = { client, source: a.request.source, event: a.request.event, path: a.request.path, mapped: a.mapped };
@@ -124,6 +146,5 @@ export class Intake {
       });
       this.deps.onQueued?.();
     }
-    return admissions;
   }
 }

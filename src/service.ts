@@ -3,11 +3,17 @@ import type { FastifyInstance } from 'fastify';
 import { Activity } from './activity.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
+import { createDoctor } from './doctor/explain.js';
 import { Intake } from './intake.js';
 import type { Logger } from './log.js';
 import { diskPathState, Processor, type PathState } from './processor/processor.js';
 import { Queue } from './queue/store.js';
+import { DriveMonitor } from './drive/monitor.js';
+import { openPlexDatabase } from './plex/database.js';
+import { groupLocations } from './plex/locations.js';
+import { mapPath } from './paths/mapping.js';
 import { buildApp } from './server/app.js';
+import { Metrics } from './server/metrics.js';
 import { buildTargets } from './targets/build.js';
 import type { Target } from './targets/target.js';
 
@@ -20,6 +26,8 @@ export interface ServiceOptions {
   targets?: Target[];
   pathState?: (path: string) => Promise<PathState>;
   fetch?: typeof fetch;
+  /** Folder of the config file (the Drive token file lives beside it by default). */
+  configDir?: string;
 }
 
 export interface Service {
@@ -29,8 +37,11 @@ export interface Service {
   intake: Intake;
   activity: Activity;
   app: FastifyInstance;
+  /** Prometheus metrics; the drive monitor reports its polls here (metrics.drivePoll). */
+  metrics: Metrics;
   targets: Target[];
   clock: Clock;
+  drive?: DriveMonitor;
   /** Starts the processor and listens on SERVER_IP:SERVER_PORT (port 0 picks a free one). Returns the base URL. */
   listen(port?: number, host?: string): Promise<string>;
   /** Stops accepting, finishes what is in flight, closes the database. */
@@ -43,7 +54,31 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const pathState = opts.pathState ?? diskPathState;
   const activity = new Activity();
   const queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000 });
-  const targets = opts.targets ?? buildTargets(config, { clock, logger, fetch: opts.fetch });
+  const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, { logger, clock });
+  const targets =
+    opts.targets ??
+    buildTargets(config, {
+      clock,
+      logger,
+      fetch: opts.fetch,
+      plexDatabase: (path) => {
+        const db = path === config.PLEX_DATABASE_PATH ? plexDb : openPlexDatabase(path, { logger, clock });
+        return {
+          fileInLibrary: async (file) => db.hasFile(file),
+          deletedCount: async (sectionId) => db.deletedCount(sectionId),
+        };
+      },
+      scannerSections: async (path) => {
+        const db = openPlexDatabase(path, { logger, clock });
+        try {
+          const rows = db.sectionLocations();
+          if (rows === 'unknown') throw new Error(`Plex's database '${path}' is not readable: set PLEX_TOKEN or fix PLEX_DATABASE_PATH`);
+          return groupLocations(rows);
+        } finally {
+          db.close();
+        }
+      },
+    });
   if (targets.length === 0) {
     logger.warn('No media server is configured (set PLEX_TOKEN, or add TARGETS): requests are queued and kept until one is.');
   }
@@ -76,6 +111,20 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       priorities: config.SERVER_SCAN_PRIORITIES,
     },
   });
+  const metrics = new Metrics({ activity, queue, processor });
+  const drive = config.GOOGLE.ENABLED
+    ? new DriveMonitor({
+        db: queue.db,
+        settings: config.GOOGLE,
+        configDir: opts.configDir ?? '.',
+        mapPath: (p) => mapPath(p, config.SERVER_PATH_MAPPINGS).path,
+        inPlex: (p, size) => plexDb.hasFile(p, size),
+        enqueue: (req) => void intake.submitKnown([req], 'drive'),
+        clock,
+        logger,
+        fetch: opts.fetch,
+      })
+    : undefined;
   const app = await buildApp({
     secret: config.SERVER_PASS,
     allowManualScan: config.SERVER_ALLOW_MANUAL_SCAN,
@@ -84,6 +133,11 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     processor,
     logger,
     activity,
+    clock,
+    metrics,
+    metricsToken: config.SERVER_METRICS_TOKEN,
+    explain: createDoctor({ config, targets, pathState, fetch: opts.fetch }),
+    status: () => ({ drive: drive ? drive.status() : { enabled: false } }),
   });
 
   let closed = false;
@@ -94,12 +148,15 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     intake,
     activity,
     app,
+    metrics,
     targets,
     clock,
+    drive,
     async listen(port = config.SERVER_PORT, host = config.SERVER_IP) {
       const restored = queue.count();
       if (restored > 0) logger.info(`Restored ${restored} queued folder(s) from the queue file.`);
       processor.start();
+      await drive?.start();
       await app.listen({ port, host });
       const address = app.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
@@ -109,6 +166,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       if (closed) return;
       closed = true;
       await app.close();
+      metrics.close();
       await processor.stop();
       queue.close();
     },

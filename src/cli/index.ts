@@ -5,9 +5,14 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { addGlobalOptions, globalFlags, loadContext } from './context.js';
 import { scanCommand } from './scan.js';
+import { authorizeCommand } from './authorize.js';
+import { buildCachesCommand } from './build-caches.js';
+import { Queue } from '../queue/store.js';
+import { systemClock } from '../clock.js';
 import { scannerSettingsFrom } from '../targets/plex-scanner.js';
 import { scannerSections } from '../plex/locations.js';
 import { isInside } from '../paths/folder.js';
+import { explainCommand } from './explain.js';
 import { serverCommand } from './server.js';
 import { sectionsCommand } from './sections.js';
 
@@ -20,6 +25,7 @@ export function buildProgram(): Command {
   addGlobalOptions(program);
   program.addCommand(serverCommand());
   program.addCommand(sectionsCommand());
+  program.addCommand(explainCommand());
   program.addCommand(
     scanCommand({
       settings: () => scannerSettingsFrom(loadContext(globalFlags(program), { consoleLog: false }).loaded.config),
@@ -39,6 +45,27 @@ export function buildProgram(): Command {
       const { loaded } = loadContext(globalFlags(cmd));
       process.stdout.write(`${loaded.path}: ${loaded.added.length ? `added ${loaded.added.join(', ')}` : 'up to date'}\n`);
     });
+  // Drive commands need the config and logger only when they run (after the flags are parsed).
+  let context: ReturnType<typeof loadContext> | undefined;
+  const ctx = () => (context ??= loadContext(globalFlags(program)));
+  const driveConfig = () => ({ google: ctx().loaded.config.GOOGLE, configDir: ctx().configDir });
+  program.addCommand(
+    authorizeCommand({
+      loadConfig: driveConfig,
+      get logger() {
+        return ctx().logger;
+      },
+    }),
+  );
+  program.addCommand(
+    buildCachesCommand({
+      loadConfig: driveConfig,
+      openDatabase: () => new Queue(ctx().settings.queuefile, systemClock, { delayMs: 0 }).db,
+      get logger() {
+        return ctx().logger;
+      },
+    }),
+  );
   // plex_autoscan's systemd unit passes global flags after the command (`server --loglevel=INFO`).
   for (const cmd of program.commands) addGlobalOptions(cmd);
   return program;

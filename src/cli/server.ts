@@ -9,9 +9,9 @@ export function serverCommand(): Command {
     .option('--port <port>', 'listen on this port instead of SERVER_PORT', (v) => Number(v))
     .option('--host <address>', 'listen on this address instead of SERVER_IP')
     .action(async (opts: { port?: number; host?: string }, cmd: Command) => {
-      const { settings, loaded, logger } = loadContext(globalFlags(cmd));
+      const { settings, loaded, logger, configDir } = loadContext(globalFlags(cmd));
       const { config } = loaded;
-      const service = await createService({ config, queuefile: settings.queuefile, logger });
+      const service = await createService({ config, queuefile: settings.queuefile, logger, configDir });
       let url: string;
       try {
         url = await service.listen(opts.port ?? config.SERVER_PORT, opts.host ?? config.SERVER_IP);

@@ -238,6 +238,10 @@ export const configSchema = z
       PLEX_FIX_MISMATCHED: bool().default(false),
       PLEX_FIX_MISMATCHED_LANG: text().default('en'),
       PLEX_CHECK_BEFORE_SCAN: bool().default(false),
+      /** Follow each API scan to its end (GET /activities) and confirm the request's file is in the library. */
+      PLEX_CONFIRM_SCANS: bool().default(true),
+      /** The longest a scan is followed before it is recorded as scanned but unconfirmed. */
+      PLEX_CONFIRM_TIMEOUT: positiveSeconds().default(300),
 
       // --- the HTTP server and the scan pipeline
       SERVER_IP: z.string({ error: 'a listen address' }).min(1, { error: 'a listen address' }).default('0.0.0.0'),

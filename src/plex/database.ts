@@ -21,6 +21,8 @@ export interface PlexDatabase {
    * 'unknown': the database could not be read, so the caller should scan to be safe.
    */
   hasFile(path: string, size?: number): boolean | 'unknown';
+  /** Items and parts in one section's trash (deleted_at set), for PLEX_EMPTY_TRASH_MAX_FILES. */
+  deletedCount(sectionId: string): number | 'unknown';
   sectionLocations(): SectionLocation[] | 'unknown';
   /** Whether the file is open right now. */
   readonly available: boolean;
@@ -92,6 +94,21 @@ export function openPlexDatabase(path: string, opts: PlexDatabaseOptions = {}): 
   return {
     get available() {
       return db !== undefined;
+    },
+    deletedCount(sectionId: string): number | 'unknown' {
+      if (!open() || !db) return 'unknown';
+      try {
+        const row = db
+          .prepare(
+            `SELECT (SELECT COUNT(*) FROM metadata_items WHERE library_section_id = @s AND deleted_at IS NOT NULL)
+                  + (SELECT COUNT(*) FROM media_parts p JOIN media_items m ON m.id = p.media_item_id
+                     WHERE m.library_section_id = @s AND p.deleted_at IS NOT NULL) AS n`,
+          )
+          .get({ s: Number(sectionId) }) as { n: number };
+        return row.n;
+      } catch {
+        return 'unknown';
+      }
     },
     hasFile(file: string, size?: number): boolean | 'unknown' {
       if (!open() || !hasFileStmt) return 'unknown';

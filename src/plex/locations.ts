@@ -1,6 +1,7 @@
 // Plex's section folders for commands that run without the service: the API with a token, else the database.
 import type { Config } from '../config/schema.js';
 import { PlexApi } from './api.js';
+import { openPlexDatabase, type SectionLocation } from './database.js';
 
 export interface SectionFolders {
   id: string;
@@ -12,5 +13,23 @@ export async function scannerSections(config: Config): Promise<SectionFolders[]>
   if (config.PLEX_TOKEN) {
     return (await new PlexApi({ url: config.PLEX_LOCAL_URL, token: config.PLEX_TOKEN }).sections()).map(({ id, title, locations }) => ({ id, title, locations }));
   }
-  throw new Error(`cannot find the section of this path: set PLEX_TOKEN, or give --section (list them with: scanrelay sections --scanner)`);
+  const db = openPlexDatabase(config.PLEX_DATABASE_PATH);
+  try {
+    const rows = db.sectionLocations();
+    if (rows !== 'unknown') return groupLocations(rows);
+  } finally {
+    db.close();
+  }
+  throw new Error(`cannot find the section of this path: set PLEX_TOKEN or make PLEX_DATABASE_PATH readable, or give --section (list them with: scanrelay sections --scanner)`);
+}
+
+/** Plex's database lists one row per (section, folder); group them per section. */
+export function groupLocations(rows: SectionLocation[]): SectionFolders[] {
+  const byId = new Map<number, SectionFolders>();
+  for (const r of rows) {
+    const s = byId.get(r.sectionId) ?? { id: String(r.sectionId), title: r.sectionName, locations: [] };
+    s.locations.push(r.rootPath);
+    byId.set(r.sectionId, s);
+  }
+  return [...byId.values()];
 }

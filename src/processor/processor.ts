@@ -291,9 +291,17 @@ export class Processor {
   }
 
   private track(p: Promise<void>): void {
-    this.inFlight.add(p);
-    void p.finally(() => {
-      this.inFlight.delete(p);
+    // A scan's result that cannot be recorded (queue read-only, disk full) must not become an unhandled
+    // rejection (which ends the process): the delivery stays pending in the queue and is scanned again.
+    const guarded = p.catch((err: unknown) => {
+      this.deps.logger.error(
+        { err: String(err) },
+        `could not record a scan result in the queue (${(err as { code?: string }).code ?? String(err)}); the folder stays queued and is scanned again`,
+      );
+    });
+    this.inFlight.add(guarded);
+    void guarded.finally(() => {
+      this.inFlight.delete(guarded);
       this.wake();
     });
   }

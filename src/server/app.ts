@@ -3,11 +3,17 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import { parse as parseQuery } from 'node:querystring';
 import type { Activity } from '../activity.js';
+import type { Clock } from '../clock.js';
+import type { Doctor } from '../doctor/explain.js';
 import type { Intake } from '../intake.js';
 import type { Logger } from '../log.js';
 import type { Processor } from '../processor/processor.js';
 import type { Queue } from '../queue/store.js';
 import { apiRoutes } from './api.js';
+import { controlApiRoutes } from './control-api.js';
+import { dashboardRoutes } from './dashboard.js';
+import { liveRoutes } from './live.js';
+import { metricsRoutes, type Metrics } from './metrics.js';
 import { healthRoutes } from './health.js';
 import { redactUrl } from './secret.js';
 import { scanRoutes } from './scan.js';
@@ -22,6 +28,14 @@ export interface AppDeps {
   activity?: Activity;
   /** Extra status blocks for /health (drive monitor, ...). */
   status?: () => Record<string, unknown>;
+  /** "Due in" and ages on the dashboard; the queue's clock. */
+  clock?: Clock;
+  /** The service's metrics; created by the /metrics plugin when not given. */
+  metrics?: Metrics;
+  /** SERVER_METRICS_TOKEN: when set, /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /** The path doctor (dashboard form and /api/<SERVER_PASS>/explain). */
+  explain?: Doctor;
   /** Largest accepted body (bytes); a Sonarr import of a full season is well under 1 MiB. */
   bodyLimit?: number;
 }
@@ -71,6 +85,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, deps);
   await app.register(apiRoutes, deps);
   await app.register(scanRoutes, deps);
+  await app.register(controlApiRoutes, deps);
+  await app.register(metricsRoutes, deps);
+  await app.register(liveRoutes, deps);
+  await app.register(dashboardRoutes, deps);
   return app;
 }
 

@@ -31,7 +31,13 @@ export function manualPage(opts: { outcome?: PageOutcome; value?: string; links?
         ${opts.outcome.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
       </section>`
     : '';
-  const links = (opts.links ?? []).map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a>`).join(' · ');
+  const links = [
+    ...(opts.links ?? []).map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a>`),
+    // The page lives at /<SERVER_PASS> (no trailing slash), where a relative link would lose the secret;
+    // the script builds these from the address bar so the secret is never written into the page.
+    '<a data-below="dashboard" href="#">Dashboard</a>',
+    '<a data-below="doctor" href="#">Path doctor</a>',
+  ].join(' · ');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -53,8 +59,12 @@ export function manualPage(opts: { outcome?: PageOutcome; value?: string; links?
     <button type="submit">Scan</button>
   </form>
   ${outcome}
-  ${links ? `<nav>${links}</nav>` : ''}
+  <nav aria-label="scanrelay pages">${links}</nav>
+  <noscript><p class="hint">Dashboard and path doctor: add <code>/dashboard</code> or <code>/doctor</code> to this page's address.</p></noscript>
 </main>
+<script>
+  for (const a of document.querySelectorAll('a[data-below]')) a.href = location.pathname.replace(/[/]+$/, '') + '/' + a.dataset.below;
+</script>
 </body>
 </html>`;
 }

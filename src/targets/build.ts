@@ -2,11 +2,13 @@
 import type { Clock } from '../clock.js';
 import type { Config, TargetConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
+import type { DeletedCounter } from '../plex/after-scan.js';
 import { PlexApi } from '../plex/api.js';
+import type { FileInLibrary } from '../plex/confirm.js';
 import { embyTarget } from './emby.js';
 import { jellyfinTarget } from './jellyfin.js';
 import { plexScannerTarget, scannerSettingsFrom, type SectionLocations } from './plex-scanner.js';
-import { PlexTarget } from './plex.js';
+import { PlexTarget, type PlexTargetOptions } from './plex.js';
 import { withRewrite } from './rewrite.js';
 import type { Target } from './target.js';
 
@@ -16,6 +18,8 @@ export interface BuildDeps {
   fetch?: typeof fetch;
   /** Where a scanner-route target learns its sections' folders when there is no token (the Plex database). */
   scannerSections?: (databasePath: string) => Promise<SectionLocations[]>;
+  /** Plex's read-only database at a path, for confirming files and counting deleted items (empty trash). */
+  plexDatabase?: (databasePath: string) => { fileInLibrary?: FileInLibrary; deletedCount?: DeletedCounter } | undefined;
 }
 
 /** PLEX_SCAN_MODE "auto": the API when a token is set (the scanner's --scan is deprecated), else the scanner. */
@@ -37,6 +41,7 @@ export function buildTargets(config: Config, deps: BuildDeps): Target[] {
             pauseMs: config.PLEX_SCAN_PAUSE * 1000,
             clock: deps.clock,
             fetch: deps.fetch,
+            ...plexAfterScanOptions(config, deps, true, config.PLEX_DATABASE_PATH),
           }),
         );
       } else {
@@ -70,7 +75,7 @@ function buildOne(t: TargetConfig, config: Config, deps: BuildDeps): Target {
     case 'emby':
       return embyTarget(common);
     case 'plex':
-      return new PlexTarget({ ...common, clock: deps.clock });
+      return new PlexTarget({ ...common, clock: deps.clock, ...plexAfterScanOptions(config, deps, false, t.DATABASE_PATH) });
     case 'plex-scanner':
       return plexScannerTarget({
         name: t.NAME,
@@ -80,6 +85,32 @@ function buildOne(t: TargetConfig, config: Config, deps: BuildDeps): Target {
         logger: deps.logger,
       });
   }
+}
+
+/**
+ * What follows an API scan. The empty-trash keys guard the first Plex's library only: TARGETS entries get the
+ * confirmation, the check, analyze and the commands (which tell them apart by SCANRELAY_TARGET).
+ */
+function plexAfterScanOptions(config: Config, deps: BuildDeps, first: boolean, databasePath?: string): Partial<PlexTargetOptions> {
+  const database = databasePath ? deps.plexDatabase?.(databasePath) : undefined;
+  return {
+    fileInLibrary: database?.fileInLibrary,
+    deletedCount: database?.deletedCount,
+    logger: deps.logger,
+    confirmScans: config.PLEX_CONFIRM_SCANS,
+    confirmTimeoutMs: (config.PLEX_CONFIRM_TIMEOUT ?? 300) * 1000,
+    checkBeforeScan: config.PLEX_CHECK_BEFORE_SCAN,
+    after: {
+      emptyTrash: first && config.PLEX_EMPTY_TRASH,
+      emptyTrashMaxFiles: config.PLEX_EMPTY_TRASH_MAX_FILES,
+      emptyTrashControlFiles: config.PLEX_EMPTY_TRASH_CONTROL_FILES,
+      emptyTrashZeroDeleted: config.PLEX_EMPTY_TRASH_ZERO_DELETED,
+      analyze: config.PLEX_ANALYZE_TYPE,
+      analyzeDirectory: config.PLEX_ANALYZE_DIRECTORY,
+      commandBefore: config.RUN_COMMAND_BEFORE_SCAN,
+      commandAfter: config.RUN_COMMAND_AFTER_SCAN,
+    },
+  };
 }
 
 /** Section folders for the scanner route: through the API when there is a token, else from Plex's database. */

@@ -10,6 +10,7 @@ export function manualRequest(body: Payload): TriggerResult {
     return { kind: 'invalid', reason: `filepath was sent ${filepath.length} times: send one path per request` };
   }
   if (typeof filepath !== 'string' || filepath.trim() === '') return { kind: 'invalid', reason: missingFilepath };
+  if (filepath.includes('\0')) return { kind: 'invalid', reason: 'filepath contains a NUL character: no file or folder can be named that' };
   // Kept exactly as typed: whether it names a file or a folder is decided on disk ('auto').
   return {
     kind: 'scan',

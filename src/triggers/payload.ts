@@ -30,7 +30,8 @@ export function objectsAt(payload: Payload, key: string): Payload[] | undefined 
  */
 export function pathAt(payload: Payload | undefined, key: string): string | undefined {
   const value = payload?.[key];
-  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+  // A NUL byte can be in no file name on any system: such a value is no path we could scan.
+  return typeof value === 'string' && value.trim() !== '' && !value.includes('\0') ? value : undefined;
 }
 
 /**

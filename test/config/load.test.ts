@@ -184,6 +184,8 @@ describe('plex_autoscan config files', () => {
         'GOOGLE.SERVICE_ACCOUNT_FILE',
         'GOOGLE.TOKEN_FILE',
         'GOOGLE.TOKEN_URL',
+        'PLEX_CONFIRM_SCANS',
+        'PLEX_CONFIRM_TIMEOUT',
         'PLEX_ENABLED',
         'PLEX_SCAN_MODE',
         'PLEX_SCAN_PAUSE',

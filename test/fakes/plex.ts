@@ -1,4 +1,6 @@
 // A fake Plex Media Server on 127.0.0.1 that records every request and can fail on demand.
+// A refresh starts a scan "activity" that ends after `scanPolls` polls (or on finishScans()); when it ends, the
+// files of `onDisk` under the refreshed folder join `library`, which the undocumented ?file= lookup answers from.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -19,6 +21,24 @@ export interface RecordedRequest {
 
 export type Failure = { status: number } | 'reset' | 'hang' | undefined;
 
+export interface FakeActivity {
+  uuid: string;
+  type: string;
+  section: string;
+  path: string;
+  /** Polls (of /activities or /library/sections) still to see it; Infinity = until finishScans(). */
+  pollsLeft: number;
+  /** Real time at which it ends, when scans are timed rather than counted (set when first polled). */
+  endsAt?: number;
+  polls: number;
+}
+
+export interface LibraryItem {
+  ratingKey: string;
+  parentRatingKey?: string;
+  file: string;
+}
+
 export class FakePlex {
   readonly requests: RecordedRequest[] = [];
   sections: FakeSection[];
@@ -27,6 +47,22 @@ export class FakePlex {
   failure: Failure;
   /** Delay (ms) before each answer. */
   latencyMs = 0;
+  /** false = an old server without GET /activities (404); the section `refreshing` flag still works. */
+  activitiesSupported = true;
+  /**
+   * How many polls a scan stays visible (Infinity holds every scan until finishScans()). Unset: a scan lasts
+   * `scanMs` of real time from the first poll instead, which keeps concurrent followers from ending each other's scans.
+   */
+  scanPolls: number | undefined = undefined;
+  scanMs = 10;
+  /** How GET /library/sections/{id}/all?file= behaves: filter by file, ignore the filter, or answer nothing. */
+  fileLookup: 'filter' | 'ignore' | 'empty' | 'error' = 'filter';
+  /** Files on the disk Plex sees: a finished scan of a folder adds the ones under it to `library`. */
+  readonly onDisk = new Set<string>();
+  /** Files Plex has in its library, by path. */
+  readonly library = new Map<string, LibraryItem>();
+  readonly activities: FakeActivity[] = [];
+  private nextKey = 1000;
   private server?: Server;
   url = '';
 
@@ -44,6 +80,58 @@ export class FakePlex {
     return this.requests
       .filter((r) => /^\/library\/sections\/[^/]+\/refresh$/.test(r.path))
       .map((r) => ({ section: r.path.split('/')[3], path: r.query.path }));
+  }
+
+  /** Scans that ended, in order, as [section, path]. */
+  readonly finishedScans: { section: string; path: string }[] = [];
+
+  get emptiedTrash(): string[] {
+    return this.requests.filter((r) => r.method === 'PUT' && /\/emptyTrash$/.test(r.path)).map((r) => r.path.split('/')[3]);
+  }
+
+  get analyzed(): string[] {
+    return this.requests.filter((r) => r.method === 'PUT' && /^\/library\/metadata\/[^/]+\/analyze$/.test(r.path)).map((r) => r.path.split('/')[3]);
+  }
+
+  /** Puts a file straight into the library (as if scanned earlier). */
+  addToLibrary(file: string, parentRatingKey?: string): LibraryItem {
+    const item = { ratingKey: String(this.nextKey++), parentRatingKey, file };
+    this.library.set(file, item);
+    return item;
+  }
+
+  /** Ends every running scan now (or those of one section). */
+  finishScans(section?: string): void {
+    for (const a of [...this.activities]) if (section === undefined || a.section === section) this.endScan(a);
+  }
+
+  private endScan(a: FakeActivity): void {
+    this.activities.splice(this.activities.indexOf(a), 1);
+    this.finishedScans.push({ section: a.section, path: a.path });
+    const prefix = a.path.endsWith('/') ? a.path : a.path + '/';
+    for (const file of this.onDisk) if (file.startsWith(prefix) && !this.library.has(file)) this.addToLibrary(file, `${a.section}00`);
+  }
+
+  /** One poll sees every running scan once; those whose polls run out end after being seen. */
+  private poll(): FakeActivity[] {
+    if (this.scanPolls === undefined) {
+      // Polls carry no caller identity, so with several followers a scan must outlive one poll per running scan
+      // (each follower polls about once per round) as well as scanMs from its first sighting: nobody misses theirs.
+      const now = Date.now();
+      const running = this.activities.length;
+      for (const a of [...this.activities]) {
+        if (a.endsAt === undefined) a.endsAt = now + this.scanMs;
+        else if (now >= a.endsAt && a.polls >= running) this.endScan(a);
+      }
+      for (const a of this.activities) a.polls++;
+      return [...this.activities];
+    }
+    const seen = [...this.activities];
+    for (const a of seen) {
+      a.polls++;
+      if (--a.pollsLeft <= 0) this.endScan(a);
+    }
+    return seen;
   }
 
   async start(): Promise<this> {
@@ -69,7 +157,33 @@ export class FakePlex {
     if (failure) return void res.writeHead(failure.status).end();
     if (u.pathname === '/identity') return json(res, { MediaContainer: { size: 0, claimed: true, machineIdentifier: 'fake', version: '1.41.0' } });
     if (token !== this.token) return void res.writeHead(401).end('Unauthorized');
+    if (u.pathname === '/' && req.method === 'GET') return json(res, { MediaContainer: { friendlyName: 'fake', version: '1.41.0' } });
+    if (u.pathname === '/activities') {
+      if (!this.activitiesSupported) return void res.writeHead(404).end();
+      const seen = this.poll();
+      return json(res, {
+        MediaContainer: {
+          size: seen.length,
+          ...(seen.length
+            ? {
+                Activity: seen.map((a) => ({
+                  uuid: a.uuid,
+                  type: a.type,
+                  cancellable: false,
+                  userID: 1,
+                  title: `Scanning ${this.sections.find((s) => s.key === a.section)?.title ?? ''}`,
+                  subtitle: a.path,
+                  progress: Math.min(99, a.polls * 10),
+                  Context: { librarySectionID: a.section },
+                })),
+              }
+            : {}),
+        },
+      });
+    }
     if (u.pathname === '/library/sections' || u.pathname === '/library/sections/all') {
+      // Only a status poll counts: the library listing scanrelay fetches before a refresh has nothing running yet.
+      const running = new Set((this.activities.length ? this.poll() : []).map((a) => a.section));
       return json(res, {
         MediaContainer: {
           size: this.sections.length,
@@ -77,7 +191,7 @@ export class FakePlex {
             key: s.key,
             title: s.title,
             type: s.type ?? 'movie',
-            refreshing: false,
+            refreshing: running.has(s.key),
             Location: s.locations.map((path, i) => ({ id: i + 1, path })),
           })),
         },
@@ -86,7 +200,51 @@ export class FakePlex {
     const refresh = /^\/library\/sections\/([^/]+)\/refresh$/.exec(u.pathname);
     if (refresh) {
       if (!this.sections.some((s) => s.key === refresh[1])) return void res.writeHead(404).end();
+      const path = u.searchParams.get('path') ?? '';
+      const activity: FakeActivity = {
+        uuid: `scan-${this.requests.length}`,
+        type: 'library.update.section',
+        section: refresh[1],
+        path,
+        pollsLeft: this.scanPolls ?? Infinity,
+        polls: 0,
+      };
+      if (this.scanPolls !== undefined && this.scanPolls <= 0) this.endScan((this.activities.push(activity), activity));
+      else this.activities.push(activity);
       return void res.writeHead(200).end();
+    }
+    const all = /^\/library\/sections\/([^/]+)\/all$/.exec(u.pathname);
+    if (all && req.method === 'GET') {
+      const section = this.sections.find((s) => s.key === all[1]);
+      if (!section) return void res.writeHead(404).end();
+      if (this.fileLookup === 'error') return void res.writeHead(400).end();
+      if (this.fileLookup === 'empty') return json(res, { MediaContainer: { size: 0 } });
+      const inSection = [...this.library.values()].filter((i) => section.locations.some((l) => i.file.startsWith(l.endsWith('/') ? l : l + '/')));
+      const file = u.searchParams.get('file');
+      const items = this.fileLookup === 'filter' && file !== null ? inSection.filter((i) => i.file === file) : inSection;
+      return json(res, {
+        MediaContainer: {
+          size: items.length,
+          ...(items.length
+            ? {
+                Metadata: items.map((i) => ({
+                  ratingKey: i.ratingKey,
+                  ...(i.parentRatingKey ? { parentRatingKey: i.parentRatingKey } : {}),
+                  Media: [{ Part: [{ file: i.file }] }],
+                })),
+              }
+            : {}),
+        },
+      });
+    }
+    if (req.method === 'PUT' && /^\/library\/sections\/[^/]+\/emptyTrash$/.test(u.pathname)) {
+      const ok = this.sections.some((s) => s.key === u.pathname.split('/')[3]);
+      return void res.writeHead(ok ? 200 : 404).end();
+    }
+    const analyze = /^\/library\/metadata\/([^/]+)\/analyze$/.exec(u.pathname);
+    if (analyze && req.method === 'PUT') {
+      const known = [...this.library.values()].some((i) => i.ratingKey === analyze[1] || i.parentRatingKey === analyze[1]);
+      return void res.writeHead(known ? 200 : 404).end();
     }
     res.writeHead(404).end();
   }

@@ -1,0 +1,289 @@
+// Shared helpers of the benchmarks: the built CLI as a child process, queue prefill, peak RSS, medians, the table.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ManualClock } from '../src/clock.js';
+import { Queue, type FolderRequest } from '../src/queue/store.js';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const SECRET = 'be9c1a7e5d3f4b2a8c6e0f1d2b3a4c5d';
+
+/** One line of the table. */
+export interface Figure {
+  id: string;
+  name: string;
+  value: number;
+  unit: string;
+  baseline?: { label: string; value: number; unit?: string };
+  /** value / baseline (or as the bench defines it). */
+  ratio?: number;
+  target: string;
+  pass: boolean;
+  note?: string;
+}
+
+export const median = (xs: number[]): number => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `scanrelay-bench-${prefix}-`));
+}
+
+export function cleanup(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+let built: string | undefined;
+/**
+ * The CLI as `npm start` runs it (compiled JavaScript, not tsx), built once per bench run into
+ * node_modules/.cache so module resolution still finds the project's node_modules.
+ */
+export function builtCli(): string {
+  if (built) return built;
+  const out = join(repoRoot, 'node_modules', '.cache', 'scanrelay-bench', 'dist');
+  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  try {
+    execFileSync(process.execPath, [tsc, '-p', join(repoRoot, 'tsconfig.build.json'), '--outDir', out], { cwd: repoRoot, stdio: 'pipe' });
+  } catch {
+    // Type errors elsewhere in the tree still emit JavaScript; only a missing entry point is fatal.
+  }
+  built = join(out, 'cli', 'index.js');
+  readFileSync(built); // throws when the build produced nothing
+  return built;
+}
+
+export function writeConfig(dir: string, values: Record<string, unknown>): string {
+  const file = join(dir, 'config.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      SERVER_PASS: SECRET,
+      SERVER_IP: '127.0.0.1',
+      SERVER_PORT: 3468,
+      SERVER_MAX_FILE_CHECKS: 0,
+      PLEX_SCAN_MODE: 'api',
+      // Scans are counted when Plex takes the refresh; following each scan to its end is measured separately.
+      PLEX_CONFIRM_SCANS: false,
+      SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] },
+      ...values,
+    }),
+  );
+  return file;
+}
+
+export interface ServerChild {
+  proc: ChildProcess;
+  pid: number;
+  url: string;
+  exited: Promise<number | null>;
+  /** Last few KiB of output. */
+  tail(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Launches `scanrelay server` (the built CLI) and resolves once it prints its URL. */
+export function spawnServer(opts: { dir: string; config: string; queuefile: string; port?: number; loglevel?: string }): {
+  proc: ChildProcess;
+  ready: Promise<ServerChild>;
+} {
+  const args = [builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
+  if (opts.loglevel) args.push('--loglevel', opts.loglevel);
+  args.push('server', '--port', String(opts.port ?? 0));
+  const proc = spawn(process.execPath, args, { cwd: opts.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const keep = (d: Buffer) => {
+    out = (out + d.toString()).slice(-16_384);
+  };
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  const ready = new Promise<ServerChild>((resolveReady, reject) => {
+    let buf = '';
+    const onData = (d: Buffer) => {
+      keep(d);
+      if (buf === null) return;
+      buf += d.toString();
+      const m = /(http:\/\/127\.0\.0\.1:\d+)\/[0-9a-f]{32}/.exec(buf);
+      if (m) {
+        buf = null as unknown as string;
+        clearTimeout(timer);
+        resolveReady({
+          proc,
+          pid: proc.pid!,
+          url: m[1],
+          exited,
+          tail: () => out,
+          async stop(signal = 'SIGTERM') {
+            if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+            return exited;
+          },
+        });
+      } else if (buf.length > 1_000_000) buf = buf.slice(-10_000);
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', keep);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not start in 30 s:\n${out}`));
+    }, 30_000);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`server exited before it was ready:\n${out}`));
+    });
+  });
+  return { proc, ready };
+}
+
+export async function startServer(opts: Parameters<typeof spawnServer>[0]): Promise<ServerChild> {
+  return spawnServer(opts).ready;
+}
+
+/** A bare Node `http` server in its own process answering 200 after reading the body: the intake baseline. */
+export const BARE_SERVER = `
+const http = require('http');
+const s = http.createServer((req, res) => {
+  req.on('data', () => {});
+  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
+});
+s.keepAliveTimeout = 10000;
+s.listen(Number(process.argv[1] || 0), '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+export async function startBare(port = 0): Promise<ServerChild> {
+  const proc = spawn(process.execPath, ['-e', BARE_SERVER, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  const url = await new Promise<string>((res, rej) => {
+    const t = setTimeout(() => rej(new Error('bare server did not start')), 10_000);
+    proc.stdout!.once('data', (d: Buffer) => {
+      clearTimeout(t);
+      res(d.toString().trim());
+    });
+  });
+  return {
+    proc,
+    pid: proc.pid!,
+    url,
+    exited,
+    tail: () => '',
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** A port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+    s.on('error', rej);
+  });
+}
+
+/** Peak resident set size of a live process (Linux VmHWM), in MB. */
+export function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /VmHWM:\s+(\d+)\s+kB/.exec(status);
+  if (!m) throw new Error('no VmHWM in /proc/<pid>/status');
+  return Number(m[1]) / 1024;
+}
+
+/** Polls GET /health until it answers 200; returns when it did (ms since the epoch). */
+export async function waitHealth(url: string, timeoutMs = 30_000, everyMs = 5): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return Date.now();
+    } catch {
+      /* not listening yet */
+    }
+    await sleep(everyMs);
+  }
+  throw new Error(`no /health 200 from ${url} within ${timeoutMs} ms`);
+}
+
+/** Writes `n` queued folders straight into a queue file (as if n requests had been acknowledged). */
+export function prefillQueue(file: string, n: number, opts: { delayMs: number; prefix?: string }): void {
+  const q = new Queue(file, new ManualClock(Date.now()), { delayMs: opts.delayMs });
+  const prefix = opts.prefix ?? '/data/media/tv/Show';
+  const batch: FolderRequest[] = [];
+  for (let i = 0; i < n; i++) {
+    batch.push({ folder: `${prefix} ${i}/Season 01`, priority: 0, source: 'sonarr', event: 'Download', fileHint: `${prefix} ${i}/Season 01/e01.mkv`, deleted: false });
+    if (batch.length === 5_000 || i === n - 1) {
+      q.enqueueMany(batch);
+      batch.length = 0;
+    }
+  }
+  q.db.pragma('wal_checkpoint(TRUNCATE)');
+  q.close();
+}
+
+/** A Sonarr v3 "Download" (On Import) webhook for one episode file. */
+export function sonarrDownload(show: string, season = 1, episode = 1): string {
+  const s = String(season).padStart(2, '0');
+  const e = String(episode).padStart(2, '0');
+  return JSON.stringify({
+    episodes: [{ id: 2210 + episode, episodeNumber: episode, seasonNumber: season, title: `Episode ${episode}`, airDate: '2019-12-22', quality: 'WEBDL-1080p', qualityVersion: 1, releaseGroup: 'NTb' }],
+    episodeFile: {
+      id: 1804,
+      relativePath: `Season ${s}/${show} - S${s}E${e} - Episode WEBDL-1080p.mkv`,
+      path: `/tv/${show}/Season ${s}/${show} - S${s}E${e} - Episode WEBDL-1080p.mkv`,
+      quality: 'WEBDL-1080p',
+      qualityVersion: 1,
+      releaseGroup: 'NTb',
+      size: 3315040000,
+    },
+    isUpgrade: false,
+    downloadClient: 'NZBGet',
+    downloadId: 'NZBGet_1133',
+    series: { id: 17, title: show, path: `/tv/${show}`, tvdbId: 289590, imdbId: 'tt4158110', type: 'standard' },
+    eventType: 'Download',
+  });
+}
+
+const num = (v: number, unit?: string): string => {
+  if (!Number.isFinite(v)) return String(v);
+  const abs = Math.abs(v);
+  const s = abs >= 1000 ? Math.round(v).toLocaleString('en-US') : abs >= 100 ? v.toFixed(0) : abs >= 10 ? v.toFixed(1) : v.toFixed(2);
+  return unit ? `${s} ${unit}` : s;
+};
+
+/** The table as Markdown (printed as is, and written to docs/performance.md). */
+export function table(figures: Figure[]): string {
+  const head = '| # | figure | value | baseline (same run) | ratio | target | result |\n|---|---|---|---|---|---|---|';
+  const lines = figures.map((f) => {
+    const base = f.baseline ? `${num(f.baseline.value, f.baseline.unit ?? f.unit)} (${f.baseline.label})` : '—';
+    const ratio = f.ratio === undefined || !Number.isFinite(f.ratio) ? '—' : f.ratio.toFixed(f.ratio < 0.1 ? 3 : 2);
+    const result = f.pass ? 'PASS' : `NOTE: ${f.note ?? 'misses its target'}`;
+    const name = f.pass && f.note ? `${f.name} (${f.note})` : f.name;
+    return `| ${f.id} | ${name} | ${num(f.value, f.unit)} | ${base} | ${ratio} | ${f.target} | ${result} |`;
+  });
+  return [head, ...lines].join('\n');
+}
+
+/** Prints a bench's figures when its file is run on its own. */
+export async function standalone(url: string, run: () => Promise<Figure[]>): Promise<void> {
+  if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(url)) {
+    const figures = await run();
+    process.stdout.write(`${table(figures)}\n`);
+    process.exit(0);
+  }
+}
+
+export function log(msg: string): void {
+  process.stderr.write(`[bench] ${msg}\n`);
+}

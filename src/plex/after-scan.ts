@@ -1,0 +1,254 @@
+// What runs around a Plex scan: the before/after commands, and, once the scan has ended, empty trash and analyze.
+import { execFile } from 'node:child_process';
+import { access } from 'node:fs/promises';
+import type { Logger } from '../log.js';
+import type { PlexApi } from './api.js';
+
+export interface AfterScanSettings {
+  emptyTrash: boolean;
+  /** 0 = never empty, as in plex_autoscan. */
+  emptyTrashMaxFiles: number;
+  /** All must exist, or the trash is left alone: a missing mount makes every item look deleted. */
+  emptyTrashControlFiles: string[];
+  emptyTrashZeroDeleted: boolean;
+  analyze: 'off' | 'basic' | 'deep';
+  analyzeDirectory: boolean;
+  commandBefore: string;
+  commandAfter: string;
+}
+
+export const NO_AFTER_SCAN: AfterScanSettings = {
+  emptyTrash: false,
+  emptyTrashMaxFiles: 0,
+  emptyTrashControlFiles: [],
+  emptyTrashZeroDeleted: false,
+  analyze: 'off',
+  analyzeDirectory: false,
+  commandBefore: '',
+  commandAfter: '',
+};
+
+/** Items marked deleted in one section (Plex's database); 'unknown' when it can't be read. */
+export type DeletedCounter = (sectionId: string) => Promise<number | 'unknown'>;
+
+export function trashWanted(s: AfterScanSettings): boolean {
+  return s.emptyTrash && s.emptyTrashMaxFiles > 0;
+}
+
+export async function fileExists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface TrashContext {
+  api: PlexApi;
+  sectionId: string;
+  sectionTitle: string;
+  event: string;
+  settings: AfterScanSettings;
+  deletedCount?: DeletedCounter;
+  exists?: (path: string) => Promise<boolean>;
+  logger: Logger;
+}
+
+/** plex_autoscan §3.7, counted per section. Returns true when the trash was emptied. */
+export async function emptyTrashIfSafe(c: TrashContext): Promise<boolean> {
+  const { settings, logger } = c;
+  const where = `section ${c.sectionId} ${c.sectionTitle}`;
+  if (!trashWanted(settings)) return false;
+  const exists = c.exists ?? fileExists;
+  for (const control of settings.emptyTrashControlFiles) {
+    if (!(await exists(control))) {
+      logger.warn({ section: c.sectionId, control }, `Skip emptying of trash as control file is not present: '${control}' (${where}).`);
+      return false;
+    }
+  }
+  if (!c.deletedCount) {
+    logger.warn(
+      { section: c.sectionId },
+      `Skip emptying of trash in ${where}: PLEX_EMPTY_TRASH needs the number of deleted items from Plex's database (PLEX_DATABASE_PATH), which is not readable here.`,
+    );
+    return false;
+  }
+  const deleted = await c.deletedCount(c.sectionId).catch(() => 'unknown' as const);
+  if (deleted === 'unknown') {
+    logger.error({ section: c.sectionId }, `Skip emptying of trash in ${where}: could not count its deleted items in Plex's database.`);
+    return false;
+  }
+  if (deleted > settings.emptyTrashMaxFiles) {
+    logger.warn(
+      { section: c.sectionId, deleted },
+      `Skip emptying of trash in ${where}: ${deleted} items are marked deleted, more than PLEX_EMPTY_TRASH_MAX_FILES (${settings.emptyTrashMaxFiles}). Is a mount missing?`,
+    );
+    return false;
+  }
+  // An upgrade replaces a file, leaving the old part in the trash even when nothing counts as deleted yet.
+  if (deleted === 0 && !settings.emptyTrashZeroDeleted && c.event.toLowerCase() !== 'upgrade') {
+    logger.debug({ section: c.sectionId }, `Not emptying trash in ${where}: nothing is marked deleted.`);
+    return false;
+  }
+  try {
+    const res = await c.api.request('PUT', `/library/sections/${encodeURIComponent(c.sectionId)}/emptyTrash`);
+    await res.body?.cancel();
+  } catch (err) {
+    logger.error({ section: c.sectionId }, `Emptying trash in ${where} failed: ${(err as Error).message}`);
+    return false;
+  }
+  logger.info({ section: c.sectionId, deleted }, `Emptied trash in ${where} (${deleted} deleted item(s)).`);
+  return true;
+}
+
+export interface AnalyzeContext {
+  api: PlexApi;
+  file: string;
+  ratingKey?: string;
+  parentRatingKey?: string;
+  settings: AfterScanSettings;
+  logger: Logger;
+}
+
+/**
+ * Per-item analyze through the API. A whole-section analyze would re-read every file of the library, so without
+ * the item's ratingKey we skip. The API has one analyze call: "deep" asks the same and lets Plex's scheduled deep
+ * analysis do the rest.
+ */
+export async function analyzeItem(c: AnalyzeContext): Promise<boolean> {
+  const { settings, logger } = c;
+  if (settings.analyze === 'off') return false;
+  const key = settings.analyzeDirectory && c.parentRatingKey ? c.parentRatingKey : c.ratingKey;
+  if (!key) {
+    logger.info({ file: c.file }, `Skip analyze of '${c.file}': Plex did not tell us its item (ratingKey); a section analyze would be too heavy.`);
+    return false;
+  }
+  try {
+    const res = await c.api.request('PUT', `/library/metadata/${encodeURIComponent(key)}/analyze`);
+    await res.body?.cancel();
+  } catch (err) {
+    logger.error({ file: c.file, ratingKey: key }, `Analyze of '${c.file}' (item ${key}) failed: ${(err as Error).message}`);
+    return false;
+  }
+  logger.info({ file: c.file, ratingKey: key }, `Started ${settings.analyze} analysis of '${c.file}' (item ${key}).`);
+  return true;
+}
+
+/**
+ * Splits a configured command into argv the way a POSIX shell would split words, honouring '…', "…" and
+ * backslash escapes, but expanding nothing: the command is never given to a shell.
+ */
+export function splitCommand(command: string): string[] {
+  const args: string[] = [];
+  let current = '';
+  let inWord = false;
+  let quote: "'" | '"' | undefined;
+  for (let i = 0; i < command.length; i++) {
+    const ch = command[i];
+    if (quote === "'") {
+      if (ch === "'") quote = undefined;
+      else current += ch;
+      continue;
+    }
+    if (quote === '"') {
+      if (ch === '"') quote = undefined;
+      else if (ch === '\\' && i + 1 < command.length && '"\\$`'.includes(command[i + 1])) current += command[++i];
+      else current += ch;
+      continue;
+    }
+    if (ch === "'" || ch === '"') {
+      quote = ch;
+      inWord = true;
+    } else if (ch === '\\' && i + 1 < command.length) {
+      current += command[++i];
+      inWord = true;
+    } else if (/\s/.test(ch)) {
+      if (inWord) args.push(current);
+      current = '';
+      inWord = false;
+    } else {
+      current += ch;
+      inWord = true;
+    }
+  }
+  if (quote) throw new Error(`unterminated ${quote} quote in command: ${command}`);
+  if (inWord) args.push(current);
+  return args;
+}
+
+/** Unquoted shell syntax that would have meant something to plex_autoscan's shell=True, but not here. */
+export function shellSyntaxIn(command: string): string | undefined {
+  const stripped = command.replace(/'[^']*'|"(?:\\.|[^"\\])*"/g, '');
+  return /(\|\||&&|[|;<>`]|\$\()/.exec(stripped)?.[1];
+}
+
+export interface CommandEnv {
+  SCANRELAY_PATH: string;
+  SCANRELAY_FOLDER: string;
+  SCANRELAY_SECTION: string;
+  SCANRELAY_EVENT: string;
+  SCANRELAY_TARGET: string;
+  SCANRELAY_CONFIRMATION?: string;
+}
+
+export interface CommandResult {
+  code: number | null;
+  signal?: string;
+  error?: string;
+  output: string;
+}
+
+export type CommandRunner = (argv: string[], env: Record<string, string>, timeoutMs: number) => Promise<CommandResult>;
+
+export const execCommand: CommandRunner = (argv, env, timeoutMs) =>
+  new Promise((resolve) => {
+    execFile(argv[0], argv.slice(1), { env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 1024 * 1024 }, (err, stdout, stderr) => {
+      const output = `${stdout}${stderr}`.trim();
+      if (!err) return resolve({ code: 0, output });
+      const e = err as NodeJS.ErrnoException & { code?: number | string; signal?: string };
+      if (typeof e.code === 'number') return resolve({ code: e.code, signal: e.signal ?? undefined, output });
+      resolve({ code: null, signal: e.signal ?? undefined, error: e.code ? `${e.code}: ${e.message}` : e.message, output });
+    });
+  });
+
+/**
+ * RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN. The path travels in the environment, so a folder named
+ * `$(rm -rf ~)` is only ever data. A failing command is logged and does not stop the scan (plex_autoscan's rule).
+ */
+export async function runScanCommand(
+  which: 'before' | 'after',
+  command: string,
+  env: CommandEnv,
+  logger: Logger,
+  run: CommandRunner = execCommand,
+  timeoutMs = 10 * 60_000,
+): Promise<CommandResult | undefined> {
+  if (!command.trim()) return undefined;
+  const key = which === 'before' ? 'RUN_COMMAND_BEFORE_SCAN' : 'RUN_COMMAND_AFTER_SCAN';
+  let argv: string[];
+  try {
+    argv = splitCommand(command);
+  } catch (err) {
+    logger.error(`${key} is not a usable command: ${(err as Error).message}`);
+    return undefined;
+  }
+  if (argv.length === 0) return undefined;
+  const syntax = shellSyntaxIn(command);
+  if (syntax) {
+    logger.warn(
+      `${key} contains '${syntax}', which is passed to '${argv[0]}' as a plain argument: scanrelay runs no shell. Use "sh -c '…'" and read the path from $SCANRELAY_PATH if you need one.`,
+    );
+  }
+  const vars: Record<string, string> = { ...env } as unknown as Record<string, string>;
+  for (const k of Object.keys(vars)) if (vars[k] === undefined) delete vars[k];
+  logger.info({ command: argv[0], path: env.SCANRELAY_PATH }, `Running external command (${key}): ${argv[0]}`);
+  const result = await run(argv, vars, timeoutMs);
+  if (result.code === 0) {
+    logger.info({ command: argv[0] }, `Finished running external command (${key}): exit status 0.`);
+  } else {
+    const why = result.error ?? (result.signal ? `killed by ${result.signal}` : `exit status ${result.code}`);
+    logger.warn({ command: argv[0], output: result.output.slice(-2000) }, `External command (${key}) failed: ${why}.`);
+  }
+  return result;
+}

@@ -1,0 +1,340 @@
+// /api/<SERVER_PASS>/...: the JSON API to see and steer the relay (queue, history, targets, drive; scan,
+// retry, drop), described by its route schemas and served as OpenAPI at /api/<SERVER_PASS>/openapi.json.
+import swagger from '@fastify/swagger';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { systemClock } from '../clock.js';
+import { StorageError } from '../intake.js';
+import type { DeliveryRow } from '../queue/store.js';
+import type { AppDeps } from './app.js';
+import { secretMatches } from './secret.js';
+
+export interface QueuedFolder {
+  id: number;
+  folder: string;
+  priority: number;
+  state: 'waiting' | 'dispatching';
+  dueAt: number;
+  /** ms until the delay (or the next file check) is over; 0 when due. */
+  dueInMs: number;
+  firstAt: number;
+  lastAt: number;
+  /** Requests merged into this folder. */
+  requests: number;
+  source: string;
+  event: string;
+  fileChecks: number;
+  lastError: string | null;
+  deliveries: { target: string; state: DeliveryRow['state']; attempts: number; nextAt: number; lastError: string | null; detail: string | null }[];
+}
+
+export interface FinishedScan {
+  id: number;
+  folder: string;
+  source: string;
+  event: string;
+  requests: number;
+  /** When it was first asked for. */
+  askedAt: number;
+  finishedAt: number;
+  target: string | null;
+  outcome: string;
+  detail: string | null;
+  attempts: number;
+}
+
+export function queueView(deps: AppDeps, limit = 500): QueuedFolder[] {
+  const now = (deps.clock ?? systemClock).now();
+  return deps.queue.list(limit).map((r) => ({
+    id: r.id,
+    folder: r.folder,
+    priority: r.priority,
+    state: r.state,
+    dueAt: r.due_at,
+    dueInMs: Math.max(0, r.due_at - now),
+    firstAt: r.first_at,
+    lastAt: r.last_at,
+    requests: r.requests,
+    source: r.source,
+    event: r.event,
+    fileChecks: r.checks,
+    lastError: r.last_error,
+    deliveries: deps.queue.deliveries(r.id).map((d) => ({
+      target: d.target,
+      state: d.state,
+      attempts: d.attempts,
+      nextAt: d.next_at,
+      lastError: d.last_error,
+      detail: d.detail,
+    })),
+  }));
+}
+
+export function historyView(deps: AppDeps, limit = 100): FinishedScan[] {
+  return deps.queue.history(limit).map((h) => ({
+    id: h.id,
+    folder: h.folder,
+    source: h.source,
+    event: h.event,
+    requests: h.requests,
+    askedAt: h.first_at,
+    finishedAt: h.finished_at,
+    target: h.target,
+    outcome: h.outcome,
+    detail: h.detail,
+    attempts: h.attempts,
+  }));
+}
+
+/** The drive monitor's block from the status dep, whether it hands back `{drive: ...}` or the block itself. */
+export function driveView(deps: AppDeps): unknown {
+  const status = deps.status?.();
+  if (!status) return null;
+  return 'drive' in status ? status.drive : status;
+}
+
+export type ActionResult = { ok: true; folder: string; done: string } | { ok: false; folder: string; error: string };
+
+/** The three things a person can do to a folder; the dashboard's forms and the API both come here. */
+export function steer(deps: AppDeps, who: string) {
+  const after = (folder: string, done: string): ActionResult => {
+    deps.logger.info({ folder, by: who }, `${done} '${folder}' (asked through ${who}).`);
+    deps.processor?.wake();
+    return { ok: true, folder, done };
+  };
+  const missing = (folder: string): ActionResult => ({ ok: false, folder, error: `'${folder}' is not in the queue` });
+  return {
+    /** Skip the rest of the delay and any retry wait. */
+    scanNow(folder: string): ActionResult {
+      return deps.queue.scanNow(folder) ? after(folder, 'Scanning now') : missing(folder);
+    },
+    /** A queued folder is tried again at once; a finished one (unmatched, exhausted, dropped) is queued again. */
+    retry(folder: string): ActionResult {
+      if (deps.queue.scanNow(folder)) return after(folder, 'Retrying now');
+      const past = deps.queue.history(10_000).find((h) => h.folder === folder);
+      if (!past) return { ok: false, folder, error: `'${folder}' is neither queued nor in the history` };
+      const res = deps.queue.enqueue({ folder, priority: 0, source: 'api', event: 'Retry', deleted: false });
+      deps.activity?.emit('queued', { folder, merged: res.merged, source: 'api', event: 'Retry' });
+      deps.queue.scanNow(folder);
+      return after(folder, 'Queued again');
+    },
+    drop(folder: string): ActionResult {
+      if (!deps.queue.drop(folder, who)) return missing(folder);
+      deps.activity?.emit('finished', { folder, outcome: 'dropped', detail: `dropped by ${who}` });
+      return after(folder, 'Dropped');
+    },
+  };
+}
+
+type Params = { secret: string };
+const secretParam = {
+  type: 'object',
+  properties: { secret: { type: 'string', description: 'your SERVER_PASS' } },
+  required: ['secret'],
+} as const;
+const error = { type: 'object', properties: { error: { type: 'string' } } } as const;
+const nullableString = { type: ['string', 'null'] } as const;
+const folderBody = {
+  type: 'object',
+  properties: { folder: { type: 'string', minLength: 1, description: 'the folder as shown in the queue or history' } },
+  required: ['folder'],
+} as const;
+const actionReply = {
+  type: 'object',
+  properties: { ok: { type: 'boolean' }, folder: { type: 'string' }, done: { type: 'string' }, error: { type: 'string' } },
+} as const;
+const queuedFolder = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    folder: { type: 'string' },
+    priority: { type: 'integer' },
+    state: { type: 'string', enum: ['waiting', 'dispatching'] },
+    dueAt: { type: 'number' },
+    dueInMs: { type: 'number' },
+    firstAt: { type: 'number' },
+    lastAt: { type: 'number' },
+    requests: { type: 'integer' },
+    source: { type: 'string' },
+    event: { type: 'string' },
+    fileChecks: { type: 'integer' },
+    lastError: nullableString,
+    deliveries: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          target: { type: 'string' },
+          state: { type: 'string', enum: ['pending', 'scanned', 'confirmed', 'not-found', 'unmatched'] },
+          attempts: { type: 'integer' },
+          nextAt: { type: 'number' },
+          lastError: nullableString,
+          detail: nullableString,
+        },
+      },
+    },
+  },
+} as const;
+const finishedScan = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    folder: { type: 'string' },
+    source: { type: 'string' },
+    event: { type: 'string' },
+    requests: { type: 'integer' },
+    askedAt: { type: 'number' },
+    finishedAt: { type: 'number' },
+    target: nullableString,
+    outcome: { type: 'string', description: 'scanned, confirmed, not-found, unmatched, exhausted or dropped' },
+    detail: nullableString,
+    attempts: { type: 'integer' },
+  },
+} as const;
+const targetHealth = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    kind: { type: 'string' },
+    up: { type: 'boolean' },
+    lastError: { type: 'string' },
+    downSince: { type: 'number' },
+    nextProbeAt: { type: 'number' },
+    inFlight: { type: 'integer' },
+    scanned: { type: 'integer' },
+    failed: { type: 'integer' },
+  },
+} as const;
+
+export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
+  // Registered inside this plugin, so the document describes this API only (not webhooks or pages).
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'scanrelay API',
+        version: '0.1.0',
+        description: 'See and steer the relay. Every path starts with /api/<SERVER_PASS>/. plex_autoscan\'s GET/POST /api/<SERVER_PASS>?cmd=queue_count is kept as it was.',
+      },
+    },
+  });
+
+  app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
+    const { secret } = (req.params ?? {}) as Partial<Params>;
+    if (!secretMatches(secret ?? '', deps.secret)) {
+      deps.logger.warn({ client: req.ip }, `API request with a wrong secret rejected from '${req.ip}'.`);
+      return reply.code(401).send({ error: 'unauthorized' });
+    }
+  });
+
+  const actions = steer(deps, 'the API');
+  const answer = (reply: FastifyReply, r: ActionResult) => (r.ok ? r : reply.code(404).send(r));
+
+  app.get('/api/:secret/queue', {
+    schema: {
+      summary: 'Folders waiting to be scanned, first by priority then due time, with each target\'s delivery state',
+      tags: ['queue'],
+      params: secretParam,
+      querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 5000, default: 500 } } },
+      response: { 200: { type: 'object', properties: { count: { type: 'integer' }, folders: { type: 'array', items: queuedFolder } } }, 401: error },
+    },
+  }, async (req) => {
+    const { limit } = req.query as { limit: number };
+    return { count: deps.queue.count(), folders: queueView(deps, limit) };
+  });
+
+  app.get('/api/:secret/history', {
+    schema: {
+      summary: 'Finished folders, newest first: one row per target (or one row for exhausted/dropped folders)',
+      tags: ['queue'],
+      params: secretParam,
+      querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 10000, default: 100 } } },
+      response: { 200: { type: 'object', properties: { history: { type: 'array', items: finishedScan } } }, 401: error },
+    },
+  }, async (req) => ({ history: historyView(deps, (req.query as { limit: number }).limit) }));
+
+  app.get('/api/:secret/targets', {
+    schema: {
+      summary: 'Media servers and their health; `held` says why all scans wait (a missing anchor file)',
+      tags: ['targets'],
+      params: secretParam,
+      response: { 200: { type: 'object', properties: { held: nullableString, targets: { type: 'array', items: targetHealth } } }, 401: error },
+    },
+  }, async () => ({ held: deps.processor?.held ?? null, targets: deps.processor?.health() ?? [] }));
+
+  app.get('/api/:secret/drive', {
+    schema: {
+      summary: "The Google Drive monitor's state (null when it is not running)",
+      tags: ['drive'],
+      params: secretParam,
+      response: { 200: { type: 'object', properties: { drive: {} } }, 401: error },
+    },
+  }, async () => ({ drive: driveView(deps) ?? null }));
+
+  app.post('/api/:secret/scan', {
+    schema: {
+      summary: 'Ask for a scan of a file or folder, like the manual page (path mappings and the ignore list apply)',
+      tags: ['actions'],
+      params: secretParam,
+      body: { type: 'object', properties: { path: { type: 'string', minLength: 1 } }, required: ['path'] },
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            ok: { type: 'boolean' },
+            path: { type: 'string' },
+            mapped: { type: 'string' },
+            folder: nullableString,
+            merged: { type: 'boolean' },
+            ignoredBy: { type: 'string' },
+          },
+        },
+        401: error,
+        503: error,
+      },
+    },
+  }, async (req, reply) => {
+    const { path } = req.body as { path: string };
+    try {
+      const [a] = await deps.intake.submit([{ path, source: 'api', event: 'Manual', kind: 'auto' }], req.ip);
+      deps.activity?.emit('request', { source: 'api', event: 'Manual', folders: a.folder && a.ignoredBy === undefined ? 1 : 0, outcome: a.ignoredBy === undefined ? 'queued' : 'ignored' });
+      return {
+        ok: true,
+        path,
+        mapped: a.mapped,
+        folder: a.ignoredBy === undefined ? (a.folder ?? null) : null,
+        ...(a.merged !== undefined ? { merged: a.merged } : {}),
+        ...(a.ignoredBy !== undefined ? { ignoredBy: a.ignoredBy } : {}),
+      };
+    } catch (err) {
+      if (err instanceof StorageError) return reply.code(503).send({ error: err.message });
+      throw err;
+    }
+  });
+
+  for (const [name, summary] of [
+    ['scan-now', 'Skip the rest of a queued folder\'s delay and any retry wait'],
+    ['retry', 'Try a queued folder again now, or queue a finished (unmatched, exhausted, dropped) folder again'],
+    ['drop', 'Remove a folder from the queue without scanning it (recorded in history)'],
+  ] as const) {
+    app.post(`/api/:secret/queue/${name}`, {
+      schema: { summary, tags: ['actions'], params: secretParam, body: folderBody, response: { 200: actionReply, 401: error, 404: actionReply } },
+    }, async (req, reply) => {
+      const { folder } = req.body as { folder: string };
+      return answer(reply, name === 'scan-now' ? actions.scanNow(folder) : name === 'retry' ? actions.retry(folder) : actions.drop(folder));
+    });
+  }
+
+  if (deps.explain) {
+    const explain = deps.explain;
+    app.get('/api/:secret/explain', {
+      schema: {
+        summary: 'The path doctor: every step a path takes, and the closest candidates and a suggested mapping when nothing matches',
+        tags: ['doctor'],
+        params: secretParam,
+        querystring: { type: 'object', properties: { path: { type: 'string', minLength: 1 } }, required: ['path'] },
+      },
+    }, async (req) => explain((req.query as { path: string }).path));
+  }
+
+  app.get('/api/:secret/openapi.json', { schema: { hide: true, params: secretParam } }, async () => app.swagger());
+};

@@ -1,0 +1,294 @@
+// The HTML of the dashboard and the path doctor: server-rendered, inline CSS and a little JS, no CDN.
+// Every link is relative to /<SERVER_PASS>/..., so the secret is never written into a page.
+import type { Explanation } from '../doctor/explain.js';
+import type { TargetHealth } from '../processor/processor.js';
+import type { FinishedScan, QueuedFolder } from './control-api.js';
+import { escapeHtml as h } from './page.js';
+
+export interface DashboardView {
+  now: number;
+  queue: QueuedFolder[];
+  count: number;
+  history: FinishedScan[];
+  targets: TargetHealth[];
+  held: string | null;
+  drive: unknown;
+  /** The outcome of the action just taken (after a form POST). */
+  said?: string;
+}
+
+const style = `
+  :root { color-scheme: light dark; --accent: #2f6fde; --ok: #2a9d4b; --warn: #c7851c; --bad: #c93c3c; --line: #8884; }
+  * { box-sizing: border-box; }
+  body { font: 15px/1.45 system-ui, sans-serif; margin: 0; padding: 1rem; max-width: 60rem; margin-inline: auto; }
+  header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; justify-content: space-between; }
+  h1 { font-size: 1.3rem; margin: 0; } h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
+  nav a { margin-right: .8rem; } a { color: var(--accent); }
+  .live { font-size: .85rem; color: #888; } .live[data-state=on]::before { content: '● '; color: var(--ok); }
+  .said { padding: .5rem .8rem; border-left: .3rem solid var(--accent); background: #2f6fde1a; border-radius: .3rem; }
+  .held { padding: .5rem .8rem; border-left: .3rem solid var(--bad); background: #c93c3c1a; border-radius: .3rem; }
+  ul.cards { list-style: none; padding: 0; margin: 0; display: grid; gap: .6rem; }
+  .card { border: 1px solid var(--line); border-radius: .5rem; padding: .6rem .8rem; }
+  .card code.folder { font-weight: 600; overflow-wrap: anywhere; display: block; }
+  dl.facts { display: flex; flex-wrap: wrap; gap: .2rem 1rem; margin: .35rem 0 0; font-size: .9rem; }
+  dl.facts div { display: flex; gap: .3rem; } dt { color: #888; } dd { margin: 0; overflow-wrap: anywhere; }
+  .badge { display: inline-block; padding: 0 .45rem; border-radius: 1rem; font-size: .8rem; border: 1px solid currentColor; }
+  .b-ok { color: var(--ok); } .b-warn { color: var(--warn); } .b-bad { color: var(--bad); }
+  .err { color: var(--bad); font-size: .9rem; overflow-wrap: anywhere; margin: .3rem 0 0; }
+  .actions { display: flex; flex-wrap: wrap; gap: .4rem; margin-top: .4rem; }
+  details.confirm summary { cursor: pointer; display: inline-block; padding: .3rem .7rem; border: 1px solid var(--line); border-radius: .35rem; list-style: none; }
+  details.confirm summary::-webkit-details-marker { display: none; }
+  details.confirm[open] { flex-basis: 100%; } details.confirm form { margin-top: .4rem; }
+  button { padding: .4rem .9rem; font: inherit; border: 0; border-radius: .35rem; background: var(--accent); color: #fff; cursor: pointer; }
+  button.danger { background: var(--bad); }
+  .empty { color: #888; } .muted { color: #888; font-size: .85rem; }
+  label { display: block; font-weight: 600; margin-bottom: .25rem; }
+  input[type=text] { width: 100%; padding: .55rem; font: inherit; border: 1px solid #8889; border-radius: .4rem; }
+  form.ask button { margin-top: .6rem; }
+  ol.steps { padding-left: 1.3rem; } ol.steps li { margin-bottom: .7rem; overflow-wrap: anywhere; }
+  pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #8881; padding: .6rem; border-radius: .4rem; font-size: .85rem; }
+  .verdict { padding: .6rem .8rem; border-radius: .4rem; border-left: .3rem solid; margin-top: 1rem; }
+  .v-scan { border-color: var(--ok); background: #2a9d4b1a; } .v-other { border-color: var(--bad); background: #c93c3c1a; }
+`;
+
+function layout(title: string, body: string, script = ''): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>scanrelay — ${h(title)}</title>
+<style>${style}</style>
+</head>
+<body>
+${body}
+${script ? `<script>${script}</script>` : ''}
+</body>
+</html>`;
+}
+
+/** Relative to a page at /<SERVER_PASS>/<page>: "./" is the manual page. */
+const nav = (current: string) =>
+  `<nav aria-label="scanrelay pages">${[
+    ['./', 'Manual scan'],
+    ['dashboard', 'Dashboard'],
+    ['doctor', 'Path doctor'],
+  ]
+    .map(([href, label]) => `<a href="${href}"${label === current ? ' aria-current="page"' : ''}>${label}</a>`)
+    .join('')}</nav>`;
+
+export function span(ms: number): string {
+  const s = Math.round(Math.abs(ms) / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  const hrs = Math.floor(m / 60);
+  if (hrs < 48) return `${hrs}h ${m % 60}m`;
+  return `${Math.floor(hrs / 24)}d ${hrs % 24}h`;
+}
+
+const when = (t: number, now: number) =>
+  `<time datetime="${new Date(t).toISOString()}" title="${new Date(t).toISOString()}">${t <= now ? `${span(now - t)} ago` : `in ${span(t - now)}`}</time>`;
+
+const fact = (label: string, value: string) => `<div><dt>${h(label)}</dt><dd>${value}</dd></div>`;
+
+function badge(state: string): string {
+  const tone = ['scanned', 'confirmed', 'up', 'would scan'].includes(state) ? 'ok' : ['pending', 'waiting', 'dispatching', 'dropped'].includes(state) ? 'warn' : 'bad';
+  return `<span class="badge b-${tone}">${h(state)}</span>`;
+}
+
+/** A button that asks first: the first click opens the question, the second does it (works without JS). */
+function confirmAction(action: string, label: string, folder: string, question: string, danger = false): string {
+  return `<details class="confirm">
+    <summary role="button" aria-label="${h(`${label}: ${folder}`)}">${h(label)}</summary>
+    <form method="post" action="dashboard/${action}">
+      <input type="hidden" name="folder" value="${h(folder)}">
+      <span>${h(question)}</span>
+      <button type="submit"${danger ? ' class="danger"' : ''} aria-label="${h(`Yes, ${label.toLowerCase()} ${folder}`)}">Yes, ${h(label.toLowerCase())}</button>
+    </form>
+  </details>`;
+}
+
+function queueSection(v: DashboardView): string {
+  const items = v.queue.map((f) => {
+    const deliveries = f.deliveries.length
+      ? f.deliveries.map((d) => `${h(d.target)} ${badge(d.state)}${d.attempts ? ` <span class="muted">${d.attempts} attempt(s)</span>` : ''}${d.lastError ? `<p class="err">${h(d.lastError)}</p>` : ''}`).join('<br>')
+      : `<span class="muted">not sent yet</span>`;
+    return `<li class="card" data-folder="${h(f.folder)}">
+      <code class="folder">${h(f.folder)}</code>
+      <dl class="facts">
+        ${fact('Due', f.dueInMs > 0 ? `in ${span(f.dueInMs)}` : 'now')}
+        ${fact('Requests merged', String(f.requests))}
+        ${fact('From', `${h(f.source)} / ${h(f.event)}`)}
+        ${fact('Priority', String(f.priority))}
+        ${fact('State', badge(f.state))}
+        ${fact('Targets', deliveries)}
+      </dl>
+      ${f.lastError ? `<p class="err">${h(f.lastError)}</p>` : ''}
+      <div class="actions">
+        ${confirmAction('scan-now', 'Scan now', f.folder, 'Skip the remaining delay and scan this folder now?')}
+        ${f.deliveries.some((d) => d.lastError) ? confirmAction('retry', 'Retry', f.folder, 'Try the failed targets again now?') : ''}
+        ${confirmAction('drop', 'Drop', f.folder, 'Remove this folder from the queue without scanning it?', true)}
+      </div>
+    </li>`;
+  });
+  return `<section aria-labelledby="queue-h">
+    <h2 id="queue-h">Queue <span class="muted">(${v.count} folder${v.count === 1 ? '' : 's'})</span></h2>
+    ${items.length ? `<ul class="cards" id="queue">${items.join('')}</ul>` : '<p class="empty" id="queue">Nothing is waiting.</p>'}
+  </section>`;
+}
+
+function historySection(v: DashboardView): string {
+  const retryable = new Set(['unmatched', 'exhausted', 'dropped', 'not-found']);
+  const items = v.history.map(
+    (r) => `<li class="card">
+      <code class="folder">${h(r.folder)}</code>
+      <dl class="facts">
+        ${fact('Asked', when(r.askedAt, v.now))}
+        ${fact('Finished', `${when(r.finishedAt, v.now)} <span class="muted">(${span(r.finishedAt - r.askedAt)} later)</span>`)}
+        ${fact(r.target ? `On ${r.target}` : 'Outcome', badge(r.outcome))}
+        ${fact('From', `${h(r.source)} / ${h(r.event)}${r.requests > 1 ? ` ×${r.requests}` : ''}`)}
+      </dl>
+      ${r.detail ? `<p class="${['scanned', 'confirmed'].includes(r.outcome) ? 'muted' : 'err'}">${h(r.detail)}</p>` : ''}
+      ${retryable.has(r.outcome) ? `<div class="actions">${confirmAction('retry', 'Retry', r.folder, 'Queue this folder again and scan it now?')}</div>` : ''}
+    </li>`,
+  );
+  return `<section aria-labelledby="history-h">
+    <h2 id="history-h">Recent history</h2>
+    ${items.length ? `<ul class="cards" id="history">${items.join('')}</ul>` : '<p class="empty" id="history">Nothing has been scanned yet.</p>'}
+  </section>`;
+}
+
+function targetsSection(v: DashboardView): string {
+  const items = v.targets.map(
+    (t) => `<li class="card">
+      <strong>${h(t.name)}</strong> <span class="muted">${h(t.kind)}</span> ${badge(t.up ? 'up' : 'down')}
+      <dl class="facts">
+        ${fact('Scanned', String(t.scanned))}
+        ${fact('Failed', String(t.failed))}
+        ${fact('In flight', String(t.inFlight))}
+        ${t.downSince ? fact('Down since', when(t.downSince, v.now)) : ''}
+        ${t.nextProbeAt ? fact('Next try', when(t.nextProbeAt, v.now)) : ''}
+      </dl>
+      ${t.lastError ? `<p class="err">${h(t.lastError)}</p>` : ''}
+    </li>`,
+  );
+  return `<section aria-labelledby="targets-h">
+    <h2 id="targets-h">Media servers</h2>
+    ${v.held ? `<p class="held" role="alert">Scans are held: ${h(v.held)}</p>` : ''}
+    ${items.length ? `<ul class="cards" id="targets">${items.join('')}</ul>` : '<p class="empty" id="targets">No media server is configured: set PLEX_TOKEN or add TARGETS.</p>'}
+  </section>`;
+}
+
+function value(v: unknown): string {
+  if (v === null || v === undefined) return '—';
+  if (typeof v === 'object') return `<code>${h(JSON.stringify(v))}</code>`;
+  return h(String(v));
+}
+
+function driveSection(v: DashboardView): string {
+  const drive = v.drive;
+  const body =
+    drive && typeof drive === 'object' && !Array.isArray(drive)
+      ? `<div class="card"><dl class="facts">${Object.entries(drive as Record<string, unknown>).map(([k, x]) => fact(k, value(x))).join('')}</dl></div>`
+      : drive === null || drive === undefined
+        ? '<p class="empty">The Google Drive monitor is not running (GOOGLE.ENABLED is false).</p>'
+        : `<p>${value(drive)}</p>`;
+  return `<section aria-labelledby="drive-h"><h2 id="drive-h">Google Drive</h2>${body}</section>`;
+}
+
+/** The part of the dashboard that live updates replace. */
+export function dashboardLive(v: DashboardView): string {
+  return `${queueSection(v)}${historySection(v)}${targetsSection(v)}${driveSection(v)}`;
+}
+
+const liveScript = `
+(() => {
+  const region = document.getElementById('live');
+  const status = document.getElementById('live-status');
+  let timer = 0;
+  const refresh = () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      // Never pull a confirmation out from under someone's finger.
+      if (region.querySelector('details[open]')) return refresh();
+      try {
+        const res = await fetch('dashboard/live', { headers: { accept: 'text/html' } });
+        if (res.ok) region.innerHTML = await res.text();
+      } catch {}
+    }, 250);
+  };
+  const events = new EventSource('events');
+  events.onopen = () => { status.dataset.state = 'on'; status.textContent = 'Live'; };
+  events.onerror = () => { status.dataset.state = 'off'; status.textContent = 'Reconnecting…'; };
+  for (const name of ['request', 'queued', 'delivery', 'finished', 'target']) events.addEventListener(name, refresh);
+  setInterval(refresh, 15000);
+})();
+`;
+
+export function dashboardPage(v: DashboardView): string {
+  return layout(
+    'dashboard',
+    `<header><h1>scanrelay</h1>${nav('Dashboard')}<span class="live" id="live-status" role="status" aria-live="polite">Not live</span></header>
+<main>
+  ${v.said ? `<p class="said" role="status">${h(v.said)}</p>` : ''}
+  <div id="live">${dashboardLive(v)}</div>
+</main>`,
+    liveScript,
+  );
+}
+
+function mappingText(m: { from: string; to: string } | null): string {
+  return m ? `<code>${h(m.from)}</code> → <code>${h(m.to)}</code>` : 'none matched';
+}
+
+function explanationHtml(e: Explanation): string {
+  const steps: string[] = [];
+  steps.push(`<li><strong>Path mapping</strong> (SERVER_PATH_MAPPINGS, ${e.mapping.configured} form(s)): ${mappingText(e.mapping.match)}<br>Result: <code>${h(e.mapping.result)}</code></li>`);
+  steps.push(`<li><strong>Ignore list</strong> (SERVER_IGNORE_LIST: ${e.ignore.list.map((s) => `<code>${h(s)}</code>`).join(', ') || 'empty'}): ${e.ignore.matchedBy !== null ? `<span class="badge b-bad">ignored</span> the path contains <code>${h(e.ignore.matchedBy)}</code>` : 'not ignored'}</li>`);
+  if (e.verdict !== 'ignored') {
+    const f = e.fileExist;
+    steps.push(`<li><strong>File check</strong> (SERVER_FILE_EXIST_PATH_MAPPINGS: ${mappingText(f.match)}): <code>${h(f.path)}</code> ${f.state === 'missing' ? badge('missing') : `<span class="badge b-ok">exists (${h(f.state)})</span>`}${f.checked ? '' : ' <span class="muted">(SERVER_MAX_FILE_CHECKS is 0: not waited for)</span>'}</li>`);
+    steps.push(`<li><strong>Folder to scan</strong>: <code>${h(e.folder)}</code> <span class="muted">(the path is a ${e.kind}; priority ${e.priority})</span></li>`);
+    const targets = e.targets.map((t) => {
+      const libs = t.matches?.length
+        ? t.matches.map((l) => `in <strong>${h(l.title)}</strong>: ${l.locations.map((x) => `<code>${h(x)}</code>`).join(', ')}`).join('<br>')
+        : t.matches
+          ? `no library holds it. Libraries: ${t.known.map((l) => `${h(l.title)} ${l.locations.map((x) => `<code>${h(x)}</code>`).join(', ')}`).join('; ') || 'none'}`
+          : '';
+      return `<li>${h(t.name)} <span class="muted">${h(t.kind)}</span> ${badge(t.verdict === 'scan' ? 'would scan' : t.verdict)}: <code>${h(t.path)}</code>${t.rewrite ? ` <span class="muted">(rewritten ${mappingText(t.rewrite)})</span>` : ''}
+        ${t.excluded ? `<p class="err">${h(t.excluded)}</p>` : ''}${t.error ? `<p class="err">${h(t.error)}</p>` : ''}${libs ? `<br>${libs}` : ''}</li>`;
+    });
+    steps.push(`<li><strong>Media servers</strong>${targets.length ? `<ul>${targets.join('')}</ul>` : ': none configured'}</li>`);
+  }
+  const candidates = e.candidates.length
+    ? `<h3>Closest known prefixes</h3><ul>${e.candidates.map((c) => `<li><code>${h(c.prefix)}</code> <span class="muted">${h(c.where)}, ${c.distance} edit(s) away</span></li>`).join('')}</ul>`
+    : '';
+  const suggestion = e.suggestion
+    ? `<h3>Suggested mapping</h3><p>Add this entry to <code>SERVER_PATH_MAPPINGS</code> in config.json, then restart:</p><pre id="suggestion">${h(e.suggestion.line)}</pre>`
+    : '';
+  return `<section aria-labelledby="result-h" id="explanation">
+    <h2 id="result-h">Every step for <code>${h(e.input)}</code></h2>
+    <ol class="steps">${steps.join('')}</ol>
+    <p class="verdict ${e.verdict === 'scan' ? 'v-scan' : 'v-other'}" role="status" id="verdict"><strong>${h(e.verdict)}</strong>: ${h(e.summary)}</p>
+    ${candidates}${suggestion}
+  </section>`;
+}
+
+export function doctorPage(opts: { path?: string; explanation?: Explanation; error?: string }): string {
+  return layout(
+    'path doctor',
+    `<header><h1>scanrelay — path doctor</h1>${nav('Path doctor')}</header>
+<main>
+  <p>Type a path as Sonarr, Radarr, Lidarr, the manual page or Google Drive sends it, and see what scanrelay would do with it. Nothing is queued.</p>
+  <form class="ask" method="get" action="doctor">
+    <label for="path">Path to explain</label>
+    <input type="text" id="path" name="path" required autocomplete="off" value="${h(opts.path ?? '')}" placeholder="/tv/Show Name/Season 01/Show Name - S01E01.mkv">
+    <button type="submit">Explain</button>
+  </form>
+  ${opts.error ? `<p class="held" role="alert">${h(opts.error)}</p>` : ''}
+  ${opts.explanation ? explanationHtml(opts.explanation) : ''}
+</main>`,
+  );
+}

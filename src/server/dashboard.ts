@@ -1,0 +1,62 @@
+// /<SERVER_PASS>/dashboard and /<SERVER_PASS>/doctor: the pages to watch the relay, steer its queue and
+// find out why a path does not scan.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { systemClock } from '../clock.js';
+import type { AppDeps } from './app.js';
+import { driveView, historyView, queueView, steer } from './control-api.js';
+import { dashboardLive, dashboardPage, doctorPage, type DashboardView } from './dashboard-page.js';
+import { secretMatches } from './secret.js';
+
+type Params = { secret: string };
+const ACTIONS = ['scan-now', 'retry', 'drop'] as const;
+
+export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
+  app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
+    const { secret } = (req.params ?? {}) as Partial<Params>;
+    if (!secretMatches(secret ?? '', deps.secret)) {
+      // The URL is not logged: a near-miss may hold most of the secret.
+      deps.logger.warn({ client: req.ip }, `Rejected a dashboard request with a wrong secret from '${req.ip}'.`);
+      return reply.code(401).send({ error: 'unauthorized: the URL must start with /<SERVER_PASS>/' });
+    }
+  });
+
+  const view = (said?: string): DashboardView => ({
+    now: (deps.clock ?? systemClock).now(),
+    queue: queueView(deps, 200),
+    count: deps.queue.count(),
+    history: historyView(deps, 50),
+    targets: deps.processor?.health() ?? [],
+    held: deps.processor?.held ?? null,
+    drive: driveView(deps),
+    said,
+  });
+  const html = (reply: FastifyReply, body: string) =>
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
+
+  app.get<{ Params: Params; Querystring: { said?: string } }>('/:secret/dashboard', async (req, reply) =>
+    html(reply, dashboardPage(view(typeof req.query.said === 'string' ? req.query.said.slice(0, 500) : undefined))),
+  );
+  app.get<{ Params: Params }>('/:secret/dashboard/live', async (_req, reply) => html(reply, dashboardLive(view())));
+
+  const actions = steer(deps, 'the dashboard');
+  for (const action of ACTIONS) {
+    app.post<{ Params: Params; Body: { folder?: unknown } }>(`/:secret/dashboard/${action}`, async (req, reply) => {
+      const folder = typeof req.body?.folder === 'string' ? req.body.folder : '';
+      const result = action === 'scan-now' ? actions.scanNow(folder) : action === 'retry' ? actions.retry(folder) : actions.drop(folder);
+      const said = result.ok ? `${result.done}: ${result.folder}` : result.error;
+      // Post/redirect/get: a reload does not repeat the action. Relative, so the secret is not repeated either.
+      return reply.code(303).header('location', `../dashboard?said=${encodeURIComponent(said)}`).send();
+    });
+  }
+
+  app.get<{ Params: Params; Querystring: { path?: string } }>('/:secret/doctor', async (req, reply) => {
+    const path = typeof req.query.path === 'string' ? req.query.path.trim() : '';
+    if (!path) return html(reply, doctorPage({}));
+    if (!deps.explain) return html(reply, doctorPage({ path, error: 'The path doctor is not available in this setup.' }));
+    try {
+      return html(reply, doctorPage({ path, explanation: await deps.explain(path) }));
+    } catch (err) {
+      return html(reply, doctorPage({ path, error: `The doctor failed: ${(err as Error).message}` }));
+    }
+  });
+};

@@ -1,0 +1,50 @@
+// GET /<SERVER_PASS>/events: the activity feed as server-sent events, so the dashboard updates live.
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { ActivityEvents } from '../activity.js';
+import type { AppDeps } from './app.js';
+import { secretMatches } from './secret.js';
+
+const FEED: (keyof ActivityEvents)[] = ['request', 'queued', 'delivery', 'finished', 'target'];
+/** A comment line this often keeps proxies from closing a quiet stream. */
+const HEARTBEAT_MS = 20_000;
+
+export const liveRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
+  const open = new Set<FastifyReply>();
+
+  app.get<{ Params: { secret: string } }>('/:secret/events', async (req, reply) => {
+    if (!secretMatches(req.params.secret, deps.secret)) {
+      deps.logger.warn({ client: req.ip }, `Rejected an event stream request with a wrong secret from '${req.ip}'.`);
+      return reply.code(401).send({ error: 'unauthorized' });
+    }
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.write('retry: 3000\n\n');
+    const listeners = FEED.map((name) => {
+      const listener = (payload: unknown) => res.write(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`);
+      deps.activity?.on(name, listener as never);
+      return () => deps.activity?.off(name, listener as never);
+    });
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    heartbeat.unref();
+    open.add(reply);
+    const stop = () => {
+      clearInterval(heartbeat);
+      listeners.forEach((off) => off());
+      open.delete(reply);
+    };
+    req.raw.on('close', stop);
+    res.on('close', stop);
+  });
+
+  // Streams never end by themselves; without this, closing the app would wait for every open dashboard.
+  app.addHook('preClose', async () => {
+    for (const reply of open) reply.raw.end();
+    open.clear();
+  });
+};

@@ -1,0 +1,132 @@
+// GET /metrics: Prometheus metrics fed by the activity feed, the queue and the drive monitor.
+import type { FastifyPluginAsync } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Activity, ActivityEvents } from '../activity.js';
+import type { Processor } from '../processor/processor.js';
+import type { Queue } from '../queue/store.js';
+import type { AppDeps } from './app.js';
+import { secretMatches } from './secret.js';
+
+export interface MetricsSources {
+  activity?: Activity;
+  queue: Queue;
+  processor?: Processor;
+}
+
+/** The service's metrics in their own registry (never prom-client's global one, so two services never mix). */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'source' | 'event' | 'outcome'>;
+  private readonly scans: Counter<'target' | 'outcome'>;
+  private readonly latency: Histogram<'target'>;
+  private readonly drivePolls: Counter<'drive' | 'outcome'>;
+  private readonly driveErrors: Counter<'drive'>;
+  private readonly detach: () => void;
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'scanrelay_' });
+    this.requests = new Counter({
+      name: 'scanrelay_requests_total',
+      help: 'Scan requests received, by source (sonarr, radarr, manual, drive, ...), event and what became of them.',
+      labelNames: ['source', 'event', 'outcome'],
+      registers,
+    });
+    new Gauge({
+      name: 'scanrelay_queue_depth',
+      help: 'Folders in the queue (waiting for their delay or file check, or being delivered).',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const s = sources.queue.summary();
+        this.set({ state: 'waiting' }, s.waiting);
+        this.set({ state: 'dispatching' }, s.dispatching);
+      },
+    });
+    new Gauge({
+      name: 'scanrelay_deliveries_pending',
+      help: 'Folders waiting to be delivered to each target.',
+      labelNames: ['target'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [target, n] of Object.entries(sources.queue.summary().pendingByTarget)) this.set({ target }, n);
+      },
+    });
+    new Gauge({
+      name: 'scanrelay_target_up',
+      help: '1 while a media server answers, 0 while it is marked down.',
+      labelNames: ['target'],
+      registers,
+      collect() {
+        this.reset();
+        for (const t of sources.processor?.health() ?? []) this.set({ target: t.name }, t.up ? 1 : 0);
+      },
+    });
+    this.scans = new Counter({
+      name: 'scanrelay_scans_total',
+      help: 'Answers from media servers per folder: scanned, unmatched (no library holds it) or retry (failed, tried again).',
+      labelNames: ['target', 'outcome'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'scanrelay_request_to_scan_seconds',
+      help: "Seconds from a folder's first request to the media server taking the scan (includes SERVER_SCAN_DELAY).",
+      labelNames: ['target'],
+      buckets: [1, 5, 15, 30, 60, 120, 180, 300, 600, 1200, 3600, 7200],
+      registers,
+    });
+    this.drivePolls = new Counter({
+      name: 'scanrelay_drive_polls_total',
+      help: 'Google Drive change polls, by drive and outcome (ok or error).',
+      labelNames: ['drive', 'outcome'],
+      registers,
+    });
+    this.driveErrors = new Counter({
+      name: 'scanrelay_drive_poll_errors_total',
+      help: 'Google Drive change polls that failed, by drive.',
+      labelNames: ['drive'],
+      registers,
+    });
+
+    const onRequest = (e: ActivityEvents['request'][0]) => this.requests.inc({ source: e.source, event: e.event, outcome: e.outcome });
+    const onDelivery = (e: ActivityEvents['delivery'][0]) => {
+      this.scans.inc({ target: e.target, outcome: e.outcome });
+      if (e.outcome === 'scanned') this.latency.observe({ target: e.target }, Math.max(0, e.latencyMs) / 1000);
+    };
+    sources.activity?.on('request', onRequest);
+    sources.activity?.on('delivery', onDelivery);
+    this.detach = () => {
+      sources.activity?.off('request', onRequest);
+      sources.activity?.off('delivery', onDelivery);
+    };
+  }
+
+  /** The drive monitor calls this after each poll of one drive ("My Drive" or a shared drive's name). */
+  drivePoll(drive: string, ok: boolean): void {
+    this.drivePolls.inc({ drive, outcome: ok ? 'ok' : 'error' });
+    if (!ok) this.driveErrors.inc({ drive });
+  }
+
+  close(): void {
+    this.detach();
+  }
+}
+
+export const metricsRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
+  const metrics = deps.metrics ?? new Metrics({ activity: deps.activity, queue: deps.queue, processor: deps.processor });
+  if (!deps.metrics) app.addHook('onClose', async () => metrics.close());
+  const token = deps.metricsToken ?? '';
+
+  app.get('/metrics', async (req, reply) => {
+    if (token) {
+      const header = req.headers.authorization ?? '';
+      const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
+      if (!secretMatches(given, token)) {
+        deps.logger.warn({ client: req.ip }, `Refused /metrics to '${req.ip}': missing or wrong bearer token (SERVER_METRICS_TOKEN).`);
+        return reply.code(401).header('www-authenticate', 'Bearer realm="scanrelay metrics"').send({ error: 'unauthorized: send Authorization: Bearer <SERVER_METRICS_TOKEN>' });
+      }
+    }
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+};

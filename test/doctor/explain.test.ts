@@ -1,0 +1,140 @@
+// The path doctor: every step for a mapped, an unmapped and an ignored path, in code, on the CLI and on the page.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { closestCandidates, editDistance, explainPath, suggestMapping, type Explanation } from '../../src/doctor/explain.js';
+import { runCli } from '../support/child.js';
+import { SECRET, testService, type TestService } from '../support/service.js';
+import { FakePlex } from '../fakes/plex.js';
+
+describe('closest candidates and suggestions', () => {
+  it('edit distance', () => {
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(editDistance('', 'abc')).toBe(3);
+  });
+
+  it('suggests a mapping from a library folder whose name appears in the path', () => {
+    expect(suggestMapping('/mnt/media/TV/Show/Season 01/e.mkv', ['/data/media/movies', '/data/media/tv'])).toEqual({
+      key: '/data/media/tv/',
+      form: '/mnt/media/TV/',
+      line: '"SERVER_PATH_MAPPINGS": { "/data/media/tv/": ["/mnt/media/TV/"] }',
+    });
+    expect(suggestMapping('/srv/other/x.mkv', ['/data/media/tv'])).toBeNull();
+  });
+
+  it('ranks a mistyped mapping form first', () => {
+    const config = { ...defaultConfig(() => SECRET), SERVER_PATH_MAPPINGS: { '/data/media/': ['/mnt/unionfs/Media/', '/tv/'] } } as Config;
+    const [first] = closestCandidates('/mnt/unionf/Media/tv/x.mkv', config, []);
+    expect(first).toMatchObject({ prefix: '/mnt/unionfs/Media/', distance: 1 });
+  });
+});
+
+describe('explainPath with a real (fake) Plex', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await testService({ pathState: async (p) => (p === '/data/media/tv/Show/S01/e1.mkv' ? 'file' : 'missing') });
+  });
+  afterAll(async () => t.close());
+  const explain = (p: string) => explainPath(p, { config: t.service.config, targets: t.service.targets, pathState: async (x) => (x.endsWith('e1.mkv') ? 'file' : 'missing') });
+
+  it('a mapped path: the mapping, the file check, the section and what would be scanned', async () => {
+    const e = await explain('/mnt/unionfs/Media/tv/Show/S01/e1.mkv');
+    expect(e.mapping).toMatchObject({ match: { from: '/mnt/unionfs/Media/', to: '/data/media/' }, result: '/data/media/tv/Show/S01/e1.mkv' });
+    expect(e.ignore).toEqual({ list: ['/.grab/', '.DS_Store'], matchedBy: null });
+    expect(e.fileExist).toMatchObject({ path: '/data/media/tv/Show/S01/e1.mkv', state: 'file' });
+    expect(e).toMatchObject({ kind: 'file', folder: '/data/media/tv/Show/S01', priority: 1, verdict: 'scan' });
+    expect(e.targets[0]).toMatchObject({ name: 'plex', path: '/data/media/tv/Show/S01', verdict: 'scan', matches: [{ title: 'TV Shows (section 2)', locations: ['/data/media/tv'] }] });
+    expect(e.wouldScan).toEqual([{ target: 'plex', path: '/data/media/tv/Show/S01', libraries: ['TV Shows (section 2)'] }]);
+    expect(e.suggestion).toBeNull();
+  });
+
+  it('an unmapped path: unmatched, with the closest candidates and a suggested mapping line', async () => {
+    const e = await explain('/storage/TV/Show/S01/e2.mkv');
+    expect(e.mapping.match).toBeNull();
+    expect(e.verdict).toBe('unmatched');
+    expect(e.targets[0]).toMatchObject({ verdict: 'unmatched', matches: [] });
+    expect(e.targets[0].known.map((l) => l.locations[0])).toContain('/data/media/tv');
+    expect(e.candidates.length).toBeGreaterThan(0);
+    expect(e.suggestion).toMatchObject({ key: '/data/media/tv/', form: '/storage/TV/' });
+  });
+
+  it('an ignored path: says which entry matched and stops there', async () => {
+    const e = await explain('/mnt/unionfs/Media/tv/.grab/e3.mkv');
+    expect(e).toMatchObject({ verdict: 'ignored', ignore: { matchedBy: '/.grab/' }, targets: [], wouldScan: [] });
+  });
+
+  it('a Jellyfin target shows its rewritten path and INCLUDE/EXCLUDE', async () => {
+    const config = {
+      ...t.service.config,
+      TARGETS: [{ NAME: 'jf', TYPE: 'jellyfin', ENABLED: true, PATH_MAPPINGS: { '/media/': ['/data/media/'] }, EXCLUDE: ['/media/movies/'], INCLUDE: [] }],
+    } as unknown as Config;
+    const jf = { name: 'jf', kind: 'jellyfin', pauseMs: 0, scan: async () => ({ status: 'scanned' as const }), available: async () => ({ ok: true as const }) };
+    const e = await explainPath('/mnt/unionfs/Media/movies/Heat/Heat.mkv', { config, targets: [...t.service.targets, jf], pathState: async () => 'missing' });
+    expect(e.targets[1]).toMatchObject({ name: 'jf', path: '/media/movies/Heat', rewrite: { from: '/data/media/', to: '/media/' }, verdict: 'excluded' });
+    expect(e.verdict).toBe('scan');
+  });
+
+  it('the doctor page explains a path (server-rendered, no secret in the page)', async () => {
+    const res = await t.service.app.inject({ url: `/${SECRET}/doctor?path=` + encodeURIComponent('/storage/TV/Show/S01/e2.mkv') });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('Suggested mapping');
+    expect(res.body).toContain('&quot;/data/media/tv/&quot;: [&quot;/storage/TV/&quot;]');
+    expect(res.body).not.toContain(SECRET);
+    expect((await t.service.app.inject({ url: `/wrong/doctor` })).statusCode).toBe(401);
+  });
+});
+
+describe('scanrelay explain (the real CLI)', () => {
+  let plex: FakePlex;
+  let dir: string;
+  const run = async (...args: string[]) => {
+    const child = runCli(['--config', join(dir, 'config.json'), '--queuefile', join(dir, 'queue.db'), '--logfile', join(dir, 'scanrelay.log'), 'explain', ...args]);
+    const code = await child.exited;
+    return { code, out: child.output() };
+  };
+  beforeAll(async () => {
+    plex = await new FakePlex().start();
+    dir = mkdtempSync(join(tmpdir(), 'scanrelay-explain-'));
+    const config = {
+      ...defaultConfig(() => SECRET),
+      PLEX_LOCAL_URL: plex.url,
+      PLEX_TOKEN: plex.token,
+      SERVER_PATH_MAPPINGS: { '/data/media/': ['/tv-container/'] },
+      SERVER_IGNORE_LIST: ['/.grab/'],
+    };
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2));
+  });
+  afterAll(async () => plex.stop());
+
+  it('answers for a mapped path', async () => {
+    const { code, out } = await run('/tv-container/tv/Show/S01/e1.mkv', '--json');
+    expect(code).toBe(0);
+    const e = JSON.parse(out) as Explanation;
+    expect(e).toMatchObject({ verdict: 'scan', folder: '/data/media/tv/Show/S01', mapping: { match: { from: '/tv-container/', to: '/data/media/' } } });
+  });
+
+  it('answers for an unmapped path, with a suggestion', async () => {
+    const { code, out } = await run('/downloads/music/Artist/Album/01.flac');
+    expect(code).toBe(0);
+    expect(out).toContain('no mapping matched');
+    expect(out).toContain('Result: No library holds');
+    expect(out).toContain('Suggested mapping: "SERVER_PATH_MAPPINGS": { "/data/media/music/": ["/downloads/music/"] }');
+  });
+
+  it('answers for an ignored path', async () => {
+    const { code, out } = await run('/tv-container/tv/.grab/x.mkv');
+    expect(code).toBe(0);
+    expect(out).toContain("IGNORED: the path contains '/.grab/'");
+    expect(out).not.toContain(SECRET);
+    expect(out).not.toContain(plex.token);
+  });
+
+  it('has --help', async () => {
+    const child = runCli(['explain', '--help']);
+    await child.exited;
+    expect(child.output()).toContain('--json');
+  });
+});

@@ -1,0 +1,100 @@
+// Limits: body size (a full-season Sonarr import fits, 8 MiB+ is 413), header and idle timeouts (a slow client
+// cannot hold the service; raw net sockets against a listening server), concurrent duplicates -> one folder.
+import { connect, type Socket } from 'node:net';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ownFixture } from '../support/fixtures.js';
+import { SECRET, testService, type TestService } from '../support/service.js';
+
+let t: TestService;
+let url = '';
+const allLogs: string[] = [];
+beforeEach(async () => {
+  t = await testService({ config: { SERVER_SCAN_DELAY: 3600 } as never });
+  url = await t.service.listen(0, '127.0.0.1');
+});
+afterEach(async () => {
+  allLogs.push(...t.logs);
+  await t.close();
+});
+afterAll(() => {
+  const text = allLogs.join('');
+  expect(text).not.toContain(SECRET);
+  expect(text).not.toContain('plex-token-1234');
+});
+
+const port = () => Number(new URL(url).port);
+function rawSocket(): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port(), '127.0.0.1', () => resolve(s));
+    s.on('error', reject);
+  });
+}
+const closed = (s: Socket) => new Promise<number>((r) => { const t0 = Date.now(); s.on('close', () => r(Date.now() - t0)); });
+
+describe('limits', () => {
+  it('a Sonarr import of a full season (and a bigger pack) is accepted; a body over the limit is 413, not 5xx', async () => {
+    const season = ownFixture<Record<string, unknown>>('arr/sonarr-importcomplete-24.json');
+    const res = await fetch(`${url}/${SECRET}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(season) });
+    expect(res.status).toBe(200);
+    // A 10-season pack of 30 episodes each with long release names: well over 1 MB of JSON.
+    const files = Array.from({ length: 300 }, (_, i) => ({
+      id: i,
+      path: `/mnt/unionfs/Media/tv/Big Show/Season ${Math.floor(i / 30) + 1}/Big Show - E${i} - ${'Long Title '.repeat(300)}.mkv`,
+      sceneName: 'x'.repeat(500),
+    }));
+    const pack = { eventType: 'Download', series: { path: '/mnt/unionfs/Media/tv/Big Show' }, episodeFiles: files };
+    const body = JSON.stringify(pack);
+    expect(body.length).toBeGreaterThan(1_000_000);
+    const before = t.service.queue.count();
+    const big = await fetch(`${url}/${SECRET}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(big.status).toBe(200);
+    expect(t.service.queue.count()).toBe(before + 10);
+    const tooBig = await t.service.app.inject({ method: 'POST', url: `/${SECRET}`, headers: { 'content-type': 'application/json' }, payload: '{"a":"' + 'x'.repeat(8 * 1024 * 1024) + '"}' });
+    expect(tooBig.statusCode).toBe(413);
+  });
+
+  it('the server is configured so a slow client cannot hold it (request, header, idle and keep-alive timeouts)', () => {
+    const server = t.service.app.server;
+    expect(server.requestTimeout).toBeGreaterThan(0);
+    expect(server.requestTimeout).toBeLessThanOrEqual(30_000);
+    // The request timeout covers the headers too: a client trickling headers is cut within 30 s (+ Node's check interval).
+    expect(Math.min(server.headersTimeout, server.requestTimeout)).toBeGreaterThan(0);
+    expect(Math.min(server.headersTimeout, server.requestTimeout)).toBeLessThanOrEqual(30_000);
+    expect(server.timeout).toBeGreaterThan(0); // idle socket timeout (Fastify connectionTimeout)
+    expect(server.timeout).toBeLessThanOrEqual(60_000);
+    expect(server.keepAliveTimeout).toBeLessThanOrEqual(10_000);
+  });
+
+  it('hundreds of slow clients holding half-sent requests do not stop others being served', async () => {
+    const slow: Socket[] = [];
+    for (let i = 0; i < 200; i++) {
+      const s = await rawSocket();
+      s.on('error', () => undefined);
+      s.write(`POST /${SECRET} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"eventType":`);
+      slow.push(s);
+    }
+    const other = await rawSocket();
+    other.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1');
+    other.on('error', () => undefined);
+    try {
+      const started = Date.now();
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5_000) });
+      expect(res.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      const queued = await fetch(`${url}/${SECRET}`, { method: 'POST', body: 'eventType=Manual&filepath=/mnt/unionfs/Media/tv/Fast/Season 01/e.mkv', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(queued.status).toBe(200);
+    } finally {
+      for (const s of [...slow, other]) s.destroy();
+    }
+  });
+
+  it('many concurrent duplicates of one request queue exactly one folder', async () => {
+    const body = JSON.stringify({ eventType: 'Download', series: { path: '/mnt/unionfs/Media/tv/Dup' }, episodeFile: { path: '/mnt/unionfs/Media/tv/Dup/Season 01/Dup - S01E01.mkv' } });
+    const results = await Promise.all(
+      Array.from({ length: 300 }, () => fetch(`${url}/${SECRET}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.status)),
+    );
+    expect(results.every((s) => s === 200)).toBe(true);
+    expect(t.service.queue.count()).toBe(1);
+    expect(t.service.queue.get('/data/media/tv/Dup/Season 01')!.requests).toBe(300);
+  });
+});

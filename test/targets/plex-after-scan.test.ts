@@ -1,0 +1,268 @@
+// What surrounds a Plex API scan: empty-trash guards, analyze, the before/after commands (argv, never a shell)
+// and PLEX_CHECK_BEFORE_SCAN handing a silent Plex over to the processor without holding up other targets.
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { createLogger, silentLogger } from '../../src/log.js';
+import { PlexApi } from '../../src/plex/api.js';
+import { splitCommand, type AfterScanSettings } from '../../src/plex/after-scan.js';
+import { waitUntilPlexAnswers } from '../../src/plex/availability.js';
+import { Processor } from '../../src/processor/processor.js';
+import { Queue } from '../../src/queue/store.js';
+import { jellyfinTarget } from '../../src/targets/jellyfin.js';
+import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex.js';
+import type { ScanContext } from '../../src/targets/target.js';
+import { startFakeJellyfin } from '../fakes/jellyfin.js';
+import { FakePlex } from '../fakes/plex.js';
+
+let plex: FakePlex;
+let clock: ManualClock;
+let logs: string[];
+let dir: string;
+const sleep = () => new Promise<void>((r) => setImmediate(r));
+
+beforeEach(async () => {
+  plex = await new FakePlex().start();
+  clock = new ManualClock();
+  logs = [];
+  dir = mkdtempSync(join(tmpdir(), 'scanrelay-after-'));
+});
+afterEach(() => plex.stop());
+
+function logger() {
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
+  return createLogger({ level: 'debug', console: sink });
+}
+const logged = (text: string) => logs.some((l) => (JSON.parse(l) as { msg: string }).msg.includes(text));
+
+const NOTHING: Partial<AfterScanSettings> = { analyze: 'off' };
+const target = (after: Partial<AfterScanSettings>, extra: Partial<PlexTargetOptions> = {}) =>
+  new PlexTarget({ name: 'plex', url: plex.url, token: plex.token, clock, timeoutMs: 2000, sleep, logger: logger(), after: { ...NOTHING, ...after }, ...extra });
+
+const FILE = '/data/media/tv/Show/Season 01/Show - S01E01.mkv';
+const FOLDER = '/data/media/tv/Show/Season 01';
+const ctx = (over: Partial<ScanContext> = {}): ScanContext => ({ event: 'Download', source: 'sonarr', file: FILE, deleted: false, ...over });
+
+describe('PLEX_EMPTY_TRASH guards', () => {
+  const CONTROL = '/mnt/unionfs/mounted.bin';
+  const trash = (over: Partial<AfterScanSettings> = {}) => ({
+    emptyTrash: true,
+    emptyTrashMaxFiles: 10,
+    emptyTrashControlFiles: [CONTROL],
+    emptyTrashZeroDeleted: false,
+    ...over,
+  });
+  const present = new Set([CONTROL]);
+  const exists = async (p: string) => present.has(p);
+  const counts = (n: Record<string, number>) => async (section: string) => n[section] ?? 0;
+
+  it('empties the scanned section once its scan ended, when the control files exist and few items are deleted', async () => {
+    const outcome = await target(trash(), { exists, deletedCount: counts({ '2': 3 }) }).scan(FOLDER, ctx());
+    expect(plex.emptiedTrash).toEqual(['2']);
+    expect(plex.finishedScans).toHaveLength(1);
+    const trashAt = plex.requests.findIndex((r) => r.path.endsWith('/emptyTrash'));
+    const lastPoll = plex.requests.map((r) => r.path).lastIndexOf('/activities');
+    expect(trashAt).toBeGreaterThan(lastPoll);
+    expect(outcome.status === 'scanned' && outcome.detail).toContain('trash emptied in section 2');
+  });
+
+  it('skips when a control file is missing', async () => {
+    await target(trash({ emptyTrashControlFiles: [CONTROL, '/mnt/other/mounted.bin'] }), { exists, deletedCount: counts({ '2': 3 }) }).scan(FOLDER, ctx());
+    expect(plex.emptiedTrash).toEqual([]);
+    expect(logged("Skip emptying of trash as control file is not present: '/mnt/other/mounted.bin'")).toBe(true);
+  });
+
+  it('skips, with a clear log line, without the database count of deleted items', async () => {
+    await target(trash(), { exists }).scan(FOLDER, ctx());
+    expect(plex.emptiedTrash).toEqual([]);
+    expect(logged('PLEX_EMPTY_TRASH needs the number of deleted items')).toBe(true);
+  });
+
+  it('skips when more items than PLEX_EMPTY_TRASH_MAX_FILES are deleted, counted per section', async () => {
+    await plex.stop();
+    plex = await new FakePlex({
+      sections: [
+        { key: '1', title: 'Movies', locations: ['/data/media/movies'] },
+        { key: '5', title: 'Movies (all)', locations: ['/data/media/movies'] },
+      ],
+    }).start();
+    await target(trash(), { exists, deletedCount: counts({ '1': 11, '5': 2 }) }).scan('/data/media/movies/Heat (1995)', ctx({ file: '/data/media/movies/Heat (1995)/Heat.mkv' }));
+    expect(plex.emptiedTrash).toEqual(['5']);
+    expect(logged('11 items are marked deleted, more than PLEX_EMPTY_TRASH_MAX_FILES (10)')).toBe(true);
+  });
+
+  it('with nothing deleted, empties only for an Upgrade or with PLEX_EMPTY_TRASH_ZERO_DELETED', async () => {
+    const deps = { exists, deletedCount: counts({}) };
+    await target(trash(), deps).scan(FOLDER, ctx());
+    expect(plex.emptiedTrash).toEqual([]);
+    await target(trash(), deps).scan(FOLDER, ctx({ event: 'Upgrade' }));
+    expect(plex.emptiedTrash).toEqual(['2']);
+    await target(trash({ emptyTrashZeroDeleted: true }), deps).scan(FOLDER, ctx());
+    expect(plex.emptiedTrash).toEqual(['2', '2']);
+  });
+
+  it('PLEX_EMPTY_TRASH_MAX_FILES 0 never empties (and leaves a folder scan on the fast path)', async () => {
+    await target(trash({ emptyTrashMaxFiles: 0 }), { exists, deletedCount: counts({ '2': 1 }) }).scan(FOLDER, ctx({ file: undefined }));
+    expect(plex.emptiedTrash).toEqual([]);
+    expect(plex.requests.filter((r) => r.path === '/activities')).toHaveLength(0);
+  });
+
+  it('follows a folder-only scan to its end before emptying, and never empties after a timed-out scan', async () => {
+    await target(trash(), { exists, deletedCount: counts({ '2': 1 }) }).scan(FOLDER, ctx({ file: undefined, event: 'Rename' }));
+    expect(plex.emptiedTrash).toEqual(['2']);
+    plex.scanPolls = Infinity;
+    await target(trash(), { exists, deletedCount: counts({ '2': 1 }), confirmTimeoutMs: 10_000 }).scan(FOLDER, ctx({ file: undefined }));
+    expect(plex.emptiedTrash).toEqual(['2']);
+  });
+});
+
+describe('PLEX_ANALYZE_TYPE through the API', () => {
+  it('analyzes the season (PLEX_ANALYZE_DIRECTORY) or the item once the file is confirmed', async () => {
+    plex.onDisk.add(FILE);
+    const outcome = await target({ analyze: 'basic', analyzeDirectory: true }).scan(FOLDER, ctx());
+    expect(outcome).toMatchObject({ status: 'scanned', confirmation: 'confirmed' });
+    expect(outcome.status === 'scanned' && outcome.detail).toContain('basic analyze started');
+    const item = plex.library.get(FILE)!;
+    expect(plex.analyzed).toEqual([item.parentRatingKey]);
+    await target({ analyze: 'deep', analyzeDirectory: false }).scan(FOLDER, ctx());
+    expect(plex.analyzed).toEqual([item.parentRatingKey, item.ratingKey]);
+  });
+
+  it('skips with a log line when Plex does not say which item the file is (no section-wide analyze)', async () => {
+    plex.onDisk.add(FILE);
+    plex.fileLookup = 'empty';
+    await target({ analyze: 'basic' }).scan(FOLDER, ctx());
+    expect(plex.analyzed).toEqual([]);
+    expect(plex.requests.some((r) => r.path.endsWith('/analyze'))).toBe(false);
+    expect(logged('Skip analyze of')).toBe(true);
+  });
+});
+
+describe('RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN', () => {
+  it('splits a command like a shell would, without expanding anything', () => {
+    expect(splitCommand(`a "b c" 'd "e"' f\\ g "h\\"i" '' $(x) ;`)).toEqual(['a', 'b c', 'd "e"', 'f g', 'h"i', '', '$(x)', ';']);
+    expect(() => splitCommand(`a "b`)).toThrow(/unterminated/);
+  });
+
+  it('runs both commands as argv with the path in the environment: spaces, quotes and $(...) arrive intact, nothing executes', async () => {
+    const marker = join(dir, 'pwned');
+    const folder = `/data/media/tv/Bobby "Tables" O'Brien $(touch ${marker}); \`touch ${marker}\`/Season 01`;
+    const file = `${folder}/E01 $(touch ${marker}) 'x'.mkv`;
+    const script = join(dir, 'record.mjs');
+    const out = join(dir, 'calls.jsonl');
+    writeFileSync(
+      script,
+      `import { appendFileSync } from 'node:fs';
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SCANRELAY_')));
+appendFileSync(process.argv[2], JSON.stringify({ argv: process.argv.slice(2), env }) + '\\n');`,
+    );
+    const command = (label: string) => `"${process.execPath}" '${script}' "${out}" --label '${label}'`;
+    // The documented way to get shell features: sh -c with the path read from the environment.
+    const viaShell = `sh -c 'printf "%s" "$SCANRELAY_PATH" > "$0"' '${join(dir, 'via-shell.txt')}'`;
+    plex.onDisk.add(file);
+    const outcome = await target({ commandBefore: command('before scan'), commandAfter: `${command('after scan')}` }).scan(folder, ctx({ file }));
+    expect(outcome).toMatchObject({ status: 'scanned', confirmation: 'confirmed' });
+    await target({ commandBefore: viaShell }, { confirmScans: false }).scan(folder, ctx({ file, event: 'Upgrade' }));
+
+    const calls = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv: string[]; env: Record<string, string> });
+    expect(calls).toEqual([
+      {
+        argv: [out, '--label', 'before scan'],
+        env: { SCANRELAY_PATH: file, SCANRELAY_FOLDER: folder, SCANRELAY_SECTION: '2', SCANRELAY_EVENT: 'Download', SCANRELAY_TARGET: 'plex' },
+      },
+      {
+        argv: [out, '--label', 'after scan'],
+        env: { SCANRELAY_PATH: file, SCANRELAY_FOLDER: folder, SCANRELAY_SECTION: '2', SCANRELAY_EVENT: 'Download', SCANRELAY_TARGET: 'plex', SCANRELAY_CONFIRMATION: 'confirmed' },
+      },
+    ]);
+    expect(readFileSync(join(dir, 'via-shell.txt'), 'utf8')).toBe(file);
+    expect(existsSync(marker)).toBe(false);
+    // The before command ran before the refresh.
+    expect(logged('Finished running external command (RUN_COMMAND_BEFORE_SCAN): exit status 0.')).toBe(true);
+  });
+
+  it('logs a failing command with its exit status and scans anyway; warns about shell syntax it will not interpret', async () => {
+    const outcome = await target({ commandBefore: `"${process.execPath}" -e "process.exit(3)" | tee log` }).scan(FOLDER, ctx({ file: undefined }));
+    expect(outcome).toEqual({ status: 'scanned', detail: 'section 2 TV Shows' });
+    expect(plex.refreshes).toHaveLength(1);
+    expect(logged('External command (RUN_COMMAND_BEFORE_SCAN) failed: exit status 3.')).toBe(true);
+    expect(logged("contains '|', which is passed to")).toBe(true);
+    await target({ commandAfter: '/nonexistent/hook.sh' }).scan(FOLDER, ctx({ file: undefined }));
+    expect(logged('External command (RUN_COMMAND_AFTER_SCAN) failed: ENOENT')).toBe(true);
+    expect(logs.join('\n')).not.toContain(plex.token);
+  });
+});
+
+describe('PLEX_CHECK_BEFORE_SCAN', () => {
+  it('asks with backoff within a bounded budget, then hands over as "target down"', async () => {
+    plex.failure = 'reset';
+    const sleeps: number[] = [];
+    const t = target({}, { checkBeforeScan: true, checkBudgetMs: 15_000, sleep: async (ms) => void sleeps.push(ms) });
+    const outcome = await t.scan(FOLDER, ctx());
+    expect(outcome).toMatchObject({ status: 'retry', targetDown: true, error: expect.stringMatching(/^PLEX_CHECK_BEFORE_SCAN: .* \(asked 6 time\(s\)\)$/) });
+    expect(sleeps).toEqual([500, 1000, 2000, 4000, 4000]);
+    expect(plex.refreshes).toEqual([]);
+  });
+
+  it('a refused token ends the wait at once', async () => {
+    plex.token = 'other';
+    const api = new PlexApi({ url: plex.url, token: 'wrong-token' });
+    expect(await waitUntilPlexAnswers(api, { clock, sleep: async () => {} })).toMatchObject({ ok: false, attempts: 1, status: 401 });
+  });
+
+  it('a silent Plex delays no other target, and gets its scan once it answers', async () => {
+    const jellyfin = await startFakeJellyfin();
+    const queue = new Queue(join(dir, 'queue.db'), clock, { delayMs: 0 });
+    const plexTarget = new PlexTarget({
+      name: 'plex',
+      url: plex.url,
+      token: plex.token,
+      clock,
+      timeoutMs: 2000,
+      checkBeforeScan: true,
+      // Each pause moves simulated time: the whole check budget passes without a real wait.
+      sleep: async (ms) => clock.advance(ms),
+    });
+    const jf = jellyfinTarget({ name: 'jellyfin', url: jellyfin.url, token: 'jellyfin-token-1234', clock, timeoutMs: 2000 });
+    const p = new Processor({
+      queue,
+      targets: [plexTarget, jf],
+      clock,
+      logger: silentLogger,
+      random: () => 1,
+      settings: { fileExistMappings: {}, maxFileChecks: 0, fileCheckDelayMs: 0, folderOnExhaustion: false, anchors: [], retryMaxDelayMs: 300_000 },
+    });
+    try {
+      plex.failure = 'reset';
+      queue.enqueue({ folder: FOLDER, priority: 0, source: 'sonarr', event: 'Download', deleted: false });
+      const started = performance.now();
+      await p.drain();
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(jellyfin.updates()).toEqual([{ Path: FOLDER, UpdateType: 'Modified' }]);
+      expect(p.health().find((h) => h.name === 'plex')).toMatchObject({ up: false, lastError: expect.stringContaining('PLEX_CHECK_BEFORE_SCAN') });
+      expect(queue.deliveries(queue.get(FOLDER)!.id)).toEqual(
+        expect.arrayContaining([expect.objectContaining({ target: 'plex', state: 'pending' }), expect.objectContaining({ target: 'jellyfin', state: 'scanned' })]),
+      );
+      plex.failure = undefined;
+      clock.advance(60_000);
+      await p.drain();
+      expect(plex.refreshes).toEqual([{ section: '2', path: FOLDER }]);
+      expect(queue.count()).toBe(0);
+      expect(queue.history().map((h) => [h.target, h.outcome]).sort()).toEqual([
+        ['jellyfin', 'scanned'],
+        ['plex', 'scanned'],
+      ]);
+    } finally {
+      queue.close();
+      await jellyfin.close();
+    }
+  });
+});

@@ -1,0 +1,99 @@
+// The pages in real headless Chromium on a phone-sized screen: manual scan -> dashboard queue (live),
+// scan now with confirmation -> history, and the path doctor. Screenshots go to test-artifacts/.
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/fixtures.js';
+import { SECRET, testService, type TestService } from '../support/service.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const artifacts = join(repoRoot, 'test-artifacts');
+
+describe.skipIf(!existsSync(CHROMIUM))('dashboard and doctor in Chromium', () => {
+  let t: TestService;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    t = await testService();
+    base = await t.service.listen(0, '127.0.0.1');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+    page.setDefaultTimeout(5000);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('a manual scan from the page shows up in the dashboard queue', async () => {
+    await page.goto(`${base}/${SECRET}`);
+    await page.getByLabel('Path to scan').fill('/mnt/unionfs/Media/movies/Heat (1995)/Heat.mkv');
+    await page.getByRole('button', { name: 'Scan' }).click();
+    await expect.poll(() => page.locator('.outcome').textContent()).toContain('Folder to scan: /data/media/movies/Heat (1995)');
+
+    await page.getByRole('link', { name: 'Dashboard' }).click();
+    await page.waitForURL(`${base}/${SECRET}/dashboard`);
+    const card = page.locator('#queue li', { hasText: '/data/media/movies/Heat (1995)' });
+    await expect.poll(() => card.count()).toBe(1);
+    expect(await card.textContent()).toMatch(/Due\s*in 3m 0s/);
+    expect(await card.textContent()).toContain('manual / Manual');
+    expect(await page.content()).not.toContain(SECRET);
+  });
+
+  it('updates live when another request arrives (server-sent events)', async () => {
+    await expect.poll(() => page.locator('#live-status').textContent()).toBe('Live');
+    await t.service.app.inject({
+      method: 'POST',
+      url: `/${SECRET}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'eventType=Manual&filepath=' + encodeURIComponent('/mnt/unionfs/Media/tv/Show/Season 01/e1.mkv'),
+    });
+    await expect.poll(() => page.locator('#queue li', { hasText: '/data/media/tv/Show/Season 01' }).count(), { timeout: 5000 }).toBe(1);
+    await page.screenshot({ path: join(artifacts, 'dashboard-queue-phone.png'), fullPage: true });
+  });
+
+  it('scan now asks first, then the folder reaches Plex and moves to history', async () => {
+    const card = page.locator('#queue li', { hasText: '/data/media/movies/Heat (1995)' });
+    await card.getByRole('button', { name: 'Scan now: /data/media/movies/Heat (1995)' }).click();
+    await card.getByRole('button', { name: 'Yes, scan now /data/media/movies/Heat (1995)' }).click();
+    await expect.poll(() => page.locator('.said').textContent()).toContain('Scanning now: /data/media/movies/Heat (1995)');
+    await expect.poll(() => t.plex.refreshes, { timeout: 5000 }).toEqual([{ section: '1', path: '/data/media/movies/Heat (1995)' }]);
+    const done = page.locator('#history li', { hasText: '/data/media/movies/Heat (1995)' });
+    await expect.poll(() => done.count(), { timeout: 5000 }).toBe(1);
+    expect(await done.textContent()).toContain('scanned');
+    expect(await page.locator('#targets').textContent()).toMatch(/plex\s*plex\s*up/);
+    await page.screenshot({ path: join(artifacts, 'dashboard-history-phone.png'), fullPage: true });
+  });
+
+  it('drop asks first and removes the folder', async () => {
+    const card = page.locator('#queue li', { hasText: '/data/media/tv/Show/Season 01' });
+    await card.getByRole('button', { name: 'Drop: /data/media/tv/Show/Season 01' }).click();
+    await card.getByRole('button', { name: 'Yes, drop /data/media/tv/Show/Season 01' }).click();
+    await expect.poll(() => page.locator('.said').textContent()).toContain('Dropped');
+    expect(t.service.queue.count()).toBe(0);
+  });
+
+  it('the path doctor explains a path that matches no library and suggests a mapping', async () => {
+    await page.getByRole('link', { name: 'Path doctor' }).click();
+    await page.getByLabel('Path to explain').fill('/storage/TV/Show/Season 01/e1.mkv');
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await expect.poll(() => page.locator('#verdict').textContent()).toContain('unmatched');
+    expect(await page.locator('#suggestion').textContent()).toBe('"SERVER_PATH_MAPPINGS": { "/data/media/tv/": ["/storage/TV/"] }');
+    await page.screenshot({ path: join(artifacts, 'doctor-unmatched-phone.png'), fullPage: true });
+
+    await page.getByLabel('Path to explain').fill('/mnt/unionfs/Media/tv/Show/Season 01/e1.mkv');
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await expect.poll(() => page.locator('#verdict').textContent()).toContain('Would scan');
+    expect(await page.locator('#explanation').textContent()).toContain('TV Shows (section 2)');
+    // Nothing on the page is wider than the phone.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(artifacts, 'doctor-scan-phone.png'), fullPage: true });
+  });
+});
