@@ -99,7 +99,7 @@ Answers may be piped on standard input, one per line.`,
     true,
   ).action(
     guarded(async function (this: Command) {
-      const flags = this.opts<CommonFlags>();
+      const flags = this.optsWithGlobals<CommonFlags>();
       const term = terminal();
       try {
         const store = await openStore(flags, term);
@@ -129,7 +129,7 @@ defaults, as in rclone: without config_is_local=false the browser flow starts an
     true,
   ).action(
     guarded(async function (this: Command, name: string, type: string, words: string[]) {
-      const flags = this.opts<CommonFlags & { output: boolean }>();
+      const flags = this.optsWithGlobals<CommonFlags & { output: boolean }>();
       const pairs = parsePairs(words);
       const store = await openStore(flags);
       await createRemote({
@@ -154,7 +154,7 @@ defaults, as in rclone: without config_is_local=false the browser flow starts an
     false,
   ).action(
     guarded(async function (this: Command, remote: string | undefined) {
-      const store = await openStore(this.opts<CommonFlags>());
+      const store = await openStore(this.optsWithGlobals<CommonFlags>());
       if (remote === undefined) {
         const text = store.conf.serialize();
         process.stdout.write(text === '' ? '; empty config\n' : text);
@@ -171,7 +171,7 @@ defaults, as in rclone: without config_is_local=false the browser flow starts an
     false,
   ).action(
     guarded(async function (this: Command) {
-      const store = await openStore(this.opts<CommonFlags>());
+      const store = await openStore(this.optsWithGlobals<CommonFlags>());
       const dump: Record<string, Record<string, string>> = {};
       for (const name of [...store.conf.remoteNames()].sort()) {
         const keys: Record<string, string> = {};
@@ -184,7 +184,7 @@ defaults, as in rclone: without config_is_local=false the browser flow starts an
 
   withCommonFlags(config.command('file').description('Show the path of the config file in use'), false).action(
     guarded(async function (this: Command) {
-      const path = configPath(this.opts<CommonFlags>().config);
+      const path = configPath(this.optsWithGlobals<CommonFlags>().config);
       process.stdout.write(`${existsSync(path) ? 'Configuration file is stored at:' : "Configuration file doesn't exist, but rclone will use this path:"}\n${path}\n`);
     }),
   );
@@ -208,7 +208,7 @@ rclone's built-in key: an installed rclone then does the authorization.`,
     true,
   ).action(
     guarded(async function (this: Command, backend: string, rest: string[]) {
-      const flags = this.opts<CommonFlags>();
+      const flags = this.optsWithGlobals<CommonFlags>();
       await authorize([backend, ...rest], {
         env: process.env,
         openBrowser: !flags.authNoOpenBrowser,
