@@ -115,7 +115,7 @@ Answers may be piped on standard input, one per line.`,
     config
       .command('create')
       .description('Create a new remote without questions: rclone config create NAME drive [key=value | key value]...')
-      .argument('<name>', 'name of the remote (put -- before a name that starts with -)')
+      .argument('<name>', 'name of the remote (after --, a word starting with - is taken as the name; rclone refuses such names, and so do we)')
       .argument('<type>', 'storage type: drive')
       .argument('[pairs...]', 'options (client_id, client_secret, scope, token, team_drive, root_folder_id, service_account_file, …) and answers (config_is_local, config_token, config_refresh_token, config_change_team_drive, config_team_drive)')
       .option('--no-output', 'do not print the resulting remote')
