@@ -52,11 +52,15 @@ beforeAll(() => {
 });
 
 afterAll(() => {
+  let socketPath = '';
   try {
+    socketPath = tmux(['display-message', '-p', '#{socket_path}']).trim();
     tmux(['kill-server']);
   } catch {
     // already gone
   }
+  // kill-server leaves the socket file behind.
+  if (socketPath) rmSync(socketPath, { force: true });
   rmSync(dir, { recursive: true, force: true });
 });
 
