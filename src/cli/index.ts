@@ -5,6 +5,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { addGlobalOptions, globalFlags, loadContext } from './context.js';
 import { scanCommand } from './scan.js';
+import { rcloneCommand } from './rclone.js';
 import { authorizeCommand } from './authorize.js';
 import { buildCachesCommand } from './build-caches.js';
 import { Queue } from '../queue/store.js';
@@ -66,8 +67,11 @@ export function buildProgram(): Command {
       },
     }),
   );
+  // The rclone command has its own --config (the rclone.conf), so it gets no global flags.
+  const rclone = rcloneCommand();
   // plex_autoscan's systemd unit passes global flags after the command (`server --loglevel=INFO`).
   for (const cmd of program.commands) addGlobalOptions(cmd);
+  program.addCommand(rclone);
   return program;
 }
 
