@@ -120,6 +120,11 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
         mapPath: (p) => mapPath(p, config.SERVER_PATH_MAPPINGS).path,
         inPlex: (p, size) => plexDb.hasFile(p, size),
         enqueue: (req) => void intake.submitKnown([req], 'drive'),
+        onPoll: (summary) => {
+          const failed = new Set(summary.errors.map((e) => e.drive));
+          for (const e of summary.errors) metrics.drivePoll(e.drive, false);
+          if (summary.drives > failed.size) metrics.drivePoll('all', true);
+        },
         clock,
         logger,
         fetch: opts.fetch,

@@ -23,6 +23,8 @@ export interface DriveMonitorDeps {
   /** The Plex-database check: true = already in Plex (skip); false or 'unknown' = ask for a scan. */
   inPlex: (serverPath: string, size?: number) => boolean | 'unknown';
   enqueue: (req: ScanRequest) => void;
+  /** Told after every poll (metrics). */
+  onPoll?: (summary: PollSummary) => void;
   clock: Clock;
   logger: Logger;
   fetch?: typeof fetch;
@@ -153,9 +155,14 @@ export class DriveMonitor {
 
   /** Polls every drive not backing off. Errors are recorded per drive, never thrown. */
   pollOnce(): Promise<PollSummary> {
-    this.inflight ??= this.poll().finally(() => {
-      this.inflight = undefined;
-    });
+    this.inflight ??= this.poll()
+      .then((summary) => {
+        this.deps.onPoll?.(summary);
+        return summary;
+      })
+      .finally(() => {
+        this.inflight = undefined;
+      });
     return this.inflight;
   }
 

@@ -78,5 +78,7 @@ describe('Drive monitor through the whole relay', () => {
     expect(t.service.queue.history(1)[0]).toMatchObject({ source: 'drive', outcome: 'not-found' });
     const health = (await t.service.app.inject({ method: 'GET', url: '/health' })).json();
     expect(health.drive).toMatchObject({ enabled: true });
+    const metrics = (await t.service.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/scanrelay_drive_polls_total\{drive="all",outcome="ok"\} 2/);
   });
 });
