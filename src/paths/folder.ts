@@ -27,7 +27,8 @@ export function parentFolder(path: string): string {
   if (i === 0) return p.slice(0, 1);
   const parent = p.slice(0, i);
   if (/^[A-Za-z]:$/.test(parent)) return parent + p[i];
-  return parent;
+  // "/a//b" has the parent "/a", not "/a/".
+  return trimTrailingSeparator(parent) || p.slice(0, 1);
 }
 
 /** Joins a base folder and a relative path with the base's own separator. */
