@@ -55,7 +55,7 @@ async function scanrelayShot(mode: 'one' | 'new', plexUrl: string): Promise<Shot
     // A long delay: nothing is dispatched during the measurement, so the queue afterwards is exactly the intake.
     const config = writeConfig(dir, { SERVER_SCAN_DELAY: 3600, PLEX_LOCAL_URL: plexUrl, PLEX_TOKEN: 'bench-plex-token' });
     const queuefile = join(dir, 'queue.db');
-    const server = await startServer({ dir, config, queuefile });
+    const server = await startServer({ dir, config, queuefile, console: 'file' });
     const shot = await cannon(`${server.url}/${SECRET}`, mode);
     await server.stop('SIGTERM');
     const db = new Database(queuefile, { readonly: true });

@@ -1,6 +1,6 @@
 // Shared helpers of the benchmarks: the built CLI as a child process, queue prefill, peak RSS, medians, the table.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -91,13 +91,25 @@ export interface ServerChild {
 }
 
 /** Launches `scanrelay server` (the built CLI) and resolves once it prints its URL. */
-export function spawnServer(opts: { dir: string; config: string; queuefile: string; port?: number; loglevel?: string }): {
+export function spawnServer(opts: {
+  dir: string;
+  config: string;
+  queuefile: string;
+  port?: number;
+  loglevel?: string;
+  /**
+   * 'file': the server's console goes to a file, as under systemd or Docker's log driver, so this process
+   * (which also runs the load generator) does not spend its CPU reading the server's log lines.
+   */
+  console?: 'pipe' | 'file';
+}): {
   proc: ChildProcess;
   ready: Promise<ServerChild>;
 } {
   const args = [builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
   if (opts.loglevel) args.push('--loglevel', opts.loglevel);
   args.push('server', '--port', String(opts.port ?? 0));
+  if (opts.console === 'file') return spawnToFile(opts.dir, args);
   const proc = spawn(process.execPath, args, { cwd: opts.dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const keep = (d: Buffer) => {
@@ -138,6 +150,49 @@ export function spawnServer(opts: { dir: string; config: string; queuefile: stri
       reject(new Error(`server exited before it was ready:\n${out}`));
     });
   });
+  return { proc, ready };
+}
+
+function spawnToFile(dir: string, args: string[]): { proc: ChildProcess; ready: Promise<ServerChild> } {
+  const file = join(dir, 'console.out');
+  const fd = openSync(file, 'a');
+  const proc = spawn(process.execPath, args, { cwd: dir, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  const tail = () => {
+    try {
+      return readFileSync(file, 'utf8').slice(-16_384);
+    } catch {
+      return '';
+    }
+  };
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  const ready = (async (): Promise<ServerChild> => {
+    const deadline = Date.now() + 30_000;
+    let gone = false;
+    void exited.then(() => (gone = true));
+    for (;;) {
+      const m = /(http:\/\/127\.0\.0\.1:\d+)\/[0-9a-f]{32}/.exec(tail());
+      if (m) {
+        return {
+          proc,
+          pid: proc.pid!,
+          url: m[1],
+          exited,
+          tail,
+          async stop(signal = 'SIGTERM') {
+            if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+            return exited;
+          },
+        };
+      }
+      if (gone) throw new Error(`server exited before it was ready:\n${tail()}`);
+      if (Date.now() > deadline) {
+        proc.kill('SIGKILL');
+        throw new Error(`server did not start in 30 s:\n${tail()}`);
+      }
+      await sleep(10);
+    }
+  })();
   return { proc, ready };
 }
 

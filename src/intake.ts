@@ -50,11 +50,22 @@ export interface IntakeDeps {
   logger: Logger;
   pathState: (path: string) => Promise<PathState>;
   activity?: Activity;
-  /** Called after a commit so the processor notices new work. */
-  onQueued?: () => void;
+  /** Called after a commit with the earliest due time queued, so the processor notices new work. */
+  onQueued?: (dueAt: number) => void;
+}
+
+type Enqueued = ReturnType<Queue['enqueueMany']>;
+
+interface Waiting {
+  requests: FolderRequest[];
+  resolve: (results: Enqueued) => void;
+  reject: (err: unknown) => void;
 }
 
 export class Intake {
+  /** Requests whose transaction has not run yet; committed together at the end of this event-loop turn. */
+  private waiting: Waiting[] = [];
+
   constructor(private readonly deps: IntakeDeps) {}
 
   /** Maps and classifies requests without queueing them (also used by the path doctor). */
@@ -97,12 +108,70 @@ export class Intake {
   /** Resolves and queues; returns only after the rows are committed. Throws StorageError when the queue can't be written. */
   async submit(requests: ScanRequest[], client: string): Promise<Admission[]> {
     const admissions = await this.resolve(requests);
-    this.commit(admissions, client);
+    const planned = this.plan(admissions, client);
+    if (planned.length) this.record(planned, await this.groupCommit(planned.map((t) => t.r)), client);
     return admissions;
   }
 
   private commit(admissions: Admission[], client: string): void {
-    const { queue, settings, logger } = this.deps;
+    const planned = this.plan(admissions, client);
+    if (planned.length) this.record(planned, this.write(planned.map((t) => t.r)), client);
+  }
+
+  /**
+   * Group commit: every webhook that reaches this point in the same turn of the event loop shares one
+   * transaction, and each is answered only after it. Under a burst this turns many small commits into a few
+   * larger ones; alone, a request waits one turn.
+   */
+  private groupCommit(requests: FolderRequest[]): Promise<Enqueued> {
+    return new Promise((resolve, reject) => {
+      if (this.waiting.length === 0) setImmediate(() => this.flush());
+      this.waiting.push({ requests, resolve, reject });
+    });
+  }
+
+  private flush(): void {
+    const batch = this.waiting;
+    this.waiting = [];
+    let results: Enqueued;
+    try {
+      results = this.write(batch.flatMap((w) => w.requests));
+    } catch (err) {
+      if (batch.length === 1) return batch[0].reject(err);
+      // One transaction failed (disk full, read-only): none of it was committed. Each request gets its own
+      // try, so a fault that has just cleared, or one bad request, cannot fail the others.
+      for (const w of batch) {
+        try {
+          w.resolve(this.write(w.requests));
+        } catch (err) {
+          w.reject(err);
+        }
+      }
+      return;
+    }
+    let at = 0;
+    for (const w of batch) {
+      w.resolve(results.slice(at, at + w.requests.length));
+      at += w.requests.length;
+    }
+  }
+
+  private write(requests: FolderRequest[]): Enqueued {
+    try {
+      const results = this.deps.queue.enqueueMany(requests);
+      this.deps.onQueued?.(Math.min(...results.map((r) => r.dueAt)));
+      return results;
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      throw new StorageError(
+        `could not write the queue (${code || (err as Error).message}): check that the queue file's disk has space and is writable`,
+      );
+    }
+  }
+
+  /** Logs ignored requests and turns the rest into queue rows. */
+  private plan(admissions: Admission[], client: string): { a: Admission; r: FolderRequest }[] {
+    const { settings, logger } = this.deps;
     const toQueue: { a: Admission; r: FolderRequest }[] = [];
     for (const a of admissions) {
       const fields = { client, source: a.request.source, event: a.request.event, path: a.request.path, mapped: a.mapped };
@@ -123,28 +192,21 @@ export class Intake {
         },
       });
     }
-    if (toQueue.length) {
-      let results;
-      try {
-        results = queue.enqueueMany(toQueue.map((t) => t.r));
-      } catch (err) {
-        const code = (err as { code?: string }).code ?? '';
-        throw new StorageError(
-          `could not write the queue (${code || (err as Error).message}): check that the queue file's disk has space and is writable`,
-        );
-      }
-      results.forEach((res, i) => {
-        const { a } = toQueue[i];
-        a.merged = res.merged;
-        logger.info(
-          { client, source: a.request.source, event: a.request.event, path: a.request.path, mapped: a.mapped, folder: res.folder, merged: res.merged },
-          res.merged
-            ? `Already queued '${res.folder}'; merged this request and reset its delay.`
-            : `Added '${res.folder}' to the queue (${a.request.source} ${a.request.event}).`,
-        );
-        this.deps.activity?.emit('queued', { folder: res.folder, merged: res.merged, source: a.request.source, event: a.request.event });
-      });
-      this.deps.onQueued?.();
-    }
+    return toQueue;
+  }
+
+  private record(planned: { a: Admission; r: FolderRequest }[], results: Enqueued, client: string): void {
+    const { logger } = this.deps;
+    results.forEach((res, i) => {
+      const { a } = planned[i];
+      a.merged = res.merged;
+      logger.info(
+        { client, source: a.request.source, event: a.request.event, path: a.request.path, mapped: a.mapped, folder: res.folder, merged: res.merged },
+        res.merged
+          ? `Already queued '${res.folder}'; merged this request and reset its delay.`
+          : `Added '${res.folder}' to the queue (${a.request.source} ${a.request.event}).`,
+      );
+      this.deps.activity?.emit('queued', { folder: res.folder, merged: res.merged, source: a.request.source, event: a.request.event });
+    });
   }
 }

@@ -1,6 +1,6 @@
 // Structured logging (pino) to the console and the log file, with every known secret scrubbed
 // from each line before it is written anywhere.
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pino, { type Logger } from 'pino';
 
@@ -14,6 +14,11 @@ export interface LogOptions {
   secrets?: string[];
   /** Where console lines go (tests pass a collector). Defaults to stdout. */
   console?: NodeJS.WritableStream | null;
+  /**
+   * Buffered writes (the long-running server): lines logged while a write is under way go out together in
+   * the next one, instead of one blocking write per line. Flushed on exit and by flushLogs().
+   */
+  buffered?: boolean;
 }
 
 /** Maps plex_autoscan's level names (WARN/INFO/DEBUG, any case) to pino's. */
@@ -22,6 +27,24 @@ export function normaliseLevel(level: string | undefined): string {
   if (l === 'warning') return 'warn';
   if (['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(l)) return l;
   throw new Error(`unknown log level '${level}': use WARN, INFO or DEBUG`);
+}
+
+/** Buffered lines are written once this many bytes wait, and at least every FLUSH_MS. */
+const BUFFER_BYTES = 8 * 1024;
+const FLUSH_MS = 200;
+
+function buffer<S extends { flush: () => void; on: (e: string, f: () => void) => unknown }>(stream: S): S {
+  // A quiet service still shows its lines within FLUSH_MS; the timer never keeps the process alive.
+  const timer = setInterval(() => {
+    try {
+      stream.flush();
+    } catch {
+      // Not open yet: the next tick flushes.
+    }
+  }, FLUSH_MS);
+  timer.unref();
+  stream.on('close', () => clearInterval(timer));
+  return stream;
 }
 
 export function scrubber(secrets: string[] = []): (line: string) => string {
@@ -40,10 +63,19 @@ export function createLogger(opts: LogOptions): Logger {
   const scrub = scrubber(opts.secrets);
   const streams: pino.StreamEntry[] = [];
   const level = normaliseLevel(opts.level) as pino.Level;
-  if (opts.console !== null) streams.push({ level, stream: opts.console ?? process.stdout });
+  const toStdout = opts.console === undefined || opts.console === process.stdout;
+  if (opts.console !== null) {
+    streams.push({ level, stream: toStdout && opts.buffered ? buffer(pino.destination({ dest: 1, sync: false, minLength: BUFFER_BYTES })) : (opts.console ?? process.stdout) });
+  }
   if (opts.file) {
     mkdirSync(dirname(opts.file), { recursive: true });
-    streams.push({ level, stream: createWriteStream(opts.file, { flags: 'a' }) });
+    streams.push({
+      level,
+      stream: opts.buffered
+        ? // Opened here, not by the stream: a line logged just before exit must find the file open.
+          buffer(pino.destination({ dest: openSync(opts.file, 'a'), sync: false, minLength: BUFFER_BYTES }))
+        : createWriteStream(opts.file, { flags: 'a' }),
+    });
   }
   return pino(
     {
@@ -55,6 +87,16 @@ export function createLogger(opts: LogOptions): Logger {
     },
     pino.multistream(streams),
   );
+}
+
+/** Writes out every buffered line now (before printing to the console directly, so the order holds). */
+export function flushLogs(logger: Logger): void {
+  const stream = (logger as unknown as Record<symbol, { flushSync?: () => void }>)[pino.symbols.streamSym];
+  try {
+    stream?.flushSync?.();
+  } catch {
+    // A stream still opening its file has nothing to flush yet.
+  }
 }
 
 /** A logger that writes nowhere; for code paths that take an optional logger. */

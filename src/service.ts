@@ -103,7 +103,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     logger,
     activity,
     pathState,
-    onQueued: () => processor.wake(),
+    onQueued: (dueAt) => processor.wake(dueAt),
     settings: {
       pathMappings: config.SERVER_PATH_MAPPINGS,
       fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,

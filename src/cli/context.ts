@@ -30,7 +30,7 @@ export function addGlobalOptions(program: Command): Command {
 }
 
 /** Loads everything or exits with the one-line reason (a broken config must not start anything). */
-export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean } = {}): CommandContext {
+export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean; buffered?: boolean } = {}): CommandContext {
   try {
     const { settings, origins } = resolveSettings(flags, process.env, process.cwd());
     normaliseLevel(settings.loglevel);
@@ -40,6 +40,7 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean } =
       file: settings.logfile,
       secrets: secretsOf(loaded.config),
       console: opts.consoleLog === false ? null : process.stdout,
+      buffered: opts.buffered,
     });
     for (const key of Object.keys(origins) as (keyof Settings)[]) {
       logger.debug({ setting: key, value: settings[key], from: origins[key] }, `Using ${origins[key]} setting ${String(key)}=${settings[key]}`);

@@ -1,5 +1,6 @@
 // `scanrelay server`: run the relay (HTTP intake, queue processor) until SIGTERM.
 import { Command } from 'commander';
+import { flushLogs } from '../log.js';
 import { createService } from '../service.js';
 import { globalFlags, loadContext } from './context.js';
 
@@ -9,7 +10,7 @@ export function serverCommand(): Command {
     .option('--port <port>', 'listen on this port instead of SERVER_PORT', (v) => Number(v))
     .option('--host <address>', 'listen on this address instead of SERVER_IP')
     .action(async (opts: { port?: number; host?: string }, cmd: Command) => {
-      const { settings, loaded, logger, configDir } = loadContext(globalFlags(cmd));
+      const { settings, loaded, logger, configDir } = loadContext(globalFlags(cmd), { buffered: true });
       const { config } = loaded;
       const service = await createService({ config, queuefile: settings.queuefile, logger, configDir });
       let url: string;
@@ -22,6 +23,7 @@ export function serverCommand(): Command {
       }
       logger.info({ queuefile: settings.queuefile, targets: service.targets.map((t) => t.name) }, `Listening on ${url.replace(/\/\/[^/]+/, `//${config.SERVER_IP}:${new URL(url).port}`)}`);
       // Printed once, on the console only: the log file never holds the secret.
+      flushLogs(logger);
       process.stdout.write(`\nscanrelay is running. Webhook and manual-scan URL:\n  ${url}/${config.SERVER_PASS}\nHealth: ${url}/health\n\n`);
       let stopping = false;
       const stop = async (signal: string) => {

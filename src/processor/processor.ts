@@ -83,6 +83,11 @@ export class Processor {
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
   private wakeUp?: () => void;
+  /** When the sleeping loop will pass next on its own (undefined while a pass runs). */
+  private sleepingUntil?: number;
+  /** A wake-up arrived during a pass: pass again at once instead of sleeping. */
+  private again = false;
+  private wakeQueued = false;
   private loopDone?: Promise<void>;
   private anchorProblem?: string;
   private checking = new Set<number>();
@@ -160,9 +165,24 @@ export class Processor {
     await this.idle();
   }
 
-  /** Something changed (a request arrived, a scan finished): run a pass soon. */
-  wake(): void {
-    this.wakeUp?.();
+  /**
+   * Something changed (a scan finished, a person acted): run a pass soon. With `dueAt` (a request was
+   * queued, due then), nothing happens unless that is earlier than the loop's next pass anyway, so a burst of
+   * webhooks under SERVER_SCAN_DELAY costs no passes. Wake-ups within one turn of the event loop share a pass.
+   */
+  wake(dueAt?: number): void {
+    if (this.sleepingUntil === undefined) {
+      // A pass is running; it reads the queue's next due time when it ends, so only other news must re-run it.
+      if (dueAt === undefined) this.again = true;
+      return;
+    }
+    if (dueAt !== undefined && dueAt >= this.sleepingUntil) return;
+    if (this.wakeQueued) return;
+    this.wakeQueued = true;
+    setImmediate(() => {
+      this.wakeQueued = false;
+      this.wakeUp?.();
+    });
   }
 
   private async loop(): Promise<void> {
@@ -173,10 +193,16 @@ export class Processor {
         this.deps.logger.error({ err: String(err) }, 'processor pass failed; trying again in a second');
       }
       if (!this.running) break;
+      if (this.again) {
+        this.again = false;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        continue;
+      }
       const now = this.deps.clock.now();
       const next = this.deps.queue.nextDue(this.targetNames) ?? now + 1000;
       const probes = this.states.filter((s) => !s.up).map((s) => s.nextProbeAt);
       const wait = Math.max(5, Math.min(1000, Math.min(next, ...probes) - now));
+      this.sleepingUntil = now + wait;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
         this.wakeUp = () => {
@@ -185,6 +211,7 @@ export class Processor {
         };
       });
       this.wakeUp = undefined;
+      this.sleepingUntil = undefined;
     }
   }
 

@@ -47,6 +47,15 @@ const migrations: string[] = [
      attempts    INTEGER NOT NULL DEFAULT 0
    );
    CREATE INDEX history_finished ON history (finished_at);`,
+  // 2: picking the next due folders must not sort the whole queue. Both tables get an index whose order is
+  // the dispatch order (priority, then time), and a delivery carries its folder's priority so the index can
+  // be walked without a join. Deliveries only ever exist for folders being dispatched.
+  `ALTER TABLE deliveries ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+   UPDATE deliveries SET priority = (SELECT priority FROM folders WHERE folders.id = deliveries.folder_id);
+   DROP INDEX folders_due;
+   DROP INDEX deliveries_pending;
+   CREATE INDEX folders_order ON folders (state, priority, due_at);
+   CREATE INDEX deliveries_order ON deliveries (target, state, priority, next_at);`,
 ];
 
 export const schemaVersion = migrations.length;

@@ -116,15 +116,27 @@ export class Queue {
       ),
       clearDeliveries: db.prepare('DELETE FROM deliveries WHERE folder_id = ?'),
       count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM folders'),
-      dueWaiting: db.prepare<[number, number], FolderRow>(
-        `SELECT * FROM folders WHERE state = 'waiting' AND due_at <= ? ORDER BY priority, due_at LIMIT ?`,
+      // Dispatch order is (priority, time). Each query below seeks one priority's slice of an index in time
+      // order; the callers step through the few distinct priorities, so no pass sorts the queue.
+      waitingPriorityAfter: db.prepare<[number], { p: number | null }>(
+        `SELECT MIN(priority) AS p FROM folders WHERE state = 'waiting' AND priority > ?`,
       ),
-      nextWaitingDue: db.prepare<[], { t: number | null }>(
-        `SELECT MIN(due_at) AS t FROM folders WHERE state = 'waiting'`,
+      dueWaitingAt: db.prepare<[number, number, number], FolderRow>(
+        `SELECT * FROM folders WHERE state = 'waiting' AND priority = ? AND due_at <= ? ORDER BY due_at LIMIT ?`,
       ),
-      nextDeliveryDue: db.prepare<[string], { t: number | null }>(
-        `SELECT MIN(d.next_at) AS t FROM deliveries d JOIN folders f ON f.id = d.folder_id
-         WHERE d.target = ? AND d.state = 'pending' AND f.state = 'dispatching'`,
+      nextWaitingDueAt: db.prepare<[number], { t: number | null }>(
+        `SELECT MIN(due_at) AS t FROM folders WHERE state = 'waiting' AND priority = ?`,
+      ),
+      pendingPriorityAfter: db.prepare<[string, number], { p: number | null }>(
+        `SELECT MIN(priority) AS p FROM deliveries WHERE target = ? AND state = 'pending' AND priority > ?`,
+      ),
+      pendingAt: db.prepare<[string, number, number, number], FolderRow & { attempts: number }>(
+        `SELECT f.*, d.attempts FROM deliveries d JOIN folders f ON f.id = d.folder_id
+         WHERE d.target = ? AND d.state = 'pending' AND d.priority = ? AND d.next_at <= ?
+         ORDER BY d.next_at LIMIT ?`,
+      ),
+      nextDeliveryDueAt: db.prepare<[string, number], { t: number | null }>(
+        `SELECT MIN(next_at) AS t FROM deliveries WHERE target = ? AND state = 'pending' AND priority = ?`,
       ),
       defer: db.prepare(
         `UPDATE folders SET checks = @checks, due_at = @due, last_error = @error, file_hint = @fileHint
@@ -134,12 +146,7 @@ export class Queue {
         `UPDATE folders SET state = 'dispatching', last_error = NULL WHERE id = @id AND generation = @generation`,
       ),
       addDelivery: db.prepare(
-        `INSERT OR IGNORE INTO deliveries (folder_id, target, state, next_at) VALUES (?, ?, 'pending', ?)`,
-      ),
-      pending: db.prepare<[string, number, number], FolderRow & { attempts: number }>(
-        `SELECT f.*, d.attempts FROM deliveries d JOIN folders f ON f.id = d.folder_id
-         WHERE d.target = ? AND d.state = 'pending' AND d.next_at <= ? AND f.state = 'dispatching'
-         ORDER BY f.priority, f.due_at LIMIT ?`,
+        `INSERT OR IGNORE INTO deliveries (folder_id, target, state, next_at, priority) VALUES (?, ?, 'pending', ?, ?)`,
       ),
       setDelivery: db.prepare(
         `UPDATE deliveries SET state = @state, attempts = attempts + 1, next_at = @nextAt, last_error = @error,
@@ -189,7 +196,8 @@ export class Queue {
           return { folder: req.folder, merged: false, dueAt: due };
         }
         this.stmt.merge.run({ ...params, id: existing.id });
-        this.stmt.clearDeliveries.run(existing.id);
+        // Deliveries exist only once dispatch began; a merged folder starts over on every target.
+        if (existing.state === 'dispatching') this.stmt.clearDeliveries.run(existing.id);
         return { folder: req.folder, merged: true, dueAt: due };
       }),
     )();
@@ -209,14 +217,39 @@ export class Queue {
 
   /** Folders whose delay has passed and that still need their existence check, first by priority. */
   dueWaiting(limit: number): FolderRow[] {
-    return this.stmt.dueWaiting.all(this.clock.now(), limit);
+    const now = this.clock.now();
+    const out: FolderRow[] = [];
+    for (const p of this.priorities((after) => this.stmt.waitingPriorityAfter.get(after)!.p)) {
+      if (out.length >= limit) break;
+      out.push(...this.stmt.dueWaitingAt.all(p, now, limit - out.length));
+    }
+    return out;
   }
 
   /** The earliest moment anything becomes due (for sleeping until then), or undefined if nothing waits. */
   nextDue(targets: string[]): number | undefined {
-    const times = [this.stmt.nextWaitingDue.get()!.t, ...targets.map((t) => this.stmt.nextDeliveryDue.get(t)!.t)];
-    const valid = times.filter((t): t is number => typeof t === 'number');
-    return valid.length ? Math.min(...valid) : undefined;
+    let next: number | undefined;
+    const consider = (t: number | null) => {
+      if (t !== null && (next === undefined || t < next)) next = t;
+    };
+    for (const p of this.priorities((after) => this.stmt.waitingPriorityAfter.get(after)!.p)) {
+      consider(this.stmt.nextWaitingDueAt.get(p)!.t);
+    }
+    for (const target of targets) {
+      for (const p of this.priorities((after) => this.stmt.pendingPriorityAfter.get(target, after)!.p)) {
+        consider(this.stmt.nextDeliveryDueAt.get(target, p)!.t);
+      }
+    }
+    return next;
+  }
+
+  /** The distinct priorities present, lowest (most urgent) first, one index seek each. */
+  private *priorities(after: (p: number) => number | null): Generator<number> {
+    let p = after(Number.MIN_SAFE_INTEGER);
+    while (p !== null) {
+      yield p;
+      p = after(p);
+    }
   }
 
   /** The file was not there yet: check again at `dueAt`. */
@@ -230,14 +263,20 @@ export class Queue {
       const changed = this.stmt.toDispatching.run({ id: row.id, generation: row.generation }).changes;
       if (!changed) return false;
       const now = this.clock.now();
-      for (const t of targets) this.stmt.addDelivery.run(row.id, t, now);
+      for (const t of targets) this.stmt.addDelivery.run(row.id, t, now, row.priority);
       return true;
     })();
   }
 
   /** Folders whose delivery to `target` is due, first by priority. */
   pendingFor(target: string, limit: number): (FolderRow & { attempts: number })[] {
-    return this.stmt.pending.all(target, this.clock.now(), limit);
+    const now = this.clock.now();
+    const out: (FolderRow & { attempts: number })[] = [];
+    for (const p of this.priorities((after) => this.stmt.pendingPriorityAfter.get(target, after)!.p)) {
+      if (out.length >= limit) break;
+      out.push(...this.stmt.pendingAt.all(target, p, now, limit - out.length));
+    }
+    return out;
   }
 
   /**

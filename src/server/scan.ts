@@ -96,9 +96,44 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
     return reply.code(200).send({ ok: true, queued: summary });
   };
 
-  app.post<{ Params: Params }>('/:secret', receive);
-  app.put<{ Params: Params }>('/:secret', receive);
+  app.post<{ Params: Params }>('/:secret', { schema: receiveSchema }, receive);
+  app.put<{ Params: Params }>('/:secret', { schema: receiveSchema }, receive);
 };
+
+const error = { type: 'object', properties: { error: { type: 'string' } } } as const;
+
+/** What a webhook or manual request gets back (the HTML answer of the manual page is not described here). */
+const receiveSchema = {
+  summary: 'Receive a webhook (Sonarr, Radarr, Lidarr, Readarr, Plex/Jellyfin/Emby, Tdarr, Drive) or a manual scan request',
+  params: { type: 'object', properties: { secret: { type: 'string', description: 'SERVER_PASS' } }, required: ['secret'] },
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        ok: { type: 'boolean' },
+        test: { type: 'boolean', description: 'a test request from the app; nothing queued' },
+        ignored: { type: 'string', description: 'why nothing was queued (an event that names no file)' },
+        queued: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              path: { type: 'string' },
+              mapped: { type: 'string', description: 'after SERVER_PATH_MAPPINGS' },
+              folder: { type: ['string', 'null'], description: 'the folder queued; null when ignored' },
+              ignoredBy: { type: 'string', description: 'the SERVER_IGNORE_LIST entry that matched' },
+              merged: { type: 'boolean', description: 'the folder was already queued: merged, delay reset' },
+            },
+          },
+        },
+      },
+    },
+    400: error,
+    401: error,
+    403: error,
+    503: error,
+  },
+} as const;
 
 /** Links shown under the manual page (relative, so the secret never has to be written into HTML). */
 function pageLinks(): { href: string; label: string }[] {

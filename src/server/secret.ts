@@ -4,8 +4,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 /** Constant-time comparison whatever the lengths: both sides are hashed to 32 bytes first. */
 export function secretMatches(given: string, expected: string): boolean {
   const a = createHash('sha256').update(given, 'utf8').digest();
-  const b = createHash('sha256').update(expected, 'utf8').digest();
-  return timingSafeEqual(a, b) && expected.length > 0;
+  return timingSafeEqual(a, digestOf(expected)) && expected.length > 0;
+}
+
+// The configured secret's digest, computed once per secret rather than once per request.
+let known: { secret: string; digest: Buffer } | undefined;
+function digestOf(secret: string): Buffer {
+  if (known?.secret !== secret) known = { secret, digest: createHash('sha256').update(secret, 'utf8').digest() };
+  return known.digest;
 }
 
 /** A URL safe to log: every path segment that could hold the secret is replaced. */

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,5 +105,86 @@ describe('queue', () => {
     expect(q.history(1)[0]).toMatchObject({ folder: '/tv/A', outcome: 'dropped' });
     expect(q.drop('/tv/missing')).toBe(false);
     void clock;
+  });
+});
+
+describe('queue order at scale', () => {
+  it('steps through priorities in order and by due time within each, honouring the limit', () => {
+    const { q, clock } = open();
+    const order: string[] = [];
+    for (const [folder, priority] of [['/p5-a', 5], ['/p0-a', 0], ['/p5-b', 5], ['/pneg', -3], ['/p0-b', 0]] as const) {
+      q.enqueue(req(folder, { priority }));
+      order.push(folder);
+      clock.advance(1_000);
+    }
+    clock.advance(180_000);
+    expect(q.dueWaiting(10).map((r) => r.folder)).toEqual(['/pneg', '/p0-a', '/p0-b', '/p5-a', '/p5-b']);
+    expect(q.dueWaiting(3).map((r) => r.folder)).toEqual(['/pneg', '/p0-a', '/p0-b']);
+    for (const row of q.dueWaiting(10)) q.startDispatch(row, ['plex']);
+    expect(q.pendingFor('plex', 4).map((r) => r.folder)).toEqual(['/pneg', '/p0-a', '/p0-b', '/p5-a']);
+    expect(q.pendingFor('other', 4)).toEqual([]);
+  });
+
+  it('leaves not-yet-due folders out and reports the earliest due time across folders and deliveries', () => {
+    const { q, clock } = open();
+    const start = clock.now();
+    q.enqueue(req('/late', { priority: 0 }));
+    clock.advance(10_000);
+    q.enqueue(req('/later', { priority: 9 }));
+    expect(q.dueWaiting(10)).toEqual([]);
+    expect(q.nextDue(['plex'])).toBe(start + 180_000);
+    clock.advance(170_000);
+    const [row] = q.dueWaiting(10);
+    q.startDispatch(row, ['plex']);
+    q.recordDelivery(row, 'plex', { state: 'retry', error: 'down', nextAt: clock.now() + 5_000 }, ['plex']);
+    expect(q.nextDue(['plex'])).toBe(clock.now() + 5_000);
+    expect(q.pendingFor('plex', 10)).toEqual([]);
+  });
+
+  it('never sorts the whole queue to pick the next folders or deliveries (every query walks an index)', () => {
+    const { q } = open();
+    // The very statements the queue prepares, explained with placeholder values.
+    const stmts = (q as unknown as { stmt: Record<string, Database.Statement> }).stmt;
+    const names = ['waitingPriorityAfter', 'dueWaitingAt', 'nextWaitingDueAt', 'pendingPriorityAfter', 'pendingAt', 'nextDeliveryDueAt'];
+    const plans = names.map((name) => {
+      const sql = stmts[name].source;
+      const params = Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => 0);
+      return (q.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join(' | ');
+    });
+    for (const plan of plans) {
+      expect(plan).not.toMatch(/TEMP B-TREE|SCAN (folders|deliveries|d|f)\b/);
+      expect(plan).toMatch(/USING (COVERING )?INDEX (folders_order|deliveries_order)/);
+    }
+  });
+
+  it('upgrades a schema-1 queue file: pending deliveries keep their folder priority and are still found', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'scanrelay-q-')), 'queue.db');
+    const old = new Database(file);
+    old.exec(`CREATE TABLE folders (id INTEGER PRIMARY KEY, folder TEXT NOT NULL UNIQUE, priority INTEGER NOT NULL DEFAULT 0,
+      due_at INTEGER NOT NULL, first_at INTEGER NOT NULL, last_at INTEGER NOT NULL, requests INTEGER NOT NULL DEFAULT 1,
+      source TEXT NOT NULL, event TEXT NOT NULL, file_hint TEXT, all_deleted INTEGER NOT NULL DEFAULT 0,
+      any_deleted INTEGER NOT NULL DEFAULT 0, checks INTEGER NOT NULL DEFAULT 0, generation INTEGER NOT NULL DEFAULT 1,
+      state TEXT NOT NULL DEFAULT 'waiting', last_error TEXT);
+      CREATE INDEX folders_due ON folders (state, due_at);
+      CREATE TABLE deliveries (folder_id INTEGER NOT NULL REFERENCES folders (id) ON DELETE CASCADE, target TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT, detail TEXT, PRIMARY KEY (folder_id, target));
+      CREATE INDEX deliveries_pending ON deliveries (target, state, next_at);
+      CREATE TABLE history (id INTEGER PRIMARY KEY, folder TEXT NOT NULL, source TEXT NOT NULL, event TEXT NOT NULL,
+        requests INTEGER NOT NULL, first_at INTEGER NOT NULL, finished_at INTEGER NOT NULL, target TEXT, outcome TEXT NOT NULL,
+        detail TEXT, attempts INTEGER NOT NULL DEFAULT 0);
+      CREATE INDEX history_finished ON history (finished_at);
+      INSERT INTO folders (id, folder, priority, due_at, first_at, last_at, source, event, state) VALUES
+        (1, '/tv/Urgent', -1, 0, 0, 0, 'sonarr', 'Download', 'dispatching'),
+        (2, '/tv/Normal', 4, 0, 0, 0, 'sonarr', 'Download', 'dispatching'),
+        (3, '/tv/Waiting', 0, 0, 0, 0, 'radarr', 'Download', 'waiting');
+      INSERT INTO deliveries (folder_id, target, next_at) VALUES (2, 'plex', 0), (1, 'plex', 5);
+      PRAGMA user_version = 1;`);
+    old.close();
+    const q = new Queue(file, new ManualClock(10), { delayMs: 0 });
+    dirs.push(q);
+    expect(q.db.pragma('user_version', { simple: true })).toBe(2);
+    expect(q.pendingFor('plex', 10).map((r) => [r.folder, r.priority])).toEqual([['/tv/Urgent', -1], ['/tv/Normal', 4]]);
+    expect(q.dueWaiting(10).map((r) => r.folder)).toEqual(['/tv/Waiting']);
   });
 });
