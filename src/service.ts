@@ -12,7 +12,7 @@ import { DriveMonitor } from './drive/monitor.js';
 import { openPlexDatabase } from './plex/database.js';
 import { groupLocations } from './plex/locations.js';
 import { mapPath } from './paths/mapping.js';
-import { buildApp } from './server/app.js';
+import { buildApp, type AppDeps } from './server/app.js';
 import { Metrics } from './server/metrics.js';
 import { buildTargets } from './targets/build.js';
 import type { Target } from './targets/target.js';
@@ -28,6 +28,8 @@ export interface ServiceOptions {
   fetch?: typeof fetch;
   /** Folder of the config file (the Drive token file lives beside it by default). */
   configDir?: string;
+  /** Shorter connection limits (tests of slow clients). */
+  limits?: AppDeps['limits'];
 }
 
 export interface Service {
@@ -143,6 +145,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     metricsToken: config.SERVER_METRICS_TOKEN,
     explain: createDoctor({ config, targets, pathState, fetch: opts.fetch }),
     status: () => ({ drive: drive ? drive.status() : { enabled: false } }),
+    limits: opts.limits,
   });
 
   let closed = false;

@@ -97,6 +97,7 @@ export class Queue {
     const db = this.db;
     return {
       find: db.prepare<[string], FolderRow>('SELECT * FROM folders WHERE folder = ?'),
+      findForMerge: db.prepare<[string], { id: number; state: string }>('SELECT id, state FROM folders WHERE folder = ?'),
       byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
       insert: db.prepare(
         `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, source, event, file_hint,
@@ -190,7 +191,7 @@ export class Queue {
           fileHint: req.deleted ? null : (req.fileHint ?? null),
           deleted: req.deleted ? 1 : 0,
         };
-        const existing = this.stmt.find.get(req.folder);
+        const existing = this.stmt.findForMerge.get(req.folder);
         if (!existing) {
           this.stmt.insert.run(params);
           return { folder: req.folder, merged: false, dueAt: due };

@@ -38,20 +38,45 @@ export interface AppDeps {
   explain?: Doctor;
   /** Largest accepted body (bytes); a Sonarr import of a full season is well under 1 MiB. */
   bodyLimit?: number;
+  /** How long a client may take (tests shorten these to watch a slow client being cut off). */
+  limits?: Partial<ConnectionLimits>;
 }
+
+export interface ConnectionLimits {
+  /** Whole request, headers and body. */
+  requestMs: number;
+  /** Headers alone. */
+  headersMs: number;
+  /** A socket with no traffic at all. */
+  idleMs: number;
+  /** An idle keep-alive socket between requests. */
+  keepAliveMs: number;
+  /** How often Node looks for requests over their time (its own default is 30 s, which would double the limits). */
+  checkEveryMs: number;
+}
+
+/** A slow client cannot hold the service: these bound every socket it opens. */
+export const connectionLimits: ConnectionLimits = {
+  requestMs: 30_000,
+  headersMs: 15_000,
+  idleMs: 30_000,
+  keepAliveMs: 10_000,
+  checkEveryMs: 1_000,
+};
 
 export class BadBody extends Error {
   statusCode = 400;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const limits = { ...connectionLimits, ...deps.limits };
   const app = Fastify({
     logger: false,
     bodyLimit: deps.bodyLimit ?? 8 * 1024 * 1024,
-    // A slow client cannot hold the service: whole request within 30 s, idle keep-alive sockets closed.
-    requestTimeout: 30_000,
-    connectionTimeout: 60_000,
-    keepAliveTimeout: 10_000,
+    requestTimeout: limits.requestMs,
+    connectionTimeout: limits.idleMs,
+    keepAliveTimeout: limits.keepAliveMs,
+    http: { headersTimeout: limits.headersMs, connectionsCheckingInterval: limits.checkEveryMs },
     return503OnClosing: true,
     trustProxy: true,
     routerOptions: { ignoreTrailingSlash: true },

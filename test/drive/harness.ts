@@ -13,6 +13,7 @@ import { createLogger, type Logger } from '../../src/log.js';
 import { openPlexDatabase, type PlexDatabase } from '../../src/plex/database.js';
 import type { ScanRequest } from '../../src/request.js';
 import { FakeDrive } from '../fakes/drive.js';
+import { auditLogs } from '../support/log-audit.js';
 import { FakeGoogleAuth } from '../fakes/google-token.js';
 import { makePlexDb, type PlexDbContent } from '../support/plex-db.js';
 
@@ -24,6 +25,7 @@ export function logCollector(level = 'debug'): { logger: Logger; lines: string[]
   const stream = new Writable({
     write(chunk, _enc, cb) {
       lines.push(...chunk.toString().split('\n').filter(Boolean));
+      auditLogs(chunk.toString());
       cb();
     },
   });

@@ -1,6 +1,7 @@
 // Runs the real `scanrelay` CLI as a child process (through tsx, so no build is needed).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { repoRoot } from './fixtures.js';
+import { lineAuditor } from './log-audit.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -23,12 +24,14 @@ export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: st
   });
   let out = '';
   const listeners = new Set<() => void>();
-  const onData = (d: Buffer) => {
+  const audit = { stdout: lineAuditor(), stderr: lineAuditor() };
+  const onData = (d: Buffer, from: 'stdout' | 'stderr') => {
     out += d.toString();
+    audit[from](d.toString());
     listeners.forEach((l) => l());
   };
-  proc.stdout!.on('data', onData);
-  proc.stderr!.on('data', onData);
+  proc.stdout!.on('data', (d: Buffer) => onData(d, 'stdout'));
+  proc.stderr!.on('data', (d: Buffer) => onData(d, 'stderr'));
   if (opts.input !== undefined) proc.stdin!.end(opts.input);
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   return {

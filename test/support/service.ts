@@ -8,9 +8,10 @@ import { defaultConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import type { PathState } from '../../src/processor/processor.js';
-import { createService, type Service } from '../../src/service.js';
+import { createService, type Service, type ServiceOptions } from '../../src/service.js';
 import type { Target } from '../../src/targets/target.js';
 import { FakePlex } from '../fakes/plex.js';
+import { auditLogs } from './log-audit.js';
 
 export const SECRET = '0123456789abcdef0123456789abcdef';
 
@@ -26,7 +27,7 @@ export interface TestService {
 }
 
 export async function testService(
-  opts: { config?: Partial<Config>; targets?: Target[]; pathState?: (p: string) => Promise<PathState>; queuefile?: string } = {},
+  opts: { config?: Partial<Config>; targets?: Target[]; pathState?: (p: string) => Promise<PathState>; queuefile?: string; limits?: ServiceOptions['limits'] } = {},
 ): Promise<TestService> {
   const plex = await new FakePlex().start();
   const dir = mkdtempSync(join(tmpdir(), 'scanrelay-svc-'));
@@ -47,6 +48,7 @@ export async function testService(
   const sink = new Writable({
     write(chunk, _enc, cb) {
       logs.push(String(chunk));
+      auditLogs(String(chunk));
       cb();
     },
   });
@@ -59,6 +61,7 @@ export async function testService(
     clock,
     targets: opts.targets,
     pathState: opts.pathState ?? (async () => 'missing'),
+    limits: opts.limits,
   });
   return {
     service,

@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createLogger, silentLogger } from '../../src/log.js';
+import { auditLogs } from '../support/log-audit.js';
 import { PlexApi } from '../../src/plex/api.js';
 import { splitCommand, type AfterScanSettings } from '../../src/plex/after-scan.js';
 import { waitUntilPlexAnswers } from '../../src/plex/availability.js';
@@ -36,6 +37,7 @@ function logger() {
   const sink = new Writable({
     write(chunk, _enc, cb) {
       logs.push(String(chunk));
+      auditLogs(String(chunk));
       cb();
     },
   });
