@@ -1,0 +1,198 @@
+// The README, followed as a newcomer would, in one sitting: a fresh clone, the quick start, the "First scan"
+// steps, a scan reaching a (fake) Plex, and the dashboard showing it. Each step runs the command the README
+// names (npm start, npx scanrelay server, npx scanrelay sections, the curl request) as argv in the clone.
+// Two departures, both for the test's sake: node_modules is linked from this checkout instead of downloaded
+// (`npm ci` = install + the `prepare` build, so the build is run here), and the port and the scan delay are
+// set through environment variables so the test neither clashes with a real service nor waits 3 minutes.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakePlex } from '../fakes/plex.js';
+import { repoRoot } from '../support/fixtures.js';
+import { lineAuditor } from '../support/log-audit.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+const committed = (() => {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim().length === 40;
+  } catch {
+    return false;
+  }
+})();
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+interface Run {
+  proc: ChildProcess;
+  output: () => string;
+  waitFor(re: RegExp, ms?: number): Promise<RegExpMatchArray>;
+  exited: Promise<number | null>;
+}
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Run {
+  // Its own process group, like a command typed in a terminal, so Ctrl-C reaches npm and the node it started.
+  const proc = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  const audit = lineAuditor();
+  const take = (d: Buffer) => {
+    out += d.toString();
+    audit(d.toString());
+  };
+  proc.stdout!.on('data', take);
+  proc.stderr!.on('data', take);
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  return {
+    proc,
+    output: () => out,
+    exited,
+    async waitFor(re, ms = 30_000) {
+      const end = Date.now() + ms;
+      for (;;) {
+        const m = out.match(re);
+        if (m) return m;
+        if (proc.exitCode !== null || Date.now() > end) throw new Error(`no ${re} in the output:\n${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+  };
+}
+
+/** Ctrl-C, as the README says: SIGINT to the command's whole process group; resolves when the port is free. */
+async function stop(r: Run, port?: number): Promise<void> {
+  try {
+    process.kill(-r.proc.pid!, 'SIGINT');
+  } catch {
+    // The group has already gone.
+  }
+  await r.exited;
+  if (port === undefined) return;
+  const end = Date.now() + 10_000;
+  while (Date.now() < end) {
+    const free = await new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+    if (free) return;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  throw new Error(`port ${port} still in use after Ctrl-C: the service did not stop`);
+}
+
+describe.skipIf(!committed)('the README, from clone to a scan on the dashboard', () => {
+  const work = mkdtempSync(join(tmpdir(), 'scanrelay-readme-'));
+  const clone = join(work, 'scanrelay');
+  let plex: FakePlex;
+  let port: number;
+  let env: NodeJS.ProcessEnv;
+  let service: Run | undefined;
+  let pass = '';
+
+  beforeAll(async () => {
+    plex = await new FakePlex({ sections: [{ key: '2', title: 'TV Shows', type: 'show', locations: ['/data/TV'] }] }).start();
+    port = await freePort();
+    env = { SERVER_PORT: String(port), SERVER_IP: '127.0.0.1' };
+  });
+  afterAll(async () => {
+    if (service) await stop(service, port);
+    await plex?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('Quick start: a clone installs, builds and starts, writes a default config (0600) and prints the URL once', async () => {
+    expect(readme).toContain('npm ci && npm start');
+    execFileSync('git', ['clone', '--quiet', '--no-hardlinks', repoRoot, clone]);
+    symlinkSync(join(repoRoot, 'node_modules'), join(clone, 'node_modules'));
+    execFileSync('npm', ['run', 'build'], { cwd: clone, stdio: 'pipe' });
+
+    service = run('npm', ['start'], clone, env);
+    const m = await service.waitFor(/scanrelay is running\. Webhook and manual-scan URL:\s+http:\/\/127\.0\.0\.1:(\d+)\/(\S+)/);
+    expect(Number(m[1])).toBe(port);
+    pass = m[2];
+    const config = join(clone, 'config', 'config.json');
+    expect(existsSync(config)).toBe(true);
+    expect(statSync(config).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(config, 'utf8')).SERVER_PASS).toBe(pass);
+    expect(pass).toMatch(/^[0-9a-f]{32}$/);
+    await stop(service, port);
+    service = undefined;
+  });
+
+  it('First scan: edit the config, start it again, see the libraries, ask for a scan, watch it reach Plex', async () => {
+    expect(readme).toMatch(/1\. Stop the service \(Ctrl-C\) and edit `config\/config.json`/);
+    const file = join(clone, 'config', 'config.json');
+    const config = JSON.parse(readFileSync(file, 'utf8'));
+    // The show's folder on "this machine", where the file-exist check looks (README: /mnt/media/TV/).
+    const media = join(work, 'mnt', 'media', 'TV');
+    mkdirSync(join(media, 'Some Show', 'Season 01'), { recursive: true });
+    expect(readme).toContain('`{"/mnt/media/TV/": ["/data/TV/"]}`');
+    Object.assign(config, {
+      PLEX_LOCAL_URL: plex.url,
+      PLEX_TOKEN: plex.token,
+      SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'] }, // the README's example
+      SERVER_FILE_EXIST_PATH_MAPPINGS: { [`${media}/`]: ['/data/TV/'] },
+      SERVER_ALLOW_MANUAL_SCAN: true,
+    });
+    writeFileSync(file, JSON.stringify(config, null, 2));
+
+    // Step 2: `npx scanrelay server` (a short delay instead of 180 s, through the environment).
+    expect(readme).toContain('`npx scanrelay server`');
+    service = run('npx', ['scanrelay', 'server'], clone, { ...env, SERVER_SCAN_DELAY: '1' });
+    await service.waitFor(/scanrelay is running/);
+
+    // Step 3: the libraries are visible.
+    expect(readme).toContain('`npx scanrelay sections`');
+    const sections = run('npx', ['scanrelay', 'sections'], clone, env);
+    expect(await sections.exited).toBe(0);
+    expect(sections.output()).toMatch(/^2\) TV Shows$/m);
+    expect(sections.output()).toContain('/data/TV');
+
+    // Step 4: the README's curl request (curl -d sends a form body).
+    expect(readme).toContain('curl -d "eventType=Manual&filepath=/tv/Some Show/Season 01/" http://127.0.0.1:3468/<SERVER_PASS>');
+    const res = await fetch(`http://127.0.0.1:${port}/${pass}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'eventType=Manual&filepath=/tv/Some Show/Season 01/',
+    });
+    expect(res.status).toBe(200);
+    const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as { queue?: { folders?: number } };
+    expect(JSON.stringify(health)).toMatch(/"folders":1/);
+
+    const end = Date.now() + 15_000;
+    while (plex.refreshes.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    expect(plex.refreshes, service.output()).toEqual([{ section: '2', path: '/data/TV/Some Show/Season 01' }]);
+  });
+
+  it.skipIf(!existsSync(CHROMIUM))('Dashboard: the scan is in the history, as the README says', async () => {
+    expect(readme).toContain('`http://<host>:3468/<SERVER_PASS>/dashboard`');
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+      await page.goto(`http://127.0.0.1:${port}/${pass}/dashboard`);
+      const done = page.locator('#history li', { hasText: '/data/TV/Some Show/Season 01' });
+      await expect.poll(() => done.count(), { timeout: 15_000 }).toBe(1);
+      const artifacts = join(repoRoot, 'test-artifacts');
+      mkdirSync(artifacts, { recursive: true });
+      await page.screenshot({ path: join(artifacts, 'readme-walkthrough-dashboard.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  });
+});
