@@ -61,7 +61,7 @@ export function buildProgram(): Command {
   program.addCommand(
     buildCachesCommand({
       loadConfig: driveConfig,
-      openDatabase: () => new Queue(ctx().settings.queuefile, systemClock, { delayMs: 0 }).db,
+      openDatabase: () => new Queue(ctx().settings.queuefile, systemClock, { delayMs: 0, busyTimeoutMs: 5_000 }).db,
       get logger() {
         return ctx().logger;
       },

@@ -69,6 +69,11 @@ export interface QueueOptions {
   delayMs: number;
   /** History rows kept (newest); older ones are trimmed. */
   historyLimit?: number;
+  /**
+   * How long a write waits for another process's lock. SQLite waits synchronously, so in the server this
+   * stalls every request: short, and a webhook that cannot be written is answered 503 (the app retries).
+   */
+  busyTimeoutMs?: number;
 }
 
 export class Queue {
@@ -86,10 +91,10 @@ export class Queue {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
-    this.db.pragma('busy_timeout = 5000');
+    this.opts = { historyLimit: 10_000, busyTimeoutMs: 250, ...opts };
+    this.db.pragma(`busy_timeout = ${Math.max(0, Math.round(this.opts.busyTimeoutMs))}`);
     migrate(this.db);
     this.clock = clock;
-    this.opts = { historyLimit: 10_000, ...opts };
     this.stmt = this.prepare();
   }
 
