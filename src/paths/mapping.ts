@@ -18,9 +18,18 @@ export interface Mapped {
 
 const endsWithSeparator = (s: string) => s.endsWith('/') || s.endsWith('\\');
 
-/** True when `path` starts with `prefix` and the prefix ends at a path boundary. */
+/**
+ * True when `path` starts with `prefix` and the prefix ends at a path boundary. A Windows prefix (one that
+ * uses backslashes) compares case-insensitively, as Windows does.
+ */
 export function startsAtBoundary(path: string, prefix: string): boolean {
-  if (prefix.length === 0 || !path.startsWith(prefix)) return false;
+  if (prefix.length === 0) return false;
+  // The folder a form names, written without its trailing separator, is that folder too.
+  if (path.length === prefix.length - 1 && endsWithSeparator(prefix)) return startsAtBoundary(path + prefix.slice(-1), prefix);
+  if (path.length < prefix.length) return false;
+  const head = path.slice(0, prefix.length);
+  const same = separatorOf(prefix) === '\\' ? head.toLowerCase() === prefix.toLowerCase() : head === prefix;
+  if (!same) return false;
   if (path.length === prefix.length || endsWithSeparator(prefix)) return true;
   const next = path[prefix.length];
   return next === '/' || next === '\\';

@@ -1,10 +1,10 @@
 // Per-target path rewrite and include/exclude lists: the same folder can live at different paths on two
 // media servers, so each target turns the relay's path into its own form before scanning.
-import { isInside, joinPath, separatorOf, trimTrailingSeparator } from '../paths/folder.js';
+import { isInside, separatorOf, trimTrailingSeparator } from '../paths/folder.js';
+import { mapPath, type PathMappings } from '../paths/mapping.js';
 import type { ScanContext, ScanOutcome, Target } from './target.js';
 
-/** `{serverPath: [forms the relay sees, ...]}`, the shape of plex_autoscan's SERVER_PATH_MAPPINGS. */
-export type PathMappings = Record<string, string[]>;
+export type { PathMappings };
 
 export interface RewriteOptions {
   mappings?: PathMappings;
@@ -21,24 +21,12 @@ function inside(path: string, prefix: string): boolean {
 }
 
 /**
- * Rewrites `path` with the longest form that contains it at a path boundary ("/mnt/tv" never matches
- * "/mnt/tv4k"); the remainder takes the server path's separator. Unmatched paths come back unchanged.
+ * The target's form of a folder or file: SERVER_PATH_MAPPINGS' own mechanism (longest form at a path
+ * boundary, Windows forms case-insensitive, the server's separator for the rest), without a trailing
+ * separator, since targets are given folders.
  */
 export function rewritePath(path: string, mappings: PathMappings = {}): string {
-  let best: { serverPath: string; form: string } | undefined;
-  for (const [serverPath, forms] of Object.entries(mappings)) {
-    for (const form of forms ?? []) {
-      if (!form || !inside(path, form)) continue;
-      if (!best || trimTrailingSeparator(form).length > trimTrailingSeparator(best.form).length) best = { serverPath, form };
-    }
-  }
-  if (!best) return path;
-  const rest = trimTrailingSeparator(path).slice(trimTrailingSeparator(best.form).length).replace(/^[\\/]+/, '');
-  const base = trimTrailingSeparator(best.serverPath);
-  if (!rest) return base;
-  // A root server path ("/", "D:\\") already ends with its separator.
-  if (base.endsWith('/') || base.endsWith('\\')) return joinPath(base, rest).replace(base + separatorOf(base), base);
-  return joinPath(base, rest);
+  return trimTrailingSeparator(mapPath(path, mappings).path);
 }
 
 /** Why a folder must not reach the target, or undefined when it may. Both its forms are checked. */

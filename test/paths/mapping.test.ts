@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ignoredBy, mapPath, priorityOf } from '../../src/paths/mapping.js';
-import { isInside, joinPath, parentFolder } from '../../src/paths/folder.js';
+import { isInside, joinPath, parentFolder, trimTrailingSeparator } from '../../src/paths/folder.js';
+import { rewritePath } from '../../src/targets/rewrite.js';
 
 const mappings = {
   '/data/Movies/': ['/movies/', '/mnt/unionfs/Media/Movies/', 'My Drive/Media/Movies/'],
@@ -66,5 +67,28 @@ describe('folder arithmetic', () => {
     expect(isInside('/data/tv/Show', '/data/tv')).toBe(true);
     expect(isInside('/data/tv', '/data/tv/')).toBe(true);
     expect(isInside('/data/tvshows/x', '/data/tv')).toBe(false);
+  });
+});
+
+describe('one mapping mechanism for SERVER_PATH_MAPPINGS and per-target rewrites', () => {
+  const shared = { '/data/media/': ['D:\\Media\\', '/mnt/unionfs/Media/'], '/': ['/root-form'] };
+  it.each([
+    ['d:\\media\\TV\\Show\\Season 01', '/data/media/TV/Show/Season 01'], // a Windows form matches in any case
+    ['D:\\MEDIA\\Movies\\Heat (1995)\\', '/data/media/Movies/Heat (1995)/'],
+    ['/mnt/unionfs/media/tv/x', '/mnt/unionfs/media/tv/x'], // a POSIX form stays case-sensitive
+    ['/mnt/unionfs/Media', '/data/media/'],
+    ['/root-form/a', '/a'],
+  ])('mapPath(%s) = %s', (path, expected) => {
+    expect(mapPath(path, shared).path).toBe(expected);
+  });
+
+  it.each([
+    ['d:\\media\\TV\\Show\\Season 01\\', '/data/media/TV/Show/Season 01'],
+    ['/mnt/unionfs/Media', '/data/media'],
+    ['/mnt/unionfs/Media/tv/Show/', '/data/media/tv/Show'],
+    ['/elsewhere/x/', '/elsewhere/x'],
+  ])('a target rewrite is the same mapping without the trailing separator: %s -> %s', (path, expected) => {
+    expect(rewritePath(path, shared)).toBe(expected);
+    expect(rewritePath(path, shared)).toBe(trimTrailingSeparator(mapPath(path, shared).path));
   });
 });
