@@ -196,6 +196,14 @@ export const targetSchema = z
       USE_SUDO: bool().optional(),
       USE_DOCKER: bool().optional(),
       DOCKER_NAME: text().optional(),
+      // What follows a "plex" entry's scan; each left out means the matching PLEX_* key. EMPTY_TRASH alone
+      // defaults to false without this entry's own DATABASE_PATH: the deleted count must come from its own library.
+      EMPTY_TRASH: bool().optional(),
+      EMPTY_TRASH_MAX_FILES: integer(0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more').optional(),
+      EMPTY_TRASH_CONTROL_FILES: stringList(true).optional(),
+      EMPTY_TRASH_ZERO_DELETED: bool().optional(),
+      ANALYZE_TYPE: choice(['off', 'basic', 'deep']).optional(),
+      ANALYZE_DIRECTORY: bool().optional(),
     },
     { error: 'an object with at least NAME and TYPE' },
   )

@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import type { Logger } from '../log.js';
+import type { Sleep } from './activities.js';
 import type { PlexApi } from './api.js';
 
 export interface AfterScanSettings {
@@ -15,6 +16,8 @@ export interface AfterScanSettings {
   analyzeDirectory: boolean;
   commandBefore: string;
   commandAfter: string;
+  /** The TARGETS entry these settings belong to, so log lines name the keys the user can change; unset = PLEX_*. */
+  entry?: string;
 }
 
 export const NO_AFTER_SCAN: AfterScanSettings = {
@@ -30,6 +33,15 @@ export const NO_AFTER_SCAN: AfterScanSettings = {
 
 /** Items marked deleted in one section (Plex's database); 'unknown' when it can't be read. */
 export type DeletedCounter = (sectionId: string) => Promise<number | 'unknown'>;
+
+/** plex_autoscan's emptyTrash retry: 5 tries, 10 s apart. */
+export const EMPTY_TRASH_TRIES = 5;
+export const EMPTY_TRASH_RETRY_MS = 10_000;
+
+/** The config key a setting comes from, as the user would look for it. */
+export function keyName(s: AfterScanSettings, key: string): string {
+  return s.entry ? `${key} of TARGETS "${s.entry}" (default: PLEX_${key})` : `PLEX_${key}`;
+}
 
 export function trashWanted(s: AfterScanSettings): boolean {
   return s.emptyTrash && s.emptyTrashMaxFiles > 0;
@@ -52,6 +64,8 @@ export interface TrashContext {
   settings: AfterScanSettings;
   deletedCount?: DeletedCounter;
   exists?: (path: string) => Promise<boolean>;
+  /** The pause between tries: the target's clock, so tests pass the 10 s without waiting. */
+  sleep: Sleep;
   logger: Logger;
 }
 
@@ -68,9 +82,10 @@ export async function emptyTrashIfSafe(c: TrashContext): Promise<boolean> {
     }
   }
   if (!c.deletedCount) {
+    const database = settings.entry ? `this Plex's database (DATABASE_PATH of TARGETS "${settings.entry}")` : "Plex's database (PLEX_DATABASE_PATH)";
     logger.warn(
       { section: c.sectionId },
-      `Skip emptying of trash in ${where}: PLEX_EMPTY_TRASH needs the number of deleted items from Plex's database (PLEX_DATABASE_PATH), which is not readable here.`,
+      `Skip emptying of trash in ${where}: ${settings.entry ? 'EMPTY_TRASH' : 'PLEX_EMPTY_TRASH'} needs the number of deleted items from ${database}, which is not readable here.`,
     );
     return false;
   }
@@ -82,7 +97,7 @@ export async function emptyTrashIfSafe(c: TrashContext): Promise<boolean> {
   if (deleted > settings.emptyTrashMaxFiles) {
     logger.warn(
       { section: c.sectionId, deleted },
-      `Skip emptying of trash in ${where}: ${deleted} items are marked deleted, more than PLEX_EMPTY_TRASH_MAX_FILES (${settings.emptyTrashMaxFiles}). Is a mount missing?`,
+      `Skip emptying of trash in ${where}: ${deleted} items are marked deleted, more than ${keyName(settings, 'EMPTY_TRASH_MAX_FILES')} (${settings.emptyTrashMaxFiles}). Is a mount missing?`,
     );
     return false;
   }
@@ -91,15 +106,28 @@ export async function emptyTrashIfSafe(c: TrashContext): Promise<boolean> {
     logger.debug({ section: c.sectionId }, `Not emptying trash in ${where}: nothing is marked deleted.`);
     return false;
   }
-  try {
-    const res = await c.api.request('PUT', `/library/sections/${encodeURIComponent(c.sectionId)}/emptyTrash`);
-    await res.body?.cancel();
-  } catch (err) {
-    logger.error({ section: c.sectionId }, `Emptying trash in ${where} failed: ${(err as Error).message}`);
-    return false;
+  // Retried as plex_autoscan did, so a Plex that is briefly busy or restarting does not leave the trash full.
+  let lastError = '';
+  for (let attempt = 1; attempt <= EMPTY_TRASH_TRIES; attempt++) {
+    try {
+      const res = await c.api.request('PUT', `/library/sections/${encodeURIComponent(c.sectionId)}/emptyTrash`);
+      await res.body?.cancel();
+      logger.info({ section: c.sectionId, deleted, attempt }, `Emptied trash in ${where} (${deleted} deleted item(s)).`);
+      return true;
+    } catch (err) {
+      lastError = (err as Error).message;
+      const next = attempt < EMPTY_TRASH_TRIES ? `; trying again in ${EMPTY_TRASH_RETRY_MS / 1000} s` : '';
+      logger.warn({ section: c.sectionId, attempt }, `Emptying trash in ${where} failed (try ${attempt} of ${EMPTY_TRASH_TRIES}): ${lastError}${next}.`);
+      if (next) await c.sleep(EMPTY_TRASH_RETRY_MS);
+    }
   }
-  logger.info({ section: c.sectionId, deleted }, `Emptied trash in ${where} (${deleted} deleted item(s)).`);
-  return true;
+  logger.error(
+    { section: c.sectionId, deleted },
+    `Gave up emptying trash in ${where} after ${EMPTY_TRASH_TRIES} tries (last: ${lastError}). Check that Plex at ${c.api.url} is up, ` +
+      `that section ${c.sectionId} still exists, and that the token is the server owner's (emptyTrash needs an admin token); ` +
+      `the deleted items stay in Plex's trash until a later scan empties it.`,
+  );
+  return false;
 }
 
 export interface AnalyzeContext {
@@ -109,30 +137,74 @@ export interface AnalyzeContext {
   parentRatingKey?: string;
   settings: AfterScanSettings;
   logger: Logger;
+  /** Say once (per target) what "deep" can and cannot mean through the API; the caller keeps track. */
+  explainDeep?: boolean;
 }
 
 /**
- * Per-item analyze through the API. A whole-section analyze would re-read every file of the library, so without
- * the item's ratingKey we skip. The API has one analyze call: "deep" asks the same and lets Plex's scheduled deep
- * analysis do the rest.
+ * Per-item analyze through the API; returns the items Plex accepted. A whole-section analyze would re-read every
+ * file of the library, so without the item's ratingKey we skip. Plex's API has one analyze call per item and no
+ * deep variant (plex_autoscan's deep mode was the scanner's --analyze-deeply), so "deep" differs from "basic" only
+ * in which items are asked for: with PLEX_ANALYZE_DIRECTORY, every child of the parent rather than the parent.
+ * A failed call is logged and never fails the scan: the file is in the library either way.
  */
-export async function analyzeItem(c: AnalyzeContext): Promise<boolean> {
+export async function analyzeItem(c: AnalyzeContext): Promise<string[]> {
   const { settings, logger } = c;
-  if (settings.analyze === 'off') return false;
-  const key = settings.analyzeDirectory && c.parentRatingKey ? c.parentRatingKey : c.ratingKey;
-  if (!key) {
+  if (settings.analyze === 'off') return [];
+  if (settings.analyze === 'deep' && c.explainDeep) {
+    logger.info(
+      `${keyName(settings, 'ANALYZE_TYPE')} is "deep", but Plex's HTTP API has no deep-analysis call: each item gets Plex's analyze, ` +
+        `and Plex's scheduled deep media analysis (Settings > Scheduled Tasks) completes the rest.`,
+    );
+  }
+  const { items, scope } = await itemsToAnalyze(c);
+  if (items.length === 0) {
     logger.info({ file: c.file }, `Skip analyze of '${c.file}': Plex did not tell us its item (ratingKey); a section analyze would be too heavy.`);
-    return false;
+    return [];
   }
+  const analyzed: string[] = [];
+  for (const key of items) {
+    try {
+      const res = await c.api.request('PUT', `/library/metadata/${encodeURIComponent(key)}/analyze`);
+      await res.body?.cancel();
+      analyzed.push(key);
+    } catch (err) {
+      logger.error({ file: c.file, ratingKey: key }, `Analyze of item ${key} (for '${c.file}') failed: ${(err as Error).message}`);
+    }
+  }
+  if (analyzed.length > 0) {
+    const failed = analyzed.length < items.length ? `; ${items.length - analyzed.length} of ${items.length} failed` : '';
+    logger.info(
+      { file: c.file, ratingKeys: analyzed },
+      `Started ${settings.analyze} analysis for '${c.file}': item(s) ${analyzed.join(', ')} (${scope}${failed}).`,
+    );
+  }
+  return analyzed;
+}
+
+/** plex_autoscan §3.8 step 3, with ratingKeys for metadata_items ids. */
+async function itemsToAnalyze(c: AnalyzeContext): Promise<{ items: string[]; scope: string }> {
+  const self = { items: c.ratingKey ? [c.ratingKey] : [], scope: 'the item itself' };
+  // A movie has no parent: the directory setting then means the movie itself.
+  if (!c.settings.analyzeDirectory || !c.parentRatingKey) return self;
+  const directory = keyName(c.settings, 'ANALYZE_DIRECTORY');
+  if (c.settings.analyze === 'basic') return { items: [c.parentRatingKey], scope: `its parent, ${directory}` };
   try {
-    const res = await c.api.request('PUT', `/library/metadata/${encodeURIComponent(key)}/analyze`);
-    await res.body?.cancel();
+    const children = await childrenOf(c.api, c.parentRatingKey);
+    if (children.length > 0) return { items: children, scope: `every child of its parent ${c.parentRatingKey}, ${directory}` };
+    c.logger.warn({ file: c.file }, `Plex listed no children of item ${c.parentRatingKey} (the parent of '${c.file}'); analyzing the item alone.`);
   } catch (err) {
-    logger.error({ file: c.file, ratingKey: key }, `Analyze of '${c.file}' (item ${key}) failed: ${(err as Error).message}`);
-    return false;
+    c.logger.warn({ file: c.file }, `Could not list the items beside '${c.file}' (children of ${c.parentRatingKey}): ${(err as Error).message}; analyzing the item alone.`);
   }
-  logger.info({ file: c.file, ratingKey: key }, `Started ${settings.analyze} analysis of '${c.file}' (item ${key}).`);
-  return true;
+  return self;
+}
+
+async function childrenOf(api: PlexApi, ratingKey: string): Promise<string[]> {
+  const res = await api.request('GET', `/library/metadata/${encodeURIComponent(ratingKey)}/children`);
+  const body = (await res.json().catch(() => undefined)) as { MediaContainer?: { Metadata?: unknown } } | undefined;
+  const items = body?.MediaContainer?.Metadata;
+  if (!Array.isArray(items)) return [];
+  return items.map((i) => (i as { ratingKey?: unknown }).ratingKey).filter((k) => k !== undefined && k !== null && k !== '').map(String);
 }
 
 /**

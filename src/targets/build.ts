@@ -41,7 +41,7 @@ export function buildTargets(config: Config, deps: BuildDeps): Target[] {
             pauseMs: config.PLEX_SCAN_PAUSE * 1000,
             clock: deps.clock,
             fetch: deps.fetch,
-            ...plexAfterScanOptions(config, deps, true, config.PLEX_DATABASE_PATH),
+            ...plexAfterScanOptions(config, deps, config.PLEX_DATABASE_PATH),
           }),
         );
       } else {
@@ -75,7 +75,7 @@ function buildOne(t: TargetConfig, config: Config, deps: BuildDeps): Target {
     case 'emby':
       return embyTarget(common);
     case 'plex':
-      return new PlexTarget({ ...common, clock: deps.clock, ...plexAfterScanOptions(config, deps, false, t.DATABASE_PATH) });
+      return new PlexTarget({ ...common, ...plexAfterScanOptions(config, deps, t.DATABASE_PATH, t) });
     case 'plex-scanner':
       return plexScannerTarget({
         name: t.NAME,
@@ -88,11 +88,20 @@ function buildOne(t: TargetConfig, config: Config, deps: BuildDeps): Target {
 }
 
 /**
- * What follows an API scan. The empty-trash keys guard the first Plex's library only: TARGETS entries get the
- * confirmation, the check, analyze and the commands (which tell them apart by SCANRELAY_TARGET).
+ * What follows an API scan: the first Plex's from the PLEX_* keys; a TARGETS entry's from its own keys, each
+ * falling back to the PLEX_* one. EMPTY_TRASH is the exception: the deleted count that guards it must come from
+ * that server's own database, so without the entry's DATABASE_PATH it stays off unless asked for (and then warns).
+ * The commands are shared; they tell the servers apart by SCANRELAY_TARGET.
  */
-function plexAfterScanOptions(config: Config, deps: BuildDeps, first: boolean, databasePath?: string): Partial<PlexTargetOptions> {
+function plexAfterScanOptions(config: Config, deps: BuildDeps, databasePath?: string, entry?: TargetConfig): Partial<PlexTargetOptions> {
   const database = databasePath ? deps.plexDatabase?.(databasePath) : undefined;
+  const emptyTrash = entry ? (entry.EMPTY_TRASH ?? (entry.DATABASE_PATH ? config.PLEX_EMPTY_TRASH : false)) : config.PLEX_EMPTY_TRASH;
+  if (entry && entry.EMPTY_TRASH && !entry.DATABASE_PATH) {
+    deps.logger.warn(
+      `TARGETS "${entry.NAME}": EMPTY_TRASH is true but the entry has no DATABASE_PATH, so its trash is never emptied: ` +
+        `the number of deleted items that guards it must come from that Plex's own database.`,
+    );
+  }
   return {
     fileInLibrary: database?.fileInLibrary,
     deletedCount: database?.deletedCount,
@@ -101,14 +110,15 @@ function plexAfterScanOptions(config: Config, deps: BuildDeps, first: boolean, d
     confirmTimeoutMs: (config.PLEX_CONFIRM_TIMEOUT ?? 300) * 1000,
     checkBeforeScan: config.PLEX_CHECK_BEFORE_SCAN,
     after: {
-      emptyTrash: first && config.PLEX_EMPTY_TRASH,
-      emptyTrashMaxFiles: config.PLEX_EMPTY_TRASH_MAX_FILES,
-      emptyTrashControlFiles: config.PLEX_EMPTY_TRASH_CONTROL_FILES,
-      emptyTrashZeroDeleted: config.PLEX_EMPTY_TRASH_ZERO_DELETED,
-      analyze: config.PLEX_ANALYZE_TYPE,
-      analyzeDirectory: config.PLEX_ANALYZE_DIRECTORY,
+      emptyTrash,
+      emptyTrashMaxFiles: entry?.EMPTY_TRASH_MAX_FILES ?? config.PLEX_EMPTY_TRASH_MAX_FILES,
+      emptyTrashControlFiles: entry?.EMPTY_TRASH_CONTROL_FILES ?? config.PLEX_EMPTY_TRASH_CONTROL_FILES,
+      emptyTrashZeroDeleted: entry?.EMPTY_TRASH_ZERO_DELETED ?? config.PLEX_EMPTY_TRASH_ZERO_DELETED,
+      analyze: entry?.ANALYZE_TYPE ?? config.PLEX_ANALYZE_TYPE,
+      analyzeDirectory: entry?.ANALYZE_DIRECTORY ?? config.PLEX_ANALYZE_DIRECTORY,
       commandBefore: config.RUN_COMMAND_BEFORE_SCAN,
       commandAfter: config.RUN_COMMAND_AFTER_SCAN,
+      entry: entry?.NAME,
     },
   };
 }

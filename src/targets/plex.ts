@@ -2,7 +2,7 @@
 // when there is something to confirm or do afterwards, the wait for that scan to end and what follows it.
 import type { Clock } from '../clock.js';
 import { silentLogger, type Logger } from '../log.js';
-import { PlexScanProgress, realSleep, waitForSectionScan, type ScanWait, type Sleep } from '../plex/activities.js';
+import { PlexScanProgress, waitForSectionScan, type ScanWait, type Sleep } from '../plex/activities.js';
 import {
   analyzeItem,
   emptyTrashIfSafe,
@@ -42,7 +42,7 @@ export interface PlexTargetOptions {
   fileInLibrary?: FileInLibrary;
   /** The read-only Plex database: items marked deleted per section (for PLEX_EMPTY_TRASH). */
   deletedCount?: DeletedCounter;
-  /** Injected so tests poll without real pauses. */
+  /** Every pause (polls, retries); defaults to the clock's, so a manual clock makes simulated waits instant. */
   sleep?: Sleep;
   exists?: (path: string) => Promise<boolean>;
   runCommand?: CommandRunner;
@@ -58,6 +58,7 @@ export class PlexTarget implements Target {
   private readonly after: AfterScanSettings;
   private readonly logger: Logger;
   private readonly sleep: Sleep;
+  private deepExplained = false;
 
   constructor(private readonly opts: PlexTargetOptions) {
     this.name = opts.name;
@@ -67,7 +68,7 @@ export class PlexTarget implements Target {
     this.progress = new PlexScanProgress(this.api);
     this.after = { ...NO_AFTER_SCAN, ...opts.after };
     this.logger = (opts.logger ?? silentLogger).child({ target: opts.name });
-    this.sleep = opts.sleep ?? realSleep;
+    this.sleep = opts.sleep ?? ((ms) => opts.clock.sleep(ms));
   }
 
   async scan(folder: string, context: ScanContext): Promise<ScanOutcome> {
@@ -178,11 +179,15 @@ export class PlexTarget implements Target {
         settings: this.after,
         deletedCount: this.opts.deletedCount,
         exists: this.opts.exists,
+        sleep: this.sleep,
         logger: this.logger,
       });
       if (emptied) notes.push(`trash emptied in section ${section.id}`);
     }
     if (file && this.after.analyze !== 'off' && (this.opts.confirmScans ?? true)) {
+      // Claimed before the await: scans of one target run concurrently, and the note is for once per target.
+      const explainDeep = this.after.analyze === 'deep' && !this.deepExplained;
+      if (explainDeep) this.deepExplained = true;
       const analyzed = await analyzeItem({
         api: this.api,
         file,
@@ -190,8 +195,11 @@ export class PlexTarget implements Target {
         parentRatingKey: confirmation?.state === 'confirmed' ? confirmation.parentRatingKey : undefined,
         settings: this.after,
         logger: this.logger,
+        explainDeep,
       });
-      if (analyzed) notes.push(`${this.after.analyze} analyze started`);
+      if (analyzed.length > 0) {
+        notes.push(`${this.after.analyze} analyze started (${analyzed.length === 1 ? `item ${analyzed[0]}` : `${analyzed.length} items`})`);
+      }
     }
 
     if (!confirmation) return { notes };

@@ -1,11 +1,16 @@
 // Four media servers behind one service (two Plex, Jellyfin, Emby; all fakes on 127.0.0.1): each gets exactly
 // the scans for its own libraries at its own paths, and one of them down for a simulated hour holds up nobody
-// and loses nothing. Also: history records a Plex scan as confirmed once Plex finished it and has the file.
+// and loses nothing. Also: history records a Plex scan as confirmed once Plex finished it and has the file, and a
+// second Plex with its own database empties its own trash.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Source } from '../../src/request.js';
 import { startFakeEmby } from '../fakes/emby.js';
 import { startFakeJellyfin, type FakeMediaBrowser } from '../fakes/jellyfin.js';
 import { FakePlex } from '../fakes/plex.js';
+import { makePlexDb } from '../support/plex-db.js';
 import { testService, type TestService } from '../support/service.js';
 
 const MINUTE = 60_000;
@@ -172,6 +177,68 @@ describe('two Plex, Jellyfin and Emby from one config', () => {
     expect(h).toMatchObject({ outcome: 'confirmed', folder: '/data/media/movies/Heat (1995)' });
     expect(h.detail).toContain('section 7 Movies 4K; scan finished');
     expect(t.plex.refreshes).toHaveLength(1);
+  });
+});
+
+describe('empty trash on a second Plex', () => {
+  it('a TARGETS Plex with its own DATABASE_PATH and EMPTY_TRASH empties its own trash, counted in its own database', async () => {
+    // plex-4k's database: the movie it is about to scan, and one old part of section 7 in the trash.
+    const db = join(t.dir, 'plex4k.db');
+    makePlexDb(db, {
+      sections: [{ id: 7, name: 'Movies 4K', type: 1, roots: ['/media4k/movies'] }],
+      parts: [{ file: `/media4k/${MOVIE}` }, { file: '/media4k/movies/Old (1990)/Old (1990).mkv', deletedAt: 1_700_000_000 }],
+    });
+    const rw = new Database(db);
+    rw.exec('UPDATE metadata_items SET library_section_id = 7; UPDATE media_items SET library_section_id = 7;');
+    rw.close();
+    const control = join(t.dir, 'mounted-4k.bin');
+    writeFileSync(control, '');
+    const svc = await testService({
+      config: {
+        SERVER_SCAN_DELAY: DELAY_S,
+        PLEX_ANALYZE_TYPE: 'off',
+        // The first Plex leaves its trash alone: only the 4K entry asks.
+        PLEX_EMPTY_TRASH: false,
+        TARGETS: [
+          {
+            NAME: 'plex-4k',
+            TYPE: 'plex',
+            URL: plex4k.url,
+            TOKEN: plex4k.token,
+            PATH_MAPPINGS: { '/media4k/': ['/data/media/'] },
+            ENABLED: true,
+            INCLUDE: [],
+            EXCLUDE: [],
+            SCAN_PAUSE: 0,
+            DATABASE_PATH: db,
+            EMPTY_TRASH: true,
+            EMPTY_TRASH_MAX_FILES: 5,
+            EMPTY_TRASH_CONTROL_FILES: [control],
+          },
+        ],
+      },
+    });
+    try {
+      svc.plex.onDisk.add(`/data/media/${MOVIE}`);
+      plex4k.onDisk.add(`/media4k/${MOVIE}`);
+      await svc.service.intake.submit([{ path: `/mnt/unionfs/Media/${MOVIE}`, source: 'radarr', event: 'Download', kind: 'file' }], 'test');
+      for (let done = 0; done < DELAY_S * 1000; done += 30_000) {
+        svc.clock.advance(30_000);
+        await svc.service.processor.drain();
+      }
+      expect(plex4k.refreshes).toEqual([{ section: '7', path: '/media4k/movies/Heat (1995)' }]);
+      expect(plex4k.emptiedTrash).toEqual(['7']);
+      expect(svc.plex.refreshes).toHaveLength(1);
+      expect(svc.plex.emptiedTrash).toEqual([]);
+      const h = svc.service.queue.history().find((x) => x.target === 'plex-4k')!;
+      expect(h).toMatchObject({ outcome: 'confirmed' });
+      expect(h.detail).toContain('trash emptied in section 7');
+      const msgs = svc.logs.map((l) => (JSON.parse(l) as { msg: string }).msg);
+      // The one item in the trash of the 4K database's section 7: the count came from this Plex's own database.
+      expect(msgs).toContain('Emptied trash in section 7 Movies 4K (1 deleted item(s)).');
+    } finally {
+      await svc.close();
+    }
   });
 });
 

@@ -62,6 +62,8 @@ export class FakePlex {
   /** Files Plex has in its library, by path. */
   readonly library = new Map<string, LibraryItem>();
   readonly activities: FakeActivity[] = [];
+  /** Per-route failures (see failRoute), checked after `failure`. */
+  readonly routeFailures: { method: string; path: RegExp; status: number; left: number }[] = [];
   private nextKey = 1000;
   private server?: Server;
   url = '';
@@ -91,6 +93,16 @@ export class FakePlex {
 
   get analyzed(): string[] {
     return this.requests.filter((r) => r.method === 'PUT' && /^\/library\/metadata\/[^/]+\/analyze$/.test(r.path)).map((r) => r.path.split('/')[3]);
+  }
+
+  /** Answers `status` to the next `times` requests (default: all) whose method and path match, e.g. emptyTrash. */
+  failRoute(method: string, path: RegExp, status: number, times = Infinity): void {
+    this.routeFailures.push({ method, path, status, left: times });
+  }
+
+  /** The PUT emptyTrash calls received, with the time each arrived (real ms), in order. */
+  get emptyTrashCalls(): { section: string; at: number }[] {
+    return this.requests.filter((r) => r.method === 'PUT' && /\/emptyTrash$/.test(r.path)).map((r) => ({ section: r.path.split('/')[3], at: r.at }));
   }
 
   /** Puts a file straight into the library (as if scanned earlier). */
@@ -155,6 +167,11 @@ export class FakePlex {
     if (failure === 'reset') return void req.socket.destroy();
     if (failure === 'hang') return;
     if (failure) return void res.writeHead(failure.status).end();
+    const routeFailure = this.routeFailures.find((f) => f.left > 0 && f.method === req.method && f.path.test(u.pathname));
+    if (routeFailure) {
+      routeFailure.left--;
+      return void res.writeHead(routeFailure.status).end();
+    }
     if (u.pathname === '/identity') return json(res, { MediaContainer: { size: 0, claimed: true, machineIdentifier: 'fake', version: '1.41.0' } });
     if (token !== this.token) return void res.writeHead(401).end('Unauthorized');
     if (u.pathname === '/' && req.method === 'GET') return json(res, { MediaContainer: { friendlyName: 'fake', version: '1.41.0' } });
@@ -240,6 +257,22 @@ export class FakePlex {
     if (req.method === 'PUT' && /^\/library\/sections\/[^/]+\/emptyTrash$/.test(u.pathname)) {
       const ok = this.sections.some((s) => s.key === u.pathname.split('/')[3]);
       return void res.writeHead(ok ? 200 : 404).end();
+    }
+    const children = /^\/library\/metadata\/([^/]+)\/children$/.exec(u.pathname);
+    if (children && req.method === 'GET') {
+      // A parent's children are the items that name it as their parent (a season's episodes).
+      const items = [...this.library.values()].filter((i) => i.parentRatingKey === children[1]);
+      const exists = items.length > 0 || [...this.library.values()].some((i) => i.ratingKey === children[1]);
+      if (!exists) return void res.writeHead(404).end();
+      return json(res, {
+        MediaContainer: {
+          size: items.length,
+          key: children[1],
+          ...(items.length
+            ? { Metadata: items.map((i) => ({ ratingKey: i.ratingKey, parentRatingKey: i.parentRatingKey, type: 'episode', Media: [{ Part: [{ file: i.file }] }] })) }
+            : {}),
+        },
+      });
     }
     const analyze = /^\/library\/metadata\/([^/]+)\/analyze$/.exec(u.pathname);
     if (analyze && req.method === 'PUT') {

@@ -124,6 +124,51 @@ describe('PLEX_EMPTY_TRASH guards', () => {
     await target(trash(), { exists, deletedCount: counts({ '2': 1 }), confirmTimeoutMs: 10_000 }).scan(FOLDER, ctx({ file: undefined }));
     expect(plex.emptiedTrash).toEqual(['2']);
   });
+
+  /** A target whose pauses are the ManualClock's (the default), with the simulated time of each emptyTrash call. */
+  const clocked = (over: Partial<AfterScanSettings> = {}) => {
+    const trashAt: number[] = [];
+    const stamping: typeof fetch = (input, init) => {
+      if (new URL(String(input)).pathname.endsWith('/emptyTrash')) trashAt.push(clock.now());
+      return fetch(input, init);
+    };
+    const t = target(trash(over), { exists, deletedCount: counts({ '2': 1 }), sleep: undefined, fetch: stamping });
+    return { t, trashAt };
+  };
+
+  it('retries a refused emptyTrash 5 times, 10 s of clock time apart, then gives up with what to check', async () => {
+    plex.scanPolls = 1;
+    plex.failRoute('PUT', /\/emptyTrash$/, 500);
+    const { t, trashAt } = clocked();
+    const started = performance.now();
+    const outcome = await t.scan(FOLDER, ctx({ file: undefined, event: 'Rename' }));
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(plex.emptyTrashCalls.map((c) => c.section)).toEqual(['2', '2', '2', '2', '2']);
+    expect(trashAt.slice(1).map((at, i) => at - trashAt[i])).toEqual([10_000, 10_000, 10_000, 10_000]);
+    expect(clock.now() - trashAt[0]).toBe(40_000); // no pause after the last try
+    expect(outcome).toMatchObject({ status: 'scanned' });
+    expect(outcome.status === 'scanned' && outcome.detail).not.toContain('trash emptied');
+    for (let n = 1; n <= 5; n++) expect(logged(`Emptying trash in section 2 TV Shows failed (try ${n} of 5)`)).toBe(true);
+    expect(logged('answered 500 Internal Server Error to PUT /library/sections/2/emptyTrash; trying again in 10 s.')).toBe(true);
+    const final = logs.map((l) => JSON.parse(l) as { level: number | string; msg: string }).find((l) => l.msg.startsWith('Gave up emptying trash'));
+    expect(final?.msg).toMatch(/^Gave up emptying trash in section 2 TV Shows after 5 tries \(last: .*500.*\)\. Check that Plex at http:\/\/127\.0\.0\.1:\d+ is up, that section 2 still exists, and that the token is the server owner's/);
+    expect(logs.join('\n')).not.toContain(plex.token);
+  });
+
+  it('stops retrying once emptyTrash succeeds (third try)', async () => {
+    plex.scanPolls = 1;
+    plex.failRoute('PUT', /\/emptyTrash$/, 503, 2);
+    const { t, trashAt } = clocked();
+    const outcome = await t.scan(FOLDER, ctx({ file: undefined, event: 'Rename' }));
+    expect(plex.emptyTrashCalls).toHaveLength(3);
+    expect(trashAt.slice(1).map((at, i) => at - trashAt[i])).toEqual([10_000, 10_000]);
+    expect(clock.now()).toBe(trashAt[2]); // nothing waited after the success
+    expect(outcome.status === 'scanned' && outcome.detail).toContain('trash emptied in section 2');
+    expect(logged('failed (try 2 of 5)')).toBe(true);
+    expect(logged('failed (try 3 of 5)')).toBe(false);
+    expect(logged('Gave up emptying trash')).toBe(false);
+    expect(logged('Emptied trash in section 2 TV Shows (1 deleted item(s)).')).toBe(true);
+  });
 });
 
 describe('PLEX_ANALYZE_TYPE through the API', () => {
@@ -136,6 +181,77 @@ describe('PLEX_ANALYZE_TYPE through the API', () => {
     expect(plex.analyzed).toEqual([item.parentRatingKey]);
     await target({ analyze: 'deep', analyzeDirectory: false }).scan(FOLDER, ctx());
     expect(plex.analyzed).toEqual([item.parentRatingKey, item.ratingKey]);
+  });
+
+  const EPISODES = ['E01', 'E02', 'E03'].map((e) => `${FOLDER}/Show - S01${e}.mkv`);
+  const analyzeRequests = () => plex.requests.filter((r) => r.path.endsWith('/analyze'));
+
+  it('basic with PLEX_ANALYZE_DIRECTORY sends exactly one analyze, for the season', async () => {
+    for (const f of EPISODES) plex.onDisk.add(f);
+    const outcome = await target({ analyze: 'basic', analyzeDirectory: true }).scan(FOLDER, ctx({ file: EPISODES[0] }));
+    const season = plex.library.get(EPISODES[0])!.parentRatingKey!;
+    expect(analyzeRequests().map((r) => [r.method, r.path])).toEqual([['PUT', `/library/metadata/${season}/analyze`]]);
+    expect(plex.requests.some((r) => r.path.endsWith('/children'))).toBe(false);
+    expect(outcome.status === 'scanned' && outcome.detail).toContain(`basic analyze started (item ${season})`);
+    expect(logged(`item(s) ${season} (its parent, PLEX_ANALYZE_DIRECTORY)`)).toBe(true);
+  });
+
+  it('deep with PLEX_ANALYZE_DIRECTORY analyzes every episode of the season and not the season; says once that the API has no deep call', async () => {
+    for (const f of EPISODES) plex.onDisk.add(f);
+    const t = target({ analyze: 'deep', analyzeDirectory: true });
+    const outcome = await t.scan(FOLDER, ctx({ file: EPISODES[1] }));
+    const keys = EPISODES.map((f) => plex.library.get(f)!.ratingKey);
+    const season = plex.library.get(EPISODES[0])!.parentRatingKey!;
+    expect(new Set(keys).size).toBe(3);
+    expect(plex.requests.filter((r) => r.path.endsWith('/children')).map((r) => [r.method, r.path])).toEqual([['GET', `/library/metadata/${season}/children`]]);
+    expect(analyzeRequests().every((r) => r.method === 'PUT')).toBe(true);
+    expect([...plex.analyzed].sort()).toEqual([...keys].sort());
+    expect(plex.analyzed).not.toContain(season);
+    expect(outcome.status === 'scanned' && outcome.detail).toContain('deep analyze started (3 items)');
+    expect(logged(`every child of its parent ${season}, PLEX_ANALYZE_DIRECTORY`)).toBe(true);
+    // A second scan on the same target analyzes again but does not repeat the explanation.
+    await t.scan(FOLDER, ctx({ file: EPISODES[2] }));
+    expect(plex.analyzed).toHaveLength(6);
+    const notes = logs.map((l) => JSON.parse(l) as { level: number | string; msg: string }).filter((l) => l.msg.includes("Plex's HTTP API has no deep-analysis call"));
+    expect(notes).toHaveLength(1);
+    expect(notes[0].msg).toContain("each item gets Plex's analyze");
+    expect([30, 'info']).toContain(notes[0].level);
+  });
+
+  it('deep without PLEX_ANALYZE_DIRECTORY analyzes the item alone; a movie (no parent) is itself even with it', async () => {
+    for (const f of EPISODES) plex.onDisk.add(f);
+    await target({ analyze: 'deep', analyzeDirectory: false }).scan(FOLDER, ctx({ file: EPISODES[0] }));
+    expect(plex.analyzed).toEqual([plex.library.get(EPISODES[0])!.ratingKey]);
+    expect(plex.requests.some((r) => r.path.endsWith('/children'))).toBe(false);
+    const movie = plex.addToLibrary('/data/media/movies/Heat (1995)/Heat.mkv');
+    await target({ analyze: 'deep', analyzeDirectory: true }).scan('/data/media/movies/Heat (1995)', ctx({ file: movie.file }));
+    expect(plex.analyzed.at(-1)).toBe(movie.ratingKey);
+    expect(plex.requests.some((r) => r.path.endsWith('/children'))).toBe(false);
+  });
+
+  it('a failed analyze call (500) is logged and does not fail the scan; the other episodes are still analyzed', async () => {
+    for (const f of EPISODES) plex.onDisk.add(f);
+    plex.failRoute('PUT', /\/analyze$/, 500);
+    const outcome = await target({ analyze: 'basic', analyzeDirectory: false }).scan(FOLDER, ctx({ file: EPISODES[0] }));
+    expect(outcome).toMatchObject({ status: 'scanned', confirmation: 'confirmed' });
+    expect(outcome.status === 'scanned' && outcome.detail).not.toContain('analyze started');
+    const key = plex.library.get(EPISODES[0])!.ratingKey;
+    expect(logged(`Analyze of item ${key} (for '${EPISODES[0]}') failed: Plex at ${plex.url} answered 500`)).toBe(true);
+
+    plex.routeFailures.length = 0;
+    plex.failRoute('PUT', /\/analyze$/, 500, 1);
+    const deep = await target({ analyze: 'deep', analyzeDirectory: true }).scan(FOLDER, ctx({ file: EPISODES[0] }));
+    expect(deep).toMatchObject({ status: 'scanned', confirmation: 'confirmed' });
+    expect(deep.status === 'scanned' && deep.detail).toContain('deep analyze started (2 items)');
+    expect(logged('; 1 of 3 failed)')).toBe(true);
+  });
+
+  it('deep falls back to the item alone when the parent\'s children cannot be listed', async () => {
+    plex.onDisk.add(FILE);
+    plex.failRoute('GET', /\/children$/, 500);
+    await target({ analyze: 'deep', analyzeDirectory: true }).scan(FOLDER, ctx());
+    expect(plex.analyzed).toEqual([plex.library.get(FILE)!.ratingKey]);
+    expect(logged('analyzing the item alone')).toBe(true);
   });
 
   it('skips with a log line when Plex does not say which item the file is (no section-wide analyze)', async () => {

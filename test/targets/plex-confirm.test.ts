@@ -63,6 +63,25 @@ describe('Plex scan confirmation', () => {
     queue.close();
   });
 
+  it('with a ManualClock and no sleep injected, follows a scan that ends after 30 polls in simulated time only', { timeout: 5_000 }, async () => {
+    plex.scanPolls = 30;
+    plex.onDisk.add(FILE);
+    // No `sleep` option: the target pauses on its clock, so the minute of polling passes without real waiting.
+    const t = new PlexTarget({ name: 'plex', url: plex.url, token: plex.token, clock, timeoutMs: 2000, confirmTimeoutMs: 3_600_000 });
+    const before = clock.now();
+    const started = performance.now();
+    const outcome = await t.scan(FOLDER, ctx());
+    const wall = performance.now() - started;
+    // 31 polls (30 see the scan, the last sees it gone) with 30 pauses: 25 ms doubling to the 2 s cap.
+    expect(activityPolls()).toBe(31);
+    const pauses = [25, 50, 100, 200, 400, 800, 1600, ...Array<number>(23).fill(2000)];
+    const simulated = pauses.reduce((a, b) => a + b, 0);
+    expect(clock.now() - before).toBe(simulated); // 49.175 s
+    expect(wall).toBeLessThan(1000);
+    expect(outcome).toMatchObject({ status: 'scanned', confirmation: 'confirmed' });
+    expect(outcome.status === 'scanned' && outcome.detail).toContain(`scan finished in ${(simulated / 1000).toFixed(1)} s`);
+  });
+
   it('records not-found with the reason when the scan ends and the database has no such file', async () => {
     plex.scanPolls = 2;
     const outcome = await target({ fileInLibrary: database() }).scan(FOLDER, ctx());
