@@ -1,10 +1,13 @@
 // `npm run bench`: runs the six benchmarks, prints one table (figure, baseline from the same run, ratio, target,
 // PASS/NOTE) and, with --write-docs, writes it to docs/performance.md with the date and the machine.
 // `npm run bench -- --only intake,drain` runs some of them.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import { log, repoRoot, table, type Figure } from './support.js';
+
+/** Everything from this heading on in docs/performance.md is written by hand and survives --write-docs. */
+const NOTES_HEADING = '## Notes';
 
 const benches: { id: string; name: string; load: () => Promise<{ run: () => Promise<Figure[]> }> }[] = [
   { id: '1', name: 'intake', load: () => import('./intake.js') },
@@ -59,7 +62,8 @@ ${out}
 ## What each line measures
 
 1. **Intake** — autocannon, 64 keep-alive connections over loopback, Sonarr v3 \`Download\` webhooks against
-   the compiled server (\`node dist/cli/index.js server\`, default INFO logging to console and file), all to
+   the compiled server (\`node dist/cli/index.js server\`, default INFO logging: one line per request to the
+   log file and to the console, which goes to a file as under systemd or Docker's log driver), all to
    one folder and each to a new folder. Baseline: a bare Node \`http\` server in its own process that reads the
    body and answers 200, driven identically in the same round. After each run the queue file is opened and
    must hold every request answered 2xx (the merge count of the one folder; the distinct folders otherwise).
@@ -79,7 +83,11 @@ ${out}
 For scale (issue 7): plex_autoscan with its SQLite queue takes ~26 requests/s when each names a new folder on
 this machine size, answering 4-5% with 500 and 7-8% with 200 without queueing them.
 `;
-  writeFileSync(join(repoRoot, 'docs', 'performance.md'), doc);
+  // The hand-written notes below the generated part (what limits a figure, what changed) are kept.
+  const file = join(repoRoot, 'docs', 'performance.md');
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const notesAt = previous.indexOf(NOTES_HEADING);
+  writeFileSync(file, notesAt >= 0 ? `${doc}\n${previous.slice(notesAt)}` : doc);
   log('wrote docs/performance.md');
 }
 process.exit(0);

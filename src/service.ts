@@ -55,7 +55,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const clock = opts.clock ?? systemClock;
   const pathState = opts.pathState ?? diskPathState;
   const activity = new Activity();
-  const queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000 });
+  const queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, checkpointEveryMs: 1_000 });
   const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, { logger, clock });
   const targets =
     opts.targets ??

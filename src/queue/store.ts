@@ -74,14 +74,21 @@ export interface QueueOptions {
    * stalls every request: short, and a webhook that cannot be written is answered 503 (the app retries).
    */
   busyTimeoutMs?: number;
+  /**
+   * Copy the WAL into the database file on this schedule instead of inside whichever commit crosses SQLite's
+   * 1,000-page mark. A page changed by a thousand commits is then copied once, and no webhook waits for a
+   * checkpoint. Unset: SQLite's own automatic checkpoints (the CLI's short-lived uses).
+   */
+  checkpointEveryMs?: number;
 }
 
 export class Queue {
   readonly db: Database.Database;
   private readonly clock: Clock;
-  private readonly opts: Required<QueueOptions>;
+  private readonly opts: Required<Omit<QueueOptions, 'checkpointEveryMs'>> & Pick<QueueOptions, 'checkpointEveryMs'>;
   private readonly stmt: ReturnType<Queue['prepare']>;
   private historyWrites = 0;
+  private checkpointTimer?: NodeJS.Timeout;
 
   constructor(file: string, clock: Clock, opts: QueueOptions) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -95,6 +102,11 @@ export class Queue {
     this.db.pragma(`busy_timeout = ${Math.max(0, Math.round(this.opts.busyTimeoutMs))}`);
     migrate(this.db);
     this.clock = clock;
+    if (this.opts.checkpointEveryMs !== undefined && file !== ':memory:') {
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.checkpointTimer = setInterval(() => this.checkpoint(), this.opts.checkpointEveryMs);
+      this.checkpointTimer.unref();
+    }
     this.stmt = this.prepare();
   }
 
@@ -404,7 +416,17 @@ export class Queue {
     if (++this.historyWrites % 500 === 0) this.stmt.trimHistory.run(this.opts.historyLimit);
   }
 
+  /** Moves committed WAL pages into the database file without waiting for readers (PASSIVE). */
+  checkpoint(): void {
+    try {
+      if (this.db.open) this.db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Busy or read-only: the WAL keeps the commits, and the next checkpoint (or close) tries again.
+    }
+  }
+
   close(): void {
+    if (this.checkpointTimer) clearInterval(this.checkpointTimer);
     if (this.db.open) this.db.close();
   }
 }

@@ -188,3 +188,23 @@ describe('queue order at scale', () => {
     expect(q.dueWaiting(10).map((r) => r.folder)).toEqual(['/tv/Waiting']);
   });
 });
+
+describe('scheduled checkpoints (the server)', () => {
+  it('no commit runs a checkpoint; checkpoint() moves every committed page into the database file', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'scanrelay-q-')), 'queue.db');
+    const q = new Queue(file, new ManualClock(), { delayMs: 0, checkpointEveryMs: 60_000 });
+    dirs.push(q);
+    expect(q.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    for (let i = 0; i < 3_000; i++) q.enqueue(req(`/tv/Show ${i}`));
+    const before = q.db.pragma('wal_checkpoint(NOOP)') as { log: number; checkpointed: number }[];
+    expect(before[0].log).toBeGreaterThan(1_000); // SQLite's own checkpoint would have run by now
+    expect(before[0].checkpointed).toBe(0);
+    q.checkpoint();
+    const after = q.db.pragma('wal_checkpoint(NOOP)') as { log: number; checkpointed: number }[];
+    expect(after[0].checkpointed).toBe(after[0].log);
+    q.close();
+    const again = new Queue(file, new ManualClock(), { delayMs: 0 });
+    dirs.push(again);
+    expect(again.count()).toBe(3_000);
+  });
+});
