@@ -35,8 +35,20 @@ export function startsAtBoundary(path: string, prefix: string): boolean {
   return next === '/' || next === '\\';
 }
 
+// Config objects live as long as the service: each one's sorted pairs are worked out once, not per request.
+const sorted = new WeakMap<PathMappings, MappingMatch[]>();
+
 /** Every (form, key) pair, longest form first so the most specific mapping wins. */
 export function mappingCandidates(mappings: PathMappings): MappingMatch[] {
+  if (!mappings) return [];
+  const known = sorted.get(mappings);
+  if (known) return known;
+  const pairs = candidatesOf(mappings);
+  sorted.set(mappings, pairs);
+  return pairs;
+}
+
+function candidatesOf(mappings: PathMappings): MappingMatch[] {
   const pairs: MappingMatch[] = [];
   for (const [to, forms] of Object.entries(mappings ?? {})) {
     for (const from of forms ?? []) if (typeof from === 'string' && from.length > 0) pairs.push({ to, from });
