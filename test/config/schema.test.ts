@@ -1,33 +1,15 @@
 // What each key accepts and defaults to, the generated config of a new install, and the TARGETS rules.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, defaultConfig, loadConfig } from '../../src/config/load.js';
+import { defaultConfig } from '../../src/config/load.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
+import { configFiles } from '../support/config-file.js';
 import { repoRoot } from '../support/fixtures.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'scanrelay-schema-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-
-/** Loads `content` as a config.json (without writing back) and returns the config. */
-function load(content: object): Config {
-  const file = join(dir, `c${n++}.json`);
-  writeFileSync(file, JSON.stringify(content));
-  return loadConfig(file, {}, { write: false }).config;
-}
-
-/** The part of the ConfigError after the file name. */
-function problem(content: object): string {
-  try {
-    load(content);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as Error).message.replace(/^config error in .*?\.json: /, '');
-  }
-  throw new Error(`expected a ConfigError for ${JSON.stringify(content)}`);
-}
+const files = configFiles('scanrelay-schema-');
+afterAll(() => files.cleanup());
+const { load, problem } = files;
 
 describe('base defaults (what a missing key gets)', () => {
   const base = configSchema.parse({});

@@ -1,39 +1,19 @@
 // A TARGETS "plex" entry's own empty-trash and analyze keys: what the schema accepts, how each falls back to its
 // PLEX_* key (EMPTY_TRASH only with the entry's own DATABASE_PATH), and the clock every pause runs on.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../src/clock.js';
-import { ConfigError, loadConfig } from '../../src/config/load.js';
-import { configSchema, type Config } from '../../src/config/schema.js';
+import { configSchema } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { buildTargets } from '../../src/targets/build.js';
 import type { ScanContext } from '../../src/targets/target.js';
 import { FakePlex } from '../fakes/plex.js';
+import { configFiles } from '../support/config-file.js';
 import { auditLogs } from '../support/log-audit.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'scanrelay-target-keys-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-
-function load(content: object): Config {
-  const file = join(dir, `c${n++}.json`);
-  writeFileSync(file, JSON.stringify(content));
-  return loadConfig(file, {}, { write: false }).config;
-}
-
-/** The part of the ConfigError after the file name. */
-function problem(content: object): string {
-  try {
-    load(content);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as Error).message.replace(/^config error in .*?\.json: /, '');
-  }
-  throw new Error(`expected a ConfigError for ${JSON.stringify(content)}`);
-}
+const files = configFiles('scanrelay-target-keys-');
+afterAll(() => files.cleanup());
+const { load, problem } = files;
 
 const entry = (over: object = {}) => ({ NAME: 'plex-4k', TYPE: 'plex', URL: 'http://plex4k:32400', TOKEN: 't', ...over });
 
