@@ -223,11 +223,11 @@ describe('drive monitor: shared drives', () => {
     h = await startHarness({
       settings: {
         TEAMDRIVE: true,
-        TEAMDRIVES: ['Media', '0AHq8wE2rT4yU6iPVA', 'Nope'],
+        TEAMDRIVES: ['Media', '0ASrMedia4KTeamDrvPVA', 'Nope'],
         ALLOWED: { FILE_PATHS: ['Media/TV/', 'Media-4K/'], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'], MIME_TYPES: false, MIME_TYPES_LIST: [] },
       },
     });
-    const fixtureDrives = (await import('../support/fixtures.js')).sharedFixture<{ drives: { id: string; name: string }[] }>('drive/gdrive-drives-list.json').drives;
+    const fixtureDrives = (await import('../support/fixtures.js')).ownFixture<{ drives: { id: string; name: string }[] }>('drive/drives-list.json').drives;
     for (const d of fixtureDrives) h.drive.addSharedDrive(d.name, d.id);
     h.drive.addSharedDrive('Unwatched');
     const [media, uhd] = fixtureDrives.map((d) => d.id);

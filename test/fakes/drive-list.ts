@@ -2,7 +2,7 @@
 // fixture to a caller with any Bearer token and recording the token it was given.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sharedFixture } from '../support/fixtures.js';
+import { ownFixture } from '../support/fixtures.js';
 
 export interface FakeDriveList {
   /** The API base to put in SCANRELAY_DRIVE_API_URL. */
@@ -12,15 +12,15 @@ export interface FakeDriveList {
   close(): Promise<void>;
 }
 
-export async function startFakeDriveList(fixture = 'drive/gdrive-drives-list.json'): Promise<FakeDriveList> {
-  const body = sharedFixture<{ drives: Array<{ id: string; name: string }> }>(fixture);
+export async function startFakeDriveList(fixture = 'drive/drives-list.json'): Promise<FakeDriveList> {
+  const body = ownFixture<{ drives: Array<{ id: string; name: string }> }>(fixture);
   const bearerTokens: string[] = [];
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== '/drive/v3/drives' || req.method !== 'GET') return void res.writeHead(404).end();
     const auth = req.headers.authorization ?? '';
     if (!auth.startsWith('Bearer ')) {
-      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify(sharedFixture('drive/gdrive-error-401.json')));
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify(ownFixture('drive/error-401.json')));
       return;
     }
     bearerTokens.push(auth.slice('Bearer '.length));

@@ -3,7 +3,7 @@
 // files.get per id, and fails on demand (401, 403 rate limit, 429, 500). Error bodies are the shared fixtures.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sharedFixture } from '../support/fixtures.js';
+import { ownFixture } from '../support/fixtures.js';
 
 export const FOLDER = 'application/vnd.google-apps.folder';
 
@@ -260,8 +260,8 @@ export class FakeDrive {
 
   private error(res: ServerResponse, status: number, retryAfter?: number): void {
     const headers: Record<string, string> = retryAfter ? { 'retry-after': String(retryAfter) } : {};
-    if (status === 401) return json(res, 401, sharedFixture('drive/gdrive-error-401.json'), headers);
-    if (status === 403) return json(res, 403, sharedFixture('drive/gdrive-error-403-ratelimit.json'), headers);
+    if (status === 401) return json(res, 401, ownFixture('drive/error-401.json'), headers);
+    if (status === 403) return json(res, 403, ownFixture('drive/error-403-ratelimit.json'), headers);
     if (status === 429) {
       return json(res, 429, { error: { code: 429, message: 'Rate Limit Exceeded', errors: [{ domain: 'usageLimits', reason: 'rateLimitExceeded', message: 'Rate Limit Exceeded' }] } }, headers);
     }

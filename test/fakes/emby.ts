@@ -1,5 +1,5 @@
 // A fake Emby on 127.0.0.1: the MediaBrowser fake with X-Emby-Token auth and /Library/SelectableMediaFolders.
-import { sharedFixture } from '../support/fixtures.js';
+import { ownFixture } from '../support/fixtures.js';
 import { startFakeMediaBrowser, type FakeMediaBrowser } from './jellyfin.js';
 
 export type { FakeMediaBrowser, Failure, RecordedRequest } from './jellyfin.js';
@@ -9,7 +9,7 @@ export function startFakeEmby(opts: { token?: string; libraries?: unknown } = {}
     token: opts.token ?? 'emby-token-5678',
     authorised: (headers, token) => headers['x-emby-token'] === token,
     librariesPath: '/Library/SelectableMediaFolders',
-    libraries: opts.libraries ?? sharedFixture('jellyfin/emby-library-selectablemediafolders.json'),
+    libraries: opts.libraries ?? ownFixture('emby/library-selectablemediafolders.json'),
     updatedStatus: 200,
   });
 }

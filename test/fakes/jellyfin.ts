@@ -2,7 +2,7 @@
 // Emby's fake (emby.ts) is the same MediaBrowser server with a different auth header and library route.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sharedFixture } from '../support/fixtures.js';
+import { ownFixture } from '../support/fixtures.js';
 
 export interface RecordedRequest {
   method: string;
@@ -42,7 +42,7 @@ export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Prom
   let libraries = spec.libraries;
   let failure: { kind: Failure; path?: string } | null = null;
   const timers = new Set<NodeJS.Timeout>();
-  const info = sharedFixture('jellyfin/jellyfin-system-info-public.json');
+  const info = ownFixture('jellyfin/system-info-public.json');
 
   const send = (res: ServerResponse, status: number, body?: unknown): void => {
     if (body === undefined) {
@@ -122,7 +122,7 @@ export function startFakeJellyfin(opts: { token?: string; libraries?: unknown } 
       return !!m && m[1].split(',').some((pair) => pair.trim() === `Token="${token}"`);
     },
     librariesPath: '/Library/VirtualFolders',
-    libraries: opts.libraries ?? sharedFixture('jellyfin/jellyfin-library-virtualfolders.json'),
+    libraries: opts.libraries ?? ownFixture('jellyfin/library-virtualfolders.json'),
     updatedStatus: 204,
   });
 }

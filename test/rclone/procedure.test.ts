@@ -110,7 +110,7 @@ describe('the procedure of spec 4.5, piped, with real rclone', () => {
   it('the same run with a shared drive picked by number writes its ID in team_drive', async () => {
     const file = join(dir, 'shared.conf');
     const s = await scriptedRun(file, 2);
-    expect(s.stdout).toContain(' 1 / Media\n   \\ (0AGk3fh7sXyzUk9PVA)\n 2 / Media-4K\n   \\ (0AHq8wE2rT4yU6iPVA)\n');
+    expect(s.stdout).toContain(' 1 / Media\n   \\ (0ASrMediaTeamDrv1PVA)\n 2 / Media-4K\n   \\ (0ASrMedia4KTeamDrvPVA)\n');
     const theirs = dump(file);
     expect(theirs.gdrive.team_drive).toBe(driveList.drives[1].id);
     expect(theirs.gdrive.root_folder_id).toBe('');

@@ -147,8 +147,8 @@ describe('shared drives and service accounts', () => {
   it('lists the account drives by number with the token just pasted', async () => {
     const env = { SCANRELAY_RCLONE: '', SCANRELAY_DRIVE_API_URL: driveList.url };
     const r = await run([...NEW_HEADLESS('td'), TOKEN, 'y', '1', 'y', 'q'], { env });
-    expect(r.out).toContain('Option config_team_drive.\nShared Drive\nChoose a number from below, or type in an existing string value.\nPress Enter for the default (0AGk3fh7sXyzUk9PVA).\n 1 / Media\n   \\ (0AGk3fh7sXyzUk9PVA)\n 2 / Media-4K\n');
-    expect(r.conf.get('td', 'team_drive')).toBe('0AGk3fh7sXyzUk9PVA');
+    expect(r.out).toContain('Option config_team_drive.\nShared Drive\nChoose a number from below, or type in an existing string value.\nPress Enter for the default (0ASrMediaTeamDrv1PVA).\n 1 / Media\n   \\ (0ASrMediaTeamDrv1PVA)\n 2 / Media-4K\n');
+    expect(r.conf.get('td', 'team_drive')).toBe('0ASrMediaTeamDrv1PVA');
     expect(driveList.bearerTokens.at(-1)).toBe('ya29.FAKEACCESS');
   });
 
@@ -163,11 +163,11 @@ describe('shared drives and service accounts', () => {
       ['type', 'drive'],
       ['scope', 'drive'],
       ['service_account_file', sa],
-      ['team_drive', '0AHq8wE2rT4yU6iPVA'],
+      ['team_drive', '0ASrMedia4KTeamDrvPVA'],
       ['root_folder_id', ''],
     ]);
     expect(google.requests.at(-1)?.form.grant_type).toBe('urn:ietf:params:oauth:grant-type:jwt-bearer');
-    expect(driveList.bearerTokens.at(-1)).toBe('ya29.c.c0ASRK0GEXAMPLE-SA-TOKEN');
+    expect(driveList.bearerTokens.at(-1)).toBe('ya29.c.scanrelay-fixture-service-account');
   });
 });
 

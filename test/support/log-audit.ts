@@ -27,6 +27,10 @@ export const AUDITED_SECRETS = [
   'ya29.TTY',
   '1//TTY',
   'tty-secret',
+  'ya29.scanrelay-fixture-access', // test/fixtures/oauth
+  '1//scanrelay-fixture-refresh',
+  'ya29.scanrelay-fixture-refreshed',
+  'ya29.c.scanrelay-fixture-service-account',
 ];
 
 export const AUDIT_ENV = 'VITEST_LOG_AUDIT_DIR';

@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/clock.js';
 import { jellyfinTarget } from '../../src/targets/jellyfin.js';
 import type { ScanContext, Target } from '../../src/targets/target.js';
 import { startFakeJellyfin, type FakeMediaBrowser } from '../fakes/jellyfin.js';
-import { sharedFixture } from '../support/fixtures.js';
+import { ownFixture } from '../support/fixtures.js';
 
 const TOKEN = 'jellyfin-token-1234';
 const ctx: ScanContext = { event: 'Download', source: 'sonarr', deleted: false };
@@ -57,7 +57,7 @@ describe('jellyfin target', () => {
     expect(libraryLoads()).toBe(1);
 
     // A library added on the server: the first miss within a minute of loading does not refetch...
-    const libs = sharedFixture<{ Name: string; Locations: string[] }[]>('jellyfin/jellyfin-library-virtualfolders.json');
+    const libs = ownFixture<{ Name: string; Locations: string[] }[]>('jellyfin/library-virtualfolders.json');
     server.setLibraries([...libs, { Name: 'Music', Locations: ['/data/media/music'] }]);
     expect((await target.scan('/data/media/music/Abba', ctx)).status).toBe('unmatched');
     expect(libraryLoads()).toBe(1);
