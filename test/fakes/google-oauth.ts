@@ -3,7 +3,7 @@
 // service-account assertions for the shared fixture token responses.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ownFixture } from '../support/fixtures.js';
+import { googleAnswer } from './google-answers.js';
 
 export interface RecordedRequest {
   method: string;
@@ -32,10 +32,10 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 export async function startFakeGoogleOAuth(): Promise<FakeGoogleOAuth> {
-  const tokenResponse = ownFixture<Record<string, unknown>>('oauth/token-response.json');
-  const refreshResponse = ownFixture<Record<string, unknown>>('oauth/refresh-response.json');
-  const serviceAccountResponse = ownFixture<Record<string, unknown>>('oauth/serviceaccount-token-response.json');
-  const invalidGrant = ownFixture<Record<string, unknown>>('oauth/error-invalid-grant.json');
+  const tokenResponse = googleAnswer('token');
+  const refreshResponse = googleAnswer('refresh');
+  const serviceAccountResponse = googleAnswer('serviceAccount');
+  const invalidGrant = googleAnswer('invalidGrant');
   const requests: RecordedRequest[] = [];
   // code -> the redirect_uri it was issued for, which the exchange must repeat (as Google checks).
   const codes = new Map<string, string>();

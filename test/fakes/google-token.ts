@@ -4,7 +4,7 @@
 import { createHash, createPublicKey, createVerify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ownFixture } from '../support/fixtures.js';
+import { googleAnswer } from './google-answers.js';
 
 interface IssuedCode {
   redirectUri: string;
@@ -117,7 +117,7 @@ export class FakeGoogleAuth {
     const grant = form.get('grant_type') ?? '';
     this.grants.push(grant);
     const invalidGrant = (description?: string) =>
-      json(res, 400, { ...ownFixture<Record<string, string>>('oauth/error-invalid-grant.json'), ...(description ? { error_description: description } : {}) });
+      json(res, 400, { ...googleAnswer('invalidGrant'), ...(description ? { error_description: description } : {}) });
     const clientOk = form.get('client_id') === this.clientId && form.get('client_secret') === this.clientSecret;
     if (grant === 'authorization_code') {
       if (!clientOk) return json(res, 401, { error: 'invalid_client', error_description: 'Unauthorized' });
@@ -129,19 +129,19 @@ export class FakeGoogleAuth {
         if (createHash('sha256').update(verifier).digest('base64url') !== issued.challenge) return invalidGrant('Invalid code verifier.');
       }
       issued.used = true;
-      const template = ownFixture<Record<string, unknown>>('oauth/token-response.json');
+      const template = googleAnswer('token');
       return json(res, 200, { ...template, access_token: this.issueAccessToken(), refresh_token: this.issueRefreshToken(), scope: 'https://www.googleapis.com/auth/drive' });
     }
     if (grant === 'refresh_token') {
       if (!clientOk) return json(res, 401, { error: 'invalid_client', error_description: 'Unauthorized' });
       if (this.refreshRefused || !this.refreshTokens.has(form.get('refresh_token') ?? '')) return invalidGrant();
-      const template = ownFixture<Record<string, unknown>>('oauth/refresh-response.json');
+      const template = googleAnswer('refresh');
       return json(res, 200, { ...template, access_token: this.issueAccessToken() });
     }
     if (grant === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
       const problem = this.checkAssertion(form.get('assertion') ?? '');
       if (problem) return invalidGrant(problem);
-      const template = ownFixture<Record<string, unknown>>('oauth/serviceaccount-token-response.json');
+      const template = googleAnswer('serviceAccount');
       return json(res, 200, { ...template, access_token: this.issueAccessToken() });
     }
     json(res, 400, { error: 'unsupported_grant_type', error_description: `Invalid grant_type: ${grant}` });

@@ -8,7 +8,7 @@ import { goJson } from '../../src/rclone/gojson.js';
 import { nameError, newNameProblem } from '../../src/rclone/names.js';
 import { open, poly1305, seal } from '../../src/rclone/secretbox.js';
 import { goTime, tokenJson } from '../../src/rclone/token.js';
-import { ownFixture } from '../support/fixtures.js';
+import { googleAnswer } from '../fakes/google-answers.js';
 
 const hex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s.replace(/[\s:]/g, ''), 'hex'));
 
@@ -97,7 +97,7 @@ describe('authorize blob', () => {
 
 describe('token JSON', () => {
   it('is Go oauth2.Token: field order, Bearer, expiry now+expires_in in RFC 3339', () => {
-    const response = ownFixture<Record<string, unknown>>('oauth/token-response.json');
+    const response = googleAnswer('token');
     const json = tokenJson(response, new Date('2026-11-21T03:42:35.000Z'));
     const parsed = JSON.parse(json) as Record<string, string>;
     expect(Object.keys(parsed)).toEqual(['access_token', 'token_type', 'refresh_token', 'expiry']);
