@@ -3,7 +3,7 @@
 import type { Explanation } from '../doctor/explain.js';
 import type { TargetHealth } from '../processor/processor.js';
 import type { FinishedScan, QueuedFolder } from './control-api.js';
-import { escapeHtml as h } from './page.js';
+import { documentHead, escapeHtml as h } from './page.js';
 
 export interface DashboardView {
   now: number;
@@ -52,15 +52,7 @@ const style = `
 `;
 
 function layout(title: string, body: string, script = ''): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>scanrelay — ${h(title)}</title>
-<style>${style}</style>
-</head>
+  return `${documentHead(title, style)}
 <body>
 ${body}
 ${script ? `<script>${script}</script>` : ''}

@@ -4,6 +4,19 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
+/** The head every page shares: phone-sized viewport, no referrer (the URL holds the secret), inline style. */
+export function documentHead(title: string, style: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>scanrelay — ${escapeHtml(title)}</title>
+<style>${style}</style>
+</head>`;
+}
+
 export interface PageOutcome {
   ok: boolean;
   title: string;
@@ -38,15 +51,7 @@ export function manualPage(opts: { outcome?: PageOutcome; value?: string; links?
     '<a data-below="dashboard" href="#">Dashboard</a>',
     '<a data-below="doctor" href="#">Path doctor</a>',
   ].join(' · ');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>scanrelay — manual scan</title>
-<style>${style}</style>
-</head>
+  return `${documentHead('manual scan', style)}
 <body>
 <main>
   <h1>scanrelay — manual scan</h1>

@@ -2,22 +2,11 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ScanRequest, Source } from '../../src/request.js';
+import type { Source } from '../../src/request.js';
 import { parseScanBody, type TriggerResult } from '../../src/triggers/index.js';
 import { hasSharedFixtures, ownFixture, sharedFixture, sharedFixturesDir } from '../support/fixtures.js';
+import { scan } from '../support/requests.js';
 
-function requestsFrom(source: Source, event: string) {
-  return {
-    file: (path: string): ScanRequest => ({ path, source, event, kind: 'file' }),
-    deletedFile: (path: string): ScanRequest => ({ path, source, event, kind: 'file', deleted: true }),
-    folder: (path: string): ScanRequest => ({ path, source, event, kind: 'folder' }),
-    deletedFolder: (path: string): ScanRequest => ({ path, source, event, kind: 'folder', deleted: true }),
-  };
-}
-
-function scan(source: Source, event: string, build: (r: ReturnType<typeof requestsFrom>) => ScanRequest[]): TriggerResult {
-  return { kind: 'scan', source, event, requests: build(requestsFrom(source, event)) };
-}
 
 const userAgents: Record<string, string> = {
   sonarr: 'Sonarr/4.0.17.2952 (ubuntu 24.04)',

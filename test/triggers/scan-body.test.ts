@@ -1,24 +1,13 @@
 // The rules of parseScanBody that no single fixture shows: what is invalid, what is a test, where the
 // source comes from, which events are answered without a scan, and what a payload missing fields gets.
 import { describe, expect, it } from 'vitest';
-import type { ScanRequest, Source } from '../../src/request.js';
+import type { Source } from '../../src/request.js';
 import { parseScanBody, type TriggerResult } from '../../src/triggers/index.js';
 import { ownFixture } from '../support/fixtures.js';
+import { scan } from '../support/requests.js';
 
 type Body = Record<string, unknown>;
 
-function requestsFrom(source: Source, event: string) {
-  return {
-    file: (path: string): ScanRequest => ({ path, source, event, kind: 'file' }),
-    deletedFile: (path: string): ScanRequest => ({ path, source, event, kind: 'file', deleted: true }),
-    folder: (path: string): ScanRequest => ({ path, source, event, kind: 'folder' }),
-    deletedFolder: (path: string): ScanRequest => ({ path, source, event, kind: 'folder', deleted: true }),
-  };
-}
-
-function scan(source: Source, event: string, build: (r: ReturnType<typeof requestsFrom>) => ScanRequest[]): TriggerResult {
-  return { kind: 'scan', source, event, requests: build(requestsFrom(source, event)) };
-}
 
 const sonarrUA = 'Sonarr/4.0.17.2952 (ubuntu 24.04)';
 const noEventType = 'not a scan request: no eventType; expected an arr webhook or eventType=Manual&filepath=...';
