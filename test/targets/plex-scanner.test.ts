@@ -1,15 +1,13 @@
 // The plex-scanner target with the fake scanner: every section holding the folder, failures as retries,
 // and the bounded wait for other scanners.
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ScannerSettings } from '../../src/plex/scanner.js';
 import { plexScannerTarget, type SectionLocations } from '../../src/targets/plex-scanner.js';
 import type { ScanContext } from '../../src/targets/target.js';
-import { repoRoot } from '../support/fixtures.js';
+import { prepareFakeScanner, scannerSettings } from '../support/scanner.js';
 
-const fakeScanner = join(repoRoot, 'test', 'fakes', 'plex-scanner.mjs');
 const ctx: ScanContext = { event: 'Download', source: 'radarr', deleted: false };
 const sections: SectionLocations[] = [
   { id: 1, title: 'Movies', locations: ['/data/media/movies'] },
@@ -19,7 +17,7 @@ const sections: SectionLocations[] = [
 
 let dir: string;
 let log: string;
-beforeAll(() => chmodSync(fakeScanner, 0o755));
+beforeAll(prepareFakeScanner);
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'scanrelay-plex-scanner-'));
   log = join(dir, 'runs.jsonl');
@@ -38,17 +36,7 @@ const runs = (): { argv: string[] }[] =>
         .map((l) => JSON.parse(l))
     : [];
 
-const settings = (over: Partial<ScannerSettings> = {}): ScannerSettings => ({
-  scanner: fakeScanner,
-  supportDir: '/var/lib/plexmediaserver/Library/Application Support',
-  ldLibraryPath: '/usr/lib/plexmediaserver/lib',
-  user: 'plex',
-  useSudo: false,
-  useDocker: false,
-  dockerName: 'plex',
-  waitForExternalScanners: false,
-  ...over,
-});
+const settings = scannerSettings;
 
 describe('plex-scanner target', () => {
   it('scans every section whose folder holds the path', async () => {

@@ -9,7 +9,7 @@ import { scanCommand, type SectionLocation } from '../../src/cli/scan.js';
 import { printScannerSections } from '../../src/cli/sections-scanner.js';
 import type { Config } from '../../src/config/schema.js';
 import type { ScannerSettings } from '../../src/plex/scanner.js';
-import { repoRoot } from '../support/fixtures.js';
+import { fakeScanner, scannerSettings } from '../support/scanner.js';
 
 // Records its argv, drops the variables a real sudo would reset, then runs the rest (after "-u <user>").
 const fakeSudo = `
@@ -66,7 +66,7 @@ beforeEach(() => {
   const plexDir = join(dir, 'usr lib', 'Plex Media Server');
   mkdirSync(plexDir, { recursive: true });
   scanner = join(plexDir, 'Plex Media Scanner');
-  copyFileSync(join(repoRoot, 'test', 'fakes', 'plex-scanner.mjs'), scanner);
+  copyFileSync(fakeScanner, scanner);
   chmodSync(scanner, 0o755);
   escapedScanner = scanner.replace(/ /g, '\\ ');
 
@@ -103,17 +103,7 @@ const jsonl = (file: string): Record<string, unknown>[] =>
     : [];
 
 function settings(over: Partial<ScannerSettings> = {}): ScannerSettings {
-  return {
-    scanner: escapedScanner,
-    supportDir: '/var/lib/plexmediaserver/Library/Application\\ Support',
-    ldLibraryPath: '/usr/lib/plexmediaserver/lib',
-    user: 'plex',
-    useSudo: false,
-    useDocker: false,
-    dockerName: 'plex',
-    waitForExternalScanners: false,
-    ...over,
-  };
+  return scannerSettings({ scanner: escapedScanner, supportDir: '/var/lib/plexmediaserver/Library/Application\\ Support', ...over });
 }
 
 async function scan(args: string[], over: Partial<ScannerSettings> = {}, sections: SectionLocation[] = []): Promise<void> {

@@ -16,25 +16,18 @@ import {
   waitForExternalScanners,
   type ScannerSettings,
 } from '../../src/plex/scanner.js';
-import { repoRoot } from '../support/fixtures.js';
+import { fakeScanner, prepareFakeScanner, scannerSettings } from '../support/scanner.js';
 
-const fakeScanner = join(repoRoot, 'test', 'fakes', 'plex-scanner.mjs');
 
 // plex_autoscan's defaults, backslashes included.
-const defaults: ScannerSettings = {
+const defaults = scannerSettings({
   scanner: '/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner',
   supportDir: '/var/lib/plexmediaserver/Library/Application\\ Support',
-  ldLibraryPath: '/usr/lib/plexmediaserver/lib',
-  user: 'plex',
-  useSudo: false,
-  useDocker: false,
-  dockerName: 'plex',
-  waitForExternalScanners: false,
-};
+});
 
 let dir: string;
 let log: string;
-beforeAll(() => chmodSync(fakeScanner, 0o755));
+beforeAll(prepareFakeScanner);
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'scanrelay-scanner-'));
   log = join(dir, 'runs.jsonl');
