@@ -163,9 +163,11 @@ export class Intake {
       return results;
     } catch (err) {
       const code = (err as { code?: string }).code ?? '';
-      throw new StorageError(
-        `could not write the queue (${code || (err as Error).message}): check that the queue file's disk has space and is writable`,
-      );
+      // A lock is another process's doing, not the disk's: say which to look at.
+      const advice = code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')
+        ? 'another process holds the queue file locked (a second scanrelay or a tool on the same --queuefile?); the sender retries'
+        : "check that the queue file's disk has space and is writable";
+      throw new StorageError(`could not write the queue (${code || (err as Error).message}): ${advice}`);
     }
   }
 

@@ -84,7 +84,7 @@ describe('storage faults', () => {
       const res = await webhook('Locked');
       expect(performance.now() - started).toBeLessThan(1_000);
       expect(res.statusCode).toBe(503);
-      expect(t.logs.join('')).toMatch(/could not write the queue \(SQLITE_BUSY\)/);
+      expect(t.logs.join('')).toMatch(/could not write the queue \(SQLITE_BUSY\): another process holds the queue file locked/);
     } finally {
       other.exec('ROLLBACK');
       other.close();
