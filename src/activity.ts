@@ -12,8 +12,11 @@ export interface ActivityEvents {
       detail?: string;
       /** ms from the folder's first request to this answer. */
       latencyMs: number;
+      /** ms this delivery took: from the folder being ready (or the retry being due) to the server's answer. */
+      deliveryMs?: number;
     },
   ];
+  followed: [{ folder: string; target: string; outcome: 'confirmed' | 'not-found' | 'unconfirmed' | 'scanned'; detail: string; followMs: number }];
   finished: [{ folder: string; outcome: string; detail?: string }];
   target: [{ target: string; up: boolean; error?: string }];
 }

@@ -98,6 +98,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       folderOnExhaustion: config.SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION,
       anchors: config.SERVER_ANCHOR_FILES,
       retryMaxDelayMs: config.SERVER_SCAN_RETRY_MAX_DELAY * 1000,
+      commandBefore: config.RUN_COMMAND_BEFORE_SCAN,
+      commandAfter: config.RUN_COMMAND_AFTER_SCAN,
     },
   });
   const intake = new Intake({

@@ -188,6 +188,8 @@ export const targetSchema = z
       INCLUDE: stringList(true).default([]),
       EXCLUDE: stringList(true).default([]),
       SCAN_PAUSE: seconds().default(0),
+      /** Scans sent to this server at once while SCAN_PAUSE is 0. */
+      SCAN_CONCURRENCY: integer(1, 64, 'a whole number from 1 to 64').optional(),
       DATABASE_PATH: text().optional(),
       SCANNER: text().optional(),
       SUPPORT_DIR: text().optional(),
@@ -235,6 +237,8 @@ export const configSchema = z
       /** auto = the HTTP API when PLEX_TOKEN is set, else the scanner executable (plex_autoscan's way). */
       PLEX_SCAN_MODE: choice(['auto', 'api', 'scanner']).default('auto'),
       PLEX_SCAN_PAUSE: seconds().default(0),
+      /** Scans sent to the first Plex at once while PLEX_SCAN_PAUSE is 0. */
+      PLEX_SCAN_CONCURRENCY: integer(1, 64, 'a whole number from 1 to 64').default(8),
       PLEX_EMPTY_TRASH: bool().default(false),
       // plex_autoscan treats 0 as "never empty": kept.
       PLEX_EMPTY_TRASH_MAX_FILES: integer(0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more').default(100),
@@ -250,6 +254,8 @@ export const configSchema = z
       PLEX_CONFIRM_SCANS: bool().default(true),
       /** The longest a scan is followed before it is recorded as scanned but unconfirmed. */
       PLEX_CONFIRM_TIMEOUT: positiveSeconds().default(300),
+      /** How often the follower asks each Plex which sections are scanning (one request for all folders). */
+      PLEX_FOLLOW_INTERVAL: positiveSeconds().default(1),
 
       // --- the HTTP server and the scan pipeline
       SERVER_IP: z.string({ error: 'a listen address' }).min(1, { error: 'a listen address' }).default('0.0.0.0'),

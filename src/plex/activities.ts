@@ -1,10 +1,8 @@
-// Waits for Plex to finish scanning one section: follows GET /activities, or the section's `refreshing` flag.
+// Which Plex sections are being scanned: GET /activities, or the sections' `refreshing` flag.
 //
 // Plex's refresh endpoint answers 200 as soon as the scan is queued; the scan itself runs later. The only
 // signals that it ended are an activity disappearing from /activities or the section's `refreshing` flag going
-// back to false. Both are per section, not per folder, so another scan of the same section keeps us waiting
-// longer; that is harmless because the wait is bounded.
-import type { Clock } from '../clock.js';
+// back to false. Both are per section, not per folder.
 import { PlexError, type PlexApi } from './api.js';
 
 /** Activity types that mean "this section is being scanned or its new items are being refreshed". */
@@ -18,15 +16,6 @@ export interface PlexActivity {
 }
 
 export type Sleep = (ms: number) => Promise<void>;
-export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** What a poll of Plex says about one section; 'unsupported' when this server can't tell us. */
-export type SectionScanState = 'running' | 'idle' | 'unsupported';
-
-export interface ScanProgressSource {
-  /** State of `sectionId` according to this source. Throws PlexError on HTTP/network trouble. */
-  poll(sectionId: string): Promise<SectionScanState>;
-}
 
 export async function activitiesOf(api: PlexApi): Promise<PlexActivity[] | 'unsupported'> {
   let res: Response;
@@ -55,72 +44,27 @@ export async function activitiesOf(api: PlexApi): Promise<PlexActivity[] | 'unsu
   });
 }
 
-/** Prefers /activities; falls back to the `refreshing` flag of GET /library/sections once /activities is missing. */
-export class PlexScanProgress implements ScanProgressSource {
+/** The ids of the sections Plex is scanning now. */
+export type RunningSections = Set<string>;
+
+/**
+ * One question to Plex covers every section: GET /activities, or, on servers without it, the `refreshing` flag
+ * of GET /library/sections. A follower asks this once per interval however many folders it follows.
+ */
+export class PlexScanProgress {
   private activitiesMissing = false;
 
   constructor(private readonly api: PlexApi) {}
 
-  async poll(sectionId: string): Promise<SectionScanState> {
+  async running(): Promise<RunningSections> {
     if (!this.activitiesMissing) {
       const activities = await activitiesOf(this.api);
       if (activities !== 'unsupported') {
-        const running = activities.some((a) => SCAN_ACTIVITY_TYPES.has(a.type) && a.sectionId === sectionId);
-        return running ? 'running' : 'idle';
+        return new Set(activities.filter((a) => SCAN_ACTIVITY_TYPES.has(a.type) && a.sectionId !== undefined).map((a) => a.sectionId!));
       }
       this.activitiesMissing = true;
     }
-    const section = (await this.api.sections()).find((s) => s.id === sectionId);
-    if (!section) return 'unsupported';
-    return section.refreshing ? 'running' : 'idle';
-  }
-}
-
-export type ScanWait =
-  /** `observed`: the scan was seen running and then ended; false when it was never seen (too quick, or queued). */
-  | { state: 'finished'; ms: number; observed: boolean }
-  | { state: 'timeout'; ms: number }
-  | { state: 'unobservable'; ms: number; reason: string };
-
-export interface WaitOptions {
-  timeoutMs: number;
-  clock: Clock;
-  sleep: Sleep;
-  /** First pause between polls; doubles up to maxPollMs so a one-folder scan is seen ending quickly. */
-  firstPollMs?: number;
-  maxPollMs?: number;
-  /** How long to wait for a scan that was never seen running before deciding it already ran. */
-  startGraceMs?: number;
-}
-
-/**
- * Polls until the section's scan ends, bounded by `timeoutMs`. Elapsed time is the larger of the clock's
- * and the sum of our own pauses, so the bound holds both with a frozen test clock and with slow answers.
- */
-export async function waitForSectionScan(source: ScanProgressSource, sectionId: string, opts: WaitOptions): Promise<ScanWait> {
-  const start = opts.clock.now();
-  const maxPoll = opts.maxPollMs ?? 2_000;
-  const grace = Math.min(opts.startGraceMs ?? 5_000, opts.timeoutMs);
-  let pause = opts.firstPollMs ?? 25;
-  let slept = 0;
-  let seen = false;
-  const elapsed = () => Math.max(slept, opts.clock.now() - start);
-  for (;;) {
-    let state: SectionScanState;
-    try {
-      state = await source.poll(sectionId);
-    } catch (err) {
-      return { state: 'unobservable', ms: elapsed(), reason: `Plex did not say whether the scan ended (${(err as Error).message})` };
-    }
-    if (state === 'unsupported') {
-      return { state: 'unobservable', ms: elapsed(), reason: 'this Plex reports neither /activities nor the section refreshing flag' };
-    }
-    if (state === 'running') seen = true;
-    else if (seen || elapsed() >= grace) return { state: 'finished', ms: elapsed(), observed: seen };
-    if (elapsed() >= opts.timeoutMs) return { state: 'timeout', ms: elapsed() };
-    const wait = Math.min(pause, Math.max(1, opts.timeoutMs - elapsed()));
-    await opts.sleep(wait);
-    slept += wait;
-    pause = Math.min(maxPoll, pause * 2);
+    const sections = await this.api.sections();
+    return new Set(sections.filter((s) => s.refreshing).map((s) => s.id));
   }
 }

@@ -1,8 +1,7 @@
-// What runs around a Plex scan: the before/after commands, and, once the scan has ended, empty trash and analyze.
-import { execFile } from 'node:child_process';
+// What follows a Plex scan once it has ended: empty the trash of its sections and analyze its items, once per batch.
 import { access } from 'node:fs/promises';
+import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { Sleep } from './activities.js';
 import type { PlexApi } from './api.js';
 
 export interface AfterScanSettings {
@@ -14,8 +13,6 @@ export interface AfterScanSettings {
   emptyTrashZeroDeleted: boolean;
   analyze: 'off' | 'basic' | 'deep';
   analyzeDirectory: boolean;
-  commandBefore: string;
-  commandAfter: string;
   /** The TARGETS entry these settings belong to, so log lines name the keys the user can change; unset = PLEX_*. */
   entry?: string;
 }
@@ -27,8 +24,6 @@ export const NO_AFTER_SCAN: AfterScanSettings = {
   emptyTrashZeroDeleted: false,
   analyze: 'off',
   analyzeDirectory: false,
-  commandBefore: '',
-  commandAfter: '',
 };
 
 /** Items marked deleted in one section (Plex's database); 'unknown' when it can't be read. */
@@ -65,11 +60,11 @@ export interface TrashContext {
   deletedCount?: DeletedCounter;
   exists?: (path: string) => Promise<boolean>;
   /** The pause between tries: the target's clock, so tests pass the 10 s without waiting. */
-  sleep: Sleep;
+  clock: Clock;
   logger: Logger;
 }
 
-/** plex_autoscan §3.7, counted per section. Returns true when the trash was emptied. */
+/** plex_autoscan's empty-trash guards, counted per section. Returns true when the trash was emptied. */
 export async function emptyTrashIfSafe(c: TrashContext): Promise<boolean> {
   const { settings, logger } = c;
   const where = `section ${c.sectionId} ${c.sectionTitle}`;
@@ -118,7 +113,7 @@ export async function emptyTrashIfSafe(c: TrashContext): Promise<boolean> {
       lastError = (err as Error).message;
       const next = attempt < EMPTY_TRASH_TRIES ? `; trying again in ${EMPTY_TRASH_RETRY_MS / 1000} s` : '';
       logger.warn({ section: c.sectionId, attempt }, `Emptying trash in ${where} failed (try ${attempt} of ${EMPTY_TRASH_TRIES}): ${lastError}${next}.`);
-      if (next) await c.sleep(EMPTY_TRASH_RETRY_MS);
+      if (next) await c.clock.sleep(EMPTY_TRASH_RETRY_MS);
     }
   }
   logger.error(
@@ -182,7 +177,7 @@ export async function analyzeItem(c: AnalyzeContext): Promise<string[]> {
   return analyzed;
 }
 
-/** plex_autoscan §3.8 step 3, with ratingKeys for metadata_items ids. */
+/** Which items to analyze: the item, its parent, or every child of its parent (ratingKeys, as plex_autoscan's ids). */
 async function itemsToAnalyze(c: AnalyzeContext): Promise<{ items: string[]; scope: string }> {
   const self = { items: c.ratingKey ? [c.ratingKey] : [], scope: 'the item itself' };
   // A movie has no parent: the directory setting then means the movie itself.
@@ -207,120 +202,73 @@ async function childrenOf(api: PlexApi, ratingKey: string): Promise<string[]> {
   return items.map((i) => (i as { ratingKey?: unknown }).ratingKey).filter((k) => k !== undefined && k !== null && k !== '').map(String);
 }
 
+export interface BatchItem {
+  sections: { id: string; title: string }[];
+  event: string;
+  file?: string;
+  ratingKey?: string;
+  parentRatingKey?: string;
+}
+
+export interface BatchContext {
+  api: PlexApi;
+  settings: AfterScanSettings;
+  /** Analyze rides on the confirmation (PLEX_CONFIRM_SCANS). */
+  analyze: boolean;
+  items: BatchItem[];
+  deletedCount?: DeletedCounter;
+  exists?: (path: string) => Promise<boolean>;
+  clock: Clock;
+  logger: Logger;
+  /** What was already said once per target (the note on "deep"); the follower keeps it. */
+  said: { deep: boolean };
+}
+
 /**
- * Splits a configured command into argv the way a POSIX shell would split words, honouring '…', "…" and
- * backslash escapes, but expanding nothing: the command is never given to a shell.
+ * After a section went idle: its trash is emptied once for the whole batch (an upgrade anywhere in it counts),
+ * and each item (or parent, with ANALYZE_DIRECTORY) is analyzed once however many files of the batch it holds.
+ * Returns a note per item, for its history line.
  */
-export function splitCommand(command: string): string[] {
-  const args: string[] = [];
-  let current = '';
-  let inWord = false;
-  let quote: "'" | '"' | undefined;
-  for (let i = 0; i < command.length; i++) {
-    const ch = command[i];
-    if (quote === "'") {
-      if (ch === "'") quote = undefined;
-      else current += ch;
-      continue;
+export async function afterBatch(c: BatchContext): Promise<string[][]> {
+  const notes: string[][] = c.items.map(() => []);
+  const sections = new Map<string, { title: string; events: Set<string>; items: number[] }>();
+  c.items.forEach((item, i) => {
+    for (const s of item.sections) {
+      const entry = sections.get(s.id) ?? { title: s.title, events: new Set<string>(), items: [] };
+      entry.events.add(item.event.toLowerCase());
+      entry.items.push(i);
+      sections.set(s.id, entry);
     }
-    if (quote === '"') {
-      if (ch === '"') quote = undefined;
-      else if (ch === '\\' && i + 1 < command.length && '"\\$`'.includes(command[i + 1])) current += command[++i];
-      else current += ch;
-      continue;
-    }
-    if (ch === "'" || ch === '"') {
-      quote = ch;
-      inWord = true;
-    } else if (ch === '\\' && i + 1 < command.length) {
-      current += command[++i];
-      inWord = true;
-    } else if (/\s/.test(ch)) {
-      if (inWord) args.push(current);
-      current = '';
-      inWord = false;
-    } else {
-      current += ch;
-      inWord = true;
-    }
-  }
-  if (quote) throw new Error(`unterminated ${quote} quote in command: ${command}`);
-  if (inWord) args.push(current);
-  return args;
-}
-
-/** Unquoted shell syntax that would have meant something to plex_autoscan's shell=True, but not here. */
-export function shellSyntaxIn(command: string): string | undefined {
-  const stripped = command.replace(/'[^']*'|"(?:\\.|[^"\\])*"/g, '');
-  return /(\|\||&&|[|;<>`]|\$\()/.exec(stripped)?.[1];
-}
-
-export interface CommandEnv {
-  SCANRELAY_PATH: string;
-  SCANRELAY_FOLDER: string;
-  SCANRELAY_SECTION: string;
-  SCANRELAY_EVENT: string;
-  SCANRELAY_TARGET: string;
-  SCANRELAY_CONFIRMATION?: string;
-}
-
-export interface CommandResult {
-  code: number | null;
-  signal?: string;
-  error?: string;
-  output: string;
-}
-
-export type CommandRunner = (argv: string[], env: Record<string, string>, timeoutMs: number) => Promise<CommandResult>;
-
-export const execCommand: CommandRunner = (argv, env, timeoutMs) =>
-  new Promise((resolve) => {
-    execFile(argv[0], argv.slice(1), { env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 1024 * 1024 }, (err, stdout, stderr) => {
-      const output = `${stdout}${stderr}`.trim();
-      if (!err) return resolve({ code: 0, output });
-      const e = err as NodeJS.ErrnoException & { code?: number | string; signal?: string };
-      if (typeof e.code === 'number') return resolve({ code: e.code, signal: e.signal ?? undefined, output });
-      resolve({ code: null, signal: e.signal ?? undefined, error: e.code ? `${e.code}: ${e.message}` : e.message, output });
-    });
   });
-
-/**
- * RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN. The path travels in the environment, so a folder named
- * `$(rm -rf ~)` is only ever data. A failing command is logged and does not stop the scan (plex_autoscan's rule).
- */
-export async function runScanCommand(
-  which: 'before' | 'after',
-  command: string,
-  env: CommandEnv,
-  logger: Logger,
-  run: CommandRunner = execCommand,
-  timeoutMs = 10 * 60_000,
-): Promise<CommandResult | undefined> {
-  if (!command.trim()) return undefined;
-  const key = which === 'before' ? 'RUN_COMMAND_BEFORE_SCAN' : 'RUN_COMMAND_AFTER_SCAN';
-  let argv: string[];
-  try {
-    argv = splitCommand(command);
-  } catch (err) {
-    logger.error(`${key} is not a usable command: ${(err as Error).message}`);
-    return undefined;
+  if (trashWanted(c.settings)) {
+    for (const [id, s] of sections) {
+      const emptied = await emptyTrashIfSafe({
+        api: c.api,
+        sectionId: id,
+        sectionTitle: s.title,
+        event: s.events.has('upgrade') ? 'Upgrade' : [...s.events][0],
+        settings: c.settings,
+        deletedCount: c.deletedCount,
+        exists: c.exists,
+        clock: c.clock,
+        logger: c.logger,
+      });
+      if (emptied) for (const i of s.items) notes[i].push(`Trash emptied in section ${id}.`);
+    }
   }
-  if (argv.length === 0) return undefined;
-  const syntax = shellSyntaxIn(command);
-  if (syntax) {
-    logger.warn(
-      `${key} contains '${syntax}', which is passed to '${argv[0]}' as a plain argument: scanrelay runs no shell. Use "sh -c '…'" and read the path from $SCANRELAY_PATH if you need one.`,
-    );
+  if (c.analyze && c.settings.analyze !== 'off') {
+    const done = new Map<string, string[]>();
+    for (const [i, item] of c.items.entries()) {
+      if (!item.file) continue;
+      const scope = c.settings.analyzeDirectory && item.parentRatingKey ? `p${item.parentRatingKey}` : `i${item.ratingKey ?? item.file}`;
+      if (!done.has(scope)) {
+        const explainDeep = c.settings.analyze === 'deep' && !c.said.deep;
+        if (explainDeep) c.said.deep = true;
+        done.set(scope, await analyzeItem({ api: c.api, file: item.file, ratingKey: item.ratingKey, parentRatingKey: item.parentRatingKey, settings: c.settings, logger: c.logger, explainDeep }));
+      }
+      const analyzed = done.get(scope)!;
+      if (analyzed.length) notes[i].push(`${c.settings.analyze === 'deep' ? 'Deep' : 'Basic'} analyze started (${analyzed.length === 1 ? `item ${analyzed[0]}` : `${analyzed.length} items`}).`);
+    }
   }
-  const vars: Record<string, string> = { ...env } as unknown as Record<string, string>;
-  for (const k of Object.keys(vars)) if (vars[k] === undefined) delete vars[k];
-  logger.info({ command: argv[0], path: env.SCANRELAY_PATH }, `Running external command (${key}): ${argv[0]}`);
-  const result = await run(argv, vars, timeoutMs);
-  if (result.code === 0) {
-    logger.info({ command: argv[0] }, `Finished running external command (${key}): exit status 0.`);
-  } else {
-    const why = result.error ?? (result.signal ? `killed by ${result.signal}` : `exit status ${result.code}`);
-    logger.warn({ command: argv[0], output: result.output.slice(-2000) }, `External command (${key}) failed: ${why}.`);
-  }
-  return result;
+  return notes;
 }

@@ -1,14 +1,8 @@
 // Is a file in Plex's library after its scan: the read-only database when readable, else the API, best effort.
 import { PlexError, type PlexApi } from './api.js';
-import type { Sleep } from './activities.js';
 
 /** The database reader's answer: true/false from media_parts, 'unknown' when the database can't be read. */
 export type FileInLibrary = (path: string) => Promise<boolean | 'unknown'>;
-
-export type Confirmation =
-  | { state: 'confirmed'; via: 'database' | 'api'; ratingKey?: string; parentRatingKey?: string }
-  | { state: 'not-found'; reason: string }
-  | { state: 'unknown'; reason: string };
 
 export interface ApiLookup {
   /** 'unknown' when Plex's answer can't settle it (the file filter is undocumented). */
@@ -19,7 +13,7 @@ export interface ApiLookup {
 }
 
 /**
- * `GET /library/sections/{id}/all?file=<path>`: undocumented (interfaces.md §2.5). Only an item whose Part.file
+ * `GET /library/sections/{id}/all?file=<path>` is undocumented. Only an item whose Part.file
  * equals the path counts as found; an empty answer or items that don't match (the filter ignored) prove nothing.
  */
 export async function lookupFileViaApi(api: PlexApi, sectionId: string, file: string): Promise<ApiLookup> {
@@ -49,42 +43,51 @@ export async function lookupFileViaApi(api: PlexApi, sectionId: string, file: st
   return { found: 'unknown', why: 'the API file lookup (undocumented) ignored the file filter' };
 }
 
-export interface ConfirmOptions {
+/** What the library says of one file: in it, not in it (only the database can say no), or can't tell. */
+export type BatchConfirmation =
+  | { state: 'confirmed'; via: 'database' | 'api'; ratingKey?: string; parentRatingKey?: string }
+  | { state: 'not-found'; reason: string }
+  | { state: 'unknown'; reason: string };
+
+export interface BatchOptions {
   api: PlexApi;
-  sectionIds: string[];
-  file: string;
-  /** The Plex database reader, when PLEX_DATABASE_PATH is wired in. */
+  files: { file: string; sectionIds: string[] }[];
+  /** The Plex database reader, when PLEX_DATABASE_PATH is readable. */
   fileInLibrary?: FileInLibrary;
-  /** Extra looks after a "no" from the database: Plex may still be writing the item. */
-  retries?: number;
-  retryDelayMs?: number;
-  sleep: Sleep;
+  /** Also find the item's ratingKey through the API when the database confirmed it (analyze needs it). */
+  wantItem: boolean;
+  /** API lookups at once. */
+  concurrency?: number;
 }
 
 /**
- * The database is authoritative for "no" (it is what Plex serves from); the API can only ever say "yes". A "yes"
- * from either wins, and the API is asked anyway when the caller may want the item's ratingKey (analyze).
+ * Asks the library about every file of a batch: the database first (authoritative for "no"), the API for a
+ * "yes" and the item's ratingKey. Answers are in the order of `files`.
  */
-export async function confirmFile(opts: ConfirmOptions): Promise<Confirmation> {
-  const retries = opts.retries ?? 2;
-  let dbAnswer: boolean | 'unknown' = 'unknown';
-  if (opts.fileInLibrary) {
-    for (let attempt = 0; ; attempt++) {
-      dbAnswer = await opts.fileInLibrary(opts.file).catch(() => 'unknown' as const);
-      if (dbAnswer !== false || attempt >= retries) break;
-      await opts.sleep(opts.retryDelayMs ?? 1_000);
+export async function confirmBatch(opts: BatchOptions): Promise<BatchConfirmation[]> {
+  const out: BatchConfirmation[] = new Array(opts.files.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < opts.files.length) {
+      const i = next++;
+      out[i] = await confirmOne(opts, opts.files[i].file, opts.files[i].sectionIds);
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 8, opts.files.length) }, worker));
+  return out;
+}
+
+async function confirmOne(opts: BatchOptions, file: string, sectionIds: string[]): Promise<BatchConfirmation> {
+  const db = opts.fileInLibrary ? await opts.fileInLibrary(file).catch(() => 'unknown' as const) : 'unknown';
+  if (db === false) return { state: 'not-found', reason: `'${file}' is not in Plex's database (media_parts)` };
+  if (db === true && !opts.wantItem) return { state: 'confirmed', via: 'database' };
   const whys: string[] = [];
-  for (const id of opts.sectionIds) {
-    const api = await lookupFileViaApi(opts.api, id, opts.file);
-    if (api.found === true) return { state: 'confirmed', via: 'api', ratingKey: api.ratingKey, parentRatingKey: api.parentRatingKey };
+  for (const id of sectionIds) {
+    const api = await lookupFileViaApi(opts.api, id, file);
+    if (api.found === true) return { state: 'confirmed', via: db === true ? 'database' : 'api', ratingKey: api.ratingKey, parentRatingKey: api.parentRatingKey };
     if (api.why) whys.push(`section ${id}: ${api.why}`);
   }
-  if (dbAnswer === true) return { state: 'confirmed', via: 'database' };
-  if (dbAnswer === false) {
-    return { state: 'not-found', reason: `'${opts.file}' is not in Plex's database (media_parts) after the scan finished` };
-  }
-  const db = opts.fileInLibrary ? 'the Plex database could not be read' : 'the Plex database reader is not available';
-  return { state: 'unknown', reason: `could not tell whether '${opts.file}' is in the library: ${db}; ${whys.join('; ')}` };
+  if (db === true) return { state: 'confirmed', via: 'database' };
+  const reader = opts.fileInLibrary ? 'the Plex database could not be read' : 'the Plex database is not readable here (PLEX_DATABASE_PATH)';
+  return { state: 'unknown', reason: `could not tell whether '${file}' is in the library: ${reader}; ${whys.join('; ')}` };
 }

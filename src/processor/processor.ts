@@ -1,10 +1,13 @@
-// The loop that turns due queue rows into scans: existence checks, anchors, per-target dispatch and retries.
+// The loop that turns due queue rows into deliveries: existence checks, anchors, per-target dispatch and retries.
+// A delivery ends when the server accepted the scan; following it to its end is the follow-up stage's job.
 import { stat } from 'node:fs/promises';
 import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
+import { FollowStage } from '../follow/stage.js';
 import type { Logger } from '../log.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
-import type { FolderRow, Queue } from '../queue/store.js';
+import type { FolderRow, PendingRow, Queue } from '../queue/store.js';
+import { runScanCommand, type CommandRunner } from '../targets/commands.js';
 import type { ScanOutcome, Target } from '../targets/target.js';
 import { backoffDelay } from './backoff.js';
 
@@ -21,9 +24,13 @@ export interface ProcessorSettings {
   anchors: string[];
   /** Cap of a folder's retry backoff (SERVER_SCAN_RETRY_MAX_DELAY in ms). */
   retryMaxDelayMs: number;
-  /** Scans in flight per target when the target has no pause configured. */
-  concurrency?: number;
+  /** RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN ('' = none), for every target kind. */
+  commandBefore?: string;
+  commandAfter?: string;
 }
+
+/** Deliveries in flight per target when the target sets no concurrency and no pause. */
+export const DEFAULT_CONCURRENCY = 8;
 
 export type PathState = 'file' | 'folder' | 'missing';
 
@@ -37,6 +44,7 @@ export interface ProcessorDeps {
   /** Looks at the disk; injectable so tests can fake a slow or flaky mount. */
   pathState?: (path: string) => Promise<PathState>;
   random?: () => number;
+  runCommand?: CommandRunner;
 }
 
 export interface TargetHealth {
@@ -78,7 +86,9 @@ export async function diskPathState(path: string): Promise<PathState> {
 }
 
 export class Processor {
-  private readonly deps: Required<Omit<ProcessorDeps, 'activity'>> & { activity?: Activity };
+  private readonly deps: Required<Omit<ProcessorDeps, 'activity' | 'runCommand'>> & Pick<ProcessorDeps, 'activity' | 'runCommand'>;
+  /** The follow-up stage of the targets that follow their scans (Plex). */
+  readonly followUps: FollowStage;
   private readonly states: TargetState[];
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
@@ -105,6 +115,17 @@ export class Processor {
       scanned: 0,
       failed: 0,
     }));
+    this.followUps = new FollowStage({
+      queue: deps.queue,
+      targets: deps.targets,
+      clock: deps.clock,
+      logger: deps.logger,
+      activity: deps.activity,
+      commandAfter: deps.settings.commandAfter ?? '',
+      runCommand: deps.runCommand,
+      rescanDelayMs: deps.settings.fileCheckDelayMs,
+      onRescan: (at) => this.wake(at),
+    });
   }
 
   get targetNames(): string[] {
@@ -142,27 +163,31 @@ export class Processor {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  /** Ticks and waits until nothing more is due now (tests). */
+  /** Ticks and waits until nothing more is due now and every follow-up has ended (tests). */
   async drain(maxRounds = 10_000): Promise<void> {
+    this.followUps.start();
     for (let i = 0; i < maxRounds; i++) {
       await this.tick();
-      if (this.inFlight.size === 0) return;
+      if (this.inFlight.size === 0 && !this.followUps.busy) return;
       await this.idle();
+      await this.followUps.idle();
     }
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.followUps.start();
     this.loopDone = this.loop();
   }
 
-  /** Stops taking new work, waits for scans in flight. */
+  /** Stops taking new work, waits for deliveries in flight; follow-ups left stay recorded and resume at start. */
   async stop(): Promise<void> {
     this.running = false;
     this.wake();
     await this.loopDone;
     await this.idle();
+    await this.followUps.stop();
   }
 
   /**
@@ -304,7 +329,7 @@ export class Processor {
       return;
     }
     const pause = state.target.pauseMs;
-    const limit = pause > 0 ? 1 : (this.deps.settings.concurrency ?? 8);
+    const limit = pause > 0 ? 1 : Math.max(1, state.target.concurrency ?? DEFAULT_CONCURRENCY);
     let free = limit - state.inFlight.size;
     if (free <= 0) return;
     if (pause > 0 && now < state.lastFinishedAt + pause) return;
@@ -333,10 +358,12 @@ export class Processor {
     });
   }
 
-  private launch(state: TargetState, row: FolderRow & { attempts: number }): void {
+  private launch(state: TargetState, row: PendingRow): void {
     const { queue, clock, logger, settings } = this.deps;
     state.inFlight.add(row.id);
     const run = async () => {
+      const started = clock.now();
+      await this.commandBefore(state.target, row);
       let outcome: ScanOutcome;
       try {
         outcome = await state.target.scan(row.folder, {
@@ -353,8 +380,15 @@ export class Processor {
       const latencyMs = now - row.first_at;
       if (outcome.status === 'scanned') {
         state.scanned++;
-        logger.info({ target: name, folder: row.folder, detail: outcome.detail }, `Scanned '${row.folder}' on ${name}${outcome.detail ? ` (${outcome.detail})` : ''}.`);
-        queue.recordDelivery(row, name, { state: outcome.confirmation ?? 'scanned', detail: outcome.detail }, this.targetNames);
+        const { follow } = this.followUps.accepted(state.target, row, outcome);
+        const again = row.rescans > 0 ? ' once more' : '';
+        logger.info({ target: name, folder: row.folder, detail: outcome.detail }, `Scanned '${row.folder}'${again} on ${name}${outcome.detail ? ` (${outcome.detail})` : ''}.`);
+        if (follow === undefined) {
+          queue.recordDelivery(row, name, { state: 'scanned', detail: outcome.detail }, this.targetNames);
+        } else {
+          queue.recordDelivery(row, name, { state: 'following', detail: outcome.detail, follow }, this.targetNames);
+          if (queue.isCurrent({ folderId: row.id, generation: row.generation })) this.followUps.follow(state.target, row, follow, now);
+        }
       } else if (outcome.status === 'unmatched') {
         logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail}`);
         queue.recordDelivery(row, name, { state: 'unmatched', detail: outcome.detail }, this.targetNames);
@@ -376,10 +410,31 @@ export class Processor {
         outcome: outcome.status,
         detail: outcome.status === 'retry' ? outcome.error : outcome.detail,
         latencyMs,
+        deliveryMs: now - started,
       });
       state.lastFinishedAt = clock.now();
     };
     this.track(run().finally(() => state.inFlight.delete(row.id)));
+  }
+
+  /** RUN_COMMAND_BEFORE_SCAN: part of the delivery (plex_autoscan ran it before every scan); its failure is only logged. */
+  private async commandBefore(target: Target, row: PendingRow): Promise<void> {
+    const command = this.deps.settings.commandBefore ?? '';
+    if (!command.trim()) return;
+    const sections = target.sectionsOf ? await target.sectionsOf(row.folder).catch(() => []) : [];
+    await runScanCommand(
+      'before',
+      command,
+      {
+        SCANRELAY_PATH: row.file_hint ?? row.folder,
+        SCANRELAY_FOLDER: row.folder,
+        SCANRELAY_SECTION: sections.join(','),
+        SCANRELAY_EVENT: row.event,
+        SCANRELAY_TARGET: target.name,
+      },
+      this.deps.logger,
+      this.deps.runCommand,
+    );
   }
 
   private markDown(state: TargetState, error: string): void {

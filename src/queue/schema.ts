@@ -56,6 +56,16 @@ const migrations: string[] = [
    DROP INDEX deliveries_pending;
    CREATE INDEX folders_order ON folders (state, priority, due_at);
    CREATE INDEX deliveries_order ON deliveries (target, state, priority, next_at);`,
+  // 3: delivery and follow-up are two stages. A delivery the server accepted may be `following` (its scan's end
+  // is being watched); what the follower needs survives a restart in `follow`. Each stage's time is kept, and
+  // a folder Plex did not take in is scanned once more (`rescans`).
+  `ALTER TABLE deliveries ADD COLUMN ready_at INTEGER;
+   ALTER TABLE deliveries ADD COLUMN delivered_at INTEGER;
+   ALTER TABLE deliveries ADD COLUMN followed_at INTEGER;
+   ALTER TABLE deliveries ADD COLUMN follow TEXT;
+   ALTER TABLE deliveries ADD COLUMN rescans INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE history ADD COLUMN delivery_ms INTEGER;
+   ALTER TABLE history ADD COLUMN follow_ms INTEGER;`,
 ];
 
 export const schemaVersion = migrations.length;

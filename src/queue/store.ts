@@ -1,5 +1,5 @@
 // The durable queue: one row per folder waiting to be scanned, its delivery state per target, and history.
-// Every write is its own committed transaction, so a request acknowledged after enqueue() survives kill -9.
+// Every write is committed before it returns, so a request acknowledged after enqueue() survives kill -9.
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -36,14 +36,40 @@ export interface FolderRow {
   last_error: string | null;
 }
 
+/**
+ * A delivery's stages: `pending` (to be sent), `following` (the server took the scan; its end is being watched),
+ * then one final state: `scanned` (taken, nothing to follow), `confirmed` / `not-found` / `unconfirmed` (what the
+ * follow-up found), or `unmatched` (no library of that server holds the folder).
+ */
+export type DeliveryState = 'pending' | 'following' | 'scanned' | 'confirmed' | 'not-found' | 'unconfirmed' | 'unmatched';
+export type FinalDeliveryState = Exclude<DeliveryState, 'pending' | 'following'>;
+
+export type PendingRow = FolderRow & { attempts: number; rescans: number };
+
 export interface DeliveryRow {
   folder_id: number;
   target: string;
-  state: 'pending' | 'scanned' | 'confirmed' | 'not-found' | 'unmatched';
+  state: DeliveryState;
   attempts: number;
   next_at: number;
   last_error: string | null;
   detail: string | null;
+  ready_at: number | null;
+  delivered_at: number | null;
+  followed_at: number | null;
+  follow: string | null;
+  rescans: number;
+}
+
+/** A delivery being followed, as the follow-up stage resumes it (after a restart too). */
+export interface FollowingRow {
+  folder_id: number;
+  generation: number;
+  folder: string;
+  event: string;
+  delivered_at: number;
+  follow: string;
+  rescans: number;
 }
 
 export interface HistoryRow {
@@ -58,11 +84,21 @@ export interface HistoryRow {
   outcome: string;
   detail: string | null;
   attempts: number;
+  delivery_ms: number | null;
+  follow_ms: number | null;
 }
 
 export type DeliveryResult =
-  | { state: 'scanned' | 'confirmed' | 'not-found' | 'unmatched'; detail?: string }
+  | { state: FinalDeliveryState; detail?: string }
+  /** `follow`: what the target's follower needs to resume after a restart (JSON). */
+  | { state: 'following'; detail?: string; follow: string }
   | { state: 'retry'; error: string; nextAt: number };
+
+/** Which generation of which folder a follow-up belongs to: a newer request makes its answer moot. */
+export interface DeliveryRef {
+  folderId: number;
+  generation: number;
+}
 
 export interface QueueOptions {
   /** SERVER_SCAN_DELAY in milliseconds: a folder is due this long after its latest request. */
@@ -148,8 +184,8 @@ export class Queue {
       pendingPriorityAfter: db.prepare<[string, number], { p: number | null }>(
         `SELECT MIN(priority) AS p FROM deliveries WHERE target = ? AND state = 'pending' AND priority > ?`,
       ),
-      pendingAt: db.prepare<[string, number, number, number], FolderRow & { attempts: number }>(
-        `SELECT f.*, d.attempts FROM deliveries d JOIN folders f ON f.id = d.folder_id
+      pendingAt: db.prepare<[string, number, number, number], PendingRow>(
+        `SELECT f.*, d.attempts, d.rescans FROM deliveries d JOIN folders f ON f.id = d.folder_id
          WHERE d.target = ? AND d.state = 'pending' AND d.priority = ? AND d.next_at <= ?
          ORDER BY d.next_at LIMIT ?`,
       ),
@@ -164,19 +200,40 @@ export class Queue {
         `UPDATE folders SET state = 'dispatching', last_error = NULL WHERE id = @id AND generation = @generation`,
       ),
       addDelivery: db.prepare(
-        `INSERT OR IGNORE INTO deliveries (folder_id, target, state, next_at, priority) VALUES (?, ?, 'pending', ?, ?)`,
+        `INSERT OR IGNORE INTO deliveries (folder_id, target, state, next_at, priority, ready_at) VALUES (?, ?, 'pending', ?, ?, ?)`,
       ),
       setDelivery: db.prepare(
         `UPDATE deliveries SET state = @state, attempts = attempts + 1, next_at = @nextAt, last_error = @error,
-                detail = @detail
-         WHERE folder_id = @id AND target = @target
+                detail = @detail, follow = @follow,
+                delivered_at = CASE WHEN @state = 'pending' THEN delivered_at ELSE @now END,
+                followed_at = NULL
+         WHERE folder_id = @id AND target = @target AND state = 'pending'
            AND EXISTS (SELECT 1 FROM folders WHERE id = @id AND generation = @generation AND state = 'dispatching')`,
+      ),
+      endFollow: db.prepare(
+        `UPDATE deliveries SET state = @state, followed_at = @now, follow = NULL,
+                detail = @detail || COALESCE(' Sent to ' || detail || '.', '')
+         WHERE folder_id = @id AND target = @target AND state = 'following'
+           AND EXISTS (SELECT 1 FROM folders WHERE id = @id AND generation = @generation AND state = 'dispatching')`,
+      ),
+      rescan: db.prepare(
+        `UPDATE deliveries SET state = 'pending', rescans = rescans + 1, next_at = @nextAt, last_error = @reason,
+                follow = NULL, ready_at = @nextAt
+         WHERE folder_id = @id AND target = @target AND state = 'following'
+           AND EXISTS (SELECT 1 FROM folders WHERE id = @id AND generation = @generation AND state = 'dispatching')`,
+      ),
+      following: db.prepare<[string], FollowingRow>(
+        `SELECT f.id AS folder_id, f.generation, f.folder, f.event, d.delivered_at, d.follow, d.rescans
+         FROM deliveries d JOIN folders f ON f.id = d.folder_id
+         WHERE d.target = ? AND d.state = 'following'`,
       ),
       deliveriesOf: db.prepare<[number], DeliveryRow>('SELECT * FROM deliveries WHERE folder_id = ?'),
       deleteFolder: db.prepare('DELETE FROM folders WHERE id = ?'),
       history: db.prepare(
-        `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail, attempts)
-         VALUES (@folder, @source, @event, @requests, @first_at, @finished_at, @target, @outcome, @detail, @attempts)`,
+        `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail, attempts,
+                              delivery_ms, follow_ms)
+         VALUES (@folder, @source, @event, @requests, @first_at, @finished_at, @target, @outcome, @detail, @attempts,
+                 @delivery_ms, @follow_ms)`,
       ),
       trimHistory: db.prepare(
         'DELETE FROM history WHERE id <= (SELECT id FROM history ORDER BY id DESC LIMIT 1 OFFSET ?)',
@@ -281,15 +338,15 @@ export class Queue {
       const changed = this.stmt.toDispatching.run({ id: row.id, generation: row.generation }).changes;
       if (!changed) return false;
       const now = this.clock.now();
-      for (const t of targets) this.stmt.addDelivery.run(row.id, t, now, row.priority);
+      for (const t of targets) this.stmt.addDelivery.run(row.id, t, now, row.priority, now);
       return true;
     })();
   }
 
   /** Folders whose delivery to `target` is due, first by priority. */
-  pendingFor(target: string, limit: number): (FolderRow & { attempts: number })[] {
+  pendingFor(target: string, limit: number): PendingRow[] {
     const now = this.clock.now();
-    const out: (FolderRow & { attempts: number })[] = [];
+    const out: PendingRow[] = [];
     for (const p of this.priorities((after) => this.stmt.pendingPriorityAfter.get(target, after)!.p)) {
       if (out.length >= limit) break;
       out.push(...this.stmt.pendingAt.all(target, p, now, limit - out.length));
@@ -309,23 +366,60 @@ export class Queue {
         id: row.id,
         generation: row.generation,
         target,
+        now,
         state: result.state === 'retry' ? 'pending' : result.state,
         nextAt: result.state === 'retry' ? result.nextAt : now,
         error: result.state === 'retry' ? result.error : null,
         detail: result.state === 'retry' ? null : (result.detail ?? null),
+        follow: result.state === 'following' ? result.follow : null,
       }).changes;
-      if (!changed || result.state === 'retry') return false;
-      const deliveries = this.stmt.deliveriesOf.all(row.id);
-      const finished = targets.every((t) => deliveries.some((d) => d.target === t && d.state !== 'pending'));
-      if (!finished) return false;
-      const current = this.stmt.byId.get(row.id)!;
-      for (const d of deliveries) {
-        if (!targets.includes(d.target)) continue;
-        this.writeHistory(current, { target: d.target, outcome: d.state, detail: d.detail, attempts: d.attempts });
-      }
-      this.stmt.deleteFolder.run(row.id);
-      return true;
+      if (!changed || result.state === 'retry' || result.state === 'following') return false;
+      return this.finishIfDone(row.id, targets);
     })();
+  }
+
+  /** The follow-up of one delivery ended. Returns true when that finished the folder (moved to history). */
+  recordFollowUp(ref: DeliveryRef, target: string, state: FinalDeliveryState, detail: string, targets: string[]): boolean {
+    return this.db.transaction(() => {
+      const changed = this.stmt.endFollow.run({ id: ref.folderId, generation: ref.generation, target, state, detail, now: this.clock.now() }).changes;
+      return changed > 0 && this.finishIfDone(ref.folderId, targets);
+    })();
+  }
+
+  /** The server finished scanning but the file is not in its library: send the scan once more at `nextAt`. */
+  rescanLater(ref: DeliveryRef, target: string, nextAt: number, reason: string): boolean {
+    return this.stmt.rescan.run({ id: ref.folderId, generation: ref.generation, target, nextAt, reason }).changes > 0;
+  }
+
+  /** Deliveries of `target` whose follow-up has not ended (resumed at start). */
+  following(target: string): FollowingRow[] {
+    return this.stmt.following.all(target);
+  }
+
+  /** Is this generation of the folder still the one being dispatched? */
+  isCurrent(ref: DeliveryRef): boolean {
+    const row = this.stmt.byId.get(ref.folderId);
+    return row !== undefined && row.generation === ref.generation && row.state === 'dispatching';
+  }
+
+  private finishIfDone(folderId: number, targets: string[]): boolean {
+    const deliveries = this.stmt.deliveriesOf.all(folderId);
+    const finished = targets.every((t) => deliveries.some((d) => d.target === t && d.state !== 'pending' && d.state !== 'following'));
+    if (!finished) return false;
+    const current = this.stmt.byId.get(folderId)!;
+    for (const d of deliveries) {
+      if (!targets.includes(d.target)) continue;
+      this.writeHistory(current, {
+        target: d.target,
+        outcome: d.state,
+        detail: d.detail,
+        attempts: d.attempts,
+        deliveryMs: d.delivered_at !== null && d.ready_at !== null ? Math.max(0, d.delivered_at - d.ready_at) : null,
+        followMs: d.followed_at !== null && d.delivered_at !== null ? Math.max(0, d.followed_at - d.delivered_at) : null,
+      });
+    }
+    this.stmt.deleteFolder.run(folderId);
+    return true;
   }
 
   /** Ends a folder without scanning it (checks exhausted, or dropped by a person) and says why in history. */
@@ -379,13 +473,19 @@ export class Queue {
   }
 
   /** Counts of queued folders by state and of pending deliveries by target (health endpoint). */
-  summary(): { folders: number; waiting: number; dispatching: number; pendingByTarget: Record<string, number> } {
+  summary(): {
+    folders: number;
+    waiting: number;
+    dispatching: number;
+    pendingByTarget: Record<string, number>;
+    followingByTarget: Record<string, number>;
+  } {
     const byState = this.db
       .prepare<[], { state: string; n: number }>('SELECT state, COUNT(*) AS n FROM folders GROUP BY state')
       .all();
     const pending = this.db
-      .prepare<[], { target: string; n: number }>(
-        `SELECT target, COUNT(*) AS n FROM deliveries WHERE state = 'pending' GROUP BY target`,
+      .prepare<[], { target: string; state: string; n: number }>(
+        `SELECT target, state, COUNT(*) AS n FROM deliveries WHERE state IN ('pending', 'following') GROUP BY target, state`,
       )
       .all();
     const n = (s: string) => byState.find((r) => r.state === s)?.n ?? 0;
@@ -393,13 +493,14 @@ export class Queue {
       folders: n('waiting') + n('dispatching'),
       waiting: n('waiting'),
       dispatching: n('dispatching'),
-      pendingByTarget: Object.fromEntries(pending.map((p) => [p.target, p.n])),
+      pendingByTarget: Object.fromEntries(pending.filter((p) => p.state === 'pending').map((p) => [p.target, p.n])),
+      followingByTarget: Object.fromEntries(pending.filter((p) => p.state === 'following').map((p) => [p.target, p.n])),
     };
   }
 
   private writeHistory(
     row: FolderRow,
-    d: { target: string | null; outcome: string; detail: string | null; attempts: number },
+    d: { target: string | null; outcome: string; detail: string | null; attempts: number; deliveryMs?: number | null; followMs?: number | null },
   ): void {
     this.stmt.history.run({
       folder: row.folder,
@@ -412,6 +513,8 @@ export class Queue {
       outcome: d.outcome,
       detail: d.detail,
       attempts: d.attempts,
+      delivery_ms: d.deliveryMs ?? null,
+      follow_ms: d.followMs ?? null,
     });
     if (++this.historyWrites % 500 === 0) this.stmt.trimHistory.run(this.opts.historyLimit);
   }

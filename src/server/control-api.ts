@@ -24,7 +24,16 @@ export interface QueuedFolder {
   event: string;
   fileChecks: number;
   lastError: string | null;
-  deliveries: { target: string; state: DeliveryRow['state']; attempts: number; nextAt: number; lastError: string | null; detail: string | null }[];
+  deliveries: {
+    target: string;
+    state: DeliveryRow['state'];
+    attempts: number;
+    nextAt: number;
+    lastError: string | null;
+    detail: string | null;
+    /** When the server accepted the scan (null while pending). */
+    deliveredAt: number | null;
+  }[];
 }
 
 export interface FinishedScan {
@@ -40,6 +49,10 @@ export interface FinishedScan {
   outcome: string;
   detail: string | null;
   attempts: number;
+  /** ms from the folder being ready to the server accepting the scan. */
+  deliveryMs: number | null;
+  /** ms from the server accepting the scan to the follow-up's outcome (null when nothing was followed). */
+  followMs: number | null;
 }
 
 export function queueView(deps: AppDeps, limit = 500): QueuedFolder[] {
@@ -65,6 +78,7 @@ export function queueView(deps: AppDeps, limit = 500): QueuedFolder[] {
       nextAt: d.next_at,
       lastError: d.last_error,
       detail: d.detail,
+      deliveredAt: d.delivered_at,
     })),
   }));
 }
@@ -82,6 +96,8 @@ export function historyView(deps: AppDeps, limit = 100): FinishedScan[] {
     outcome: h.outcome,
     detail: h.detail,
     attempts: h.attempts,
+    deliveryMs: h.delivery_ms,
+    followMs: h.follow_ms,
   }));
 }
 
@@ -164,11 +180,12 @@ const queuedFolder = {
         type: 'object',
         properties: {
           target: { type: 'string' },
-          state: { type: 'string', enum: ['pending', 'scanned', 'confirmed', 'not-found', 'unmatched'] },
+          state: { type: 'string', enum: ['pending', 'following', 'scanned', 'confirmed', 'not-found', 'unconfirmed', 'unmatched'] },
           attempts: { type: 'integer' },
           nextAt: { type: 'number' },
           lastError: nullableString,
           detail: nullableString,
+          deliveredAt: { type: ['number', 'null'] },
         },
       },
     },
@@ -185,9 +202,11 @@ const finishedScan = {
     askedAt: { type: 'number' },
     finishedAt: { type: 'number' },
     target: nullableString,
-    outcome: { type: 'string', description: 'scanned, confirmed, not-found, unmatched, exhausted or dropped' },
+    outcome: { type: 'string', description: 'scanned, confirmed, not-found, unconfirmed, unmatched, exhausted or dropped' },
     detail: nullableString,
     attempts: { type: 'integer' },
+    deliveryMs: { type: ['integer', 'null'], description: 'ms from the folder being ready to the server accepting the scan' },
+    followMs: { type: ['integer', 'null'], description: 'ms from the server accepting the scan to the follow-up outcome; null when nothing was followed' },
   },
 } as const;
 const targetHealth = {

@@ -86,7 +86,11 @@ const when = (t: number, now: number) =>
 const fact = (label: string, value: string) => `<div><dt>${h(label)}</dt><dd>${value}</dd></div>`;
 
 function badge(state: string): string {
-  const tone = ['scanned', 'confirmed', 'up', 'would scan'].includes(state) ? 'ok' : ['pending', 'waiting', 'dispatching', 'dropped'].includes(state) ? 'warn' : 'bad';
+  const tone = ['scanned', 'confirmed', 'up', 'would scan'].includes(state)
+    ? 'ok'
+    : ['pending', 'following', 'unconfirmed', 'waiting', 'dispatching', 'dropped'].includes(state)
+      ? 'warn'
+      : 'bad';
   return `<span class="badge b-${tone}">${h(state)}</span>`;
 }
 
@@ -105,7 +109,12 @@ function confirmAction(action: string, label: string, folder: string, question: 
 function queueSection(v: DashboardView): string {
   const items = v.queue.map((f) => {
     const deliveries = f.deliveries.length
-      ? f.deliveries.map((d) => `${h(d.target)} ${badge(d.state)}${d.attempts ? ` <span class="muted">${d.attempts} attempt(s)</span>` : ''}${d.lastError ? `<p class="err">${h(d.lastError)}</p>` : ''}`).join('<br>')
+      ? f.deliveries
+          .map((d) => {
+            const since = d.state === 'following' && d.deliveredAt !== null ? ` <span class="muted">delivered ${span(Math.max(0, v.now - d.deliveredAt))} ago</span>` : '';
+            return `${h(d.target)} ${badge(d.state)}${since}${d.attempts ? ` <span class="muted">${d.attempts} attempt(s)</span>` : ''}${d.lastError ? `<p class="err">${h(d.lastError)}</p>` : ''}`;
+          })
+          .join('<br>')
       : `<span class="muted">not sent yet</span>`;
     return `<li class="card" data-folder="${h(f.folder)}">
       <code class="folder">${h(f.folder)}</code>
@@ -140,6 +149,8 @@ function historySection(v: DashboardView): string {
         ${fact('Asked', when(r.askedAt, v.now))}
         ${fact('Finished', `${when(r.finishedAt, v.now)} <span class="muted">(${span(r.finishedAt - r.askedAt)} later)</span>`)}
         ${fact(r.target ? `On ${r.target}` : 'Outcome', badge(r.outcome))}
+        ${r.deliveryMs !== null ? fact('Delivered in', span(r.deliveryMs)) : ''}
+        ${r.followMs !== null ? fact('Followed for', span(r.followMs)) : ''}
         ${fact('From', `${h(r.source)} / ${h(r.event)}${r.requests > 1 ? ` ×${r.requests}` : ''}`)}
       </dl>
       ${r.detail ? `<p class="${['scanned', 'confirmed'].includes(r.outcome) ? 'muted' : 'err'}">${h(r.detail)}</p>` : ''}

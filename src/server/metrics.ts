@@ -19,6 +19,9 @@ export class Metrics {
   private readonly requests: Counter<'source' | 'event' | 'outcome'>;
   private readonly scans: Counter<'target' | 'outcome'>;
   private readonly latency: Histogram<'target'>;
+  private readonly delivery: Histogram<'target'>;
+  private readonly follow: Histogram<'target' | 'outcome'>;
+  private readonly followed: Counter<'target' | 'outcome'>;
   private readonly drivePolls: Counter<'drive' | 'outcome'>;
   private readonly driveErrors: Counter<'drive'>;
   private readonly detach: () => void;
@@ -76,6 +79,36 @@ export class Metrics {
       buckets: [1, 5, 15, 30, 60, 120, 180, 300, 600, 1200, 3600, 7200],
       registers,
     });
+    this.delivery = new Histogram({
+      name: 'scanrelay_delivery_seconds',
+      help: 'Seconds a delivery took: from the folder being ready for a target to that server accepting the scan.',
+      labelNames: ['target'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.follow = new Histogram({
+      name: 'scanrelay_follow_seconds',
+      help: 'Seconds a follow-up took: from the server accepting a scan to its outcome (confirmed, not-found, unconfirmed).',
+      labelNames: ['target', 'outcome'],
+      buckets: [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600],
+      registers,
+    });
+    this.followed = new Counter({
+      name: 'scanrelay_follow_ups_total',
+      help: 'Follow-ups that ended, by target and outcome: confirmed, not-found, unconfirmed or scanned (nothing to confirm).',
+      labelNames: ['target', 'outcome'],
+      registers,
+    });
+    new Gauge({
+      name: 'scanrelay_deliveries_following',
+      help: 'Scans a target accepted whose end is being followed.',
+      labelNames: ['target'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [target, n] of Object.entries(sources.queue.summary().followingByTarget)) this.set({ target }, n);
+      },
+    });
     this.drivePolls = new Counter({
       name: 'scanrelay_drive_polls_total',
       help: 'Google Drive change polls, by drive and outcome (ok or error).',
@@ -93,10 +126,17 @@ export class Metrics {
     const onDelivery = (e: ActivityEvents['delivery'][0]) => {
       this.scans.inc({ target: e.target, outcome: e.outcome });
       if (e.outcome === 'scanned') this.latency.observe({ target: e.target }, Math.max(0, e.latencyMs) / 1000);
+      if (e.outcome !== 'retry' && e.deliveryMs !== undefined) this.delivery.observe({ target: e.target }, Math.max(0, e.deliveryMs) / 1000);
+    };
+    const onFollowed = (e: ActivityEvents['followed'][0]) => {
+      this.followed.inc({ target: e.target, outcome: e.outcome });
+      this.follow.observe({ target: e.target, outcome: e.outcome }, Math.max(0, e.followMs) / 1000);
     };
     sources.activity?.on('request', onRequest);
     sources.activity?.on('delivery', onDelivery);
+    sources.activity?.on('followed', onFollowed);
     this.detach = () => {
+      sources.activity?.off('followed', onFollowed);
       sources.activity?.off('request', onRequest);
       sources.activity?.off('delivery', onDelivery);
     };

@@ -39,6 +39,7 @@ export function buildTargets(config: Config, deps: BuildDeps): Target[] {
             url: config.PLEX_LOCAL_URL,
             token: config.PLEX_TOKEN,
             pauseMs: config.PLEX_SCAN_PAUSE * 1000,
+            concurrency: config.PLEX_SCAN_CONCURRENCY,
             clock: deps.clock,
             fetch: deps.fetch,
             ...plexAfterScanOptions(config, deps, config.PLEX_DATABASE_PATH),
@@ -54,6 +55,7 @@ export function buildTargets(config: Config, deps: BuildDeps): Target[] {
           settings: scannerSettingsFrom(config),
           sections: scannerSectionSource(config.PLEX_LOCAL_URL, config.PLEX_TOKEN, config.PLEX_DATABASE_PATH, deps),
           pauseMs: config.PLEX_SCAN_PAUSE * 1000,
+          concurrency: config.PLEX_SCAN_CONCURRENCY,
           logger: deps.logger,
         }),
       );
@@ -68,7 +70,7 @@ export function buildTargets(config: Config, deps: BuildDeps): Target[] {
 
 function buildOne(t: TargetConfig, config: Config, deps: BuildDeps): Target {
   const pauseMs = (t.SCAN_PAUSE ?? 0) * 1000;
-  const common = { name: t.NAME, url: t.URL ?? '', token: t.TOKEN ?? '', pauseMs, clock: deps.clock, logger: deps.logger, fetch: deps.fetch };
+  const common = { name: t.NAME, url: t.URL ?? '', token: t.TOKEN ?? '', pauseMs, concurrency: t.SCAN_CONCURRENCY, clock: deps.clock, logger: deps.logger, fetch: deps.fetch };
   switch (t.TYPE) {
     case 'jellyfin':
       return jellyfinTarget(common);
@@ -82,6 +84,7 @@ function buildOne(t: TargetConfig, config: Config, deps: BuildDeps): Target {
         settings: scannerSettingsFrom(config, t),
         sections: scannerSectionSource(t.URL ?? config.PLEX_LOCAL_URL, t.TOKEN ?? '', t.DATABASE_PATH ?? config.PLEX_DATABASE_PATH, deps),
         pauseMs,
+        concurrency: t.SCAN_CONCURRENCY,
         logger: deps.logger,
       });
   }
@@ -91,7 +94,6 @@ function buildOne(t: TargetConfig, config: Config, deps: BuildDeps): Target {
  * What follows an API scan: the first Plex's from the PLEX_* keys; a TARGETS entry's from its own keys, each
  * falling back to the PLEX_* one. EMPTY_TRASH is the exception: the deleted count that guards it must come from
  * that server's own database, so without the entry's DATABASE_PATH it stays off unless asked for (and then warns).
- * The commands are shared; they tell the servers apart by SCANRELAY_TARGET.
  */
 function plexAfterScanOptions(config: Config, deps: BuildDeps, databasePath?: string, entry?: TargetConfig): Partial<PlexTargetOptions> {
   const database = databasePath ? deps.plexDatabase?.(databasePath) : undefined;
@@ -108,6 +110,7 @@ function plexAfterScanOptions(config: Config, deps: BuildDeps, databasePath?: st
     logger: deps.logger,
     confirmScans: config.PLEX_CONFIRM_SCANS,
     confirmTimeoutMs: (config.PLEX_CONFIRM_TIMEOUT ?? 300) * 1000,
+    followIntervalMs: config.PLEX_FOLLOW_INTERVAL * 1000,
     checkBeforeScan: config.PLEX_CHECK_BEFORE_SCAN,
     after: {
       emptyTrash,
@@ -116,8 +119,6 @@ function plexAfterScanOptions(config: Config, deps: BuildDeps, databasePath?: st
       emptyTrashZeroDeleted: entry?.EMPTY_TRASH_ZERO_DELETED ?? config.PLEX_EMPTY_TRASH_ZERO_DELETED,
       analyze: entry?.ANALYZE_TYPE ?? config.PLEX_ANALYZE_TYPE,
       analyzeDirectory: entry?.ANALYZE_DIRECTORY ?? config.PLEX_ANALYZE_DIRECTORY,
-      commandBefore: config.RUN_COMMAND_BEFORE_SCAN,
-      commandAfter: config.RUN_COMMAND_AFTER_SCAN,
       entry: entry?.NAME,
     },
   };

@@ -11,6 +11,7 @@ export interface MediaBrowserOptions {
   url: string;
   token: string;
   pauseMs?: number;
+  concurrency?: number;
   /** Per request. */
   timeoutMs?: number;
   /** How long the library list is trusted. */
@@ -125,6 +126,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     name: opts.name,
     kind: flavour.kind,
     pauseMs: opts.pauseMs ?? 0,
+    concurrency: opts.concurrency,
 
     async scan(folder: string, context: ScanContext): Promise<ScanOutcome> {
       const path = trimTrailingSeparator(folder);

@@ -1,4 +1,4 @@
-// Plex target that scans through the "Plex Media Scanner" executable (spec 4.4), for servers whose HTTP API
+// Plex target that scans through the "Plex Media Scanner" executable, for servers whose HTTP API
 // cannot be used: every section holding the folder is scanned, and a scanner that fails is a retry.
 import { access } from 'node:fs/promises';
 import type { Config, TargetConfig } from '../config/schema.js';
@@ -26,6 +26,7 @@ export interface PlexScannerTargetOptions {
   /** The server's sections and their folders (from the Plex API or database; the scanner's --list has no paths). */
   sections: () => Promise<SectionLocations[]>;
   pauseMs?: number;
+  concurrency?: number;
   /** Kill one scanner run after this long. */
   timeoutMs?: number;
   /** Bounds for PLEX_WAIT_FOR_EXTERNAL_SCANNERS, plus injected sleep and process lookup. */
@@ -66,6 +67,12 @@ export function plexScannerTarget(opts: PlexScannerTargetOptions): Target {
     name: opts.name,
     kind: 'plex-scanner',
     pauseMs: opts.pauseMs ?? 0,
+    concurrency: opts.concurrency,
+
+    async sectionsOf(folder: string): Promise<string[]> {
+      const path = trimTrailingSeparator(folder);
+      return (await sections()).filter((s) => s.locations.some((loc) => isInside(path, loc))).map((s) => String(s.id));
+    },
 
     async scan(folder: string, _context: ScanContext): Promise<ScanOutcome> {
       const path = trimTrailingSeparator(folder);
@@ -113,7 +120,7 @@ export function plexScannerTarget(opts: PlexScannerTargetOptions): Target {
           return { status: 'retry', error: `${who} section ${label}: ${cause}${before}`, targetDown: false };
         }
       }
-      return { status: 'scanned', detail: `sections ${done.join(', ')}` };
+      return { status: 'scanned', detail: `sections ${done.join(', ')}`, sections: matching.map((s) => String(s.id)) };
     },
 
     async available() {

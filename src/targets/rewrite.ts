@@ -47,6 +47,9 @@ export function withRewrite(target: Target, opts: RewriteOptions): Target {
     name: target.name,
     kind: target.kind,
     pauseMs: target.pauseMs,
+    concurrency: target.concurrency,
+    follower: target.follower,
+    ...(target.sectionsOf ? { sectionsOf: (folder: string) => target.sectionsOf!(rewritePath(folder, mappings)) } : {}),
     async scan(folder: string, context: ScanContext): Promise<ScanOutcome> {
       const rewritten = rewritePath(folder, mappings);
       const excluded = exclusionOf([folder, rewritten], opts.include, opts.exclude);

@@ -187,6 +187,8 @@ describe('plex_autoscan config files', () => {
         'PLEX_CONFIRM_SCANS',
         'PLEX_CONFIRM_TIMEOUT',
         'PLEX_ENABLED',
+        'PLEX_FOLLOW_INTERVAL',
+        'PLEX_SCAN_CONCURRENCY',
         'PLEX_SCAN_MODE',
         'PLEX_SCAN_PAUSE',
         'SERVER_ANCHOR_FILES',

@@ -74,7 +74,11 @@ describe('Drive monitor through the whole relay', () => {
     t.clock.advance(t.service.config.SERVER_SCAN_DELAY * 1000);
     await t.service.processor.drain();
     expect(t.plex.refreshes).toEqual([{ section: '2', path: '/data/media/tv/The Expanse (2015)/Season 01' }]);
-    // The test's Plex database never gains the file, so the scan is recorded as not found in the library.
+    // The test's Plex database never gains the file: scanned once more after SERVER_FILE_CHECK_DELAY, then not found.
+    expect(t.service.queue.count()).toBe(1);
+    t.clock.advance(t.service.config.SERVER_FILE_CHECK_DELAY * 1000);
+    await t.service.processor.drain();
+    expect(t.plex.refreshes).toHaveLength(2);
     expect(t.service.queue.history(1)[0]).toMatchObject({ source: 'drive', outcome: 'not-found' });
     const health = (await t.service.app.inject({ method: 'GET', url: '/health' })).json();
     expect(health.drive).toMatchObject({ enabled: true });

@@ -100,8 +100,8 @@ describe('two Plex, Jellyfin and Emby from one config', () => {
       'plex /data/media/movies/Heat (1995)': 'confirmed',
       'plex /data/media/tv/The Expanse/Season 01': 'confirmed',
       // Lidarr's track was never put on the fake's disk: the API can't tell, so it stays "scanned".
-      'plex /data/media/music/ABBA/Gold': 'scanned',
-      'plex-4k /data/media/movies/Heat (1995)': 'scanned',
+      'plex /data/media/music/ABBA/Gold': 'unconfirmed',
+      'plex-4k /data/media/movies/Heat (1995)': 'unconfirmed',
       'plex-4k /data/media/tv/The Expanse/Season 01': 'unmatched',
       'plex-4k /data/media/music/ABBA/Gold': 'unmatched',
       'jellyfin /data/media/movies/Heat (1995)': 'scanned',
@@ -112,7 +112,7 @@ describe('two Plex, Jellyfin and Emby from one config', () => {
       'emby /data/media/music/ABBA/Gold': 'unmatched',
     });
     const confirmed = t.service.queue.history().find((h) => h.target === 'plex' && h.outcome === 'confirmed')!;
-    expect(confirmed.detail).toMatch(/; scan finished in \d+\.\d s; file confirmed in library \(api\)$/);
+    expect(confirmed.detail).toMatch(/^In the library after \d+\.\d s \(confirmed through api\)\. Sent to section \d+ \w+/);
   });
 
   it('Jellyfin down for a simulated hour delays no other server and loses nothing', async () => {
@@ -175,7 +175,7 @@ describe('two Plex, Jellyfin and Emby from one config', () => {
     expect(t.service.queue.count()).toBe(0);
     const h = t.service.queue.history().find((x) => x.target === 'plex-4k')!;
     expect(h).toMatchObject({ outcome: 'confirmed', folder: '/data/media/movies/Heat (1995)' });
-    expect(h.detail).toContain('section 7 Movies 4K; scan finished');
+    expect(h.detail).toMatch(/^In the library after .* Sent to section 7 Movies 4K\.$/);
     expect(t.plex.refreshes).toHaveLength(1);
   });
 });
@@ -232,7 +232,7 @@ describe('empty trash on a second Plex', () => {
       expect(svc.plex.emptiedTrash).toEqual([]);
       const h = svc.service.queue.history().find((x) => x.target === 'plex-4k')!;
       expect(h).toMatchObject({ outcome: 'confirmed' });
-      expect(h.detail).toContain('trash emptied in section 7');
+      expect(h.detail).toContain('Trash emptied in section 7.');
       const msgs = svc.logs.map((l) => (JSON.parse(l) as { msg: string }).msg);
       // The one item in the trash of the 4K database's section 7: the count came from this Plex's own database.
       expect(msgs).toContain('Emptied trash in section 7 Movies 4K (1 deleted item(s)).');

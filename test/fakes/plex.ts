@@ -1,6 +1,8 @@
 // A fake Plex Media Server on 127.0.0.1 that records every request and can fail on demand.
-// A refresh starts a scan "activity" that ends after `scanPolls` polls (or on finishScans()); when it ends, the
-// files of `onDisk` under the refreshed folder join `library`, which the undocumented ?file= lookup answers from.
+// A refresh starts a scan "activity" that ends after `scanPolls` polls (0: before anyone can poll), after
+// `scanMs` from its first sighting, on finishScans(), or, with `fifoMs`, as Plex does it: one scan at a time in
+// the order asked, each taking fifoMs. When a scan ends, the files of `onDisk` under the scanned folder join
+// `library`, which the undocumented ?file= lookup answers from. `hideActivities` makes /activities always empty.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -55,6 +57,13 @@ export class FakePlex {
    */
   scanPolls: number | undefined = undefined;
   scanMs = 10;
+  /** Plex's own queue: scans run one at a time, in order, each for this many ms (real time). */
+  fifoMs: number | undefined = undefined;
+  /** An old or quiet Plex: GET /activities answers an empty list whatever runs (scans still end and add files). */
+  hideActivities = false;
+  /** The FIFO's waiting scans (fifoMs mode); the running one is in `activities`. */
+  private readonly fifo: { activity: FakeActivity; ms: number }[] = [];
+  private fifoTimer?: NodeJS.Timeout;
   /** How GET /library/sections/{id}/all?file= behaves: filter by file, ignore the filter, or answer nothing. */
   fileLookup: 'filter' | 'ignore' | 'empty' | 'error' = 'filter';
   /** Files on the disk Plex sees: a finished scan of a folder adds the ones under it to `library`. */
@@ -124,8 +133,34 @@ export class FakePlex {
     for (const file of this.onDisk) if (file.startsWith(prefix) && !this.library.has(file)) this.addToLibrary(file, `${a.section}00`);
   }
 
+  /** A whole-section scan (Plex's "Scan Library Files") that holds the section for `ms` in the FIFO. */
+  startLibraryScan(section: string, ms: number): void {
+    const location = this.sections.find((s) => s.key === section)?.locations[0] ?? '/';
+    const activity: FakeActivity = { uuid: `library-${section}-${Date.now()}`, type: 'library.update.section', section, path: location, pollsLeft: Infinity, polls: 0 };
+    this.fifo.push({ activity, ms });
+    this.pump();
+  }
+
+  /** Scans waiting in the FIFO or running (fifoMs mode). */
+  get scansQueued(): number {
+    return this.fifo.length + this.activities.length;
+  }
+
+  /** Starts the next FIFO scan when none runs. */
+  private pump(): void {
+    if (this.fifoTimer || this.fifo.length === 0) return;
+    const next = this.fifo.shift()!;
+    this.activities.push(next.activity);
+    this.fifoTimer = setTimeout(() => {
+      this.fifoTimer = undefined;
+      this.endScan(next.activity);
+      this.pump();
+    }, next.ms);
+  }
+
   /** One poll sees every running scan once; those whose polls run out end after being seen. */
   private poll(): FakeActivity[] {
+    if (this.fifoMs !== undefined || this.fifoTimer) return [...this.activities];
     if (this.scanPolls === undefined) {
       // Polls carry no caller identity, so with several followers a scan must outlive one poll per running scan
       // (each follower polls about once per round) as well as scanMs from its first sighting: nobody misses theirs.
@@ -154,6 +189,7 @@ export class FakePlex {
   }
 
   async stop(): Promise<void> {
+    if (this.fifoTimer) clearTimeout(this.fifoTimer);
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
   }
@@ -177,7 +213,7 @@ export class FakePlex {
     if (u.pathname === '/' && req.method === 'GET') return json(res, { MediaContainer: { friendlyName: 'fake', version: '1.41.0' } });
     if (u.pathname === '/activities') {
       if (!this.activitiesSupported) return void res.writeHead(404).end();
-      const seen = this.poll();
+      const seen = this.hideActivities ? [] : this.poll();
       return json(res, {
         MediaContainer: {
           size: seen.length,
@@ -200,7 +236,7 @@ export class FakePlex {
     }
     if (u.pathname === '/library/sections' || u.pathname === '/library/sections/all') {
       // Only a status poll counts: the library listing scanrelay fetches before a refresh has nothing running yet.
-      const running = new Set((this.activities.length ? this.poll() : []).map((a) => a.section));
+      const running = new Set((this.activities.length && !this.hideActivities ? this.poll() : []).map((a) => a.section));
       return json(res, {
         MediaContainer: {
           size: this.sections.length,
@@ -226,7 +262,10 @@ export class FakePlex {
         pollsLeft: this.scanPolls ?? Infinity,
         polls: 0,
       };
-      if (this.scanPolls !== undefined && this.scanPolls <= 0) this.endScan((this.activities.push(activity), activity));
+      if (this.fifoMs !== undefined) {
+        this.fifo.push({ activity, ms: this.fifoMs });
+        this.pump();
+      } else if (this.scanPolls !== undefined && this.scanPolls <= 0) this.endScan((this.activities.push(activity), activity));
       else this.activities.push(activity);
       return void res.writeHead(200).end();
     }

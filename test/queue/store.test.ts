@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { schemaVersion } from '../../src/queue/schema.js';
 import { Queue, type FolderRequest } from '../../src/queue/store.js';
 
 const dirs: Queue[] = [];
@@ -183,7 +184,7 @@ describe('queue order at scale', () => {
     old.close();
     const q = new Queue(file, new ManualClock(10), { delayMs: 0 });
     dirs.push(q);
-    expect(q.db.pragma('user_version', { simple: true })).toBe(2);
+    expect(q.db.pragma('user_version', { simple: true })).toBe(schemaVersion);
     expect(q.pendingFor('plex', 10).map((r) => [r.folder, r.priority])).toEqual([['/tv/Urgent', -1], ['/tv/Normal', 4]]);
     expect(q.dueWaiting(10).map((r) => r.folder)).toEqual(['/tv/Waiting']);
   });

@@ -1,5 +1,5 @@
-// What surrounds a Plex API scan: empty-trash guards, analyze, the before/after commands (argv, never a shell)
-// and PLEX_CHECK_BEFORE_SCAN handing a silent Plex over to the processor without holding up other targets.
+// What surrounds a Plex API scan: empty-trash guards, analyze (the follow-up stage), the before/after commands
+// of every target kind (argv, never a shell) and PLEX_CHECK_BEFORE_SCAN handing a silent Plex over to the processor without holding up other targets.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,11 +9,15 @@ import { ManualClock } from '../../src/clock.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { auditLogs } from '../support/log-audit.js';
 import { PlexApi } from '../../src/plex/api.js';
-import { splitCommand, type AfterScanSettings } from '../../src/plex/after-scan.js';
+import type { AfterScanSettings } from '../../src/plex/after-scan.js';
+import { scanAndFollow } from '../support/follow.js';
 import { waitUntilPlexAnswers } from '../../src/plex/availability.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
+import { splitCommand } from '../../src/targets/commands.js';
 import { jellyfinTarget } from '../../src/targets/jellyfin.js';
+import { plexScannerTarget } from '../../src/targets/plex-scanner.js';
+import { prepareFakeScanner, scannerSettings } from '../support/scanner.js';
 import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex.js';
 import type { ScanContext } from '../../src/targets/target.js';
 import { startFakeJellyfin } from '../fakes/jellyfin.js';
@@ -67,23 +71,23 @@ describe('PLEX_EMPTY_TRASH guards', () => {
   const counts = (n: Record<string, number>) => async (section: string) => n[section] ?? 0;
 
   it('empties the scanned section once its scan ended, when the control files exist and few items are deleted', async () => {
-    const outcome = await target(trash(), { exists, deletedCount: counts({ '2': 3 }) }).scan(FOLDER, ctx());
+    const outcome = await scanAndFollow(target(trash(), { exists, deletedCount: counts({ '2': 3 }) }), FOLDER, ctx(), clock);
     expect(plex.emptiedTrash).toEqual(['2']);
     expect(plex.finishedScans).toHaveLength(1);
     const trashAt = plex.requests.findIndex((r) => r.path.endsWith('/emptyTrash'));
     const lastPoll = plex.requests.map((r) => r.path).lastIndexOf('/activities');
     expect(trashAt).toBeGreaterThan(lastPoll);
-    expect(outcome.status === 'scanned' && outcome.detail).toContain('trash emptied in section 2');
+    expect(outcome.status === 'scanned' && outcome.detail).toContain('Trash emptied in section 2.');
   });
 
   it('skips when a control file is missing', async () => {
-    await target(trash({ emptyTrashControlFiles: [CONTROL, '/mnt/other/mounted.bin'] }), { exists, deletedCount: counts({ '2': 3 }) }).scan(FOLDER, ctx());
+    await scanAndFollow(target(trash({ emptyTrashControlFiles: [CONTROL, '/mnt/other/mounted.bin'] }), { exists, deletedCount: counts({ '2': 3 }) }), FOLDER, ctx(), clock);
     expect(plex.emptiedTrash).toEqual([]);
     expect(logged("Skip emptying of trash as control file is not present: '/mnt/other/mounted.bin'")).toBe(true);
   });
 
   it('skips, with a clear log line, without the database count of deleted items', async () => {
-    await target(trash(), { exists }).scan(FOLDER, ctx());
+    await scanAndFollow(target(trash(), { exists }), FOLDER, ctx(), clock);
     expect(plex.emptiedTrash).toEqual([]);
     expect(logged('PLEX_EMPTY_TRASH needs the number of deleted items')).toBe(true);
   });
@@ -96,32 +100,32 @@ describe('PLEX_EMPTY_TRASH guards', () => {
         { key: '5', title: 'Movies (all)', locations: ['/data/media/movies'] },
       ],
     }).start();
-    await target(trash(), { exists, deletedCount: counts({ '1': 11, '5': 2 }) }).scan('/data/media/movies/Heat (1995)', ctx({ file: '/data/media/movies/Heat (1995)/Heat.mkv' }));
+    await scanAndFollow(target(trash(), { exists, deletedCount: counts({ '1': 11, '5': 2 }) }), '/data/media/movies/Heat (1995)', ctx({ file: '/data/media/movies/Heat (1995)/Heat.mkv' }), clock);
     expect(plex.emptiedTrash).toEqual(['5']);
     expect(logged('11 items are marked deleted, more than PLEX_EMPTY_TRASH_MAX_FILES (10)')).toBe(true);
   });
 
   it('with nothing deleted, empties only for an Upgrade or with PLEX_EMPTY_TRASH_ZERO_DELETED', async () => {
     const deps = { exists, deletedCount: counts({}) };
-    await target(trash(), deps).scan(FOLDER, ctx());
+    await scanAndFollow(target(trash(), deps), FOLDER, ctx(), clock);
     expect(plex.emptiedTrash).toEqual([]);
-    await target(trash(), deps).scan(FOLDER, ctx({ event: 'Upgrade' }));
+    await scanAndFollow(target(trash(), deps), FOLDER, ctx({ event: 'Upgrade' }), clock);
     expect(plex.emptiedTrash).toEqual(['2']);
-    await target(trash({ emptyTrashZeroDeleted: true }), deps).scan(FOLDER, ctx());
+    await scanAndFollow(target(trash({ emptyTrashZeroDeleted: true }), deps), FOLDER, ctx(), clock);
     expect(plex.emptiedTrash).toEqual(['2', '2']);
   });
 
   it('PLEX_EMPTY_TRASH_MAX_FILES 0 never empties (and leaves a folder scan on the fast path)', async () => {
-    await target(trash({ emptyTrashMaxFiles: 0 }), { exists, deletedCount: counts({ '2': 1 }) }).scan(FOLDER, ctx({ file: undefined }));
+    await scanAndFollow(target(trash({ emptyTrashMaxFiles: 0 }), { exists, deletedCount: counts({ '2': 1 }) }), FOLDER, ctx({ file: undefined }), clock);
     expect(plex.emptiedTrash).toEqual([]);
     expect(plex.requests.filter((r) => r.path === '/activities')).toHaveLength(0);
   });
 
   it('follows a folder-only scan to its end before emptying, and never empties after a timed-out scan', async () => {
-    await target(trash(), { exists, deletedCount: counts({ '2': 1 }) }).scan(FOLDER, ctx({ file: undefined, event: 'Rename' }));
+    await scanAndFollow(target(trash(), { exists, deletedCount: counts({ '2': 1 }) }), FOLDER, ctx({ file: undefined, event: 'Rename' }), clock);
     expect(plex.emptiedTrash).toEqual(['2']);
     plex.scanPolls = Infinity;
-    await target(trash(), { exists, deletedCount: counts({ '2': 1 }), confirmTimeoutMs: 10_000 }).scan(FOLDER, ctx({ file: undefined }));
+    await scanAndFollow(target(trash(), { exists, deletedCount: counts({ '2': 1 }), confirmTimeoutMs: 10_000 }), FOLDER, ctx({ file: undefined }), clock);
     expect(plex.emptiedTrash).toEqual(['2']);
   });
 
@@ -141,13 +145,13 @@ describe('PLEX_EMPTY_TRASH guards', () => {
     plex.failRoute('PUT', /\/emptyTrash$/, 500);
     const { t, trashAt } = clocked();
     const started = performance.now();
-    const outcome = await t.scan(FOLDER, ctx({ file: undefined, event: 'Rename' }));
+    const outcome = await scanAndFollow(t, FOLDER, ctx({ file: undefined, event: 'Rename' }), clock);
     expect(performance.now() - started).toBeLessThan(1000);
     expect(plex.emptyTrashCalls.map((c) => c.section)).toEqual(['2', '2', '2', '2', '2']);
     expect(trashAt.slice(1).map((at, i) => at - trashAt[i])).toEqual([10_000, 10_000, 10_000, 10_000]);
     expect(clock.now() - trashAt[0]).toBe(40_000); // no pause after the last try
     expect(outcome).toMatchObject({ status: 'scanned' });
-    expect(outcome.status === 'scanned' && outcome.detail).not.toContain('trash emptied');
+    expect(outcome.status === 'scanned' && outcome.detail).not.toContain('Trash emptied');
     for (let n = 1; n <= 5; n++) expect(logged(`Emptying trash in section 2 TV Shows failed (try ${n} of 5)`)).toBe(true);
     expect(logged('answered 500 Internal Server Error to PUT /library/sections/2/emptyTrash; trying again in 10 s.')).toBe(true);
     const final = logs.map((l) => JSON.parse(l) as { level: number | string; msg: string }).find((l) => l.msg.startsWith('Gave up emptying trash'));
@@ -159,11 +163,11 @@ describe('PLEX_EMPTY_TRASH guards', () => {
     plex.scanPolls = 1;
     plex.failRoute('PUT', /\/emptyTrash$/, 503, 2);
     const { t, trashAt } = clocked();
-    const outcome = await t.scan(FOLDER, ctx({ file: undefined, event: 'Rename' }));
+    const outcome = await scanAndFollow(t, FOLDER, ctx({ file: undefined, event: 'Rename' }), clock);
     expect(plex.emptyTrashCalls).toHaveLength(3);
     expect(trashAt.slice(1).map((at, i) => at - trashAt[i])).toEqual([10_000, 10_000]);
     expect(clock.now()).toBe(trashAt[2]); // nothing waited after the success
-    expect(outcome.status === 'scanned' && outcome.detail).toContain('trash emptied in section 2');
+    expect(outcome.status === 'scanned' && outcome.detail).toContain('Trash emptied in section 2.');
     expect(logged('failed (try 2 of 5)')).toBe(true);
     expect(logged('failed (try 3 of 5)')).toBe(false);
     expect(logged('Gave up emptying trash')).toBe(false);
@@ -174,12 +178,12 @@ describe('PLEX_EMPTY_TRASH guards', () => {
 describe('PLEX_ANALYZE_TYPE through the API', () => {
   it('analyzes the season (PLEX_ANALYZE_DIRECTORY) or the item once the file is confirmed', async () => {
     plex.onDisk.add(FILE);
-    const outcome = await target({ analyze: 'basic', analyzeDirectory: true }).scan(FOLDER, ctx());
-    expect(outcome).toMatchObject({ status: 'scanned', confirmation: 'confirmed' });
-    expect(outcome.status === 'scanned' && outcome.detail).toContain('basic analyze started');
+    const outcome = await scanAndFollow(target({ analyze: 'basic', analyzeDirectory: true }), FOLDER, ctx(), clock);
+    expect(outcome).toMatchObject({ status: 'scanned', followed: { state: 'confirmed' } });
+    expect(outcome.status === 'scanned' && outcome.detail).toContain('Basic analyze started');
     const item = plex.library.get(FILE)!;
     expect(plex.analyzed).toEqual([item.parentRatingKey]);
-    await target({ analyze: 'deep', analyzeDirectory: false }).scan(FOLDER, ctx());
+    await scanAndFollow(target({ analyze: 'deep', analyzeDirectory: false }), FOLDER, ctx(), clock);
     expect(plex.analyzed).toEqual([item.parentRatingKey, item.ratingKey]);
   });
 
@@ -188,18 +192,18 @@ describe('PLEX_ANALYZE_TYPE through the API', () => {
 
   it('basic with PLEX_ANALYZE_DIRECTORY sends exactly one analyze, for the season', async () => {
     for (const f of EPISODES) plex.onDisk.add(f);
-    const outcome = await target({ analyze: 'basic', analyzeDirectory: true }).scan(FOLDER, ctx({ file: EPISODES[0] }));
+    const outcome = await scanAndFollow(target({ analyze: 'basic', analyzeDirectory: true }), FOLDER, ctx({ file: EPISODES[0] }), clock);
     const season = plex.library.get(EPISODES[0])!.parentRatingKey!;
     expect(analyzeRequests().map((r) => [r.method, r.path])).toEqual([['PUT', `/library/metadata/${season}/analyze`]]);
     expect(plex.requests.some((r) => r.path.endsWith('/children'))).toBe(false);
-    expect(outcome.status === 'scanned' && outcome.detail).toContain(`basic analyze started (item ${season})`);
+    expect(outcome.status === 'scanned' && outcome.detail).toContain(`Basic analyze started (item ${season}).`);
     expect(logged(`item(s) ${season} (its parent, PLEX_ANALYZE_DIRECTORY)`)).toBe(true);
   });
 
   it('deep with PLEX_ANALYZE_DIRECTORY analyzes every episode of the season and not the season; says once that the API has no deep call', async () => {
     for (const f of EPISODES) plex.onDisk.add(f);
     const t = target({ analyze: 'deep', analyzeDirectory: true });
-    const outcome = await t.scan(FOLDER, ctx({ file: EPISODES[1] }));
+    const outcome = await scanAndFollow(t, FOLDER, ctx({ file: EPISODES[1] }), clock);
     const keys = EPISODES.map((f) => plex.library.get(f)!.ratingKey);
     const season = plex.library.get(EPISODES[0])!.parentRatingKey!;
     expect(new Set(keys).size).toBe(3);
@@ -207,10 +211,10 @@ describe('PLEX_ANALYZE_TYPE through the API', () => {
     expect(analyzeRequests().every((r) => r.method === 'PUT')).toBe(true);
     expect([...plex.analyzed].sort()).toEqual([...keys].sort());
     expect(plex.analyzed).not.toContain(season);
-    expect(outcome.status === 'scanned' && outcome.detail).toContain('deep analyze started (3 items)');
+    expect(outcome.status === 'scanned' && outcome.detail).toContain('Deep analyze started (3 items).');
     expect(logged(`every child of its parent ${season}, PLEX_ANALYZE_DIRECTORY`)).toBe(true);
     // A second scan on the same target analyzes again but does not repeat the explanation.
-    await t.scan(FOLDER, ctx({ file: EPISODES[2] }));
+    await scanAndFollow(t, FOLDER, ctx({ file: EPISODES[2] }), clock);
     expect(plex.analyzed).toHaveLength(6);
     const notes = logs.map((l) => JSON.parse(l) as { level: number | string; msg: string }).filter((l) => l.msg.includes("Plex's HTTP API has no deep-analysis call"));
     expect(notes).toHaveLength(1);
@@ -220,11 +224,11 @@ describe('PLEX_ANALYZE_TYPE through the API', () => {
 
   it('deep without PLEX_ANALYZE_DIRECTORY analyzes the item alone; a movie (no parent) is itself even with it', async () => {
     for (const f of EPISODES) plex.onDisk.add(f);
-    await target({ analyze: 'deep', analyzeDirectory: false }).scan(FOLDER, ctx({ file: EPISODES[0] }));
+    await scanAndFollow(target({ analyze: 'deep', analyzeDirectory: false }), FOLDER, ctx({ file: EPISODES[0] }), clock);
     expect(plex.analyzed).toEqual([plex.library.get(EPISODES[0])!.ratingKey]);
     expect(plex.requests.some((r) => r.path.endsWith('/children'))).toBe(false);
     const movie = plex.addToLibrary('/data/media/movies/Heat (1995)/Heat.mkv');
-    await target({ analyze: 'deep', analyzeDirectory: true }).scan('/data/media/movies/Heat (1995)', ctx({ file: movie.file }));
+    await scanAndFollow(target({ analyze: 'deep', analyzeDirectory: true }), '/data/media/movies/Heat (1995)', ctx({ file: movie.file }), clock);
     expect(plex.analyzed.at(-1)).toBe(movie.ratingKey);
     expect(plex.requests.some((r) => r.path.endsWith('/children'))).toBe(false);
   });
@@ -232,24 +236,24 @@ describe('PLEX_ANALYZE_TYPE through the API', () => {
   it('a failed analyze call (500) is logged and does not fail the scan; the other episodes are still analyzed', async () => {
     for (const f of EPISODES) plex.onDisk.add(f);
     plex.failRoute('PUT', /\/analyze$/, 500);
-    const outcome = await target({ analyze: 'basic', analyzeDirectory: false }).scan(FOLDER, ctx({ file: EPISODES[0] }));
-    expect(outcome).toMatchObject({ status: 'scanned', confirmation: 'confirmed' });
+    const outcome = await scanAndFollow(target({ analyze: 'basic', analyzeDirectory: false }), FOLDER, ctx({ file: EPISODES[0] }), clock);
+    expect(outcome).toMatchObject({ status: 'scanned', followed: { state: 'confirmed' } });
     expect(outcome.status === 'scanned' && outcome.detail).not.toContain('analyze started');
     const key = plex.library.get(EPISODES[0])!.ratingKey;
     expect(logged(`Analyze of item ${key} (for '${EPISODES[0]}') failed: Plex at ${plex.url} answered 500`)).toBe(true);
 
     plex.routeFailures.length = 0;
     plex.failRoute('PUT', /\/analyze$/, 500, 1);
-    const deep = await target({ analyze: 'deep', analyzeDirectory: true }).scan(FOLDER, ctx({ file: EPISODES[0] }));
-    expect(deep).toMatchObject({ status: 'scanned', confirmation: 'confirmed' });
-    expect(deep.status === 'scanned' && deep.detail).toContain('deep analyze started (2 items)');
+    const deep = await scanAndFollow(target({ analyze: 'deep', analyzeDirectory: true }), FOLDER, ctx({ file: EPISODES[0] }), clock);
+    expect(deep).toMatchObject({ status: 'scanned', followed: { state: 'confirmed' } });
+    expect(deep.status === 'scanned' && deep.detail).toContain('Deep analyze started (2 items).');
     expect(logged('; 1 of 3 failed)')).toBe(true);
   });
 
   it('deep falls back to the item alone when the parent\'s children cannot be listed', async () => {
     plex.onDisk.add(FILE);
     plex.failRoute('GET', /\/children$/, 500);
-    await target({ analyze: 'deep', analyzeDirectory: true }).scan(FOLDER, ctx());
+    await scanAndFollow(target({ analyze: 'deep', analyzeDirectory: true }), FOLDER, ctx(), clock);
     expect(plex.analyzed).toEqual([plex.library.get(FILE)!.ratingKey]);
     expect(logged('analyzing the item alone')).toBe(true);
   });
@@ -257,7 +261,7 @@ describe('PLEX_ANALYZE_TYPE through the API', () => {
   it('skips with a log line when Plex does not say which item the file is (no section-wide analyze)', async () => {
     plex.onDisk.add(FILE);
     plex.fileLookup = 'empty';
-    await target({ analyze: 'basic' }).scan(FOLDER, ctx());
+    await scanAndFollow(target({ analyze: 'basic' }), FOLDER, ctx(), clock);
     expect(plex.analyzed).toEqual([]);
     expect(plex.requests.some((r) => r.path.endsWith('/analyze'))).toBe(false);
     expect(logged('Skip analyze of')).toBe(true);
@@ -270,7 +274,44 @@ describe('RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN', () => {
     expect(() => splitCommand(`a "b`)).toThrow(/unterminated/);
   });
 
-  it('runs both commands as argv with the path in the environment: spaces, quotes and $(...) arrive intact, nothing executes', async () => {
+  /** A processor over Plex (API), Jellyfin and the Plex scanner route, running both commands. */
+  async function everyKind(commandBefore: string, commandAfter: string) {
+    prepareFakeScanner();
+    const jellyfin = await startFakeJellyfin();
+    const queue = new Queue(join(dir, 'queue.db'), clock, { delayMs: 0 });
+    const scannerLog = join(dir, 'scanner.jsonl');
+    process.env.FAKE_SCANNER_LOG = scannerLog;
+    const targets = [
+      target({}),
+      jellyfinTarget({ name: 'jellyfin', url: jellyfin.url, token: 'jellyfin-token-1234', clock, timeoutMs: 2000 }),
+      plexScannerTarget({ name: 'scanner', settings: scannerSettings(), sections: async () => [{ id: 2, title: 'TV Shows', locations: ['/data/media/tv'] }] }),
+    ];
+    const p = new Processor({
+      queue,
+      targets,
+      clock,
+      logger: logger(),
+      settings: { fileExistMappings: {}, maxFileChecks: 0, fileCheckDelayMs: 0, folderOnExhaustion: false, anchors: [], retryMaxDelayMs: 300_000, commandBefore, commandAfter },
+    });
+    return {
+      p,
+      queue,
+      async run(folder: string, file?: string, event = 'Download') {
+        queue.enqueue({ folder, priority: 0, source: 'sonarr', event, fileHint: file, deleted: false });
+        p.followUps.start();
+        await p.drain();
+        await p.followUps.idle();
+      },
+      async close() {
+        await p.stop();
+        queue.close();
+        await jellyfin.close();
+        delete process.env.FAKE_SCANNER_LOG;
+      },
+    };
+  }
+
+  it('runs both commands for every target kind as argv with the path in the environment: spaces, quotes and $(...) arrive intact, nothing executes', async () => {
     const marker = join(dir, 'pwned');
     const folder = `/data/media/tv/Bobby "Tables" O'Brien $(touch ${marker}); \`touch ${marker}\`/Season 01`;
     const file = `${folder}/E01 $(touch ${marker}) 'x'.mkv`;
@@ -283,37 +324,52 @@ const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.sta
 appendFileSync(process.argv[2], JSON.stringify({ argv: process.argv.slice(2), env }) + '\\n');`,
     );
     const command = (label: string) => `"${process.execPath}" '${script}' "${out}" --label '${label}'`;
-    // The documented way to get shell features: sh -c with the path read from the environment.
-    const viaShell = `sh -c 'printf "%s" "$SCANRELAY_PATH" > "$0"' '${join(dir, 'via-shell.txt')}'`;
     plex.onDisk.add(file);
-    const outcome = await target({ commandBefore: command('before scan'), commandAfter: `${command('after scan')}` }).scan(folder, ctx({ file }));
-    expect(outcome).toMatchObject({ status: 'scanned', confirmation: 'confirmed' });
-    await target({ commandBefore: viaShell }, { confirmScans: false }).scan(folder, ctx({ file, event: 'Upgrade' }));
-
+    const kinds = await everyKind(command('before scan'), command('after scan'));
+    try {
+      await kinds.run(folder, file);
+      expect(kinds.queue.history().map((h) => [h.target, h.outcome]).sort()).toEqual([
+        ['jellyfin', 'scanned'],
+        ['plex', 'confirmed'],
+        ['scanner', 'scanned'],
+      ]);
+    } finally {
+      await kinds.close();
+    }
     const calls = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv: string[]; env: Record<string, string> });
-    expect(calls).toEqual([
-      {
-        argv: [out, '--label', 'before scan'],
-        env: { SCANRELAY_PATH: file, SCANRELAY_FOLDER: folder, SCANRELAY_SECTION: '2', SCANRELAY_EVENT: 'Download', SCANRELAY_TARGET: 'plex' },
-      },
-      {
-        argv: [out, '--label', 'after scan'],
-        env: { SCANRELAY_PATH: file, SCANRELAY_FOLDER: folder, SCANRELAY_SECTION: '2', SCANRELAY_EVENT: 'Download', SCANRELAY_TARGET: 'plex', SCANRELAY_CONFIRMATION: 'confirmed' },
-      },
-    ]);
-    expect(readFileSync(join(dir, 'via-shell.txt'), 'utf8')).toBe(file);
+    const common = { SCANRELAY_PATH: file, SCANRELAY_FOLDER: folder, SCANRELAY_EVENT: 'Download' };
+    for (const [name, section] of [['plex', '2'], ['jellyfin', ''], ['scanner', '2']]) {
+      expect(calls).toContainEqual({ argv: [out, '--label', 'before scan'], env: { ...common, SCANRELAY_SECTION: section, SCANRELAY_TARGET: name } });
+    }
+    expect(calls).toContainEqual({ argv: [out, '--label', 'after scan'], env: { ...common, SCANRELAY_SECTION: '2', SCANRELAY_TARGET: 'plex', SCANRELAY_CONFIRMATION: 'confirmed' } });
+    expect(calls).toContainEqual({ argv: [out, '--label', 'after scan'], env: { ...common, SCANRELAY_SECTION: '', SCANRELAY_TARGET: 'jellyfin', SCANRELAY_CONFIRMATION: 'scanned' } });
+    expect(calls).toContainEqual({ argv: [out, '--label', 'after scan'], env: { ...common, SCANRELAY_SECTION: '2', SCANRELAY_TARGET: 'scanner', SCANRELAY_CONFIRMATION: 'scanned' } });
+    expect(calls).toHaveLength(6);
     expect(existsSync(marker)).toBe(false);
-    // The before command ran before the refresh.
-    expect(logged('Finished running external command (RUN_COMMAND_BEFORE_SCAN): exit status 0.')).toBe(true);
   });
 
-  it('logs a failing command with its exit status and scans anyway; warns about shell syntax it will not interpret', async () => {
-    const outcome = await target({ commandBefore: `"${process.execPath}" -e "process.exit(3)" | tee log` }).scan(FOLDER, ctx({ file: undefined }));
-    expect(outcome).toEqual({ status: 'scanned', detail: 'section 2 TV Shows' });
+  it('the documented way to get shell features (sh -c, path from the environment) works', async () => {
+    const viaShell = `sh -c 'printf "%s" "$SCANRELAY_TARGET " >> "$0"' '${join(dir, 'via-shell.txt')}'`;
+    const kinds = await everyKind(viaShell, '');
+    try {
+      await kinds.run(FOLDER);
+    } finally {
+      await kinds.close();
+    }
+    expect(readFileSync(join(dir, 'via-shell.txt'), 'utf8').trim().split(' ').sort()).toEqual(['jellyfin', 'plex', 'scanner']);
+  });
+
+  it('logs a failing command with its exit status and delivers anyway; warns about shell syntax it will not interpret', async () => {
+    const kinds = await everyKind(`"${process.execPath}" -e "process.exit(3)" | tee log`, '/nonexistent/hook.sh');
+    try {
+      await kinds.run(FOLDER);
+      expect(kinds.queue.history().map((h) => h.outcome)).toEqual(['scanned', 'scanned', 'scanned']);
+    } finally {
+      await kinds.close();
+    }
     expect(plex.refreshes).toHaveLength(1);
     expect(logged('External command (RUN_COMMAND_BEFORE_SCAN) failed: exit status 3.')).toBe(true);
     expect(logged("contains '|', which is passed to")).toBe(true);
-    await target({ commandAfter: '/nonexistent/hook.sh' }).scan(FOLDER, ctx({ file: undefined }));
     expect(logged('External command (RUN_COMMAND_AFTER_SCAN) failed: ENOENT')).toBe(true);
     expect(logs.join('\n')).not.toContain(plex.token);
   });

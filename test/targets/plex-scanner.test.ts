@@ -43,7 +43,7 @@ describe('plex-scanner target', () => {
     const t = plexScannerTarget({ name: 'plex-cli', settings: settings(), sections: async () => sections });
     expect([t.name, t.kind]).toEqual(['plex-cli', 'plex-scanner']);
     const outcome = await t.scan('/data/media/movies/Dune (2021)/', ctx);
-    expect(outcome).toEqual({ status: 'scanned', detail: 'sections 1 (Movies), 5 (Movies (all))' });
+    expect(outcome).toEqual({ status: 'scanned', detail: 'sections 1 (Movies), 5 (Movies (all))', sections: ['1', '5'] });
     expect(runs().map((r) => r.argv)).toEqual([
       ['--scan', '--refresh', '--section', '1', '--directory', '/data/media/movies/Dune (2021)'],
       ['--scan', '--refresh', '--section', '5', '--directory', '/data/media/movies/Dune (2021)'],

@@ -8,6 +8,7 @@ import { createLogger } from '../../src/log.js';
 import { buildTargets } from '../../src/targets/build.js';
 import type { ScanContext } from '../../src/targets/target.js';
 import { FakePlex } from '../fakes/plex.js';
+import { scanAndFollow } from '../support/follow.js';
 import { configFiles } from '../support/config-file.js';
 import { auditLogs } from '../support/log-audit.js';
 
@@ -117,8 +118,9 @@ describe('each Plex in TARGETS with its own settings', () => {
         cb();
       },
     });
+    const clock = new ManualClock();
     const targets = buildTargets(config, {
-      clock: new ManualClock(),
+      clock,
       logger: createLogger({ level: 'debug', console: sink }),
       // Every database counts 3 deleted items in every section: the per-entry keys decide what happens.
       plexDatabase: (path) => {
@@ -128,7 +130,7 @@ describe('each Plex in TARGETS with its own settings', () => {
     });
     expect(targets.map((t) => t.name)).toEqual([...names]);
     expect(opened).toEqual(['/db/inherits.db', '/db/off.db', '/db/strict.db']);
-    for (const t of targets) await t.scan(FOLDER, ctx);
+    for (const t of targets) await scanAndFollow(t, FOLDER, ctx, clock);
 
     expect(fakes.inherits.emptiedTrash).toEqual(['2']);
     expect(fakes.nodb.emptiedTrash).toEqual([]);

@@ -61,13 +61,17 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard and doctor in Chromium', () =>
 
   it('scan now asks first, then the folder reaches Plex and moves to history', async () => {
     const card = page.locator('#queue li', { hasText: '/data/media/movies/Heat (1995)' });
+    t.plex.onDisk.add('/data/media/movies/Heat (1995)/Heat.mkv');
     await card.getByRole('button', { name: 'Scan now: /data/media/movies/Heat (1995)' }).click();
     await card.getByRole('button', { name: 'Yes, scan now /data/media/movies/Heat (1995)' }).click();
     await expect.poll(() => page.locator('.said').textContent()).toContain('Scanning now: /data/media/movies/Heat (1995)');
     await expect.poll(() => t.plex.refreshes, { timeout: 5000 }).toEqual([{ section: '1', path: '/data/media/movies/Heat (1995)' }]);
     const done = page.locator('#history li', { hasText: '/data/media/movies/Heat (1995)' });
     await expect.poll(() => done.count(), { timeout: 5000 }).toBe(1);
-    expect(await done.textContent()).toContain('scanned');
+    // Both stages: the delivery, then the follow-up that found the file in the library.
+    expect(await done.textContent()).toContain('confirmed');
+    expect(await done.textContent()).toMatch(/Delivered in\s*\d/);
+    expect(await done.textContent()).toMatch(/Followed for\s*\d/);
     expect(await page.locator('#targets').textContent()).toMatch(/plex\s*plex\s*up/);
     await page.screenshot({ path: join(artifacts, 'dashboard-history-phone.png'), fullPage: true });
   });
