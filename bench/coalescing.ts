@@ -23,12 +23,12 @@ async function setup(): Promise<{ service: Service; plexes: FakePlex[]; clock: M
   const config = {
     ...defaultConfig(() => SECRET),
     SERVER_SCAN_DELAY: DELAY_S,
-    SERVER_MAX_FILE_CHECKS: 0,
     SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] },
     PLEX_TOKEN: '',
   } as Config;
-  const targets = plexes.map((p, i) => new PlexTarget({ name: `plex-${i + 1}`, url: p.url, token: p.token, clock, confirmScans: false }));
-  const service = await createService({ config, queuefile: join(dir, 'queue.db'), logger: silentLogger, clock, targets, pathState: async () => 'missing' });
+  const targets = plexes.map((p, i) => new PlexTarget({ name: `plex-${i + 1}`, url: p.url, token: p.token, clock }));
+  // The default file check runs; the disk it looks at has every file (as a mounted library would).
+  const service = await createService({ config, queuefile: join(dir, 'queue.db'), logger: silentLogger, clock, targets, pathState: async () => 'file' });
   return {
     service,
     plexes,

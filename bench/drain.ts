@@ -3,7 +3,7 @@
 // concurrency (8), i.e. what the fake Plex can take. Then, with PLEX_SCAN_PAUSE set, the pause is kept.
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
-import { cleanup, log, median, prefillQueue, sleep, standalone, startServer, tempDir, writeConfig, type Figure } from './support.js';
+import { cleanup, createMediaFiles, log, median, prefilledFile, prefillQueue, sleep, standalone, startServer, tempDir, writeConfig, type Figure } from './support.js';
 
 const FOLDERS = Number(process.env.BENCH_DRAIN_FOLDERS ?? 100_000);
 const LATENCY_MS = 5;
@@ -39,6 +39,10 @@ async function drain(plex: FakePlex): Promise<{ rate: number; chunkMedian: numbe
   try {
     const queuefile = join(dir, 'queue.db');
     prefillQueue(queuefile, FOLDERS, { delayMs: 0 });
+    // The default file check looks for each file on this disk, and the default follow-up finds it in Plex.
+    const files = Array.from({ length: FOLDERS }, (_, i) => prefilledFile(i));
+    createMediaFiles(dir, files);
+    for (const f of files) plex.onDisk.add(f);
     const config = writeConfig(dir, { SERVER_SCAN_DELAY: 0, PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token });
     plex.requests.length = 0;
     const server = await startServer({ dir, config, queuefile, loglevel: 'INFO' });
@@ -88,6 +92,8 @@ async function pauseKept(plex: FakePlex): Promise<{ minGapMs: number; medianGapM
 export async function run(): Promise<Figure[]> {
   const plex = await new FakePlex({ sections }).start();
   plex.latencyMs = LATENCY_MS;
+  // Small season folders: Plex is done with each before anyone polls (the follow-up confirms by evidence).
+  plex.scanPolls = 0;
   try {
     const base1 = await baseline(plex, 5_000);
     const d = await drain(plex);

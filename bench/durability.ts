@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
-import { cleanup, log, SECRET, sleep, sonarrDownload, standalone, startServer, tempDir, writeConfig, type Figure } from './support.js';
+import { cleanup, createMediaFiles, log, SECRET, sleep, sonarrDownload, standalone, startServer, tempDir, writeConfig, type Figure } from './support.js';
 
 const BURST = 20_000;
 const CONCURRENCY = 64;
@@ -25,6 +25,11 @@ async function round(plex: FakePlex, r: number): Promise<Round> {
   try {
     plex.requests.length = 0;
     const config = writeConfig(dir, { SERVER_SCAN_DELAY: 0, PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token });
+    // Every episode the burst names is on disk (the default file check) and in Plex's view of it (the follow-up).
+    const episode = (i: number) => `/data/media/tv/Show ${r}-${i}/Season 01/Show ${r}-${i} - S01E01 - Episode WEBDL-1080p.mkv`;
+    const files = Array.from({ length: BURST }, (_, i) => episode(i));
+    createMediaFiles(dir, files);
+    for (const f of files) plex.onDisk.add(f);
     const queuefile = join(dir, 'queue.db');
     const first = await startServer({ dir, config, queuefile });
 
@@ -88,6 +93,7 @@ async function round(plex: FakePlex, r: number): Promise<Round> {
 
 export async function run(): Promise<Figure[]> {
   const plex = await new FakePlex({ sections: [{ key: '2', title: 'TV', type: 'show', locations: ['/data/media/tv'] }] }).start();
+  plex.scanPolls = 0; // each small folder is scanned before anyone polls
   const rounds: Round[] = [];
   try {
     for (let r = 0; r < ROUNDS; r++) rounds.push(await round(plex, r));

@@ -2,7 +2,7 @@
 // in the child process so the harness does not count. Baseline: a bare Node http server process, same run.
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
-import { cleanup, log, median, peakRssMb, prefillQueue, SECRET, sleep, standalone, startBare, startServer, tempDir, writeConfig, type Figure } from './support.js';
+import { cleanup, createMediaFiles, log, median, peakRssMb, prefilledFile, prefillQueue, SECRET, sleep, standalone, startBare, startServer, tempDir, writeConfig, type Figure } from './support.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const FOLDERS = 100_000;
@@ -23,6 +23,8 @@ async function measure(queued: number, plexUrl: string, token: string, dispatchi
     // so the processor works through all of them and they stay queued with pending deliveries.
     const delay = dispatching ? 0 : 3600;
     if (queued) prefillQueue(queuefile, queued, { delayMs: delay * 1000 });
+    // Dispatching: every file is there, so all of them pass the default file check and reach the refusing Plex.
+    if (queued && dispatching) createMediaFiles(dir, Array.from({ length: queued }, (_, i) => prefilledFile(i)));
     const config = writeConfig(dir, { SERVER_SCAN_DELAY: delay, PLEX_LOCAL_URL: plexUrl, PLEX_TOKEN: token });
     const server = await startServer({ dir, config, queuefile });
     await exercise(server.url);

@@ -1,6 +1,7 @@
 // Shared helpers of the benchmarks: the built CLI as a child process, queue prefill, peak RSS, medians, the table.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -49,7 +50,8 @@ let built: string | undefined;
  */
 export function builtCli(): string {
   if (built) return built;
-  const out = join(repoRoot, 'node_modules', '.cache', 'scanrelay-bench', 'dist');
+  // Per checkout: two checkouts sharing one node_modules must not build over each other.
+  const out = join(repoRoot, 'node_modules', '.cache', `scanrelay-bench-${createHash('sha1').update(repoRoot).digest('hex').slice(0, 8)}`, 'dist');
   const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
   try {
     execFileSync(process.execPath, [tsc, '-p', join(repoRoot, 'tsconfig.build.json'), '--outDir', out], { cwd: repoRoot, stdio: 'pipe' });
@@ -61,6 +63,16 @@ export function builtCli(): string {
   return built;
 }
 
+/** Where the benchmarks' media files live on this machine: Plex's /data/media/tv/ as a user's mount would be. */
+export function mediaDir(dir: string): string {
+  return join(dir, 'media', 'tv');
+}
+
+/**
+ * The config a user writes on top of the defaults: the secret, where Plex is, and the two path mappings (the
+ * arr's /tv/ is Plex's /data/media/tv/, which this machine sees at mediaDir). Everything else is the default:
+ * file checks on, scans followed and confirmed.
+ */
 export function writeConfig(dir: string, values: Record<string, unknown>): string {
   const file = join(dir, 'config.json');
   writeFileSync(
@@ -69,16 +81,32 @@ export function writeConfig(dir: string, values: Record<string, unknown>): strin
       SERVER_PASS: SECRET,
       SERVER_IP: '127.0.0.1',
       SERVER_PORT: 3468,
-      SERVER_MAX_FILE_CHECKS: 0,
       PLEX_SCAN_MODE: 'api',
-      // Scans are counted when Plex takes the refresh; following each scan to its end is measured separately.
-      PLEX_CONFIRM_SCANS: false,
       SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] },
+      SERVER_FILE_EXIST_PATH_MAPPINGS: { [`${mediaDir(dir)}/`]: ['/data/media/tv/'] },
       ...values,
     }),
   );
   return file;
 }
+
+/** Creates the episode files that requests name (as Plex sees them, under /data/media/tv/) on the bench's disk. */
+export function createMediaFiles(dir: string, plexPaths: Iterable<string>): void {
+  const root = mediaDir(dir);
+  const made = new Set<string>();
+  for (const path of plexPaths) {
+    const local = join(root, path.slice('/data/media/tv/'.length));
+    const parent = dirname(local);
+    if (!made.has(parent)) {
+      mkdirSync(parent, { recursive: true });
+      made.add(parent);
+    }
+    writeFileSync(local, '');
+  }
+}
+
+/** The episode file prefillQueue names for folder i. */
+export const prefilledFile = (i: number, prefix = '/data/media/tv/Show') => `${prefix} ${i}/Season 01/e01.mkv`;
 
 export interface ServerChild {
   proc: ChildProcess;
@@ -277,7 +305,7 @@ export function prefillQueue(file: string, n: number, opts: { delayMs: number; p
   const prefix = opts.prefix ?? '/data/media/tv/Show';
   const batch: FolderRequest[] = [];
   for (let i = 0; i < n; i++) {
-    batch.push({ folder: `${prefix} ${i}/Season 01`, priority: 0, source: 'sonarr', event: 'Download', fileHint: `${prefix} ${i}/Season 01/e01.mkv`, deleted: false });
+    batch.push({ folder: `${prefix} ${i}/Season 01`, priority: 0, source: 'sonarr', event: 'Download', fileHint: prefilledFile(i, prefix), deleted: false });
     if (batch.length === 5_000 || i === n - 1) {
       q.enqueueMany(batch);
       batch.length = 0;

@@ -41,6 +41,34 @@ export interface LibraryItem {
   file: string;
 }
 
+/** Files on the fake's disk, indexed by every folder above them, so a scan ending among 100,000 files is cheap. */
+class DiskFiles extends Set<string> {
+  private readonly byFolder = new Map<string, Set<string>>();
+  override add(file: string): this {
+    super.add(file);
+    for (const folder of ancestors(file)) {
+      const files = this.byFolder?.get(folder) ?? new Set<string>();
+      files.add(file);
+      this.byFolder?.set(folder, files);
+    }
+    return this;
+  }
+  override delete(file: string): boolean {
+    for (const folder of ancestors(file)) this.byFolder.get(folder)?.delete(file);
+    return super.delete(file);
+  }
+  /** The files at or under `path`. */
+  under(path: string): string[] {
+    return [...(this.byFolder.get(path.endsWith('/') ? path.slice(0, -1) : path) ?? [])];
+  }
+}
+
+function ancestors(file: string): string[] {
+  const out: string[] = [];
+  for (let i = file.indexOf('/', 1); i > 0; i = file.indexOf('/', i + 1)) out.push(file.slice(0, i));
+  return out;
+}
+
 export class FakePlex {
   readonly requests: RecordedRequest[] = [];
   sections: FakeSection[];
@@ -61,13 +89,15 @@ export class FakePlex {
   fifoMs: number | undefined = undefined;
   /** An old or quiet Plex: GET /activities answers an empty list whatever runs (scans still end and add files). */
   hideActivities = false;
+  /** When the FIFO first started a scan and last finished one (real ms): the time Plex itself spent. */
+  readonly fifoSpan: { first?: number; last?: number } = {};
   /** The FIFO's waiting scans (fifoMs mode); the running one is in `activities`. */
   private readonly fifo: { activity: FakeActivity; ms: number }[] = [];
   private fifoTimer?: NodeJS.Timeout;
   /** How GET /library/sections/{id}/all?file= behaves: filter by file, ignore the filter, or answer nothing. */
   fileLookup: 'filter' | 'ignore' | 'empty' | 'error' = 'filter';
   /** Files on the disk Plex sees: a finished scan of a folder adds the ones under it to `library`. */
-  readonly onDisk = new Set<string>();
+  readonly onDisk = new DiskFiles();
   /** Files Plex has in its library, by path. */
   readonly library = new Map<string, LibraryItem>();
   readonly activities: FakeActivity[] = [];
@@ -129,8 +159,7 @@ export class FakePlex {
   private endScan(a: FakeActivity): void {
     this.activities.splice(this.activities.indexOf(a), 1);
     this.finishedScans.push({ section: a.section, path: a.path });
-    const prefix = a.path.endsWith('/') ? a.path : a.path + '/';
-    for (const file of this.onDisk) if (file.startsWith(prefix) && !this.library.has(file)) this.addToLibrary(file, `${a.section}00`);
+    for (const file of this.onDisk.under(a.path)) if (!this.library.has(file)) this.addToLibrary(file, `${a.section}00`);
   }
 
   /** A whole-section scan (Plex's "Scan Library Files") that holds the section for `ms` in the FIFO. */
@@ -151,8 +180,10 @@ export class FakePlex {
     if (this.fifoTimer || this.fifo.length === 0) return;
     const next = this.fifo.shift()!;
     this.activities.push(next.activity);
+    this.fifoSpan.first ??= Date.now();
     this.fifoTimer = setTimeout(() => {
       this.fifoTimer = undefined;
+      this.fifoSpan.last = Date.now();
       this.endScan(next.activity);
       this.pump();
     }, next.ms);
@@ -275,9 +306,10 @@ export class FakePlex {
       if (!section) return void res.writeHead(404).end();
       if (this.fileLookup === 'error') return void res.writeHead(400).end();
       if (this.fileLookup === 'empty') return json(res, { MediaContainer: { size: 0 } });
-      const inSection = [...this.library.values()].filter((i) => section.locations.some((l) => i.file.startsWith(l.endsWith('/') ? l : l + '/')));
+      const inSection = (i: LibraryItem) => section.locations.some((l) => i.file.startsWith(l.endsWith('/') ? l : l + '/'));
       const file = u.searchParams.get('file');
-      const items = this.fileLookup === 'filter' && file !== null ? inSection.filter((i) => i.file === file) : inSection;
+      const exact = file !== null ? this.library.get(file) : undefined;
+      const items = this.fileLookup === 'filter' && file !== null ? (exact && inSection(exact) ? [exact] : []) : [...this.library.values()].filter(inSection);
       return json(res, {
         MediaContainer: {
           size: items.length,
