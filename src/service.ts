@@ -146,6 +146,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     explain: createDoctor({ config, targets, pathState, fetch: opts.fetch }),
     status: () => ({ drive: drive ? drive.status() : { enabled: false } }),
     limits: opts.limits,
+    autoscan: config.AUTOSCAN,
   });
 
   let closed = false;
