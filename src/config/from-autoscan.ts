@@ -96,6 +96,8 @@ export function convertAutoscan(input: unknown): Conversion {
   const scanDelay = scanDelayText === undefined ? 5 : goDurationSeconds(scanDelayText);
   if (scanDelay === undefined) report.push(`scan-delay: '${scanDelayText}' is not a duration; each target's SCAN_PAUSE stays 0.`);
   if (src['scan-stats'] !== undefined) report.push('scan-stats: not carried over: scanrelay shows counts on /health, /metrics and the dashboard.');
+  // autoscan waits minimum-age and checks only its anchors, never the files themselves.
+  config.SERVER_MAX_FILE_CHECKS = 0;
   const anchors = list(src.anchors).map(str).filter((a): a is string => !!a);
   if (anchors.length) config.SERVER_ANCHOR_FILES = anchors;
 
