@@ -42,9 +42,15 @@ export class PollWatcher {
   private timer?: NodeJS.Timeout;
   private running?: Promise<PollSummary>;
   private stopped = false;
+  private walking = false;
   last?: PollSummary;
 
   constructor(private readonly opts: PollOptions) {}
+
+  /** True while a walk is running. */
+  get busy(): boolean {
+    return this.walking;
+  }
 
   get folders(): number {
     return this.snapshot.size;
@@ -75,6 +81,15 @@ export class PollWatcher {
   }
 
   private async poll(report: boolean): Promise<PollSummary> {
+    this.walking = true;
+    try {
+      return await this.walk(report);
+    } finally {
+      this.walking = false;
+    }
+  }
+
+  private async walk(report: boolean): Promise<PollSummary> {
     const started = Date.now();
     const next = new Map<string, number>();
     let files = 0;

@@ -98,6 +98,7 @@ export class WatchTrigger {
         path: r.entry.PATH,
         backend: r.entry.BACKEND,
         folders: r.inotify ? r.inotify.watches : r.poll?.folders,
+        ...(r.poll ? { polling: r.poll.busy } : {}),
         ...(r.poll?.last ? { lastPoll: r.poll.last } : {}),
       })),
       waiting: this.debounce.pending,
