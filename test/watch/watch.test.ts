@@ -99,6 +99,14 @@ describe('WATCH with the poll backend', () => {
     expect(rows(t)).toEqual([]);
   });
 
+  it('RECURSIVE false: only the folder itself counts, not the folders below it', async () => {
+    const { t, root } = await watched({ BACKEND: 'poll', RECURSIVE: false });
+    writeFileSync(join(root, 'Show', 'Season 01', 'e7.mkv'), '');
+    writeFileSync(join(root, 'top.mkv'), '');
+    await t.service.watch!.pollNow();
+    await expect.poll(() => rows(t).map((r) => r.folder), { timeout: 5_000 }).toEqual(['/data/media/tv']);
+  });
+
   it('polls on its own every POLL_INTERVAL', async () => {
     const { t, root } = await watched({ BACKEND: 'poll', POLL_INTERVAL: 0.2 });
     writeFileSync(join(root, 'Show', 'Season 01', 'e5.mkv'), '');
