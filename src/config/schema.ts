@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { autoscanSchema } from './autoscan-schema.js';
+import { requiredTargetKeys } from './target-keys.js';
 import { watchSchema } from './watch-schema.js';
 
 /** A fresh secret path segment: 32 lowercase hex characters, like plex_autoscan's uuid4().hex. */
@@ -102,8 +103,6 @@ export const PLEX_DATABASE_PATH_DEFAULT =
   '/var/lib/plexmediaserver/Library/Application Support/Plex Media Server/Plug-in Support/Databases/com.plexapp.plugins.library.db';
 
 export const TARGET_TYPES = ['plex', 'plex-scanner', 'jellyfin', 'emby', 'command', 'audiobookshelf', 'tdarr', 'sonarr', 'radarr', 'relay'] as const;
-/** Types that authenticate with TOKEN and refuse to start without one. */
-const TOKEN_TYPES = new Set(['plex', 'jellyfin', 'emby', 'audiobookshelf', 'sonarr', 'radarr']);
 export const TARGET_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 /** The name the target built from the PLEX_* keys goes by (and its delivery key in the queue). */
 export const FIRST_PLEX_NAME = 'plex';
@@ -208,7 +207,7 @@ export const targetSchema = z
       EMPTY_TRASH_ZERO_DELETED: bool().optional(),
       ANALYZE_TYPE: choice(['off', 'basic', 'deep']).optional(),
       ANALYZE_DIRECTORY: bool().optional(),
-      /** Refresh the metadata of the item(s) holding the file when a request asks for it; unset = PLEX_REFRESH_ITEMS. */
+      /** Rename and upgrade events also refresh the file's item on this server; unset = PLEX_REFRESH_ITEMS. */
       REFRESH_ITEMS: bool().optional(),
       // "command": the program and its arguments (no shell), and how long it may run.
       COMMAND: stringList(true).optional(),
@@ -220,27 +219,7 @@ export const targetSchema = z
     },
     { error: 'an object with at least NAME and TYPE' },
   )
-  .superRefine((t, ctx) => {
-    if (t.TYPE === 'plex-scanner') return;
-    if (t.TYPE === 'command') {
-      if (!t.COMMAND?.length) ctx.addIssue({ code: 'custom', path: ['COMMAND'], message: 'the program to run and its arguments, e.g. ["/usr/local/bin/notify", "--quiet"]' });
-      return;
-    }
-    const required: ('URL' | 'TOKEN' | 'LIBRARY_ID')[] = TOKEN_TYPES.has(t.TYPE) ? ['URL', 'TOKEN'] : t.TYPE === 'tdarr' ? ['URL', 'LIBRARY_ID'] : ['URL'];
-    for (const key of required) {
-      if (!t[key]) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [key],
-          message:
-            key === 'URL' ? `an http:// or https:// URL for a ${t.TYPE} target` : key === 'TOKEN' ? `the ${t.TYPE} API token` : "the Tdarr library's id (dbID)",
-        });
-      }
-    }
-    if (t.TYPE === 'relay' && !!t.USER !== !!t.PASSWORD) {
-      ctx.addIssue({ code: 'custom', path: [t.USER ? 'PASSWORD' : 'USER'], message: 'both USER and PASSWORD (Basic auth), or neither' });
-    }
-  });
+  .superRefine(requiredTargetKeys);
 
 export const configSchema = z
   .object(
@@ -319,7 +298,7 @@ export const configSchema = z
       GOOGLE: googleSchema,
 
       TARGETS: z.array(targetSchema, { error: 'a list of target objects' }).default([]),
-      /** Refresh an item's metadata when a request asks for it (refresh=item, Rename, upgrades). */
+      /** Rename and upgrade events also refresh the file's item (a request asking with refresh=item always gets it). */
       PLEX_REFRESH_ITEMS: bool().default(false),
       WATCH: watchSchema,
       AUTOSCAN: autoscanSchema,
