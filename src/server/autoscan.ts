@@ -27,7 +27,7 @@ export function basicAuthMatches(header: string | undefined, user: string, passw
 
 const MANUAL_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>scanrelay: manual scan</title></head>
 <body><h1>Scan a folder</h1><form method="get"><label>Folder <input name="dir" required size="60"></label>
-<label><input type="checkbox" name="refresh" value="item"> refresh the item's metadata</label> <button>Scan</button></form></body></html>`;
+<button>Scan</button></form></body></html>`;
 
 export const autoscanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   const config = deps.autoscan;
@@ -75,13 +75,11 @@ async function triggerRoutes(app: Parameters<FastifyPluginAsync>[0], deps: AppDe
       return reply.code(400).send();
     }
     if (dirs.some((d) => d.includes('\0') || d.trim() === '')) return badRequest(reply, logger, req.ip, 'a dir parameter is empty or holds a NUL character');
-    const refresh = listOf(req.query.refresh).includes('item');
     const requests = dirs.map((dir): ScanRequest => ({
       path: rewrite(cleanPath(dir), config.MANUAL_REWRITE),
       source: 'manual',
       event: 'Manual',
       kind: 'folder',
-      ...(refresh ? { refresh: 'item' as const } : {}),
     }));
     return queue(req, reply, requests, 'a manual trigger');
   };
