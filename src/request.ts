@@ -10,7 +10,8 @@ export type Source =
   | 'manual'
   | 'drive'
   | 'cli'
-  | 'api';
+  | 'api'
+  | 'watch';
 
 export interface ScanRequest {
   /** The path as the sender gave it (before SERVER_PATH_MAPPINGS). */
@@ -26,4 +27,10 @@ export interface ScanRequest {
   kind: 'file' | 'folder' | 'auto';
   /** The payload says this path is gone: scan its folder without waiting for it to exist. */
   deleted?: boolean;
+  /**
+   * Refresh the metadata of the item(s) holding the file after the scan. 'item': asked for by the sender
+   * (refresh=item, eventType=Refresh), done by every target that can. 'item-if-enabled': implied by the event
+   * (Rename, Upgrade), done only by targets whose REFRESH_ITEMS (or PLEX_REFRESH_ITEMS) is on.
+   */
+  refresh?: 'item' | 'item-if-enabled';
 }

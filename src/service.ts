@@ -16,6 +16,7 @@ import { buildApp, type AppDeps } from './server/app.js';
 import { Metrics } from './server/metrics.js';
 import { buildTargets } from './targets/build.js';
 import type { Target } from './targets/target.js';
+import { WatchTrigger } from './watch/trigger.js';
 
 export interface ServiceOptions {
   config: Config;
@@ -44,6 +45,8 @@ export interface Service {
   targets: Target[];
   clock: Clock;
   drive?: DriveMonitor;
+  /** The WATCH trigger, when WATCH.PATHS names folders. */
+  watch?: WatchTrigger;
   /** Starts the processor and listens on SERVER_IP:SERVER_PORT (port 0 picks a free one). Returns the base URL. */
   listen(port?: number, host?: string): Promise<string>;
   /** Stops accepting, finishes what is in flight, closes the database. */
@@ -134,6 +137,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
         fetch: opts.fetch,
       })
     : undefined;
+  const watch = config.WATCH.PATHS.length ? new WatchTrigger({ config: config.WATCH, intake, logger }) : undefined;
   const app = await buildApp({
     secret: config.SERVER_PASS,
     allowManualScan: config.SERVER_ALLOW_MANUAL_SCAN,
@@ -146,8 +150,9 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     metrics,
     metricsToken: config.SERVER_METRICS_TOKEN,
     explain: createDoctor({ config, targets, pathState, fetch: opts.fetch }),
-    status: () => ({ drive: drive ? drive.status() : { enabled: false } }),
+    status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false } }),
     limits: opts.limits,
+    autoscan: config.AUTOSCAN,
   });
 
   let closed = false;
@@ -162,12 +167,15 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     targets,
     clock,
     drive,
+    watch,
     async listen(port = config.SERVER_PORT, host = config.SERVER_IP) {
       const restored = queue.count();
       if (restored > 0) logger.info(`Restored ${restored} queued folder(s) from the queue file.`);
       processor.start();
       await drive?.start();
       await app.listen({ port, host });
+      // A large tree takes a while to walk: requests are served meanwhile.
+      watch?.start().catch((err: Error) => logger.error(`WATCH could not start: ${err.message}. Check WATCH.PATHS.`));
       const address = app.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       return `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${actualPort}`;
@@ -176,6 +184,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       if (closed) return;
       closed = true;
       await app.close();
+      await watch?.stop();
       metrics.close();
       await processor.stop();
       queue.close();

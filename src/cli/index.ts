@@ -14,6 +14,7 @@ import { scannerSettingsFrom } from '../targets/plex-scanner.js';
 import { scannerSections } from '../plex/locations.js';
 import { isInside } from '../paths/folder.js';
 import { explainCommand } from './explain.js';
+import { importAutoscanCommand } from './import-autoscan.js';
 import { serverCommand } from './server.js';
 import { sectionsCommand } from './sections.js';
 
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   program.addCommand(serverCommand());
   program.addCommand(sectionsCommand());
   program.addCommand(explainCommand());
+  program.addCommand(importAutoscanCommand());
   program.addCommand(
     scanCommand({
       settings: () => scannerSettingsFrom(loadContext(globalFlags(program), { consoleLog: false }).loaded.config),

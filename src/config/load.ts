@@ -422,7 +422,11 @@ export function redactedConfig(config: Config): unknown {
   copy.PLEX_TOKEN = hide(copy.PLEX_TOKEN);
   copy.SERVER_METRICS_TOKEN = hide(copy.SERVER_METRICS_TOKEN);
   copy.GOOGLE.CLIENT_SECRET = hide(copy.GOOGLE.CLIENT_SECRET);
-  for (const t of copy.TARGETS) if (t.TOKEN !== undefined) t.TOKEN = hide(t.TOKEN);
+  for (const t of copy.TARGETS) {
+    if (t.TOKEN !== undefined) t.TOKEN = hide(t.TOKEN);
+    if (t.PASSWORD !== undefined) t.PASSWORD = hide(t.PASSWORD);
+  }
+  copy.AUTOSCAN.PASSWORD = hide(copy.AUTOSCAN.PASSWORD);
   return copy;
 }
 
@@ -437,7 +441,8 @@ export function secretsOf(config: Config): string[] {
     config.PLEX_TOKEN,
     config.GOOGLE.CLIENT_SECRET,
     config.SERVER_METRICS_TOKEN,
-    ...config.TARGETS.map((t) => t.TOKEN ?? ''),
+    ...config.TARGETS.flatMap((t) => [t.TOKEN ?? '', t.PASSWORD ?? '']),
+    config.AUTOSCAN.PASSWORD,
   ];
   return [...new Set(values.filter((v) => v !== ''))];
 }

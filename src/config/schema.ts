@@ -7,6 +7,9 @@
 // "SERVER_PORT: expected an integer 1-65535, got "abc"".
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { autoscanSchema } from './autoscan-schema.js';
+import { requiredTargetKeys } from './target-keys.js';
+import { watchSchema } from './watch-schema.js';
 
 /** A fresh secret path segment: 32 lowercase hex characters, like plex_autoscan's uuid4().hex. */
 export function newServerPass(): string {
@@ -99,7 +102,7 @@ export const PLEX_LD_LIBRARY_PATH_DEFAULT = '/usr/lib/plexmediaserver/lib';
 export const PLEX_DATABASE_PATH_DEFAULT =
   '/var/lib/plexmediaserver/Library/Application Support/Plex Media Server/Plug-in Support/Databases/com.plexapp.plugins.library.db';
 
-export const TARGET_TYPES = ['plex', 'plex-scanner', 'jellyfin', 'emby'] as const;
+export const TARGET_TYPES = ['plex', 'plex-scanner', 'jellyfin', 'emby', 'command', 'audiobookshelf', 'tdarr', 'sonarr', 'radarr', 'relay'] as const;
 export const TARGET_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 /** The name the target built from the PLEX_* keys goes by (and its delivery key in the queue). */
 export const FIRST_PLEX_NAME = 'plex';
@@ -206,21 +209,19 @@ export const targetSchema = z
       EMPTY_TRASH_ZERO_DELETED: bool().optional(),
       ANALYZE_TYPE: choice(['off', 'basic', 'deep']).optional(),
       ANALYZE_DIRECTORY: bool().optional(),
+      /** Rename and upgrade events also refresh the file's item on this server; unset = PLEX_REFRESH_ITEMS. */
+      REFRESH_ITEMS: bool().optional(),
+      // "command": the program and its arguments (no shell), and how long it may run.
+      COMMAND: stringList(true).optional(),
+      TIMEOUT: positiveSeconds().optional(),
+      /** "tdarr": the library (dbID) the files are scanned into. */
+      LIBRARY_ID: text().optional(),
+      /** "relay": Basic auth password of the other instance's /triggers/ routes (USER is the user name). */
+      PASSWORD: text().optional(),
     },
     { error: 'an object with at least NAME and TYPE' },
   )
-  .superRefine((t, ctx) => {
-    if (t.TYPE === 'plex-scanner') return;
-    for (const key of ['URL', 'TOKEN'] as const) {
-      if (!t[key]) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [key],
-          message: key === 'URL' ? `an http:// or https:// URL for a ${t.TYPE} target` : `the ${t.TYPE} API token`,
-        });
-      }
-    }
-  });
+  .superRefine(requiredTargetKeys);
 
 export const configSchema = z
   .object(
@@ -303,6 +304,10 @@ export const configSchema = z
       GOOGLE: googleSchema,
 
       TARGETS: z.array(targetSchema, { error: 'a list of target objects' }).default([]),
+      /** Rename and upgrade events also refresh the file's item (a request asking with refresh=item always gets it). */
+      PLEX_REFRESH_ITEMS: bool().default(false),
+      WATCH: watchSchema,
+      AUTOSCAN: autoscanSchema,
     },
     { error: 'a JSON object' },
   )

@@ -171,6 +171,7 @@ function librarySource(target: Target, entry: TargetConfig | undefined, deps: Do
   }
   if (!entry.URL || !entry.TOKEN) return undefined;
   if (entry.TYPE === 'plex' || entry.TYPE === 'plex-scanner') return plexAt(entry.URL, entry.TOKEN);
+  if (entry.TYPE !== 'jellyfin' && entry.TYPE !== 'emby') return undefined;
   const flavour = entry.TYPE === 'jellyfin' ? jellyfin : emby;
   return () => mediaBrowserLibraries(flavour, entry.URL!, entry.TOKEN!, deps.fetch ?? fetch);
 }

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import { parse as parseQuery } from 'node:querystring';
 import type { Activity } from '../activity.js';
+import type { AutoscanConfig } from '../config/autoscan-schema.js';
 import type { Clock } from '../clock.js';
 import type { Doctor } from '../doctor/explain.js';
 import type { Intake } from '../intake.js';
@@ -10,6 +11,7 @@ import type { Logger } from '../log.js';
 import type { Processor } from '../processor/processor.js';
 import type { Queue } from '../queue/store.js';
 import { apiRoutes } from './api.js';
+import { autoscanRoutes } from './autoscan.js';
 import { controlApiRoutes } from './control-api.js';
 import { dashboardRoutes } from './dashboard.js';
 import { liveRoutes } from './live.js';
@@ -40,6 +42,8 @@ export interface AppDeps {
   bodyLimit?: number;
   /** How long a client may take (tests shorten these to watch a slow client being cut off). */
   limits?: Partial<ConnectionLimits>;
+  /** The AUTOSCAN block: autoscan-compatible /triggers/ routes when enabled. */
+  autoscan?: AutoscanConfig;
 }
 
 export interface ConnectionLimits {
@@ -110,6 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, deps);
   await app.register(apiRoutes, deps);
   await app.register(scanRoutes, deps);
+  await app.register(autoscanRoutes, deps);
   await app.register(controlApiRoutes, deps);
   await app.register(metricsRoutes, deps);
   await app.register(liveRoutes, deps);

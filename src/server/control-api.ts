@@ -294,7 +294,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
       summary: 'Ask for a scan of a file or folder, like the manual page (path mappings and the ignore list apply)',
       tags: ['actions'],
       params: secretParam,
-      body: { type: 'object', properties: { path: { type: 'string', minLength: 1 } }, required: ['path'] },
+      body: { type: 'object', properties: { path: { type: 'string', minLength: 1 }, refresh: { type: 'string', enum: ['item'], description: "also refresh the metadata of the item(s) holding the file" } }, required: ['path'] },
       response: {
         200: {
           type: 'object',
@@ -312,9 +312,9 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
       },
     },
   }, async (req, reply) => {
-    const { path } = req.body as { path: string };
+    const { path, refresh } = req.body as { path: string; refresh?: 'item' };
     try {
-      const [a] = await deps.intake.submit([{ path, source: 'api', event: 'Manual', kind: 'auto' }], req.ip);
+      const [a] = await deps.intake.submit([{ path, source: 'api', event: 'Manual', kind: 'auto', ...(refresh ? { refresh } : {}) }], req.ip);
       deps.activity?.emit('request', { source: 'api', event: 'Manual', folders: a.folder && a.ignoredBy === undefined ? 1 : 0, outcome: a.ignoredBy === undefined ? 'queued' : 'ignored' });
       return {
         ok: true,

@@ -5,11 +5,16 @@ import type { Logger } from '../log.js';
 import type { DeletedCounter } from '../plex/after-scan.js';
 import { PlexApi } from '../plex/api.js';
 import type { FileInLibrary } from '../plex/confirm.js';
+import { arrTarget } from './arr.js';
+import { audiobookshelfTarget } from './audiobookshelf.js';
+import { commandTarget } from './command.js';
 import { embyTarget } from './emby.js';
 import { jellyfinTarget } from './jellyfin.js';
 import { plexScannerTarget, scannerSettingsFrom, type SectionLocations } from './plex-scanner.js';
 import { PlexTarget, type PlexTargetOptions } from './plex.js';
+import { relayTarget } from './relay.js';
 import { withRewrite } from './rewrite.js';
+import { tdarrTarget } from './tdarr.js';
 import type { Target } from './target.js';
 
 export interface BuildDeps {
@@ -87,6 +92,17 @@ function buildOne(t: TargetConfig, config: Config, deps: BuildDeps): Target {
         concurrency: t.SCAN_CONCURRENCY,
         logger: deps.logger,
       });
+    case 'command':
+      return commandTarget({ name: t.NAME, argv: t.COMMAND ?? [], timeoutMs: t.TIMEOUT === undefined ? undefined : t.TIMEOUT * 1000, pauseMs });
+    case 'audiobookshelf':
+      return audiobookshelfTarget(common);
+    case 'tdarr':
+      return tdarrTarget({ ...common, libraryId: t.LIBRARY_ID ?? '' });
+    case 'sonarr':
+    case 'radarr':
+      return arrTarget(t.TYPE, common);
+    case 'relay':
+      return relayTarget({ name: t.NAME, url: t.URL ?? '', user: t.USER, password: t.PASSWORD, pauseMs, fetch: deps.fetch });
   }
 }
 

@@ -4,6 +4,7 @@
 const knownEvents = [
   'Test',
   'Manual',
+  'Refresh',
   'Grab',
   'Download',
   'Rename',

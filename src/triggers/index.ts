@@ -45,7 +45,7 @@ export function parseScanBody(body: unknown, userAgent?: string): TriggerResult 
   if (event === 'Test' || (typeof aliased === 'string' && canonicalEvent(aliased) === 'Test')) {
     return { kind: 'test', source: source ?? 'unknown', event: 'Test' };
   }
-  if (event === 'Manual') return manualRequest(body);
+  if (event === 'Manual' || event === 'Refresh') return manualRequest(body, event);
   if (event === undefined) return { kind: 'invalid', reason: noEventType };
 
   if (family === undefined) {

@@ -4,7 +4,15 @@ import type { Payload } from './payload.js';
 
 export const missingFilepath = 'filepath is missing: send eventType=Manual&filepath=<path of a file or folder>';
 
-export function manualRequest(body: Payload): TriggerResult {
+/**
+ * `refresh=item` (or eventType=Refresh, which implies it) also asks for the metadata of the item(s) holding the
+ * file to be refreshed: a subtitle or audio track added next to a video, a file transcoded in place.
+ */
+export function manualRequest(body: Payload, event: 'Manual' | 'Refresh' = 'Manual'): TriggerResult {
+  const refresh = body.refresh;
+  if (refresh !== undefined && refresh !== 'item' && !(refresh === '' && event === 'Manual')) {
+    return { kind: 'invalid', reason: `refresh must be "item" (to refresh the metadata of the item holding the file), got ${JSON.stringify(refresh)}` };
+  }
   const filepath = body.filepath;
   if (Array.isArray(filepath)) {
     return { kind: 'invalid', reason: `filepath was sent ${filepath.length} times: send one path per request` };
@@ -12,10 +20,11 @@ export function manualRequest(body: Payload): TriggerResult {
   if (typeof filepath !== 'string' || filepath.trim() === '') return { kind: 'invalid', reason: missingFilepath };
   if (filepath.includes('\0')) return { kind: 'invalid', reason: 'filepath contains a NUL character: no file or folder can be named that' };
   // Kept exactly as typed: whether it names a file or a folder is decided on disk ('auto').
+  const item = event === 'Refresh' || refresh === 'item';
   return {
     kind: 'scan',
     source: 'manual',
-    event: 'Manual',
-    requests: [{ path: filepath, source: 'manual', event: 'Manual', kind: 'auto' }],
+    event,
+    requests: [{ path: filepath, source: 'manual', event, kind: 'auto', ...(item ? { refresh: 'item' as const } : {}) }],
   };
 }

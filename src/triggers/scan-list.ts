@@ -3,6 +3,9 @@ import { parentFolder } from '../paths/folder.js';
 import type { ScanRequest, Source } from '../request.js';
 import { filePathOf, type Payload } from './payload.js';
 
+const REFRESHING_EVENTS = new Set(['Rename', 'Upgrade']);
+const REFRESHING_SOURCES = new Set<Source>(['sonarr', 'radarr', 'whisparr']);
+
 export class ScanList {
   private readonly entries: ScanRequest[] = [];
 
@@ -79,6 +82,9 @@ export class ScanList {
     const entry: ScanRequest = { path, source: this.source, event: this.event, kind };
     // Left out rather than false, so a request reads the same whether built here or by hand.
     if (deleted) entry.deleted = true;
+    // A renamed or upgraded video keeps its item: a folder scan may not reread it, so its metadata is refreshed
+    // where the target's REFRESH_ITEMS (or PLEX_REFRESH_ITEMS) asks for that.
+    if (kind === 'file' && !deleted && REFRESHING_EVENTS.has(this.event) && REFRESHING_SOURCES.has(this.source)) entry.refresh = 'item-if-enabled';
     this.entries.push(entry);
     return this;
   }

@@ -223,7 +223,7 @@ describe('TARGETS', () => {
   it.each([
     [{ NAME: 'my server', TYPE: 'emby', URL: 'http://e:8096', TOKEN: 't' }, 'TARGETS[0].NAME: expected a name made of letters, digits, "_", "." or "-", got "my server"'],
     [{ TYPE: 'emby', URL: 'http://e:8096', TOKEN: 't' }, 'TARGETS[0].NAME: expected a name made of letters, digits, "_", "." or "-", got nothing'],
-    [{ NAME: 'k', TYPE: 'kodi' }, 'TARGETS[0].TYPE: expected one of "plex", "plex-scanner", "jellyfin", "emby", got "kodi"'],
+    [{ NAME: 'k', TYPE: 'kodi' }, 'TARGETS[0].TYPE: expected one of "plex", "plex-scanner", "jellyfin", "emby", "command", "audiobookshelf", "tdarr", "sonarr", "radarr", "relay", got "kodi"'],
     [{ NAME: 'e', TYPE: 'emby', URL: 'ftp://e', TOKEN: 't' }, 'TARGETS[0].URL: expected an http:// or https:// URL (or "" for none), got "ftp://e"'],
     [{ NAME: 'e', TYPE: 'emby', URL: 'http://e', TOKEN: 't', SCAN_PAUSE: -1 }, 'TARGETS[0].SCAN_PAUSE: expected a number of seconds, 0 or more, got -1'],
   ])('refuse %j', (target, message) => {

@@ -2,7 +2,7 @@
 import { ownFixture } from '../support/fixtures.js';
 import { startFakeMediaBrowser, type FakeMediaBrowser } from './jellyfin.js';
 
-export type { FakeMediaBrowser, Failure, RecordedRequest } from './jellyfin.js';
+export type { FakeItem, FakeMediaBrowser, Failure, RecordedRequest } from './jellyfin.js';
 
 export function startFakeEmby(opts: { token?: string; libraries?: unknown } = {}): Promise<FakeMediaBrowser> {
   return startFakeMediaBrowser({

@@ -23,8 +23,20 @@ export interface FakeMediaBrowser {
   fail(failure: Failure | null, opts?: { path?: string }): void;
   /** Replace the library listing the server returns. */
   setLibraries(body: unknown): void;
+  /** Items GET /Items pages through (its ParentId filter keeps those whose ParentId, the library's id, matches). */
+  items: FakeItem[];
+  /** Item ids whose refresh was asked for (POST /Items/{id}/Refresh), in order. */
+  itemRefreshes(): string[];
   slowMs: number;
   close(): Promise<void>;
+}
+
+export interface FakeItem {
+  Id: string;
+  Path: string;
+  /** The library's id (Jellyfin ItemId, Emby Id). */
+  ParentId: string;
+  Type?: string;
 }
 
 export interface MediaBrowserFlavourSpec {
@@ -57,7 +69,23 @@ export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Prom
     if (!spec.authorised(req.headers, spec.token)) return send(res, 401, { error: 'Unauthorized' });
     if (req.method === 'GET' && path === spec.librariesPath) return send(res, 200, libraries);
     if (req.method === 'POST' && path === '/Library/Media/Updated') return send(res, spec.updatedStatus);
+    if (req.method === 'GET' && path === '/Items') return send(res, 200, itemsPage(new URL(req.url ?? '/', 'http://x').searchParams));
+    const refresh = /^\/Items\/([^/]+)\/Refresh$/.exec(path);
+    if (req.method === 'POST' && refresh) return send(res, fake.items.some((i) => i.Id === refresh[1]) ? 204 : 404);
     send(res, 404);
+  };
+
+  const itemsPage = (q: URLSearchParams) => {
+    const parent = q.get('ParentId') ?? q.get('parentId');
+    const all = fake.items.filter((i) => parent === null || i.ParentId === parent);
+    const start = Number(q.get('StartIndex') ?? 0);
+    const limit = Number(q.get('Limit') ?? all.length);
+    const withPath = (q.get('Fields') ?? '').split(',').includes('Path');
+    return {
+      Items: all.slice(start, start + limit).map((i) => ({ Id: i.Id, Name: i.Path.split('/').pop(), Type: i.Type ?? 'Episode', ...(withPath ? { Path: i.Path } : {}) })),
+      TotalRecordCount: all.length,
+      StartIndex: start,
+    };
   };
 
   const server: Server = createServer((req, res) => {
@@ -103,6 +131,8 @@ export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Prom
     setLibraries(body) {
       libraries = body;
     },
+    items: [],
+    itemRefreshes: () => requests.filter((r) => r.method === 'POST' && /^\/Items\/[^/]+\/Refresh$/.test(r.path)).map((r) => r.path.split('/')[2]),
     slowMs: 5_000,
     async close() {
       for (const t of timers) clearTimeout(t);

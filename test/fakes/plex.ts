@@ -130,6 +130,11 @@ export class FakePlex {
     return this.requests.filter((r) => r.method === 'PUT' && /\/emptyTrash$/.test(r.path)).map((r) => r.path.split('/')[3]);
   }
 
+  /** The items whose metadata refresh was asked for (PUT /library/metadata/{ratingKey}/refresh), in order. */
+  get itemRefreshes(): string[] {
+    return this.requests.filter((r) => r.method === 'PUT' && /^\/library\/metadata\/[^/]+\/refresh$/.test(r.path)).map((r) => r.path.split('/')[3]);
+  }
+
   get analyzed(): string[] {
     return this.requests.filter((r) => r.method === 'PUT' && /^\/library\/metadata\/[^/]+\/analyze$/.test(r.path)).map((r) => r.path.split('/')[3]);
   }
@@ -344,6 +349,11 @@ export class FakePlex {
             : {}),
         },
       });
+    }
+    const itemRefresh = /^\/library\/metadata\/([^/]+)\/refresh$/.exec(u.pathname);
+    if (itemRefresh && req.method === 'PUT') {
+      const known = [...this.library.values()].some((i) => i.ratingKey === itemRefresh[1] || i.parentRatingKey === itemRefresh[1]);
+      return void res.writeHead(known ? 200 : 404).end();
     }
     const analyze = /^\/library\/metadata\/([^/]+)\/analyze$/.exec(u.pathname);
     if (analyze && req.method === 'PUT') {

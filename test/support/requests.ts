@@ -5,6 +5,8 @@ import type { TriggerResult } from '../../src/triggers/index.js';
 export function requestsFrom(source: Source, event: string) {
   return {
     file: (path: string): ScanRequest => ({ path, source, event, kind: 'file' }),
+    /** A renamed or upgraded file: its item's metadata is refreshed where REFRESH_ITEMS is on. */
+    refreshedFile: (path: string): ScanRequest => ({ path, source, event, kind: 'file', refresh: 'item-if-enabled' }),
     deletedFile: (path: string): ScanRequest => ({ path, source, event, kind: 'file', deleted: true }),
     folder: (path: string): ScanRequest => ({ path, source, event, kind: 'folder' }),
     deletedFolder: (path: string): ScanRequest => ({ path, source, event, kind: 'folder', deleted: true }),

@@ -31,7 +31,7 @@ const sharedExpectations: Record<string, TriggerResult> = {
     r.file(`${expanse}/The Expanse (2015) - S01E01 - Dulcinea [WEBDL-1080p][EAC3 5.1][h264]-NTb.mkv`),
   ]),
   'sonarr-upgrade.json': scan('sonarr', 'Upgrade', (r) => [
-    r.file(`${expanse}/The Expanse (2015) - S01E01 - Dulcinea [Bluray-1080p Remux][TrueHD Atmos 7.1][AVC]-EPSiLON.mkv`),
+    r.refreshedFile(`${expanse}/The Expanse (2015) - S01E01 - Dulcinea [Bluray-1080p Remux][TrueHD Atmos 7.1][AVC]-EPSiLON.mkv`),
     r.deletedFile(`${expanse}/The Expanse (2015) - S01E01 - Dulcinea [WEBDL-1080p][EAC3 5.1][h264]-NTb.mkv`),
   ]),
   // Both files are in Season 01: one request, naming the first; destinationPath is not used.
@@ -40,9 +40,9 @@ const sharedExpectations: Record<string, TriggerResult> = {
   ]),
   'sonarr-rename.json': scan('sonarr', 'Rename', (r) => [
     r.deletedFile(`${expanse}/The.Expanse.S01E01.Dulcinea.1080p.AMZN.WEB-DL.DDP5.1.H.264-NTb.mkv`),
-    r.file(`${expanse}/The Expanse (2015) - S01E01 - Dulcinea [WEBDL-1080p][EAC3 5.1][h264]-NTb.mkv`),
+    r.refreshedFile(`${expanse}/The Expanse (2015) - S01E01 - Dulcinea [WEBDL-1080p][EAC3 5.1][h264]-NTb.mkv`),
     r.deletedFile(`${expanse}/The.Expanse.S01E02.The.Big.Empty.1080p.AMZN.WEB-DL.DDP5.1.H.264-NTb.mkv`),
-    r.file(`${expanse}/The Expanse (2015) - S01E02 - The Big Empty [WEBDL-1080p][EAC3 5.1][h264]-NTb.mkv`),
+    r.refreshedFile(`${expanse}/The Expanse (2015) - S01E02 - The Big Empty [WEBDL-1080p][EAC3 5.1][h264]-NTb.mkv`),
   ]),
   'sonarr-episodefiledelete.json': scan('sonarr', 'EpisodeFileDelete', (r) => [
     r.deletedFile(`${expanse}/The Expanse (2015) - S01E01 - Dulcinea [WEBDL-1080p][EAC3 5.1][h264]-NTb.mkv`),
@@ -86,12 +86,12 @@ const sharedExpectations: Record<string, TriggerResult> = {
     r.file(`${dune}/Dune Part Two (2024) [Bluray-2160p][DTS-HD MA 7.1][HDR10][h265]-FraMeSToR.mkv`),
   ]),
   'radarr-upgrade.json': scan('radarr', 'Upgrade', (r) => [
-    r.file(`${dune}/Dune Part Two (2024) [Bluray-2160p][DTS-HD MA 7.1][HDR10][h265]-FraMeSToR.mkv`),
+    r.refreshedFile(`${dune}/Dune Part Two (2024) [Bluray-2160p][DTS-HD MA 7.1][HDR10][h265]-FraMeSToR.mkv`),
     r.deletedFile(`${dune}/Dune Part Two (2024) [WEBDL-2160p][EAC3 Atmos 5.1][DV HDR10][h265]-FLUX.mkv`),
   ]),
   'radarr-rename.json': scan('radarr', 'Rename', (r) => [
     r.deletedFile(`${dune}/Dune.Part.Two.2024.2160p.UHD.BluRay.REMUX.HDR.HEVC.DTS-HD.MA.7.1-FraMeSToR.mkv`),
-    r.file(`${dune}/Dune Part Two (2024) [Bluray-2160p][DTS-HD MA 7.1][HDR10][h265]-FraMeSToR.mkv`),
+    r.refreshedFile(`${dune}/Dune Part Two (2024) [Bluray-2160p][DTS-HD MA 7.1][HDR10][h265]-FraMeSToR.mkv`),
   ]),
   'radarr-moviefiledelete.json': scan('radarr', 'MovieFileDelete', (r) => [
     r.deletedFile(`${dune}/Dune Part Two (2024) [Bluray-2160p][DTS-HD MA 7.1][HDR10][h265]-FraMeSToR.mkv`),

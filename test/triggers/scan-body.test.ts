@@ -174,7 +174,7 @@ describe('event names are compared case-insensitively and reported in PascalCase
 
   it.each<[string, Body, TriggerResult]>([
     ['rename', { series, renamedEpisodeFiles: [{ previousPath: '/tv/Show/a.mkv', path: '/tv/Show/b.mkv' }], eventType: 'rename' },
-      scan('sonarr', 'Rename', (r) => [r.deletedFile('/tv/Show/a.mkv'), r.file('/tv/Show/b.mkv')])],
+      scan('sonarr', 'Rename', (r) => [r.deletedFile('/tv/Show/a.mkv'), r.refreshedFile('/tv/Show/b.mkv')])],
     ['retag', { artist, trackFile: { path: '/music/Band/Album/01.flac' }, eventType: 'retag' },
       scan('lidarr', 'Retag', (r) => [r.file('/music/Band/Album/01.flac')])],
     ['moviedelete', { movie, eventType: 'moviedelete' }, scan('radarr', 'MovieDelete', (r) => [r.deletedFolder('/movies/Film (2020)')])],
@@ -285,13 +285,13 @@ describe('one payload never yields the same request twice', () => {
   it.each<[string, Body, TriggerResult]>([
     ['a rename listing a file twice',
       { series, renamedEpisodeFiles: [{ previousPath: '/tv/Show/a.mkv', path: '/tv/Show/b.mkv' }, { previousPath: '/tv/Show/a.mkv', path: '/tv/Show/b.mkv' }], eventType: 'Rename' },
-      scan('sonarr', 'Rename', (r) => [r.deletedFile('/tv/Show/a.mkv'), r.file('/tv/Show/b.mkv')])],
+      scan('sonarr', 'Rename', (r) => [r.deletedFile('/tv/Show/a.mkv'), r.refreshedFile('/tv/Show/b.mkv')])],
     ['an upgrade deleting the same file twice',
       { series, episodeFile: { path: '/tv/Show/new.mkv' }, isUpgrade: true, deletedFiles: [{ path: '/tv/Show/old.mkv' }, { path: '/tv/Show/old.mkv' }], eventType: 'Download' },
-      scan('sonarr', 'Upgrade', (r) => [r.file('/tv/Show/new.mkv'), r.deletedFile('/tv/Show/old.mkv')])],
+      scan('sonarr', 'Upgrade', (r) => [r.refreshedFile('/tv/Show/new.mkv'), r.deletedFile('/tv/Show/old.mkv')])],
     ['an upgrade that kept the file name: only the live file',
       { movie, movieFile: { path: '/movies/Film (2020)/Film.mkv' }, isUpgrade: true, deletedFiles: [{ path: '/movies/Film (2020)/Film.mkv' }], eventType: 'Download' },
-      scan('radarr', 'Upgrade', (r) => [r.file('/movies/Film (2020)/Film.mkv')])],
+      scan('radarr', 'Upgrade', (r) => [r.refreshedFile('/movies/Film (2020)/Film.mkv')])],
     ['path and relativePath naming the same file',
       { series, episodeFiles: [{ path: '/tv/Show/Season 01/e1.mkv' }, { relativePath: 'Season 01/e1.mkv' }], eventType: 'Download' },
       scan('sonarr', 'Download', (r) => [r.file('/tv/Show/Season 01/e1.mkv')])],

@@ -1,0 +1,65 @@
+// The AUTOSCAN block: autoscan-compatible routes under /triggers/, behind their own HTTP Basic auth.
+import { z } from 'zod';
+
+const rewrite = z.record(
+  z.string().min(1, { error: 'a non-empty path as key' }),
+  z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string().min(1, { error: 'a non-empty string' }), { error: 'a list of strings' })),
+  { error: 'an object of "path": ["prefix", ...]' },
+);
+
+export const AUTOSCAN_TRIGGER_TYPES = ['sonarr', 'radarr', 'lidarr', 'readarr'] as const;
+const nameExpected = 'a route name made of letters, digits, "_", "." or "-"';
+
+const triggerSchema = z.object(
+  {
+    /** The route: POST /triggers/<NAME>. */
+    NAME: z.string({ error: nameExpected }).regex(/^[A-Za-z0-9_.-]+$/, { error: nameExpected }),
+    TYPE: z
+      .string({ error: 'one of "sonarr", "radarr", "lidarr", "readarr"' })
+      .transform((v) => v.toLowerCase())
+      .pipe(z.enum(AUTOSCAN_TRIGGER_TYPES, { error: 'one of "sonarr", "radarr", "lidarr", "readarr"' })),
+    REWRITE: rewrite.default({}),
+  },
+  { error: 'an object with NAME and TYPE' },
+);
+
+export const autoscanSchema = z
+  .object(
+    {
+      ENABLED: z.boolean({ error: 'true or false' }).default(false),
+      USER: z.string({ error: 'a string' }).default(''),
+      PASSWORD: z.string({ error: 'a string' }).default(''),
+      /** Empty = one route per app, named after it: /triggers/sonarr, /triggers/radarr, ... */
+      TRIGGERS: z.array(triggerSchema, { error: 'a list of {"NAME", "TYPE"} objects' }).default([]),
+      MANUAL_REWRITE: rewrite.default({}),
+      A_TRAIN_REWRITE: rewrite.default({}),
+      /** Per Shared Drive id: tried before A_TRAIN_REWRITE. */
+      A_TRAIN_DRIVES: z.record(z.string(), rewrite, { error: 'an object of "<drive id>": {"path": ["prefix"]}' }).default({}),
+    },
+    { error: 'an object with ENABLED, USER, PASSWORD, TRIGGERS' },
+  )
+  .prefault({})
+  .superRefine((a, ctx) => {
+    if (!a.ENABLED) return;
+    for (const key of ['USER', 'PASSWORD'] as const) {
+      if (a[key] === '') {
+        ctx.addIssue({ code: 'custom', path: [key], message: `a non-empty ${key.toLowerCase()}: the /triggers/ routes are never served without Basic auth` });
+      }
+    }
+    if (a.USER.includes(':')) ctx.addIssue({ code: 'custom', path: ['USER'], message: 'a user name without ":" (Basic auth splits on it)' });
+    const seen = new Set<string>();
+    a.TRIGGERS.forEach((t, i) => {
+      const key = t.NAME.toLowerCase();
+      if (seen.has(key) || key === 'manual' || key === 'a-train') {
+        ctx.addIssue({ code: 'custom', path: ['TRIGGERS', i, 'NAME'], message: 'a route name not used twice, and not "manual" or "a-train"' });
+      }
+      seen.add(key);
+    });
+  });
+
+export type AutoscanConfig = z.infer<typeof autoscanSchema>;
+
+/** The routes served: the configured ones, or one per app named after it. */
+export function autoscanTriggers(a: AutoscanConfig): { NAME: string; TYPE: (typeof AUTOSCAN_TRIGGER_TYPES)[number]; REWRITE: Record<string, string[]> }[] {
+  return a.TRIGGERS.length ? a.TRIGGERS : AUTOSCAN_TRIGGER_TYPES.map((t) => ({ NAME: t, TYPE: t, REWRITE: {} }));
+}

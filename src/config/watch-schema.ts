@@ -1,0 +1,63 @@
+// The WATCH block: folders scanrelay watches itself (inotify, or polling for mounts where inotify sees nothing).
+import { z } from 'zod';
+
+function isRegex(value: string): boolean {
+  try {
+    new RegExp(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const regexList = z.preprocess(
+  (v) => (typeof v === 'string' ? [v] : v),
+  z.array(
+    z.string({ error: 'a regular expression' }).min(1, { error: 'a non-empty regular expression' }).refine(isRegex, { error: 'a valid regular expression' }),
+    { error: 'a list of regular expressions' },
+  ),
+);
+
+const positive = (expected: string) => z.number({ error: expected }).gt(0, { error: expected });
+const rewrite = z.record(
+  z.string().min(1, { error: 'a non-empty path as key' }),
+  z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string().min(1, { error: 'a non-empty string' }), { error: 'a list of strings' })),
+  { error: 'an object of "path": ["prefix", ...]' },
+);
+
+export const WATCH_BACKENDS = ['inotify', 'poll'] as const;
+
+export const watchPathSchema = z.object(
+  {
+    PATH: z.string({ error: 'an absolute folder path' }).regex(/^\//, { error: 'an absolute folder path' }),
+    /** Regular expressions on the full path: when any is given, only matching paths count. */
+    INCLUDE: regexList.default([]),
+    EXCLUDE: regexList.default([]),
+    RECURSIVE: z.boolean({ error: 'true or false' }).default(true),
+    BACKEND: z
+      .string({ error: 'one of "inotify", "poll"' })
+      .transform((v) => v.toLowerCase())
+      .pipe(z.enum(WATCH_BACKENDS, { error: 'one of "inotify", "poll"' }))
+      .default('inotify'),
+    /** Seconds between two walks of the tree (poll backend); unset = WATCH.POLL_INTERVAL. */
+    POLL_INTERVAL: positive('a number of seconds greater than 0').optional(),
+    /** Turns the watched path into the path a webhook would send; same shape as SERVER_PATH_MAPPINGS. */
+    REWRITE: rewrite.default({}),
+  },
+  { error: 'an object with at least PATH' },
+);
+
+export const watchSchema = z
+  .object(
+    {
+      PATHS: z.array(watchPathSchema, { error: 'a list of {"PATH": ...} objects' }).default([]),
+      /** Seconds of quiet a folder needs before its change is queued. */
+      DEBOUNCE: z.number({ error: 'a number of seconds, 0 or more' }).min(0, { error: 'a number of seconds, 0 or more' }).default(5),
+      POLL_INTERVAL: positive('a number of seconds greater than 0').default(60),
+    },
+    { error: 'an object with PATHS, DEBOUNCE, POLL_INTERVAL' },
+  )
+  .prefault({});
+
+export type WatchConfig = z.infer<typeof watchSchema>;
+export type WatchPathConfig = WatchConfig['PATHS'][number];

@@ -1,0 +1,60 @@
+// The "command" target: runs a program once per folder, with the folder and file in its environment (no shell).
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
+import type { ScanContext, ScanOutcome, Target } from './target.js';
+
+export interface CommandTargetOptions {
+  name: string;
+  /** Program and arguments, e.g. ["/usr/local/bin/notify", "--quiet"]. */
+  argv: string[];
+  timeoutMs?: number;
+  pauseMs?: number;
+}
+
+/** What the program finds in its environment. */
+export function commandEnvironment(name: string, folder: string, context: ScanContext): Record<string, string> {
+  return {
+    SCANRELAY_TARGET: name,
+    SCANRELAY_FOLDER: folder,
+    SCANRELAY_PATH: context.file ?? folder,
+    SCANRELAY_FILE: context.file ?? '',
+    SCANRELAY_EVENT: context.event,
+    SCANRELAY_SOURCE: context.source,
+    SCANRELAY_DELETED: context.deleted ? '1' : '0',
+  };
+}
+
+export function commandTarget(opts: CommandTargetOptions): Target {
+  const [program, ...args] = opts.argv;
+  const timeoutMs = opts.timeoutMs ?? 600_000;
+  return {
+    name: opts.name,
+    kind: 'command',
+    pauseMs: opts.pauseMs ?? 0,
+    scan(folder: string, context: ScanContext): Promise<ScanOutcome> {
+      const env = { ...process.env, ...commandEnvironment(opts.name, folder, context) };
+      return new Promise((resolve) => {
+        execFile(program, args, { env, timeout: timeoutMs, maxBuffer: 1024 * 1024 }, (err, _stdout, stderr) => {
+          if (!err) return resolve({ status: 'scanned', detail: `'${program}' exited 0` });
+          const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: string | number; signal?: string };
+          if (e.code === 'ENOENT' || e.code === 'EACCES') {
+            return resolve({ status: 'retry', error: `command target '${opts.name}': cannot run '${program}' (${e.code}): check COMMAND`, targetDown: true });
+          }
+          const said = String(stderr ?? '').trim().split('\n').slice(-1)[0]?.slice(0, 200) ?? '';
+          const how = e.killed ? `was stopped after ${timeoutMs / 1000} s (TIMEOUT)` : typeof e.code === 'number' ? `exited ${e.code}` : `ended by ${e.signal ?? e.message}`;
+          resolve({ status: 'retry', error: `command target '${opts.name}': '${program}' ${how}${said ? `: ${said}` : ''}`, targetDown: false });
+        });
+      });
+    },
+    async available() {
+      // A bare name is looked up on PATH, as execFile does.
+      const candidates = program.includes('/') ? [program] : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, program));
+      for (const candidate of candidates) {
+        if (await access(candidate, constants.X_OK).then(() => true, () => false)) return { ok: true };
+      }
+      return { ok: false, error: `'${program}' is not an executable file${program.includes('/') ? '' : ' on PATH'}: check COMMAND` };
+    },
+  };
+}

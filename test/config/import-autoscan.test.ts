@@ -1,0 +1,148 @@
+// import-autoscan: autoscan's config.yml shapes become scanrelay keys; what cannot be carried over is reported;
+// the converted file starts a real `scanrelay server` that serves autoscan's trigger routes.
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { convertAutoscan, goDurationSeconds, rewriteToMappings } from '../../src/config/from-autoscan.js';
+import { configSchema } from '../../src/config/schema.js';
+import { parseYaml, YamlError } from '../../src/config/yaml.js';
+import { FakePlex } from '../fakes/plex.js';
+import { runCli, type Child } from '../support/child.js';
+import { repoRoot } from '../support/fixtures.js';
+
+const fixtureText = () => readFileSync(join(repoRoot, 'test/fixtures/autoscan/autoscan.yml'), 'utf8');
+
+describe('the YAML subset reader', () => {
+  it('reads mappings, lists at or below their key, quotes, comments, anchors and merges', () => {
+    const doc = parseYaml(`a: 1 # c\nb:\n- x\n- 'y #z'\nc: &base\n  k: "v\\tw"\nd:\n  <<: *base\n  e: [1, two, "3"]\nf: ~\n`);
+    expect(doc).toEqual({ a: 1, b: ['x', 'y #z'], c: { k: 'v\tw' }, d: { k: 'v\tw', e: [1, 'two', '3'] }, f: null });
+  });
+
+  it('refuses what it does not read, naming the line', () => {
+    expect(() => parseYaml('a: |\n  text\n')).toThrow(YamlError);
+    expect(() => parseYaml('a: 1\n b: 2\n')).toThrow(/line 2/);
+    expect(() => parseYaml('a: *nowhere\n')).toThrow(/alias \*nowhere/);
+    expect(() => parseYaml('a:\n\t- x\n')).toThrow(/tab/);
+  });
+});
+
+describe('convertAutoscan', () => {
+  it('carries triggers with rewrites, targets, anchors, minimum-age and scan-delay; reports the rest', () => {
+    const { config, report } = convertAutoscan(parseYaml(fixtureText()));
+    expect(config).toMatchObject({
+      SERVER_PORT: 3131,
+      SERVER_SCAN_DELAY: 900,
+      SERVER_MAX_FILE_CHECKS: 0,
+      SERVER_ANCHOR_FILES: ['/mnt/unionfs/mount.anchor'],
+      PLEX_ENABLED: false,
+      AUTOSCAN: {
+        ENABLED: true,
+        USER: 'scan-user',
+        PASSWORD: 'pa:ss word #1',
+        TRIGGERS: [
+          { NAME: 'sonarr-docker', TYPE: 'sonarr', REWRITE: { '/mnt/unionfs/Media/TV/': ['/tv/'] } },
+          { NAME: 'sonarr4k', TYPE: 'sonarr', REWRITE: { '/mnt/unionfs/Media/TV/': ['/tv/'] } },
+          { NAME: 'radarr', TYPE: 'radarr', REWRITE: {} },
+          { NAME: 'lidarr', TYPE: 'lidarr', REWRITE: {} },
+        ],
+        MANUAL_REWRITE: { '/mnt/unionfs/Media/': ['/Media/'] },
+        A_TRAIN_REWRITE: { '/mnt/unionfs/Media/': ['/Shared/'] },
+        A_TRAIN_DRIVES: { '0AexampleTVdrive': { '/mnt/unionfs/Media/TV/': ['/TV/'] } },
+      },
+      WATCH: { PATHS: [{ PATH: '/mnt/local/Media', INCLUDE: ['^/mnt/local/Media/'], EXCLUDE: ['\\.(srt|nfo)$'], REWRITE: { '/mnt/unionfs/Media/': ['/mnt/local/Media/'] } }] },
+      TARGETS: [
+        { NAME: 'plex', TYPE: 'plex', URL: 'https://plex.domain.tld', TOKEN: 'plex-token-from-autoscan', PATH_MAPPINGS: { '/data/': ['/mnt/unionfs/Media/'] }, SCAN_PAUSE: 10 },
+        { NAME: 'jellyfin', TYPE: 'jellyfin', URL: 'https://jellyfin.domain.tld', TOKEN: 'jellyfin-token-from-autoscan', SCAN_PAUSE: 10 },
+        { NAME: 'autoscan', TYPE: 'relay', URL: 'https://autoscan.remote.tld', USER: 'remote-user', PASSWORD: 'remote-pass', PATH_MAPPINGS: { '/mnt/nfs/Media/': ['/mnt/unionfs/Media/'] } },
+      ],
+    });
+    const text = report.join('\n');
+    expect(text).toMatch(/triggers.radarr\[0\]: the rewrite "\^\/movies\/\(\.\*\)\$" → .* cannot express/);
+    expect(text).toMatch(/triggers.manual: priority 3 not carried over/);
+    expect(text).toMatch(/triggers.sonarr\[0\]: priority 2/);
+    expect(text).toMatch(/triggers.bernard: not carried over/);
+    expect(text).toMatch(/scan-stats: not carried over/);
+    expect(text).toMatch(/each target got SCAN_PAUSE 10/);
+    expect(configSchema.safeParse(config).success).toBe(true);
+  });
+
+  it('autoscan without authentication gets a generated password, reported; minimum-age defaults to 10m', () => {
+    const { config, report } = convertAutoscan(parseYaml('port: 3030\n'));
+    expect(config.SERVER_SCAN_DELAY).toBe(600);
+    expect(config.AUTOSCAN).toMatchObject({ ENABLED: true, USER: 'autoscan' });
+    expect((config.AUTOSCAN as { PASSWORD: string }).PASSWORD).toMatch(/^[0-9a-f]{24}$/);
+    expect(report.join('\n')).toMatch(/generated AUTOSCAN.PASSWORD/);
+    expect(report.join('\n')).toMatch(/minimum-age: not set/);
+  });
+
+  it('reads Go durations and literal prefix rewrites only', () => {
+    expect([goDurationSeconds('30m'), goDurationSeconds('1m30s'), goDurationSeconds('1h'), goDurationSeconds('250ms'), goDurationSeconds('10')]).toEqual([1800, 90, 3600, 0.25, undefined]);
+    const report: string[] = [];
+    expect(rewriteToMappings([{ from: '^/a\\.b/', to: '/x/' }, { from: '^/c/(.*)', to: '/y/' }, { from: '^/(tv|movies)/', to: '/z/' }], 'r', report)).toEqual({
+      '/x/': ['/a.b/'],
+      '/y/': ['/c/'],
+    });
+    expect(report).toHaveLength(1);
+  });
+});
+
+describe('scanrelay import-autoscan (child processes)', () => {
+  const children: Child[] = [];
+  let plex: FakePlex | undefined;
+  afterEach(async () => {
+    for (const c of children.splice(0)) if (c.proc.exitCode === null) c.proc.kill('SIGTERM');
+    await Promise.all(children.map((c) => c.exited));
+    await plex?.stop();
+  });
+
+  it('a converted autoscan config starts `scanrelay server` and serves its triggers through to Plex', async () => {
+    plex = await new FakePlex({ sections: [{ key: '2', title: 'TV', type: 'show', locations: ['/data/TV'] }] }).start();
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-import-'));
+    writeFileSync(join(dir, 'mount.anchor'), '');
+    const yml = fixtureText()
+      .replace('minimum-age: 15m', 'minimum-age: 0s')
+      .replace('scan-delay: 10s', 'scan-delay: 0s')
+      .replace('/mnt/unionfs/mount.anchor', join(dir, 'mount.anchor'))
+      .replace('https://plex.domain.tld', plex.url)
+      .replace('plex-token-from-autoscan', plex.token)
+      .replace(/  jellyfin:\n.*\n.*\n/, '')
+      .replace(/  autoscan:\n(.*\n){6}/, '')
+      .replace(/  inotify:\n(.*\n){11}/, '');
+    writeFileSync(join(dir, 'autoscan.yml'), yml);
+    const out = join(dir, 'config.json');
+    const conversion = runCli(['import-autoscan', join(dir, 'autoscan.yml'), '--output', out]);
+    children.push(conversion);
+    expect(await conversion.exited).toBe(0);
+    expect(conversion.output()).toContain('Not carried over');
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    const again = runCli(['import-autoscan', join(dir, 'autoscan.yml'), '--output', out]);
+    children.push(again);
+    expect(await again.exited).toBe(1);
+    expect(again.output()).toContain('pass --force');
+
+    const server = runCli(['--config', out, '--queuefile', join(dir, 'queue.db'), '--logfile', join(dir, 'scanrelay.log'), 'server', '--port', '0', '--host', '127.0.0.1']);
+    children.push(server);
+    const [, base] = await server.waitFor(/Health: (http:\/\/\S+)\/health/, 30_000);
+    const res = await fetch(`${base}/triggers/sonarr-docker`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('scan-user:pa:ss word #1').toString('base64')}` },
+      body: readFileSync(join(repoRoot, 'test/fixtures/autoscan/sonarr-download.json')),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('');
+    // /tv/ → /mnt/unionfs/Media/TV/ (the trigger's rewrite) → /data/TV/ (the Plex target's rewrite).
+    await expect.poll(() => plex!.refreshes, { timeout: 30_000 }).toContainEqual({ section: '2', path: '/data/TV/Severance/Season 2' });
+    const denied = await fetch(`${base}/triggers/sonarr-docker`, { method: 'POST', body: '{}' });
+    expect(denied.status).toBe(401);
+  }, 60_000);
+
+  it('a file that is not readable YAML is refused with its line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-import-'));
+    writeFileSync(join(dir, 'bad.yml'), 'port: 3030\n  oops: 1\n');
+    const child = runCli(['import-autoscan', join(dir, 'bad.yml')]);
+    children.push(child);
+    expect(await child.exited).toBe(1);
+    expect(child.output()).toMatch(/bad.yml' line 2: unexpected indentation/);
+  });
+});
