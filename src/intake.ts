@@ -191,6 +191,7 @@ export class Intake {
           event: a.request.event,
           fileHint: a.kind === 'file' ? a.mapped : undefined,
           deleted: a.request.deleted === true,
+          ...(a.request.refresh ? { refresh: a.request.refresh } : {}),
         },
       });
     }

@@ -15,6 +15,7 @@ import { mapPath } from './paths/mapping.js';
 import { buildApp, type AppDeps } from './server/app.js';
 import { Metrics } from './server/metrics.js';
 import { buildTargets } from './targets/build.js';
+import { buildItemRefreshers } from './targets/refresh-items.js';
 import type { Target } from './targets/target.js';
 import { WatchTrigger } from './watch/trigger.js';
 
@@ -94,6 +95,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     logger,
     activity,
     pathState,
+    refreshers: buildItemRefreshers(config, { fetch: opts.fetch }),
     settings: {
       fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
       maxFileChecks: config.SERVER_MAX_FILE_CHECKS,

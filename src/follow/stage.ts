@@ -5,12 +5,14 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { DeliveryRef, PendingRow, Queue } from '../queue/store.js';
 import { runScanCommand, type CommandEnv, type CommandRunner } from '../targets/commands.js';
+import type { ItemRefresher } from '../targets/refresh-items.js';
 import type { FollowItem, FollowResult, ScanOutcome, Target } from '../targets/target.js';
 
 /** Stored with a `following` delivery: what the stage and the after-command need, and the target's own ticket. */
 interface Envelope {
   file?: string;
   sections?: string[];
+  refresh?: 'item' | 'item-if-enabled';
   source: string;
   rescans: number;
   ticket: unknown;
@@ -29,6 +31,8 @@ export interface FollowStageDeps {
   rescanDelayMs: number;
   /** A delivery became due again (a rescan): the processor should look. */
   onRescan: (dueAt: number) => void;
+  /** Item refresh by target name (targets that can refresh an item's metadata). */
+  refreshers?: Map<string, ItemRefresher>;
 }
 
 export class FollowStage {
@@ -63,10 +67,23 @@ export class FollowStage {
    */
   accepted(target: Target, row: PendingRow, outcome: Extract<ScanOutcome, { status: 'scanned' }>): { follow?: string } {
     if (outcome.follow === undefined || !target.follower) {
-      this.track(this.command(target, row.folder, row.event, row.file_hint ?? undefined, outcome.sections, 'scanned'));
+      const file = row.file_hint ?? undefined;
+      this.track(
+        (async () => {
+          await this.refreshItem(target, row.folder, file, row.refresh ?? undefined);
+          await this.command(target, row.folder, row.event, file, outcome.sections, 'scanned');
+        })(),
+      );
       return {};
     }
-    const envelope: Envelope = { file: row.file_hint ?? undefined, sections: outcome.sections, source: row.source, rescans: row.rescans, ticket: outcome.follow };
+    const envelope: Envelope = {
+      file: row.file_hint ?? undefined,
+      sections: outcome.sections,
+      ...(row.refresh ? { refresh: row.refresh } : {}),
+      source: row.source,
+      rescans: row.rescans,
+      ticket: outcome.follow,
+    };
     return { follow: JSON.stringify(envelope) };
   }
 
@@ -111,9 +128,11 @@ export class FollowStage {
       }
       return;
     }
+    const refreshed = result.state === 'confirmed' ? await this.refreshItem(target, item.folder, envelope.file, envelope.refresh) : undefined;
     await this.command(target, item.folder, item.event, envelope.file, envelope.sections, result.state);
     const followMs = clock.now() - item.deliveredAt;
-    if (!queue.recordFollowUp(ref, target.name, result.state, result.detail, this.names) && !queue.isCurrent(ref)) return;
+    const detail = refreshed ? `${result.detail} ${refreshed}` : result.detail;
+    if (!queue.recordFollowUp(ref, target.name, result.state, detail, this.names) && !queue.isCurrent(ref)) return;
     const log = result.state === 'confirmed' || result.state === 'scanned' ? logger.info.bind(logger) : logger.warn.bind(logger);
     log({ target: target.name, folder: item.folder, outcome: result.state }, `Followed '${item.folder}' on ${target.name}: ${result.detail}`);
     this.deps.activity?.emit('followed', { folder: item.folder, target: target.name, outcome: result.state, detail: result.detail, followMs });
@@ -123,6 +142,30 @@ export class FollowStage {
     const d = this.deps.queue.deliveries(ref.folderId).find((x) => x.target === target.name && x.state === 'following');
     if (!d?.follow || !this.deps.queue.isCurrent(ref)) return undefined;
     return JSON.parse(d.follow) as Envelope;
+  }
+
+  /**
+   * Item refresh, once the file is in the library (a followed Plex scan) or the server took the scan: the item(s)
+   * holding the file re-read their metadata (a new subtitle, an audio track, a file replaced in place). A failure
+   * is logged; the scan stands. Returns a note for history.
+   */
+  private async refreshItem(target: Target, folder: string, file: string | undefined, flag: 'item' | 'item-if-enabled' | undefined): Promise<string | undefined> {
+    const refresher = this.deps.refreshers?.get(target.name);
+    if (!flag || !file || !refresher?.wants(flag)) return undefined;
+    const { logger } = this.deps;
+    try {
+      const r = await refresher.refresh(file);
+      if (r.status === 'refreshed') {
+        logger.info({ target: target.name, file, items: r.items }, `Refreshed the metadata of '${file}' on ${target.name} (item ${r.items.join(', ')}).`);
+        return `Item ${r.items.join(', ')} refreshed.`;
+      }
+      const why = r.status === 'not-found' ? r.detail : r.error;
+      logger.warn({ target: target.name, file, folder }, `Could not refresh the item holding '${file}' on ${target.name}: ${why}`);
+      return `Item not refreshed: ${why}`;
+    } catch (err) {
+      logger.warn({ target: target.name, file }, `Could not refresh the item holding '${file}' on ${target.name}: ${String(err)}`);
+      return `Item not refreshed: ${String(err)}`;
+    }
   }
 
   private async command(target: Target, folder: string, event: string, file: string | undefined, sections: string[] | undefined, confirmation: string): Promise<void> {

@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
 import type { FolderRow, PendingRow, Queue } from '../queue/store.js';
 import { runScanCommand, type CommandRunner } from '../targets/commands.js';
+import type { ItemRefresher } from '../targets/refresh-items.js';
 import type { ScanOutcome, Target } from '../targets/target.js';
 import { backoffDelay } from './backoff.js';
 
@@ -45,6 +46,8 @@ export interface ProcessorDeps {
   pathState?: (path: string) => Promise<PathState>;
   random?: () => number;
   runCommand?: CommandRunner;
+  /** Item refresh by target name (see src/targets/refresh-items.ts). */
+  refreshers?: Map<string, ItemRefresher>;
 }
 
 export interface TargetHealth {
@@ -86,7 +89,7 @@ export async function diskPathState(path: string): Promise<PathState> {
 }
 
 export class Processor {
-  private readonly deps: Required<Omit<ProcessorDeps, 'activity' | 'runCommand'>> & Pick<ProcessorDeps, 'activity' | 'runCommand'>;
+  private readonly deps: Required<Omit<ProcessorDeps, 'activity' | 'runCommand' | 'refreshers'>> & Pick<ProcessorDeps, 'activity' | 'runCommand' | 'refreshers'>;
   /** The follow-up stage of the targets that follow their scans (Plex). */
   readonly followUps: FollowStage;
   private readonly states: TargetState[];
@@ -125,6 +128,7 @@ export class Processor {
       runCommand: deps.runCommand,
       rescanDelayMs: deps.settings.fileCheckDelayMs,
       onRescan: (at) => this.wake(at),
+      refreshers: deps.refreshers,
     });
   }
 

@@ -66,6 +66,9 @@ const migrations: string[] = [
    ALTER TABLE deliveries ADD COLUMN rescans INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE history ADD COLUMN delivery_ms INTEGER;
    ALTER TABLE history ADD COLUMN follow_ms INTEGER;`,
+  // 4: a request may ask for the item holding its file to be refreshed after the scan ('item', or
+  // 'item-if-enabled' where the target's REFRESH_ITEMS decides); merged requests keep the strongest ask.
+  `ALTER TABLE folders ADD COLUMN refresh TEXT;`,
 ];
 
 export const schemaVersion = migrations.length;

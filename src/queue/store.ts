@@ -15,6 +15,8 @@ export interface FolderRequest {
   /** A file inside the folder whose existence is checked before scanning. */
   fileHint?: string;
   deleted: boolean;
+  /** Refresh the item holding the file after the scan: asked for ('item') or where the target wants it. */
+  refresh?: 'item' | 'item-if-enabled';
 }
 
 export interface FolderRow {
@@ -34,6 +36,7 @@ export interface FolderRow {
   generation: number;
   state: 'waiting' | 'dispatching';
   last_error: string | null;
+  refresh: 'item' | 'item-if-enabled' | null;
 }
 
 /**
@@ -154,8 +157,8 @@ export class Queue {
       byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
       insert: db.prepare(
         `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, source, event, file_hint,
-                              all_deleted, any_deleted)
-         VALUES (@folder, @priority, @due, @now, @now, 1, @source, @event, @fileHint, @deleted, @deleted)`,
+                              all_deleted, any_deleted, refresh)
+         VALUES (@folder, @priority, @due, @now, @now, 1, @source, @event, @fileHint, @deleted, @deleted, @refresh)`,
       ),
       merge: db.prepare(
         `UPDATE folders SET
@@ -165,7 +168,8 @@ export class Queue {
            file_hint = CASE WHEN @deleted = 0 AND @fileHint IS NOT NULL THEN @fileHint ELSE file_hint END,
            all_deleted = CASE WHEN @deleted = 1 THEN all_deleted ELSE 0 END,
            any_deleted = MAX(any_deleted, @deleted),
-           checks = 0, generation = generation + 1, state = 'waiting', last_error = NULL
+           checks = 0, generation = generation + 1, state = 'waiting', last_error = NULL,
+           refresh = CASE WHEN @refresh = 'item' OR refresh = 'item' THEN 'item' ELSE COALESCE(@refresh, refresh) END
          WHERE id = @id`,
       ),
       clearDeliveries: db.prepare('DELETE FROM deliveries WHERE folder_id = ?'),
@@ -264,6 +268,7 @@ export class Queue {
           event: req.event,
           fileHint: req.deleted ? null : (req.fileHint ?? null),
           deleted: req.deleted ? 1 : 0,
+          refresh: req.refresh ?? null,
         };
         const existing = this.stmt.findForMerge.get(req.folder);
         if (!existing) {

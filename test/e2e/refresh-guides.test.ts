@@ -54,12 +54,18 @@ describe.each([
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, queued: [{ folder: '/data/media/tv/Andor/Season 01' }] });
     expect(seen).toEqual([{ path: EPISODE_SENT, source: 'manual', event: 'Refresh', kind: 'auto', refresh: 'item' }]);
 
-    // The follow-up stage calls these for each target that wants the flag, with the file as the queue holds it.
     const refreshers = buildItemRefreshers(t.service.config);
     for (const name of ['plex', 'jellyfin']) expect(refreshers.get(name)!.wants(seen[0].refresh)).toBe(true);
-    expect(await refreshers.get('plex')!.refresh(EPISODE_PLEX)).toMatchObject({ status: 'refreshed', items: [item.ratingKey] });
-    expect(await refreshers.get('jellyfin')!.refresh(EPISODE_PLEX)).toMatchObject({ status: 'refreshed', items: ['jf-andor-3'] });
+
+    // Through the queue: the folder is scanned on both, and the follow-up stage refreshes the episode's item.
+    t.plex.onDisk.add(EPISODE_PLEX);
+    t.clock.advance(t.service.config.SERVER_SCAN_DELAY * 1000);
+    await t.service.processor.drain();
+    expect(t.plex.refreshes).toEqual([{ section: '2', path: '/data/media/tv/Andor/Season 01' }]);
     expect(t.plex.itemRefreshes).toEqual([item.ratingKey]);
     expect(jf.itemRefreshes()).toEqual(['jf-andor-3']);
+    const history = t.service.queue.history();
+    expect(history.find((h) => h.target === 'plex')).toMatchObject({ outcome: 'confirmed', detail: expect.stringContaining(`Item ${item.ratingKey} refreshed.`) });
+    expect(history.find((h) => h.target === 'jellyfin')).toMatchObject({ outcome: 'scanned' });
   });
 });
