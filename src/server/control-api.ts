@@ -1,12 +1,13 @@
 // /api/<SERVER_PASS>/...: the JSON API to see and steer the relay (queue, history, targets, drive; scan,
 // retry, drop), described by its route schemas and served as OpenAPI at /api/<SERVER_PASS>/openapi.json.
 import swagger from '@fastify/swagger';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { systemClock } from '../clock.js';
 import { StorageError } from '../intake.js';
 import type { DeliveryRow } from '../queue/store.js';
 import type { AppDeps } from './app.js';
-import { secretMatches } from './secret.js';
+import { PathRefused } from '../paths/gate.js';
+import { MANUAL_OFF } from './scan.js';
 
 export interface QueuedFolder {
   id: number;
@@ -125,7 +126,6 @@ export function steer(deps: AppDeps, who: string) {
   };
 }
 
-type Params = { secret: string };
 const secretParam = {
   type: 'object',
   properties: { secret: { type: 'string', description: 'your SERVER_PASS' } },
@@ -218,14 +218,6 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
     },
   });
 
-  app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
-    const { secret } = (req.params ?? {}) as Partial<Params>;
-    if (!secretMatches(secret ?? '', deps.secret)) {
-      deps.logger.warn({ client: req.ip }, `API request with a wrong secret rejected from '${req.ip}'.`);
-      return reply.code(401).send({ error: 'unauthorized' });
-    }
-  });
-
   const actions = steer(deps, 'the API');
   const answer = (reply: FastifyReply, r: ActionResult) => (r.ok ? r : reply.code(404).send(r));
 
@@ -288,12 +280,18 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
             ignoredBy: { type: 'string' },
           },
         },
+        400: error,
         401: error,
+        403: error,
         503: error,
       },
     },
   }, async (req, reply) => {
     const { path } = req.body as { path: string };
+    if (!deps.allowManualScan) {
+      deps.logger.warn({ client: req.ip }, `Refused an API scan request from '${req.ip}': SERVER_ALLOW_MANUAL_SCAN is false.`);
+      return reply.code(403).send({ error: MANUAL_OFF });
+    }
     try {
       const [a] = await deps.intake.submit([{ path, source: 'api', event: 'Manual', kind: 'auto' }], req.ip);
       deps.activity?.emit('request', { source: 'api', event: 'Manual', folders: a.folder && a.ignoredBy === undefined ? 1 : 0, outcome: a.ignoredBy === undefined ? 'queued' : 'ignored' });
@@ -306,6 +304,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
         ...(a.ignoredBy !== undefined ? { ignoredBy: a.ignoredBy } : {}),
       };
     } catch (err) {
+      if (err instanceof PathRefused) return reply.code(400).send({ error: err.message });
       if (err instanceof StorageError) return reply.code(503).send({ error: err.message });
       throw err;
     }
