@@ -85,6 +85,11 @@ export function crossSiteReason(req: FastifyRequest): string | undefined {
   return host.toLowerCase() === req.host.toLowerCase() ? undefined : `it came from ${origin}`;
 }
 
+function hasBody(req: FastifyRequest): boolean {
+  const length = Number(req.headers['content-length'] ?? 0);
+  return length > 0 || req.headers['transfer-encoding'] !== undefined;
+}
+
 export interface GuardOptions {
   secret: string;
   logger: Logger;
@@ -99,6 +104,8 @@ export function guardRequests(app: FastifyInstance, opts: GuardOptions): void {
     if (given === undefined) return;
     if (!secretMatches(given, opts.secret)) {
       wrong.note(req.ip, req.method);
+      // A body still on its way is not worth reading: the socket closes after the answer.
+      if (hasBody(req)) reply.header('connection', 'close');
       return reply.code(401).send(UNAUTHORIZED);
     }
     const crossSite = crossSiteReason(req);
