@@ -96,13 +96,16 @@ function isProxyAddress(value: string): boolean {
   return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
-/** SERVER_TRUST_PROXY: false (nobody), true (any direct peer), or the proxies' addresses. */
+/** SERVER_TRUST_PROXY: false (nobody), true (any direct peer), or the proxies' addresses (one, or a list). */
 function trustProxy() {
   const expected = 'false, true, or a list of proxy addresses like ["127.0.0.1", "172.18.0.0/16"]';
-  return z.union(
-    [z.boolean(), z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string().refine(isProxyAddress)).min(1))],
-    { error: expected },
-  );
+  return z.unknown().transform((v, ctx): boolean | string[] => {
+    if (typeof v === 'boolean') return v;
+    const list = typeof v === 'string' ? [v] : v;
+    if (Array.isArray(list) && list.length > 0 && list.every((x) => typeof x === 'string' && isProxyAddress(x))) return list as string[];
+    ctx.addIssue({ code: 'custom', message: expected, input: v });
+    return z.NEVER;
+  });
 }
 
 function bool() {
