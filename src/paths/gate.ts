@@ -20,7 +20,7 @@ const RULE_TEXT: Record<GateRule, string> = {
   'not-absolute': 'is not absolute: send a path starting with "/" or a drive like "D:\\", or map its form in SERVER_PATH_MAPPINGS',
   'unc-unmapped': 'is a UNC path (\\\\server\\share) that no SERVER_PATH_MAPPINGS entry names',
   'dot-name': 'has a name made only of dots and spaces (like "..." or ".. "), which Windows may read as ".."',
-  'escapes-prefix': 'climbs with ".." out of the prefix it starts with',
+  'escapes-prefix': 'climbs with ".." out of the prefix it starts with (or names a file that is that prefix itself)',
 };
 
 // C0 controls, DEL and the C1 controls; lone surrogates cannot be URL-encoded for a media server.
@@ -36,7 +36,7 @@ const SEPARATOR = /[\\/]/;
  * absolute POSIX or Windows drive path and is held inside its root. Both "/" and "\\" count as separators
  * here, because a Windows media server reads "\\" as one whatever form the path arrived in.
  */
-export function gatePath(path: string, mappings: PathMappings): GateVerdict {
+export function gatePath(path: string, mappings: PathMappings, opts: { file?: boolean } = {}): GateVerdict {
   if (Buffer.byteLength(path, 'utf8') > MAX_PATH_BYTES) return refuse('too-long');
   if (CONTROL.test(path)) return refuse('control-character');
   if (LONE_SURROGATE.test(path)) return refuse('invalid-unicode');
@@ -52,14 +52,20 @@ export function gatePath(path: string, mappings: PathMappings): GateVerdict {
   const rest = path.slice(prefix.length);
   const parts = rest.split(SEPARATOR);
   if (parts.some((p) => p !== '.' && p !== '..' && /^[. ]+$/.test(p))) return refuse('dot-name');
+  // A file must be named inside its prefix: the folder scanned for it (its parent) would otherwise lie above it.
+  const named = (kept: string[]) => !(opts.file && match && kept.length === 0);
   // Already clean (no dot segment, no doubled separator): kept exactly as sent.
-  if (!parts.some((p) => p === '.' || p === '..') && !/[\\/]{2}/.test(rest)) return { ok: true, path, ...(match ? { match } : {}) };
+  if (!parts.some((p) => p === '.' || p === '..') && !/[\\/]{2}/.test(rest)) {
+    if (!named(parts.filter((p) => p !== ''))) return refuse('escapes-prefix');
+    return { ok: true, path, ...(match ? { match } : {}) };
+  }
   const kept: string[] = [];
   for (const part of parts) {
     if (part === '' || part === '.') continue;
     if (part !== '..') kept.push(part);
     else if (kept.pop() === undefined) return refuse('escapes-prefix');
   }
+  if (!named(kept)) return refuse('escapes-prefix');
   const sep = rest.match(SEPARATOR)?.[0] ?? separatorOf(prefix);
   const glue = kept.length === 0 || SEPARATOR.test(prefix.slice(-1)) ? '' : sep;
   const trail = kept.length > 0 && SEPARATOR.test(rest.slice(-1)) ? sep : '';
@@ -106,7 +112,7 @@ export function gateRequests(requests: ScanRequest[], mappings: PathMappings): {
   const passed: ScanRequest[] = [];
   const refused: Refusal[] = [];
   for (const request of requests) {
-    const verdict = typeof request.path === 'string' ? gatePath(request.path, mappings) : refuse('not-absolute');
+    const verdict = typeof request.path === 'string' ? gatePath(request.path, mappings, { file: request.kind === 'file' }) : refuse('not-absolute');
     if (verdict.ok) passed.push(verdict.path === request.path ? request : { ...request, path: verdict.path });
     else refused.push({ request, rule: verdict.rule, message: describeRefusal(String(request.path), verdict) });
   }

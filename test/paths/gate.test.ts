@@ -48,6 +48,14 @@ describe('the path gate', () => {
     expect(rule('C:\\..\\x')).toBe('escapes-prefix');
   });
 
+  it('escapes-prefix: a file must be named inside its mapped prefix, or the folder scanned for it (its parent) lies above', () => {
+    expect(gatePath('/tv/', mappings, { file: true }).ok).toBe(false);
+    expect(gatePath('/tv', mappings, { file: true }).ok).toBe(false);
+    expect(gatePath('/tv/Show/..', mappings, { file: true }).ok).toBe(false);
+    expect(gatePath('/tv/e.mkv', mappings, { file: true }).ok).toBe(true);
+    expect(gatePath('/tv/', mappings).ok).toBe(true);
+  });
+
   it('dot-name: names of only dots and spaces, which Windows may read as ".."', () => {
     for (const p of ['/tv/.../x', '/tv/.. /x', '/tv/. ./x', '/tv/ /x', 'D:\\Media\\Movies\\...\\x']) expect(rule(p), p).toBe('dot-name');
   });
