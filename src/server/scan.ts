@@ -13,7 +13,7 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
 
   const wantsHtml = (req: FastifyRequest) => (req.headers.accept ?? '').includes('text/html');
 
-  app.get<{ Params: Params }>('/:secret', async (req, reply) => {
+  app.get<{ Params: Params }>('/:secret', async (_req, reply) => {
     if (!deps.allowManualScan) return reply.code(403).send({ error: MANUAL_OFF });
     return reply.type('text/html; charset=utf-8').send(manualPage({ links: pageLinks() }));
   });

@@ -50,14 +50,16 @@ const nested = (() => {
 })();
 
 describe('the secret is checked before anything else', () => {
-  it('an 8 MB unauthenticated body to POST /nope is answered 401 in < 50 ms, and /health stays < 20 ms meanwhile', async () => {
+  // Retried: a whole run slowed by other processes on a loaded machine says nothing about the service, while the
+  // fault this reproduces (1.6 s of parsing before the 401, /health waiting behind it) fails every attempt.
+  it('an 8 MB unauthenticated body to POST /nope is answered 401 in < 50 ms, and /health stays < 20 ms meanwhile', { retry: 3 }, async () => {
     t = await testService();
     const base = await t.service.listen(0, '127.0.0.1');
     expect(nested.length).toBeGreaterThanOrEqual(8 * 1024 * 1024);
     await timedGet(`${base}/health`); // warm the route
     const rejections: number[] = [];
     const health: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 7; i++) {
       const post = timedPost(base, '/nope', nested);
       health.push(await timedGet(`${base}/health`));
       const r = await post;
@@ -66,6 +68,7 @@ describe('the secret is checked before anything else', () => {
       rejections.push(r.ms);
     }
     // Medians: one slow sample on a loaded machine says nothing; the fault was 1.6 s every time.
+    if (process.env.SCANRELAY_SHOW_TIMINGS) process.stdout.write(`401 ms: ${rejections.map((x) => x.toFixed(1))}; /health ms: ${health.map((x) => x.toFixed(1))}\n`);
     expect(median(rejections)).toBeLessThan(50);
     expect(median(health)).toBeLessThan(20);
     expect(t.service.queue.count()).toBe(0);
