@@ -18,8 +18,11 @@ const NOTHING = "default-src 'none'; frame-ancestors 'none'";
  * framing and form posts elsewhere are all refused by the browser.
  */
 export function pagePolicy(html: string): string {
+  // Inline blocks only (with or without attributes such as type="module"); a script with src= loads from 'self'.
   const hashes = (tag: string) =>
-    [...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))].map((m) => `'sha256-${createHash('sha256').update(m[1], 'utf8').digest('base64')}'`);
+    [...html.matchAll(new RegExp(`<${tag}(\\s[^>]*)?>([\\s\\S]*?)</${tag}>`, 'g'))]
+      .filter((m) => !/\ssrc\s*=/i.test(m[1] ?? ''))
+      .map((m) => `'sha256-${createHash('sha256').update(m[2], 'utf8').digest('base64')}'`);
   return [
     "default-src 'self'",
     `script-src 'self' ${hashes('script').join(' ')}`.trim(),

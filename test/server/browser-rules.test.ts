@@ -87,7 +87,7 @@ describe('security headers', () => {
       expect(csp).toContain("frame-ancestors 'none'");
       expect(csp).not.toContain('unsafe-inline');
       const html = await res.text();
-      for (const [, tag, content] of html.matchAll(/<(script|style)>([\s\S]*?)<\/\1>/g)) {
+      for (const [, tag, content] of html.matchAll(/<(script|style)(?:\s[^>]*)?>([\s\S]*?)<\/\1>/g)) {
         const directive = csp.split('; ').find((d) => d.startsWith(`${tag}-src `))!;
         expect(directive, `${page} ${tag}`).toContain(hash(content));
       }
@@ -95,6 +95,14 @@ describe('security headers', () => {
       expect(res.headers.get('referrer-policy')).toBe('no-referrer');
       expect(res.headers.get('x-frame-options')).toBe('DENY');
     }
+  });
+
+  it('a block with attributes (type="module") is hashed too; a script with src= is left to default-src', async () => {
+    const { pagePolicy } = await import('../../src/server/headers.js');
+    const csp = pagePolicy('<script type="module">go()</script><script src="x.js"></script><style media="print">a{}</style>');
+    expect(csp).toContain(`script-src 'self' ${hash('go()')}`);
+    expect(csp).not.toContain(hash(''));
+    expect(csp).toContain(`style-src 'self' ${hash('a{}')}`);
   });
 
   it('JSON answers, errors and /health load nothing and are not sniffed either', async () => {
