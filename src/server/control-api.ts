@@ -280,7 +280,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
             ignoredBy: { type: 'string' },
           },
         },
-        400: error,
+        400: { type: 'object', properties: { error: { type: 'string' }, rule: { type: 'string', description: 'the path rule broken (docs/security.md)' } } },
         401: error,
         403: error,
         503: error,
@@ -304,7 +304,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
         ...(a.ignoredBy !== undefined ? { ignoredBy: a.ignoredBy } : {}),
       };
     } catch (err) {
-      if (err instanceof PathRefused) return reply.code(400).send({ error: err.message });
+      if (err instanceof PathRefused) return reply.code(400).send({ error: err.message, rule: err.rule });
       if (err instanceof StorageError) return reply.code(503).send({ error: err.message });
       throw err;
     }

@@ -63,6 +63,7 @@ describe('the path gate at every entry point', () => {
       expect(res.status, rule).toBe(400);
       const text = await res.text();
       expect(text, rule).toContain(`(${rule})`);
+      expect(JSON.parse(text).rule).toBe(rule);
       expect(text.length, rule).toBeLessThan(600);
     }
     // 5 MB of path no longer even reaches the gate: the body limit answers first, without echoing it.
