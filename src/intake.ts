@@ -2,6 +2,7 @@
 import type { Activity } from './activity.js';
 import type { Logger } from './log.js';
 import { baseName, parentFolder, trimTrailingSeparator } from './paths/folder.js';
+import { gateRequests, PathRefused, preview } from './paths/gate.js';
 import { ignoredBy, mapPath, priorityOf, type MappingMatch, type PathMappings } from './paths/mapping.js';
 import type { PathState } from './processor/processor.js';
 import type { FolderRequest, Queue } from './queue/store.js';
@@ -88,7 +89,7 @@ export class Intake {
    * SQLite transaction (the Drive monitor saving its cursor) commits the request with its own state.
    */
   submitKnown(requests: ScanRequest[], client: string): Admission[] {
-    const admissions = requests.map((request) => {
+    const admissions = this.gate(requests, client, false).map((request) => {
       if (request.kind === 'auto') throw new Error('submitKnown needs requests of kind file or folder');
       return this.admit(request, request.kind);
     });
@@ -107,10 +108,25 @@ export class Intake {
 
   /** Resolves and queues; returns only after the rows are committed. Throws StorageError when the queue can't be written. */
   async submit(requests: ScanRequest[], client: string): Promise<Admission[]> {
-    const admissions = await this.resolve(requests);
+    const admissions = await this.resolve(this.gate(requests, client, true));
     const planned = this.plan(admissions, client);
     if (planned.length) this.record(planned, await this.groupCommit(planned.map((t) => t.r)), client);
     return admissions;
+  }
+
+  /**
+   * The path gate (src/paths/gate.ts), which every source passes. A request with a refused path is refused
+   * whole (PathRefused, a 400) when `whole`; otherwise (Drive) only that path is left out. Either way the
+   * log names the rule.
+   */
+  private gate(requests: ScanRequest[], client: string, whole: boolean): ScanRequest[] {
+    const { passed, refused } = gateRequests(requests, this.deps.settings.pathMappings);
+    for (const r of refused) {
+      const fields = { client, source: r.request.source, event: r.request.event, path: preview(String(r.request.path)), rule: r.rule };
+      this.deps.logger.warn(fields, `Refused a ${r.request.source} ${r.request.event} request from '${client}': ${r.message}. Nothing was queued for it.`);
+    }
+    if (refused.length > 0 && whole) throw new PathRefused(refused);
+    return passed;
   }
 
   private commit(admissions: Admission[], client: string): void {

@@ -3,6 +3,7 @@
 import { createWriteStream, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pino, { type Logger } from 'pino';
+import { PRIVATE_MODE } from './private-files.js';
 
 export type { Logger };
 
@@ -73,8 +74,8 @@ export function createLogger(opts: LogOptions): Logger {
       level,
       stream: opts.buffered
         ? // Opened here, not by the stream: a line logged just before exit must find the file open.
-          buffer(pino.destination({ dest: openSync(opts.file, 'a'), sync: false, minLength: BUFFER_BYTES }))
-        : createWriteStream(opts.file, { flags: 'a' }),
+          buffer(pino.destination({ dest: openSync(opts.file, 'a', PRIVATE_MODE), sync: false, minLength: BUFFER_BYTES }))
+        : createWriteStream(opts.file, { flags: 'a', mode: PRIVATE_MODE }),
     });
   }
   return pino(

@@ -12,6 +12,7 @@ import { DriveMonitor } from './drive/monitor.js';
 import { openPlexDatabase } from './plex/database.js';
 import { groupLocations } from './plex/locations.js';
 import { mapPath } from './paths/mapping.js';
+import { describeRefusal, gatePath } from './paths/gate.js';
 import { buildApp, type AppDeps } from './server/app.js';
 import { Metrics } from './server/metrics.js';
 import { buildTargets } from './targets/build.js';
@@ -129,6 +130,10 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
         mapPath: (p) => mapPath(p, config.SERVER_PATH_MAPPINGS).path,
         inPlex: (p, size) => plexDb.hasFile(p, size),
         enqueue: (req) => void intake.submitKnown([req], 'drive'),
+        gate: (p) => {
+          const verdict = gatePath(p, config.SERVER_PATH_MAPPINGS);
+          return verdict.ok ? verdict : { ok: false, message: describeRefusal(p, verdict) };
+        },
         onPoll: (summary) => {
           const failed = new Set(summary.errors.map((e) => e.drive));
           for (const e of summary.errors) metrics.drivePoll(e.drive, false);
@@ -151,6 +156,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     clock,
     metrics,
     metricsToken: config.SERVER_METRICS_TOKEN,
+    trustProxy: config.SERVER_TRUST_PROXY,
     explain: createDoctor({ config, targets, pathState, fetch: opts.fetch }),
     status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false } }),
     limits: opts.limits,

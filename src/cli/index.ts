@@ -17,6 +17,7 @@ import { explainCommand } from './explain.js';
 import { importAutoscanCommand } from './import-autoscan.js';
 import { serverCommand } from './server.js';
 import { sectionsCommand } from './sections.js';
+import { updateConfigCommand } from './update-config.js';
 
 export function buildProgram(): Command {
   const program = new Command('scanrelay')
@@ -39,15 +40,7 @@ export function buildProgram(): Command {
       },
     }),
   );
-  program
-    .command('update_config')
-    .alias('update-config')
-    .description('write missing config keys with their defaults (plex_autoscan compatibility) and exit')
-    .action(async (_o, cmd: Command) => {
-      const { loadContext, globalFlags } = await import('./context.js');
-      const { loaded } = loadContext(globalFlags(cmd));
-      process.stdout.write(`${loaded.path}: ${loaded.added.length ? `added ${loaded.added.join(', ')}` : 'up to date'}\n`);
-    });
+  program.addCommand(updateConfigCommand());
   // Drive commands need the config and logger only when they run (after the flags are parsed).
   let context: ReturnType<typeof loadContext> | undefined;
   const ctx = () => (context ??= loadContext(globalFlags(program)));

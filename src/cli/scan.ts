@@ -1,6 +1,7 @@
 // `scanrelay scan`: run Plex's scanner on one folder right now (spec 4.4), without the service.
 import { Command, InvalidArgumentError } from 'commander';
 import { isInside } from '../paths/folder.js';
+import { describeRefusal, gatePath } from '../paths/gate.js';
 import { scanSection, ScannerError, type ScannerSettings } from '../plex/scanner.js';
 
 export interface SectionLocation {
@@ -47,8 +48,11 @@ Exits non-zero, naming the cause, when the scanner exits non-zero, crashes or re
 List section ids with: scanrelay sections --scanner`,
     )
     .action(async (options: { directory: string; section?: string }) => {
-      const directory = options.directory;
-      if (!directory.trim()) command.error('error: --directory is empty', { exitCode: 2, code: 'scanrelay.scan.usage' });
+      if (!options.directory.trim()) command.error('error: --directory is empty', { exitCode: 2, code: 'scanrelay.scan.usage' });
+      // The same path gate as every other source (src/paths/gate.ts); "." and ".." come back resolved.
+      const gate = gatePath(options.directory, {});
+      if (!gate.ok) command.error(`error: ${describeRefusal(options.directory, gate)}`, { exitCode: 2, code: 'scanrelay.scan.path' });
+      const directory = gate.ok ? gate.path : options.directory;
       const settings = await deps.settings();
 
       let targets: { id: number | string; label: string }[];

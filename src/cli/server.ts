@@ -1,6 +1,8 @@
 // `scanrelay server`: run the relay (HTTP intake, queue processor) until SIGTERM.
 import { Command } from 'commander';
-import { flushLogs } from '../log.js';
+import { tokenFilePath } from '../drive/settings.js';
+import { flushLogs, type Logger } from '../log.js';
+import { octal, tightenPrivate } from '../private-files.js';
 import { createService } from '../service.js';
 import { globalFlags, loadContext } from './context.js';
 
@@ -12,6 +14,7 @@ export function serverCommand(): Command {
     .action(async (opts: { port?: number; host?: string }, cmd: Command) => {
       const { settings, loaded, logger, configDir } = loadContext(globalFlags(cmd), { buffered: true });
       const { config } = loaded;
+      tightenAtStart([settings.queuefile, `${settings.queuefile}-wal`, `${settings.queuefile}-shm`, settings.logfile, tokenFilePath(config.GOOGLE, configDir)], logger);
       const service = await createService({ config, queuefile: settings.queuefile, logger, configDir });
       let url: string;
       try {
@@ -37,4 +40,18 @@ export function serverCommand(): Command {
       process.on('SIGTERM', () => void stop('SIGTERM'));
       process.on('SIGINT', () => void stop('SIGINT'));
     });
+}
+
+/** Files left readable by others (by an older version, a copy, a umask) are tightened: one INFO line says which. */
+function tightenAtStart(paths: string[], logger: Logger): void {
+  const { tightened, failed } = tightenPrivate(paths);
+  if (tightened.length) {
+    logger.info(
+      { files: tightened.map((t) => t.path) },
+      `Tightened file permissions (they hold library paths or tokens): ${tightened.map((t) => `${t.path} ${octal(t.from)} -> ${octal(t.to)}`).join(', ')}.`,
+    );
+  }
+  for (const f of failed) {
+    logger.warn({ file: f.path }, `Could not tighten the permissions of '${f.path}' (${f.error}): run \`chmod 600 '${f.path}'\` as its owner.`);
+  }
 }

@@ -169,6 +169,18 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv, opts: LoadOptio
   return { ...result, created: false, writeError };
 }
 
+/**
+ * Writes `pass` as SERVER_PASS into the config file, in place (mode, owner and bind mounts kept), leaving every
+ * other key as it is. The file must load first: a broken file is reported, not rewritten.
+ */
+export function writeServerPass(path: string, pass: string): void {
+  const file = resolve(path);
+  const data = parseJson(readFileSync(file, 'utf8'), `config error in ${file}`);
+  data.SERVER_PASS = pass;
+  finish(file, data, {}, []);
+  writeFileSync(file, toFileText(data));
+}
+
 /** Applies env overrides, validates, and collects what is ignored. `upgraded` is what the file holds (or would). */
 function finish(file: string, upgraded: JsonObject, env: NodeJS.ProcessEnv, added: string[]): Omit<LoadedConfig, 'created'> {
   const effective: JsonObject = { ...upgraded };

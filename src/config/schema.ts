@@ -6,6 +6,7 @@
 // loader prints after the file name and key path, so a user reads e.g.
 // "SERVER_PORT: expected an integer 1-65535, got "abc"".
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { autoscanSchema } from './autoscan-schema.js';
 import { requiredTargetKeys } from './target-keys.js';
@@ -86,6 +87,28 @@ function pathMappings() {
     stringList(true),
     { error: 'an object of "path": ["prefix", ...]' },
   );
+}
+
+/** An address, a CIDR range ("10.0.0.0/8", "fd00::/8") or one of proxy-addr's names for a range. */
+function isProxyAddress(value: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(value)) return true;
+  const [ip, bits, extra] = value.split('/');
+  const family = isIP(ip);
+  if (family === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** SERVER_TRUST_PROXY: false (nobody), true (any direct peer), or the proxies' addresses (one, or a list). */
+function trustProxy() {
+  const expected = 'false, true, or a list of proxy addresses like ["127.0.0.1", "172.18.0.0/16"]';
+  return z.unknown().transform((v, ctx): boolean | string[] => {
+    if (typeof v === 'boolean') return v;
+    const list = typeof v === 'string' ? [v] : v;
+    if (Array.isArray(list) && list.length > 0 && list.every((x) => typeof x === 'string' && isProxyAddress(x))) return list as string[];
+    ctx.addIssue({ code: 'custom', message: expected, input: v });
+    return z.NEVER;
+  });
 }
 
 function bool() {
@@ -289,6 +312,8 @@ export const configSchema = z
       SERVER_ANCHOR_FILES: stringList(true).default([]),
       SERVER_METRICS_TOKEN: text().default(''),
       SERVER_SCAN_RETRY_MAX_DELAY: positiveSeconds().default(300),
+      /** Whose X-Forwarded-For/-Host/-Proto to believe; false: the address in the log is the socket's. */
+      SERVER_TRUST_PROXY: trustProxy().default(false),
 
       RCLONE: rcloneSchema,
 

@@ -23,6 +23,8 @@ export interface DriveMonitorDeps {
   /** The Plex-database check: true = already in Plex (skip); false or 'unknown' = ask for a scan. */
   inPlex: (serverPath: string, size?: number) => boolean | 'unknown';
   enqueue: (req: ScanRequest) => void;
+  /** The path gate (src/paths/gate.ts) with SERVER_PATH_MAPPINGS: a refused Drive path is a WARN, not a scan. */
+  gate?: (drivePath: string) => { ok: true } | { ok: false; message: string };
   /** Told after every poll (metrics). */
   onPoll?: (summary: PollSummary) => void;
   clock: Clock;
@@ -383,6 +385,13 @@ export class DriveMonitor {
         this.warnedUnmapped.add(root);
         this.deps.logger.warn(`No SERVER_PATH_MAPPINGS entry maps Google Drive path '${drivePath}': add '${root}/' to the mapping of its media-server folder`);
       }
+      return;
+    }
+    // Drive names may hold "/", ".." or control characters: such a path could point anywhere once mapped.
+    const gate = this.deps.gate?.(drivePath);
+    if (gate && !gate.ok) {
+      counts.unwanted++;
+      this.deps.logger.warn({ fileId: file.id }, `Not scanning a Google Drive file: ${gate.message}. Rename it on Drive to scan it.`);
       return;
     }
     let known: boolean | 'unknown';

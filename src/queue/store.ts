@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../clock.js';
+import { createPrivate } from '../private-files.js';
 import { migrate } from './schema.js';
 
 export interface FolderRequest {
@@ -130,7 +131,11 @@ export class Queue {
   private checkpointTimer?: NodeJS.Timeout;
 
   constructor(file: string, clock: Clock, opts: QueueOptions) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    if (file !== ':memory:') {
+      mkdirSync(dirname(file), { recursive: true });
+      // SQLite gives the WAL and SHM files the mode of the database file: 0600 for all three.
+      createPrivate(file);
+    }
     this.db = new Database(file);
     // WAL + NORMAL survives a killed process (the WAL is in the OS page cache); only a power cut could
     // lose the last transactions. busy_timeout lets a second process (CLI) share the file.

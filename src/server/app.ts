@@ -16,8 +16,10 @@ import { controlApiRoutes } from './control-api.js';
 import { dashboardRoutes } from './dashboard.js';
 import { liveRoutes } from './live.js';
 import { metricsRoutes, type Metrics } from './metrics.js';
+import { guardRequests } from './guard.js';
+import { securityHeaders } from './headers.js';
 import { healthRoutes } from './health.js';
-import { redactUrl } from './secret.js';
+import { redactUrl, weakPassReason } from './secret.js';
 import { scanRoutes } from './scan.js';
 
 export interface AppDeps {
@@ -40,6 +42,8 @@ export interface AppDeps {
   explain?: Doctor;
   /** Largest accepted body (bytes); a Sonarr import of a full season is well under 1 MiB. */
   bodyLimit?: number;
+  /** SERVER_TRUST_PROXY: whose X-Forwarded-For / -Host / -Proto to believe (false: nobody's). */
+  trustProxy?: boolean | string[];
   /** How long a client may take (tests shorten these to watch a slow client being cut off). */
   limits?: Partial<ConnectionLimits>;
   /** The AUTOSCAN block: autoscan-compatible /triggers/ routes when enabled. */
@@ -68,6 +72,9 @@ export const connectionLimits: ConnectionLimits = {
   checkEveryMs: 1_000,
 };
 
+/** The largest body any route takes (docs/security.md): an arr's biggest payload is a small fraction of it. */
+export const BODY_LIMIT = 1024 * 1024;
+
 export class BadBody extends Error {
   statusCode = 400;
 }
@@ -76,15 +83,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limits = { ...connectionLimits, ...deps.limits };
   const app = Fastify({
     logger: false,
-    bodyLimit: deps.bodyLimit ?? 8 * 1024 * 1024,
+    bodyLimit: deps.bodyLimit ?? BODY_LIMIT,
     requestTimeout: limits.requestMs,
     connectionTimeout: limits.idleMs,
     keepAliveTimeout: limits.keepAliveMs,
     http: { headersTimeout: limits.headersMs, connectionsCheckingInterval: limits.checkEveryMs },
     return503OnClosing: true,
-    trustProxy: true,
+    // Believing X-Forwarded-For from anyone would let any client write any address into the log.
+    trustProxy: deps.trustProxy === undefined || deps.trustProxy === false ? false : deps.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
   });
+
+  const weak = weakPassReason(deps.secret);
+  if (weak) deps.logger.warn(`SERVER_PASS is weak: ${weak}. Anyone who guesses it can queue scans and read the queue. Run \`scanrelay update-config --new-pass\`, then give your apps the new URL.`);
+  // Before any route: the secret is checked before a body is read, and security headers go on every answer.
+  guardRequests(app, { secret: deps.secret, logger: deps.logger, clock: deps.clock, ownAuth: deps.autoscan?.ENABLED ? ['triggers'] : [] });
+  securityHeaders(app);
 
   // JSON with or without "; charset=...". Our own parser so a broken body says where it broke.
   app.removeContentTypeParser('application/json');

@@ -1,12 +1,13 @@
 // /api/<SERVER_PASS>/...: the JSON API to see and steer the relay (queue, history, targets, drive; scan,
 // retry, drop), described by its route schemas and served as OpenAPI at /api/<SERVER_PASS>/openapi.json.
 import swagger from '@fastify/swagger';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { systemClock } from '../clock.js';
 import { StorageError } from '../intake.js';
 import type { DeliveryRow } from '../queue/store.js';
 import type { AppDeps } from './app.js';
-import { secretMatches } from './secret.js';
+import { PathRefused } from '../paths/gate.js';
+import { MANUAL_OFF } from './scan.js';
 
 export interface QueuedFolder {
   id: number;
@@ -141,7 +142,6 @@ export function steer(deps: AppDeps, who: string) {
   };
 }
 
-type Params = { secret: string };
 const secretParam = {
   type: 'object',
   properties: { secret: { type: 'string', description: 'your SERVER_PASS' } },
@@ -237,14 +237,6 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
     },
   });
 
-  app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
-    const { secret } = (req.params ?? {}) as Partial<Params>;
-    if (!secretMatches(secret ?? '', deps.secret)) {
-      deps.logger.warn({ client: req.ip }, `API request with a wrong secret rejected from '${req.ip}'.`);
-      return reply.code(401).send({ error: 'unauthorized' });
-    }
-  });
-
   const actions = steer(deps, 'the API');
   const answer = (reply: FastifyReply, r: ActionResult) => (r.ok ? r : reply.code(404).send(r));
 
@@ -307,12 +299,18 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
             ignoredBy: { type: 'string' },
           },
         },
+        400: { type: 'object', properties: { error: { type: 'string' }, rule: { type: 'string', description: 'the path rule broken (docs/security.md)' } } },
         401: error,
+        403: error,
         503: error,
       },
     },
   }, async (req, reply) => {
     const { path, refresh } = req.body as { path: string; refresh?: 'item' };
+    if (!deps.allowManualScan) {
+      deps.logger.warn({ client: req.ip }, `Refused an API scan request from '${req.ip}': SERVER_ALLOW_MANUAL_SCAN is false.`);
+      return reply.code(403).send({ error: MANUAL_OFF });
+    }
     try {
       const [a] = await deps.intake.submit([{ path, source: 'api', event: 'Manual', kind: 'auto', ...(refresh ? { refresh } : {}) }], req.ip);
       deps.activity?.emit('request', { source: 'api', event: 'Manual', folders: a.folder && a.ignoredBy === undefined ? 1 : 0, outcome: a.ignoredBy === undefined ? 'queued' : 'ignored' });
@@ -325,6 +323,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
         ...(a.ignoredBy !== undefined ? { ignoredBy: a.ignoredBy } : {}),
       };
     } catch (err) {
+      if (err instanceof PathRefused) return reply.code(400).send({ error: err.message, rule: err.rule });
       if (err instanceof StorageError) return reply.code(503).send({ error: err.message });
       throw err;
     }

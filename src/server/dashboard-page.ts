@@ -15,6 +15,8 @@ export interface DashboardView {
   drive: unknown;
   /** The outcome of the action just taken (after a form POST). */
   said?: string;
+  /** A security problem to fix, shown above everything (a weak SERVER_PASS). */
+  alert?: string;
 }
 
 const style = `
@@ -235,6 +237,7 @@ export function dashboardPage(v: DashboardView): string {
     'dashboard',
     `<header><h1>scanrelay</h1>${nav('Dashboard')}<span class="live" id="live-status" role="status" aria-live="polite">Not live</span></header>
 <main>
+  ${v.alert ? `<p class="held" role="alert" id="security-alert">${h(v.alert)}</p>` : ''}
   ${v.said ? `<p class="said" role="status">${h(v.said)}</p>` : ''}
   <div id="live">${dashboardLive(v)}</div>
 </main>`,

@@ -1,26 +1,22 @@
 // /<SERVER_PASS>/dashboard and /<SERVER_PASS>/doctor: the pages to watch the relay, steer its queue and
 // find out why a path does not scan.
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { systemClock } from '../clock.js';
 import type { AppDeps } from './app.js';
 import { driveView, historyView, queueView, steer } from './control-api.js';
 import { dashboardLive, dashboardPage, doctorPage, type DashboardView } from './dashboard-page.js';
-import { secretMatches } from './secret.js';
+import { weakPassReason } from './secret.js';
 
 type Params = { secret: string };
 const ACTIONS = ['scan-now', 'retry', 'drop'] as const;
 
 export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
-  app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
-    const { secret } = (req.params ?? {}) as Partial<Params>;
-    if (!secretMatches(secret ?? '', deps.secret)) {
-      // The URL is not logged: a near-miss may hold most of the secret.
-      deps.logger.warn({ client: req.ip }, `Rejected a dashboard request with a wrong secret from '${req.ip}'.`);
-      return reply.code(401).send({ error: 'unauthorized: the URL must start with /<SERVER_PASS>/' });
-    }
-  });
-
+  const weak = weakPassReason(deps.secret);
+  const alert = weak
+    ? `Your SERVER_PASS is weak: ${weak}. Anyone on your network who guesses it can queue scans and see your library paths. Fix: run \`scanrelay update-config --new-pass\`, restart, and give Sonarr, Radarr and your other apps the new URL.`
+    : undefined;
   const view = (said?: string): DashboardView => ({
+    alert,
     now: (deps.clock ?? systemClock).now(),
     queue: queueView(deps, 200),
     count: deps.queue.count(),

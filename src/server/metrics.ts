@@ -4,6 +4,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Activity, ActivityEvents } from '../activity.js';
 import type { Processor } from '../processor/processor.js';
 import type { Queue } from '../queue/store.js';
+import { eventsBySource } from '../triggers/events.js';
 import type { AppDeps } from './app.js';
 import { secretMatches } from './secret.js';
 
@@ -122,7 +123,7 @@ export class Metrics {
       registers,
     });
 
-    const onRequest = (e: ActivityEvents['request'][0]) => this.requests.inc({ source: e.source, event: e.event, outcome: e.outcome });
+    const onRequest = (e: ActivityEvents['request'][0]) => this.requests.inc(requestLabels(e));
     const onDelivery = (e: ActivityEvents['delivery'][0]) => {
       this.scans.inc({ target: e.target, outcome: e.outcome });
       if (e.outcome === 'scanned') this.latency.observe({ target: e.target }, Math.max(0, e.latencyMs) / 1000);
@@ -151,6 +152,18 @@ export class Metrics {
   close(): void {
     this.detach();
   }
+}
+
+const OUTCOMES = new Set(['queued', 'ignored', 'rejected', 'test']);
+
+/** Labels from closed sets only: known sources, each source's known events, or "other". */
+export function requestLabels(e: { source: string; event: string; outcome: string }): { source: string; event: string; outcome: string } {
+  const known = Object.hasOwn(eventsBySource, e.source) ? eventsBySource[e.source] : undefined;
+  return {
+    source: known ? e.source : 'other',
+    event: known?.includes(e.event) ? e.event : 'other',
+    outcome: OUTCOMES.has(e.outcome) ? e.outcome : 'other',
+  };
 }
 
 export const metricsRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {

@@ -4,63 +4,59 @@ import { StorageError, type Admission } from '../intake.js';
 import { parseScanBody, type TriggerResult } from '../triggers/index.js';
 import type { AppDeps } from './app.js';
 import { manualPage, type PageOutcome } from './page.js';
-import { secretMatches } from './secret.js';
+import { PathRefused } from '../paths/gate.js';
 
 type Params = { secret: string };
 
 export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   const { logger } = deps;
 
-  const authorised = (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply): boolean => {
-    if (secretMatches(req.params.secret, deps.secret)) return true;
-    // The URL itself is not logged: a near-miss may hold most of the secret.
-    logger.warn({ client: req.ip, method: req.method }, `Rejected a ${req.method} request with a wrong secret from '${req.ip}'.`);
-    reply.code(401).send({ error: 'unauthorized: the URL must end with your SERVER_PASS' });
-    return false;
-  };
-
   const wantsHtml = (req: FastifyRequest) => (req.headers.accept ?? '').includes('text/html');
 
-  app.get<{ Params: Params }>('/:secret', async (req, reply) => {
-    if (!authorised(req, reply)) return;
-    if (!deps.allowManualScan) {
-      return reply.code(401).send({ error: 'the manual scan page is off: set SERVER_ALLOW_MANUAL_SCAN to true to use it' });
-    }
+  app.get<{ Params: Params }>('/:secret', async (_req, reply) => {
+    if (!deps.allowManualScan) return reply.code(403).send({ error: MANUAL_OFF });
     return reply.type('text/html; charset=utf-8').send(manualPage({ links: pageLinks() }));
   });
 
   const receive = async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
-    if (!authorised(req, reply)) return;
     const userAgent = req.headers['user-agent'];
     const result: TriggerResult = parseScanBody(req.body ?? {}, userAgent);
     const client = req.ip;
 
     if (result.kind === 'invalid') {
-      logger.info({ client, userAgent }, `Invalid scan request from '${client}': ${result.reason}`);
+      logger.info({ client, userAgent: shown(userAgent ?? '') }, `Invalid scan request from '${client}': ${shown(result.reason)}`);
       deps.activity?.emit('request', { source: 'unknown', event: 'unknown', folders: 0, outcome: 'rejected' });
-      return reply.code(400).send({ error: result.reason });
+      return reply.code(400).send({ error: shown(result.reason) });
     }
     if (result.kind === 'test') {
-      logger.info({ client, source: result.source, event: result.event }, `Client '${client}' made a test request, event: '${result.event}'.`);
+      logger.info({ client, source: result.source, event: result.event }, `Client '${client}' made a test request.`);
       deps.activity?.emit('request', { source: result.source, event: result.event, folders: 0, outcome: 'test' });
       return reply.code(200).send({ ok: true, test: true });
     }
     if (result.kind === 'ignored') {
-      logger.info({ client, source: result.source, event: result.event }, `Nothing to scan for ${result.source} '${result.event}' from '${client}': ${result.reason}`);
+      logger.info({ client, source: result.source, event: shown(result.event) }, `Nothing to scan for ${result.source} '${shown(result.event)}' from '${client}': ${shown(result.reason)}`);
       deps.activity?.emit('request', { source: result.source, event: result.event, folders: 0, outcome: 'ignored' });
-      return reply.code(200).send({ ok: true, ignored: result.reason });
+      return reply.code(200).send({ ok: true, ignored: shown(result.reason) });
     }
 
     const manual = result.source === 'manual';
     if (manual && !deps.allowManualScan) {
       logger.warn({ client }, `Refused a manual scan request from '${client}': SERVER_ALLOW_MANUAL_SCAN is false.`);
-      return reply.code(403).send({ error: 'manual scans are off: set SERVER_ALLOW_MANUAL_SCAN to true to allow them' });
+      return reply.code(403).send({ error: MANUAL_OFF });
     }
 
     let admissions: Admission[];
     try {
       admissions = await deps.intake.submit(result.requests, client);
     } catch (err) {
+      if (err instanceof PathRefused) {
+        deps.activity?.emit('request', { source: result.source, event: result.event, folders: 0, outcome: 'rejected' });
+        if (manual && wantsHtml(req)) {
+          const outcome: PageOutcome = { ok: false, title: 'Refused', lines: [err.message] };
+          return reply.code(400).type('text/html; charset=utf-8').send(manualPage({ outcome, links: pageLinks() }));
+        }
+        return reply.code(400).send({ error: err.message, rule: err.rule });
+      }
       if (err instanceof StorageError) {
         logger.error({ client, source: result.source, event: result.event }, `Could not queue a ${result.source} request: ${err.message}. Answered 503 so the sender records a failure.`);
         return reply.code(503).send({ error: err.message });
@@ -101,6 +97,18 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
 };
 
 const error = { type: 'object', properties: { error: { type: 'string' } } } as const;
+const refusal = {
+  type: 'object',
+  properties: { error: { type: 'string' }, rule: { type: 'string', description: 'the path rule broken (docs/security.md), when a path was refused' } },
+} as const;
+
+/** Every manual entry point (page, form/curl POST, control API) answers this when manual scans are off. */
+export const MANUAL_OFF = 'manual scans are off: set SERVER_ALLOW_MANUAL_SCAN to true in config.json to allow the manual page, manual POSTs and the API scan';
+
+/** An echo of sender-chosen text (an event name, a reason quoting it) cut to a size fit for a log line. */
+function shown(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}… (${text.length} characters)` : text;
+}
 
 /** What a webhook or manual request gets back (the HTML answer of the manual page is not described here). */
 const receiveSchema = {
@@ -128,7 +136,7 @@ const receiveSchema = {
         },
       },
     },
-    400: error,
+    400: refusal,
     401: error,
     403: error,
     503: error,

@@ -20,3 +20,14 @@ export function redactUrl(url: string): string {
   const parts = path.split('/');
   return parts.map((p, i) => (i === 0 || p === '' || p === 'api' || p === 'health' || p === 'metrics' ? p : '***')).join('/');
 }
+
+/** The example SERVER_PASS of plex_autoscan's README and sample configs, copied into many real configs. */
+export const PUBLISHED_EXAMPLE_PASS = '9c4b81fe234e4d6eb9011cefe514d915';
+export const MIN_PASS_LENGTH = 16;
+
+/** Why a SERVER_PASS is too weak to guard the service, or undefined when it is fine. */
+export function weakPassReason(pass: string): string | undefined {
+  if (pass.toLowerCase() === PUBLISHED_EXAMPLE_PASS) return "it is plex_autoscan's published example, known to everyone";
+  if (pass.length < MIN_PASS_LENGTH) return `it is ${pass.length} characters long; use at least ${MIN_PASS_LENGTH}`;
+  return undefined;
+}

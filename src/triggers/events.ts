@@ -66,3 +66,26 @@ export function ignoredReason(event: string, family: string | undefined): string
   if (family === undefined) return `${event} event names no series, movie, artist or author`;
   return `${event} events do not apply to a ${family} payload`;
 }
+
+// What each app's webhooks can be reported as (after canonicalEvent; an upgrading Download is "Upgrade").
+const arrCommon = ['Test', 'Grab', 'Download', 'Upgrade', 'Rename', 'Health', 'HealthRestored', 'ApplicationUpdate', 'ManualInteractionRequired', 'DownloadFailure', 'ImportFailure'];
+const sonarrOwn = ['SeriesAdd', 'SeriesDelete', 'EpisodeFileDelete'];
+const radarrOwn = ['MovieAdded', 'MovieDelete', 'MovieFileDelete'];
+
+/**
+ * The closed set of event names per source, for metric labels: a name outside it is counted as "other", so
+ * a sender cannot mint a new time series with every made-up eventType.
+ */
+export const eventsBySource: Readonly<Record<string, readonly string[]>> = {
+  sonarr: [...arrCommon, ...sonarrOwn],
+  radarr: [...arrCommon, ...radarrOwn],
+  // Whisparr reuses Sonarr's (v2) or Radarr's (v3) payloads.
+  whisparr: [...arrCommon, ...sonarrOwn, ...radarrOwn],
+  lidarr: [...arrCommon, 'Retag', 'ArtistAdd', 'ArtistDelete', 'AlbumDelete'],
+  readarr: [...arrCommon, 'Retag', 'AuthorAdded', 'AuthorDelete', 'BookDelete', 'BookFileDelete'],
+  manual: ['Manual', 'Test'],
+  api: ['Manual', 'Retry'],
+  drive: ['Drive'],
+  cli: ['Manual'],
+  unknown: [...knownEvents, 'Upgrade', 'unknown'],
+};

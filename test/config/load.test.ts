@@ -196,6 +196,7 @@ describe('plex_autoscan config files', () => {
         'SERVER_ANCHOR_FILES',
         'SERVER_METRICS_TOKEN',
         'SERVER_SCAN_RETRY_MAX_DELAY',
+        'SERVER_TRUST_PROXY',
         'TARGETS',
         'WATCH',
       ].sort(),

@@ -1,8 +1,12 @@
 // Property-based fuzzing of the webhook, manual and API routes through app.inject: random JSON shapes, deep
 // nesting, huge strings, wrong content types, invalid UTF-8, missing fields. Never a 5xx, never a crash, and the
-// queue holds only well-formed, mapped paths.
+// queue holds only well-formed, mapped paths. Then 10,000 webhook bodies and paths against the path gate: nothing
+// queued outside a mapped prefix, no metric label outside the closed sets.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isInside } from '../../src/paths/folder.js';
+import { MAX_PATH_BYTES } from '../../src/paths/gate.js';
+import { eventsBySource } from '../../src/triggers/events.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 
 let t: TestService;
@@ -162,4 +166,82 @@ describe('fuzzing the routes (never a 5xx, never a crash, only well-formed mappe
       { numRuns: RUNS },
     );
   });
+});
+
+describe('10,000 webhook bodies and paths against the path gate', () => {
+  // Every form a path can take is mapped (the catch-alls included), so "inside a mapped prefix" is exact: a
+  // queued folder outside every key could only come from ".." or a file named as its own prefix.
+  const drives = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'].flatMap((l) => [`${l}:\\`, `${l}:/`, `${l.toLowerCase()}:/`]);
+  const mappings = {
+    '/data/media/': ['/mnt/unionfs/Media/', 'My Drive/Media/', 'D:\\Media\\', '\\\\nas\\media\\'],
+    '/srv/rest/': ['/'],
+    '/srv/win/': drives,
+  };
+  const keys = Object.keys(mappings);
+  let g: TestService;
+  beforeAll(async () => {
+    g = await testService({ config: { SERVER_SCAN_DELAY: 3600, SERVER_PATH_MAPPINGS: mappings, SERVER_IGNORE_LIST: [] } as never });
+  });
+  afterAll(async () => g.close());
+
+  const segment = fc.oneof(
+    fc.constantFrom('a', 'Season 01', '..', '.', '', ' ', '...', '.. ', 'é', '🎬', '\u0000', '\n', '\u0085', '\ud800', '\\', 'e.mkv', 'C:', '%2e%2e'),
+    fc.string({ unit: 'binary', maxLength: 6 }),
+  );
+  const path = fc.oneof(
+    fc.tuple(fc.constantFrom('/mnt/unionfs/Media/', 'My Drive/Media/', 'D:\\Media\\', '\\\\nas\\media\\', '/', 'C:\\', 'z:/', '//', '\\\\evil\\', ''), fc.array(segment, { maxLength: 8 }), fc.constantFrom('/', '\\'))
+      .map(([prefix, parts, sep]) => prefix + parts.join(sep)),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.constantFrom('/mnt/unionfs/Media/tv/../../../etc', '/../../root', 'C:\\..\\Windows', '/mnt/unionfs/Media/' + 'x'.repeat(MAX_PATH_BYTES), '/mnt/unionfs/Media/'),
+  );
+  const event = fc.oneof(fc.constantFrom('Download', 'Rename', 'EpisodeFileDelete', 'SeriesDelete', 'MovieFileDelete', 'MovieDelete', 'Retag', 'AlbumDelete', 'BookFileDelete', 'Manual', 'Test', 'Grab'), fc.string({ maxLength: 30 }));
+  const body = fc.oneof(
+    fc.record({ eventType: event, series: fc.record({ path }), episodeFile: fc.record({ path, relativePath: path }, { requiredKeys: [] }), episodeFiles: fc.array(fc.record({ path }), { maxLength: 3 }), isUpgrade: fc.boolean(), deletedFiles: fc.array(fc.record({ path }), { maxLength: 2 }) }, { requiredKeys: ['eventType'] }),
+    fc.record({ eventType: event, movie: fc.record({ folderPath: path }), movieFile: fc.record({ path, relativePath: path }, { requiredKeys: [] }), renamedMovieFiles: fc.array(fc.record({ path, previousPath: path }), { maxLength: 2 }) }, { requiredKeys: ['eventType'] }),
+    fc.record({ eventType: event, artist: fc.record({ path }), trackFiles: fc.array(fc.record({ path }), { maxLength: 3 }), trackFile: fc.record({ path }) }, { requiredKeys: ['eventType'] }),
+    fc.record({ eventType: event, author: fc.record({ path }), bookFiles: fc.array(fc.record({ path }), { maxLength: 3 }), bookFile: fc.record({ path }) }, { requiredKeys: ['eventType'] }),
+    fc.record({ eventType: fc.constant('Manual'), filepath: path }),
+  );
+  const userAgent = fc.constantFrom(undefined, 'Sonarr/4.0.17.2952 (ubuntu 24.04)', 'Radarr/5.2.6', 'Lidarr/2.0', 'Readarr/0.3', 'Whisparr/2.0', 'curl/8.5.0', 'x'.repeat(300));
+  const route = fc.constantFrom('webhook', 'form', 'api');
+
+  it('no 5xx, nothing queued outside a mapped prefix, no metric label outside the closed set', async () => {
+    await fc.assert(
+      fc.asyncProperty(body, userAgent, route, async (b, ua, via) => {
+        const headers: Record<string, string> = ua ? { 'user-agent': ua } : {};
+        let res;
+        if (via === 'api') {
+          res = await g.service.app.inject({ method: 'POST', url: `/api/${SECRET}/scan`, headers, payload: { path: 'filepath' in b ? b.filepath : (b as { series?: { path: string } }).series?.path ?? '/' } });
+        } else if (via === 'form' && 'filepath' in b) {
+          headers['content-type'] = 'application/x-www-form-urlencoded';
+          res = await g.service.app.inject({ method: 'POST', url: `/${SECRET}`, headers, payload: `eventType=Manual&filepath=${encodeURIComponent(b.filepath.replace(/[\ud800-\udfff]/g, ''))}` });
+        } else {
+          headers['content-type'] = 'application/json';
+          res = await g.service.app.inject({ method: 'POST', url: `/${SECRET}`, headers, payload: JSON.stringify(b) });
+        }
+        expect(res.statusCode, res.body.slice(0, 300)).toBeLessThan(500);
+        if (res.statusCode === 400) expect(res.body.length).toBeLessThan(1_000);
+      }),
+      { numRuns: 10_000 },
+    );
+
+    const folders = g.service.queue.list(1_000_000).map((r) => r.folder);
+    expect(folders.length).toBeGreaterThan(100);
+    for (const folder of folders) {
+      expect(keys.some((k) => isInside(folder, k)), JSON.stringify(folder)).toBe(true);
+      expect(folder.split(/[\\/]/).some((p) => p === '..' || p === '.'), JSON.stringify(folder)).toBe(false);
+      expect(/[\u0000-\u001f\u007f-\u009f]/.test(folder), JSON.stringify(folder)).toBe(false);
+      expect(Buffer.byteLength(folder)).toBeLessThanOrEqual(MAX_PATH_BYTES + 16);
+    }
+
+    const text = await g.service.metrics.registry.getSingleMetricAsString('scanrelay_requests_total');
+    const series = text.split('\n').filter((l) => l.startsWith('scanrelay_requests_total{'));
+    expect(series.length).toBeGreaterThan(5);
+    for (const line of series) {
+      const labels = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+      expect([...Object.keys(eventsBySource), 'other'], line).toContain(labels.source);
+      expect([...(eventsBySource[labels.source] ?? []), 'other'], line).toContain(labels.event);
+      expect(['queued', 'ignored', 'rejected', 'test', 'other'], line).toContain(labels.outcome);
+    }
+  }, 600_000);
 });

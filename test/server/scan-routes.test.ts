@@ -114,10 +114,10 @@ describe('GET /<SERVER_PASS> (spec 4.2)', () => {
     expect(res.body).toContain('Mapped to: /data/media/movies/A &lt;b&gt;/a.mkv');
   });
 
-  it('with SERVER_ALLOW_MANUAL_SCAN false: the page is 401 and manual POSTs are refused', async () => {
+  it('with SERVER_ALLOW_MANUAL_SCAN false: the page is 403 and manual POSTs are refused', async () => {
     await t.close();
     t = await testService({ config: { SERVER_ALLOW_MANUAL_SCAN: false } });
-    expect((await t.service.app.inject({ method: 'GET', url: `/${SECRET}` })).statusCode).toBe(401);
+    expect((await t.service.app.inject({ method: 'GET', url: `/${SECRET}` })).statusCode).toBe(403);
     const post = await t.service.app.inject({ method: 'POST', url: `/${SECRET}`, payload: { eventType: 'Manual', filepath: '/x/y.mkv' } });
     expect(post.statusCode).toBe(403);
     expect(t.service.queue.count()).toBe(0);
