@@ -8,6 +8,7 @@ import { Intake } from './intake.js';
 import type { Logger } from './log.js';
 import { diskPathState, Processor, type PathState } from './processor/processor.js';
 import { Queue } from './queue/store.js';
+import { loadDriveNames } from './drive/crypt-paths.js';
 import { DriveMonitor } from './drive/monitor.js';
 import { openPlexDatabase } from './plex/database.js';
 import { groupLocations } from './plex/locations.js';
@@ -122,6 +123,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
         mapPath: (p) => mapPath(p, config.SERVER_PATH_MAPPINGS).path,
         inPlex: (p, size) => plexDb.hasFile(p, size),
         enqueue: (req) => void intake.submitKnown([req], 'drive'),
+        names: await loadDriveNames({ mappings: config.RCLONE.CRYPT_MAPPINGS, rcloneConfig: config.RCLONE.CONFIG, logger }),
         onPoll: (summary) => {
           const failed = new Set(summary.errors.map((e) => e.drive));
           for (const e of summary.errors) metrics.drivePoll(e.drive, false);

@@ -41,7 +41,7 @@ export function emeTransform(key: Buffer, tweak: Buffer, data: Buffer, direction
   const aes = aesBlock(key, direction);
   // The mask for block j is 2^(j+1)·E(0), always from the forward cipher.
   const masks: Buffer[] = [];
-  let mask = times2(aesBlock(key, 'encrypt')(Buffer.alloc(BLOCK)));
+  let mask: Buffer = times2(aesBlock(key, 'encrypt')(Buffer.alloc(BLOCK)));
   for (let j = 0; j < m; j++) {
     masks.push(mask);
     mask = times2(mask);
@@ -57,7 +57,7 @@ export function emeTransform(key: Buffer, tweak: Buffer, data: Buffer, direction
   const sum = Buffer.from(tweak);
   for (const b of inner) xorInto(sum, b);
   const mixed = aes(sum);
-  let spread = Buffer.from(sum);
+  let spread: Buffer = Buffer.from(sum);
   xorInto(spread, mixed);
   const out: Buffer[] = [Buffer.alloc(BLOCK)];
   for (let j = 1; j < m; j++) {
