@@ -10,6 +10,7 @@ import { diskPathState, Processor, type PathState } from './processor/processor.
 import { Queue } from './queue/store.js';
 import { loadDriveNames } from './drive/crypt-paths.js';
 import { DriveMonitor } from './drive/monitor.js';
+import { cacheRefresh } from './rclone/remote-control.js';
 import { openPlexDatabase } from './plex/database.js';
 import { groupLocations } from './plex/locations.js';
 import { mapPath } from './paths/mapping.js';
@@ -92,6 +93,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     logger,
     activity,
     pathState,
+    refreshCache: cacheRefresh(config, logger, opts.fetch),
     settings: {
       fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
       maxFileChecks: config.SERVER_MAX_FILE_CHECKS,

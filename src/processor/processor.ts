@@ -37,6 +37,8 @@ export interface ProcessorDeps {
   /** Looks at the disk; injectable so tests can fake a slow or flaky mount. */
   pathState?: (path: string) => Promise<PathState>;
   random?: () => number;
+  /** RCLONE.RC_CACHE_REFRESH: told of each missing file before its next check (src/rclone/remote-control.ts). */
+  refreshCache?: (localPath: string) => Promise<void>;
 }
 
 export interface TargetHealth {
@@ -78,7 +80,7 @@ export async function diskPathState(path: string): Promise<PathState> {
 }
 
 export class Processor {
-  private readonly deps: Required<Omit<ProcessorDeps, 'activity'>> & { activity?: Activity };
+  private readonly deps: Required<Omit<ProcessorDeps, 'activity' | 'refreshCache'>> & Pick<ProcessorDeps, 'activity' | 'refreshCache'>;
   private readonly states: TargetState[];
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
@@ -262,6 +264,7 @@ export class Processor {
         this.begin(row);
         return;
       }
+      await this.deps.refreshCache?.(local);
       if (checks < settings.maxFileChecks) {
         const msg = `File '${local}' did not exist on check ${checks} of ${settings.maxFileChecks}. Checking again in ${Math.round(settings.fileCheckDelayMs / 1000)} seconds...`;
         logger.info({ path: local, folder: row.folder }, msg);
