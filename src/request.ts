@@ -26,4 +26,13 @@ export interface ScanRequest {
   kind: 'file' | 'folder' | 'auto';
   /** The payload says this path is gone: scan its folder without waiting for it to exist. */
   deleted?: boolean;
+  /** Sonarr/Radarr downloads: the series'/movie's IDs, for PLEX_FIX_MISMATCHED. */
+  ids?: ExternalIds;
+}
+
+export interface ExternalIds {
+  tvdb?: string;
+  tmdb?: string;
+  imdb?: string;
+  title?: string;
 }

@@ -187,6 +187,7 @@ describe('plex_autoscan config files', () => {
         'PLEX_CONFIRM_SCANS',
         'PLEX_CONFIRM_TIMEOUT',
         'PLEX_ENABLED',
+        'PLEX_FIX_MISMATCHED_DRY_RUN',
         'PLEX_SCAN_MODE',
         'PLEX_SCAN_PAUSE',
         'SERVER_ANCHOR_FILES',

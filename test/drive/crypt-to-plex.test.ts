@@ -51,7 +51,7 @@ async function cryptService(crypt: Record<string, string[]>) {
     config: {
       SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['My Drive/encrypted/Media/TV/'] },
       PLEX_DATABASE_PATH: plexDb,
-      RCLONE: { BINARY: '', CONFIG: conf, CRYPT_MAPPINGS: crypt, RC_CACHE_REFRESH: { ENABLED: false, RC_URL: '', FILE_EXISTS_TO_REMOTE_MAPPINGS: {} } },
+      RCLONE: { BINARY: '/usr/bin/rclone', CONFIG: conf, CRYPT_MAPPINGS: crypt, RC_CACHE_REFRESH: { ENABLED: false, RC_URL: '', FILE_EXISTS_TO_REMOTE_MAPPINGS: {} } },
       GOOGLE: {
         ENABLED: true, CLIENT_ID: auth.clientId, CLIENT_SECRET: auth.clientSecret, AUTH_URL: auth.authUrl, TOKEN_URL: auth.tokenUrl,
         API_URL: drive.baseUrl, TOKEN_FILE: tokenFile, POLL_INTERVAL: 60,
@@ -81,6 +81,7 @@ describe('Drive crypt remote through the whole relay', () => {
     expect(t!.plex.refreshes).toEqual([{ section: '2', path: '/data/media/tv/The Expanse (2015)/Season 01' }]);
     expect(t!.service.queue.history(1)[0]).toMatchObject({ source: 'drive' });
     expect(t!.logs.join('')).toContain("decoded with rclone crypt remote(s) 'gcrypt:'");
+    expect(t!.logs.join('')).toContain("RCLONE.BINARY ('/usr/bin/rclone') is accepted for compatibility and not run");
   });
 
   it('a file under the crypt folder that is not a name of the remote is skipped with one warning', async () => {
