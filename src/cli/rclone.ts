@@ -106,7 +106,7 @@ Answers may be piped on standard input, one per line.`,
         const wizard = new Wizard({ store, terminal: term, env: process.env, toolName: toolName(this), openBrowser: !flags.authNoOpenBrowser });
         await wizard.run();
       } finally {
-        term.input.close();
+        term.input.release();
       }
     }),
   );
