@@ -125,7 +125,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
         mapPath: (p) => mapPath(p, config.SERVER_PATH_MAPPINGS).path,
         inPlex: (p, size) => plexDb.hasFile(p, size),
         enqueue: (req) => void intake.submitKnown([req], 'drive'),
-        names: await loadDriveNames({ mappings: config.RCLONE.CRYPT_MAPPINGS, rcloneConfig: config.RCLONE.CONFIG, binary: config.RCLONE.BINARY, logger }),
+        names: await loadDriveNames({ mappings: config.RCLONE.CRYPT_MAPPINGS, rcloneConfig: config.RCLONE.CONFIG, logger }),
         onPoll: (summary) => {
           const failed = new Set(summary.errors.map((e) => e.drive));
           for (const e of summary.errors) metrics.drivePoll(e.drive, false);

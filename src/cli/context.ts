@@ -1,6 +1,7 @@
 // What every command needs first: settings (flags, env, defaults), the loaded config and a logger.
 import type { Command } from 'commander';
 import { dirname } from 'node:path';
+import { compatibilityNotes } from '../config/compat.js';
 import { ConfigError, loadConfig, resolveSettings, secretsOf, type LoadedConfig, type Settings } from '../config/load.js';
 import { createLogger, normaliseLevel, type Logger } from '../log.js';
 import { consoleFormat, LogFormatError, parseLogFormat } from '../log-format.js';
@@ -55,6 +56,7 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean; bu
     // An upgrade from plex_autoscan adds a dozen keys: one line lists them instead of a screenful.
     if (loaded.added.length === 1) logger.info({ key: loaded.added[0] }, `Added '${loaded.added[0]}' config option with its default.`);
     else if (loaded.added.length > 1) logger.info({ keys: loaded.added }, `Added ${loaded.added.length} config options with their defaults: ${loaded.added.join(', ')}.`);
+    for (const note of compatibilityNotes(loaded.config)) logger[note.level]({ key: note.key }, note.text);
     for (const key of loaded.ignored) logger.debug({ key }, `Config key '${key}' is not used by scanrelay; ignored.`);
     for (const key of loaded.envOverrides) logger.info({ key }, `Using ENV setting ${key}.`);
     return { settings, loaded, logger, configDir: dirname(loaded.path) };

@@ -64,15 +64,12 @@ export function cryptRemote(store: ConfigStore, name: string): CryptNames {
 export async function loadDriveNames(opts: {
   mappings: Record<string, string[]>;
   rcloneConfig: string;
-  /** RCLONE.BINARY: accepted for compatibility only. */
-  binary?: string;
   env?: NodeJS.ProcessEnv;
   logger: Logger;
 }): Promise<DriveNames | undefined> {
   const entries = Object.entries(opts.mappings);
   if (entries.length === 0) return undefined;
   const { logger } = opts;
-  if (opts.binary) logger.info(`RCLONE.BINARY ('${opts.binary}') is accepted for compatibility and not run: scanrelay decodes rclone crypt names itself.`);
   const file = configPath(opts.rcloneConfig.trim() || undefined, opts.env ?? process.env);
   let store: ConfigStore | undefined;
   try {
