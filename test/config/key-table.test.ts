@@ -102,7 +102,7 @@ const KEYS: Record<string, Entry> = {
 
   'TARGETS[].NAME': T('e2e/multi-target', 'each server gets exactly the scans for its own libraries, at its own paths'),
   'TARGETS[].TYPE': T('e2e/multi-target', 'each server gets exactly the scans for its own libraries, at its own paths'),
-  'TARGETS[].ENABLED': T('targets/plex-target-keys', 'accepts them, in the config file style'),
+  'TARGETS[].ENABLED': T('config/key-effects', 'false keeps the entry in the file but builds no target for it'),
   'TARGETS[].URL': T('e2e/multi-target', 'each server gets exactly the scans for its own libraries, at its own paths'),
   'TARGETS[].TOKEN': T('e2e/multi-target', 'each server gets exactly the scans for its own libraries, at its own paths'),
   'TARGETS[].PATH_MAPPINGS': T('targets/rewrite', 'hands the inner target the rewritten folder and file'),
