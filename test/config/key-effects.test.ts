@@ -39,8 +39,8 @@ describe('the first Plex from the PLEX_* keys', () => {
 
 describe('TARGETS[].ENABLED', () => {
   it('false keeps the entry in the file but builds no target for it', () => {
-    const entry = { NAME: 'jf', TYPE: 'jellyfin', URL: 'http://127.0.0.1:1', TOKEN: 'jf-token', ENABLED: true, PATH_MAPPINGS: {}, INCLUDE: [], EXCLUDE: [], SCAN_PAUSE: 0 } as const;
-    const names = (enabled: boolean) => targets(config({ PLEX_ENABLED: false, TARGETS: [{ ...entry, ENABLED: enabled }] as Config['TARGETS'] })).map((x) => x.name);
+    const entry: Config['TARGETS'][number] = { NAME: 'jf', TYPE: 'jellyfin', URL: 'http://127.0.0.1:1', TOKEN: 'jf-token', ENABLED: true, PATH_MAPPINGS: {}, INCLUDE: [], EXCLUDE: [], SCAN_PAUSE: 0 };
+    const names = (enabled: boolean) => targets(config({ PLEX_ENABLED: false, TARGETS: [{ ...entry, ENABLED: enabled }] })).map((x) => x.name);
     expect(names(true)).toEqual(['jf']);
     expect(names(false)).toEqual([]);
   });
