@@ -6,6 +6,7 @@ import { PlexApi } from '../../src/plex/api.js';
 import { MatchFixer, matchFixerFor, type MatchRequest } from '../../src/plex/match.js';
 import { logCollector } from '../drive/harness.js';
 import { FakePlex } from '../fakes/plex.js';
+import { parseScanBody } from '../../src/triggers/index.js';
 
 let plex: FakePlex;
 let log: ReturnType<typeof logCollector>;
@@ -153,5 +154,19 @@ describe('PLEX_FIX_MISMATCHED from the config', () => {
     expect(matchFixerFor({ ...base, PLEX_FIX_MISMATCHED: true, PLEX_TOKEN: '' }, api(), new ManualClock(), log.logger)).toBeUndefined();
     expect(log.messages().join('\n')).toContain('PLEX_FIX_MISMATCHED is on but PLEX_TOKEN is empty');
     expect(matchFixerFor({ ...base, PLEX_FIX_MISMATCHED: true }, api(), new ManualClock(), log.logger)).toBeInstanceOf(MatchFixer);
+  });
+});
+
+describe('from a Sonarr Download webhook', () => {
+  it('the IDs the parse puts on the request are what the fix compares: a wrongly matched show is fixed', async () => {
+    const { show: s, episode } = show('plex://show/uk', ['tvdb://78107']);
+    plex.meta.matchCandidates.push({ guid: 'plex://show/us', name: 'The Office (US)', guids: ['tvdb://73244'] });
+    const body = { eventType: 'Download', series: { title: 'The Office (US)', path: OFFICE, tvdbId: 73244, imdbId: 'tt0386676' }, episodeFile: { relativePath: 'Season 01/The Office (US) - S01E01.mkv' } };
+    const parsed = parseScanBody(body, 'Sonarr/4.0.17.2952 (ubuntu 24.04)');
+    if (parsed.kind !== 'scan') throw new Error(parsed.kind);
+    const [req] = parsed.requests;
+    expect(req.path).toBe(EPISODE);
+    expect(await fixer().check({ file: req.path, ratingKey: episode.ratingKey, ids: req.ids! })).toMatchObject({ kind: 'fixed', guid: 'plex://show/us' });
+    expect(plex.meta.metadata.get(s.ratingKey)!.guids).toEqual(['tvdb://73244']);
   });
 });
