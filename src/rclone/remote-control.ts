@@ -84,11 +84,10 @@ export function createCacheRefresh(opts: CacheRefreshOptions): CacheRefresh {
     for (let dir = start; dir !== ''; dir = parentOf(dir)) {
       let answer: Answer | undefined;
       if (cacheBackend !== false) {
-        answer = await expire(dir);
-        if ('noMethod' in answer) {
-          cacheBackend = false;
-          answer = undefined;
-        } else cacheBackend = true;
+        // The old cache backend: its own expiry first; an error there falls back to the VFS, as plex_autoscan did.
+        const expired = await expire(dir);
+        cacheBackend = !('noMethod' in expired);
+        if (expired.ok) answer = expired;
       }
       answer ??= await vfsRefresh(dir);
       if (answer.ok) {

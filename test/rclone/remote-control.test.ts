@@ -133,6 +133,12 @@ describe('against a fake remote control', () => {
     expect(calls).toEqual(['cache/expire {"remote":"Media/TV"}']);
   });
 
+  it('the old cache backend answering an error: the same folder is refreshed through the VFS', async () => {
+    answer = (m, b) => (m === 'cache/expire' ? { status: 500, body: JSON.stringify({ error: 'cache: not found' }) } : { status: 200, body: JSON.stringify({ result: { [b.dir]: 'OK' } }) });
+    await createCacheRefresh({ rcUrl: url, mappings, logger: logCollector().logger }).refresh('/mnt/Media/TV/x.mkv');
+    expect(calls).toEqual(['cache/expire {"remote":"Media/TV"}', 'vfs/refresh {"dir":"Media/TV"}']);
+  });
+
   it('an rclone error that is not "unknown folder" is logged once and does not walk up', async () => {
     answer = (m) => (m === 'cache/expire' ? { status: 404, body: JSON.stringify({ error: `couldn't find method "cache/expire"` }) } : { status: 500, body: JSON.stringify({ error: 'more than one VFS active - need "fs" parameter' }) });
     const log = logCollector();
