@@ -41,7 +41,7 @@ async function names(remote: string): Promise<CryptNames> {
 describe('obscured passwords', () => {
   it('reveals what rclone obscured, and rclone reveals what we obscured', () => {
     expect(reveal(rclone(home, ['obscure', 'pässword 1']).trim())).toBe('pässword 1');
-    expect(rclone(home, ['reveal', obscure('pässword 2')]).trim()).toBe('pässword 2');
+    expect(rclone(home, ['reveal', '--', obscure('pässword 2')]).trim()).toBe('pässword 2');
   });
 
   it('refuses a value that was never obscured', () => {

@@ -45,8 +45,8 @@ describe('a crypt remote from the wizard', () => {
     const dump = JSON.parse(rclone(dir, ['config', 'dump', '--config', file])) as Record<string, Record<string, string>>;
     expect(dump.secret).toMatchObject({ type: 'crypt', remote: join(dir, 'store'), directory_name_encryption: 'false' });
     expect(dump.secret.filename_encryption).toBeUndefined(); // the default is not written, as rclone does
-    expect(rclone(dir, ['reveal', dump.secret.password]).trim()).toBe('horse battery staple');
-    expect(rclone(dir, ['reveal', dump.secret.password2]).trim()).toBe(salt);
+    expect(rclone(dir, ['reveal', '--', dump.secret.password]).trim()).toBe('horse battery staple');
+    expect(rclone(dir, ['reveal', '--', dump.secret.password2]).trim()).toBe(salt);
     expect(salt.length).toBe(22); // 128 bits, base64url
 
     const encrypted = cryptdecode(dir, file, 'secret:', PLAIN, true);
@@ -80,8 +80,28 @@ describe('a crypt remote from the wizard', () => {
 
     const dump = JSON.parse(rclone(dir, ['config', 'dump', '--config', file])) as Record<string, Record<string, string>>;
     expect(dump.obf).toMatchObject({ type: 'crypt', filename_encryption: 'obfuscate', filename_encoding: 'base64' });
-    expect(rclone(dir, ['reveal', dump.obf.password2]).trim()).toBe('pepper');
+    expect(rclone(dir, ['reveal', '--', dump.obf.password2]).trim()).toBe('pepper');
     const names = cryptRemote(await ConfigStore.open(file, { env: {} }), 'obf');
     expect(cryptdecode(dir, file, 'obf:', PLAIN, true).map((e) => names.decryptPath(e))).toEqual(PLAIN);
+  });
+
+  it('editing a crypt remote offers its values as defaults and keeps the passwords on n', async () => {
+    const file = join(dir, 'typed.conf'); // made by the first test
+    const before = JSON.parse(rclone(dir, ['config', 'dump', '--config', file])) as Record<string, Record<string, string>>;
+    const s = Session.cli(['rclone', 'config', '--config', file], env);
+    await s.answer('e/n/d/r/c/s/q> ', 'e');
+    await s.answer('remote> ', '1');
+    await s.answer('remote> ', '');
+    await s.answer('filename_encryption> ', '');
+    await s.waitFor(/Press Enter for the default \(false\)\.\n(.*\n)*directory_name_encryption> $/);
+    await s.answer('directory_name_encryption> ', 'true');
+    await s.answer('y/g/n> ', '');
+    await s.answer('y/g/n> ', 'n');
+    await s.answer('y/n> ', 'n');
+    await s.answer('y/e/d> ', 'y');
+    await s.answer('e/n/d/r/c/s/q> ', 'q');
+    expect(await s.exited).toBe(0);
+    const after = JSON.parse(rclone(dir, ['config', 'dump', '--config', file])) as Record<string, Record<string, string>>;
+    expect(after.secret).toEqual({ ...before.secret, directory_name_encryption: 'true' });
   });
 });
