@@ -4,6 +4,7 @@ import { createWriteStream, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { PRIVATE_MODE } from './private-files.js';
+import { humanStream, type LogFormat } from './log-format.js';
 
 export type { Logger };
 
@@ -20,6 +21,8 @@ export interface LogOptions {
    * the next one, instead of one blocking write per line. Flushed on exit and by flushLogs().
    */
   buffered?: boolean;
+  /** Console lines as JSON (default) or for a person (src/log-format.ts); the log file is always JSON. */
+  format?: LogFormat;
 }
 
 /** Maps plex_autoscan's level names (WARN/INFO/DEBUG, any case) to pino's. */
@@ -66,7 +69,8 @@ export function createLogger(opts: LogOptions): Logger {
   const level = normaliseLevel(opts.level) as pino.Level;
   const toStdout = opts.console === undefined || opts.console === process.stdout;
   if (opts.console !== null) {
-    streams.push({ level, stream: toStdout && opts.buffered ? buffer(pino.destination({ dest: 1, sync: false, minLength: BUFFER_BYTES })) : (opts.console ?? process.stdout) });
+    const out = toStdout && opts.buffered ? buffer(pino.destination({ dest: 1, sync: false, minLength: BUFFER_BYTES })) : (opts.console ?? process.stdout);
+    streams.push({ level, stream: opts.format === 'human' ? humanStream(out) : out });
   }
   if (opts.file) {
     mkdirSync(dirname(opts.file), { recursive: true });

@@ -33,4 +33,13 @@ export interface ScanRequest {
    * (Rename, Upgrade), done only by targets whose REFRESH_ITEMS (or PLEX_REFRESH_ITEMS) is on.
    */
   refresh?: 'item' | 'item-if-enabled';
+  /** Sonarr/Radarr downloads: the series'/movie's IDs, for PLEX_FIX_MISMATCHED. */
+  ids?: ExternalIds;
+}
+
+export interface ExternalIds {
+  tvdb?: string;
+  tmdb?: string;
+  imdb?: string;
+  title?: string;
 }

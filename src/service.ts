@@ -8,7 +8,9 @@ import { Intake } from './intake.js';
 import type { Logger } from './log.js';
 import { diskPathState, Processor, type PathState } from './processor/processor.js';
 import { Queue } from './queue/store.js';
+import { loadDriveNames } from './drive/crypt-paths.js';
 import { DriveMonitor } from './drive/monitor.js';
+import { cacheRefresh } from './rclone/remote-control.js';
 import { openPlexDatabase } from './plex/database.js';
 import { groupLocations } from './plex/locations.js';
 import { mapPath } from './paths/mapping.js';
@@ -97,6 +99,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     activity,
     pathState,
     refreshers: buildItemRefreshers(config, { fetch: opts.fetch }),
+    refreshCache: cacheRefresh(config, logger, opts.fetch),
     settings: {
       fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
       maxFileChecks: config.SERVER_MAX_FILE_CHECKS,
@@ -134,6 +137,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
           const verdict = gatePath(p, config.SERVER_PATH_MAPPINGS);
           return verdict.ok ? verdict : { ok: false, message: describeRefusal(p, verdict) };
         },
+        names: await loadDriveNames({ mappings: config.RCLONE.CRYPT_MAPPINGS, rcloneConfig: config.RCLONE.CONFIG, logger }),
         onPoll: (summary) => {
           const failed = new Set(summary.errors.map((e) => e.drive));
           for (const e of summary.errors) metrics.drivePoll(e.drive, false);

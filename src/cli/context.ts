@@ -1,8 +1,10 @@
 // What every command needs first: settings (flags, env, defaults), the loaded config and a logger.
 import type { Command } from 'commander';
 import { dirname } from 'node:path';
+import { compatibilityNotes } from '../config/compat.js';
 import { ConfigError, loadConfig, resolveSettings, secretsOf, type LoadedConfig, type Settings } from '../config/load.js';
 import { createLogger, normaliseLevel, type Logger } from '../log.js';
+import { consoleFormat, LogFormatError, parseLogFormat } from '../log-format.js';
 
 export interface GlobalFlags {
   config?: string;
@@ -10,6 +12,7 @@ export interface GlobalFlags {
   logfile?: string;
   loglevel?: string;
   cachefile?: string;
+  logFormat?: string;
 }
 
 export interface CommandContext {
@@ -26,7 +29,8 @@ export function addGlobalOptions(program: Command): Command {
     .option('--queuefile <file>', 'SQLite queue file (env SCANRELAY_QUEUEFILE; default ./queue.db)')
     .option('--logfile <file>', 'log file (env SCANRELAY_LOGFILE; default ./scanrelay.log)')
     .option('--loglevel <level>', 'WARN, INFO or DEBUG, any case (env SCANRELAY_LOGLEVEL; default INFO)')
-    .option('--cachefile <file>', 'accepted for plex_autoscan compatibility; Drive data lives in the queue file');
+    .option('--cachefile <file>', 'accepted for plex_autoscan compatibility; Drive data lives in the queue file')
+    .option('--log-format <format>', 'console lines: human or json (default: human on a terminal, else json; the log file is always json)');
 }
 
 /** Loads everything or exits with the one-line reason (a broken config must not start anything). */
@@ -34,6 +38,7 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean; bu
   try {
     const { settings, origins } = resolveSettings(flags, process.env, process.cwd());
     normaliseLevel(settings.loglevel);
+    const format = consoleFormat(parseLogFormat(flags.logFormat));
     const loaded = loadConfig(settings.config, process.env);
     const logger = createLogger({
       level: settings.loglevel,
@@ -41,18 +46,22 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean; bu
       secrets: secretsOf(loaded.config),
       console: opts.consoleLog === false ? null : process.stdout,
       buffered: opts.buffered,
+      format,
     });
     for (const key of Object.keys(origins) as (keyof Settings)[]) {
       logger.debug({ setting: key, value: settings[key], from: origins[key] }, `Using ${origins[key]} setting ${String(key)}=${settings[key]}`);
     }
     if (loaded.created) logger.info({ file: loaded.path }, `No config file found: wrote a default one to '${loaded.path}'. Edit it (PLEX_TOKEN, SERVER_PATH_MAPPINGS) and restart.`);
     if (loaded.writeError) logger.warn({ file: loaded.path }, `Could not write the added config keys back to '${loaded.path}' (${loaded.writeError}); running with their defaults anyway.`);
-    for (const key of loaded.added) logger.info({ key }, `Added '${key}' config option with its default.`);
+    // An upgrade from plex_autoscan adds a dozen keys: one line lists them instead of a screenful.
+    if (loaded.added.length === 1) logger.info({ key: loaded.added[0] }, `Added '${loaded.added[0]}' config option with its default.`);
+    else if (loaded.added.length > 1) logger.info({ keys: loaded.added }, `Added ${loaded.added.length} config options with their defaults: ${loaded.added.join(', ')}.`);
+    for (const note of compatibilityNotes(loaded.config)) logger[note.level]({ key: note.key }, note.text);
     for (const key of loaded.ignored) logger.debug({ key }, `Config key '${key}' is not used by scanrelay; ignored.`);
     for (const key of loaded.envOverrides) logger.info({ key }, `Using ENV setting ${key}.`);
     return { settings, loaded, logger, configDir: dirname(loaded.path) };
   } catch (err) {
-    if (err instanceof ConfigError || (err as Error).message?.startsWith('unknown log level')) {
+    if (err instanceof ConfigError || err instanceof LogFormatError || (err as Error).message?.startsWith('unknown log level')) {
       process.stderr.write(`${(err as Error).message}\n`);
       process.exit(1);
     }

@@ -80,7 +80,7 @@ function guarded<A extends unknown[]>(action: (this: Command, ...args: A) => Pro
 
 export function rcloneCommand(): Command {
   const rclone = new Command('rclone').description(
-    'Create the Google Drive remote the media server mount uses, in rclone\'s own config file (rclone-compatible "config" and "authorize")',
+    'Create the Google Drive remote the media server mount uses, and a crypt remote over it, in rclone\'s own config file (rclone-compatible "config" and "authorize")',
   );
 
   const config = withCommonFlags(
@@ -90,6 +90,9 @@ export function rcloneCommand(): Command {
       .addHelpText(
         'after',
         `
+A crypt remote: n, a name, "crypt", the remote to wrap (e.g. gdrive:encrypted), filename_encryption,
+directory_name_encryption, then the password and the salt (typed, or g to generate; stored obscured).
+
 The procedure for a drive remote: n, a name, "drive", client_id and client_secret (both or neither),
 scope (1-5 or a comma list), root_folder_id, service_account_file, "Edit advanced config?", then
 "Use auto config?": y runs the browser flow on http://127.0.0.1:53682/ here, n prints an authorize
@@ -106,7 +109,7 @@ Answers may be piped on standard input, one per line.`,
         const wizard = new Wizard({ store, terminal: term, env: process.env, toolName: toolName(this), openBrowser: !flags.authNoOpenBrowser });
         await wizard.run();
       } finally {
-        term.input.close();
+        term.input.release();
       }
     }),
   );

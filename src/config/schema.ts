@@ -273,6 +273,8 @@ export const configSchema = z
       PLEX_ANALYZE_DIRECTORY: bool().default(true),
       PLEX_FIX_MISMATCHED: bool().default(false),
       PLEX_FIX_MISMATCHED_LANG: text().default('en'),
+      /** Log what the match check would split, match and refresh, and change nothing. */
+      PLEX_FIX_MISMATCHED_DRY_RUN: bool().default(false),
       PLEX_CHECK_BEFORE_SCAN: bool().default(false),
       /** Follow each API scan to its end (GET /activities) and confirm the request's file is in the library. */
       PLEX_CONFIRM_SCANS: bool().default(true),

@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { ScanRequest } from '../request.js';
 import { DriveApi, FOLDER_MIME, type ChangePage, type DriveChange } from './api.js';
 import { DriveCache, type CachedItem } from './cache.js';
+import type { DriveNames } from './crypt-paths.js';
 import { DriveCursors } from './cursors.js';
 import { findWatchedDrives } from './drives.js';
 import { checkAllowed } from './filters.js';
@@ -25,6 +26,8 @@ export interface DriveMonitorDeps {
   enqueue: (req: ScanRequest) => void;
   /** The path gate (src/paths/gate.ts) with SERVER_PATH_MAPPINGS: a refused Drive path is a WARN, not a scan. */
   gate?: (drivePath: string) => { ok: true } | { ok: false; message: string };
+  /** RCLONE.CRYPT_MAPPINGS: decodes encrypted names (and sizes) before filtering and mapping. */
+  names?: DriveNames;
   /** Told after every poll (metrics). */
   onPoll?: (summary: PollSummary) => void;
   clock: Clock;
@@ -365,12 +368,14 @@ export class DriveMonitor {
       counts.ignored++;
       return;
     }
-    const verdict = checkAllowed({ path: item.path, mimeType: file.mimeType }, this.deps.settings.ALLOWED);
-    if (!verdict.ok || item.path == null) {
+    // Encrypted names (RCLONE.CRYPT_MAPPINGS) are decoded first: filters and mappings are written for plain paths.
+    const named = item.path == null ? undefined : this.deps.names ? this.deps.names.decode(item.path, item.size ?? undefined) : { path: item.path, size: item.size ?? undefined };
+    const verdict = checkAllowed({ path: named?.path ?? null, mimeType: file.mimeType }, this.deps.settings.ALLOWED);
+    if (!verdict.ok || named == null) {
       counts.unwanted++;
       return;
     }
-    const drivePath = item.path;
+    const drivePath = named.path;
     if (requested.has(drivePath)) return;
     let serverPath: string;
     try {
@@ -396,7 +401,7 @@ export class DriveMonitor {
     }
     let known: boolean | 'unknown';
     try {
-      known = this.deps.inPlex(serverPath, this.deps.settings.DISABLE_DISK_FILE_SIZE_CHECK ? undefined : (item.size ?? undefined));
+      known = this.deps.inPlex(serverPath, this.deps.settings.DISABLE_DISK_FILE_SIZE_CHECK ? undefined : named.size);
     } catch {
       known = 'unknown';
     }

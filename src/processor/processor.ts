@@ -48,6 +48,8 @@ export interface ProcessorDeps {
   runCommand?: CommandRunner;
   /** Item refresh by target name (see src/targets/refresh-items.ts). */
   refreshers?: Map<string, ItemRefresher>;
+  /** RCLONE.RC_CACHE_REFRESH: told of each missing file before its next check (src/rclone/remote-control.ts). */
+  refreshCache?: (localPath: string) => Promise<void>;
 }
 
 export interface TargetHealth {
@@ -89,7 +91,8 @@ export async function diskPathState(path: string): Promise<PathState> {
 }
 
 export class Processor {
-  private readonly deps: Required<Omit<ProcessorDeps, 'activity' | 'runCommand' | 'refreshers'>> & Pick<ProcessorDeps, 'activity' | 'runCommand' | 'refreshers'>;
+  private readonly deps: Required<Omit<ProcessorDeps, 'activity' | 'runCommand' | 'refreshers' | 'refreshCache'>> &
+    Pick<ProcessorDeps, 'activity' | 'runCommand' | 'refreshers' | 'refreshCache'>;
   /** The follow-up stage of the targets that follow their scans (Plex). */
   readonly followUps: FollowStage;
   private readonly states: TargetState[];
@@ -291,6 +294,7 @@ export class Processor {
         this.begin(row);
         return;
       }
+      await this.deps.refreshCache?.(local);
       if (checks < settings.maxFileChecks) {
         const msg = `File '${local}' did not exist on check ${checks} of ${settings.maxFileChecks}. Checking again in ${Math.round(settings.fileCheckDelayMs / 1000)} seconds...`;
         logger.info({ path: local, folder: row.folder }, msg);

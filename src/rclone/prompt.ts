@@ -103,6 +103,15 @@ export class LineInput {
     this.stream.off('error', this.onEnd);
     this.stream.pause();
   }
+
+  /**
+   * Closes and lets go of the stream: a paused pipe that the other side keeps open still holds the process,
+   * so the session that read the last answer ("q") would never exit.
+   */
+  release(): void {
+    this.close();
+    this.stream.destroy();
+  }
 }
 
 /** A question the way rclone's ChooseOption shows it. */

@@ -4,6 +4,7 @@ import { checkPassword, ConfigPasswordError } from './crypt.js';
 import { ADVANCED_OPTIONS, NORMAL_OPTIONS, parseValue, type DriveOption } from './drive-options.js';
 import { newNameProblem } from './names.js';
 import { kindWord, type OptionQuestion, type Terminal } from './prompt.js';
+import { configureCrypt } from './crypt-setup.js';
 import { configureDrive, type Asker, type RemoteAccess } from './setup.js';
 import type { ConfigStore } from './store.js';
 
@@ -15,14 +16,18 @@ export interface WizardOptions {
   openBrowser: boolean;
 }
 
-/** The only storage type this tool configures; the list rclone shows has every backend. */
+/** The storage types this tool configures (rclone's list has every backend): the Drive and a crypt remote over it. */
 const STORAGE: OptionQuestion = {
   name: 'Storage',
   help: 'Type of storage to configure.',
   kind: 'value',
   default: '',
   required: true,
-  examples: [{ value: 'drive', help: 'Google Drive' }],
+  // Drive stays number 1, as it was before crypt joined (scripts answer "1").
+  examples: [
+    { value: 'drive', help: 'Google Drive' },
+    { value: 'crypt', help: 'Encrypt/Decrypt a remote' },
+  ],
 };
 
 export class Wizard implements Asker {
@@ -166,14 +171,16 @@ export class Wizard implements Asker {
 
   /** Steps 3-18: type, options, advanced, token, shared drive, then keep/edit/delete. */
   private async newRemote(name: string): Promise<void> {
+    let type: string;
     for (;;) {
-      const type = await this.term.option(STORAGE);
-      if (type === 'drive') break;
+      type = await this.term.option(STORAGE);
+      if (type === 'drive' || type === 'crypt') break;
       this.term.println(`Bad remote "${type}": didn't find backend called "${type}"`);
     }
-    this.remote(name).set('type', 'drive');
+    this.remote(name).set('type', type);
     this.section();
-    await this.askOptions(name, false);
+    if (type === 'crypt') await configureCrypt(this.term, this.remote(name), false);
+    else await this.askOptions(name, false);
     if (await this.okRemote(name)) return;
     this.section();
     await this.editRemote(name);
@@ -181,15 +188,17 @@ export class Wizard implements Asker {
 
   private async editRemote(name: string): Promise<void> {
     const type = this.conf.get(name, 'type');
-    if (type !== 'drive') {
-      this.term.println(`Only drive remotes can be edited here; use rclone config for "${name}" (type ${type ?? 'unknown'}).`);
+    if (type !== 'drive' && type !== 'crypt') {
+      this.term.println(`Only drive and crypt remotes can be edited here; use rclone config for "${name}" (type ${type ?? 'unknown'}).`);
       return;
     }
     this.term.println(`Editing existing "${name}" remote with options:`);
     this.listOptions(name);
     this.section();
-    do await this.askOptions(name, true);
-    while (!(await this.okRemote(name)));
+    do {
+      if (type === 'crypt') await configureCrypt(this.term, this.remote(name), true);
+      else await this.askOptions(name, true);
+    } while (!(await this.okRemote(name)));
   }
 
   /** The option pass, the advanced question and the backend's questions. */

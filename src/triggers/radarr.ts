@@ -3,6 +3,7 @@ import type { Source } from '../request.js';
 import { filePathOf, objectAt, objectsAt, pathAt, type Payload } from './payload.js';
 import { ignored, type AppOutcome } from './result.js';
 import { ignoredReason } from './events.js';
+import { externalIds, withIds } from './ids.js';
 import { ScanList } from './scan-list.js';
 
 export function radarrEvent(payload: Payload, event: string, source: Source): AppOutcome {
@@ -19,7 +20,7 @@ export function radarrEvent(payload: Payload, event: string, source: Source): Ap
           if (oldPath !== undefined) list.deletedFile(oldPath);
         }
       }
-      return { kind: 'scan', event: upgrade, requests: list.requests() };
+      return { kind: 'scan', event: upgrade, requests: withIds(list.requests(), externalIds(payload, 'movie')) };
     }
     case 'Rename': {
       const list = new ScanList(source, event).renamed(objectsAt(payload, 'renamedMovieFiles') ?? [], folderPath);

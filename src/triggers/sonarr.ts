@@ -3,6 +3,7 @@ import type { Source } from '../request.js';
 import { filePathOf, objectAt, objectsAt, pathAt, type Payload } from './payload.js';
 import { ignored, type AppOutcome } from './result.js';
 import { ignoredReason } from './events.js';
+import { externalIds, withIds } from './ids.js';
 import { ScanList } from './scan-list.js';
 
 export function sonarrEvent(payload: Payload, event: string, source: Source): AppOutcome {
@@ -59,5 +60,5 @@ function download(payload: Payload, seriesPath: string | undefined, source: Sour
       if (path !== undefined) list.deletedFile(path);
     }
   }
-  return { kind: 'scan', event, requests: list.requests() };
+  return { kind: 'scan', event, requests: withIds(list.requests(), externalIds(payload, 'series')) };
 }

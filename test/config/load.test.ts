@@ -188,6 +188,7 @@ describe('plex_autoscan config files', () => {
         'PLEX_CONFIRM_SCANS',
         'PLEX_CONFIRM_TIMEOUT',
         'PLEX_ENABLED',
+        'PLEX_FIX_MISMATCHED_DRY_RUN',
         'PLEX_FOLLOW_INTERVAL',
         'PLEX_REFRESH_ITEMS',
         'PLEX_SCAN_CONCURRENCY',

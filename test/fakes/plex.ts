@@ -5,6 +5,7 @@
 // `library`, which the undocumented ?file= lookup answers from. `hideActivities` makes /activities always empty.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FakeMetadataRoutes } from './plex-metadata.js';
 
 export interface FakeSection {
   key: string;
@@ -104,6 +105,15 @@ export class FakePlex {
   /** Per-route failures (see failRoute), checked after `failure`. */
   readonly routeFailures: { method: string; path: RegExp; status: number; left: number }[] = [];
   private nextKey = 1000;
+  /** Shows, episodes and movies with their matches, for fix-mismatched (see plex-metadata.ts). */
+  readonly meta = new FakeMetadataRoutes(
+    () => String(this.nextKey++),
+    () => this.requests,
+    (file, ratingKey) => {
+      const item = this.library.get(file);
+      if (item) item.ratingKey = ratingKey;
+    },
+  );
   private server?: Server;
   url = '';
 
@@ -350,6 +360,7 @@ export class FakePlex {
         },
       });
     }
+    if (u.pathname.startsWith('/library/metadata/') && this.meta.handle(req.method ?? 'GET', u, res)) return;
     const itemRefresh = /^\/library\/metadata\/([^/]+)\/refresh$/.exec(u.pathname);
     if (itemRefresh && req.method === 'PUT') {
       const known = [...this.library.values()].some((i) => i.ratingKey === itemRefresh[1] || i.parentRatingKey === itemRefresh[1]);
@@ -362,8 +373,9 @@ export class FakePlex {
     }
     res.writeHead(404).end();
   }
+
 }
 
-function json(res: ServerResponse, body: unknown): void {
+export function json(res: ServerResponse, body: unknown): void {
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }

@@ -17,3 +17,9 @@ export function requestsFrom(source: Source, event: string) {
 export function scan(source: Source, event: string, build: (r: ReturnType<typeof requestsFrom>) => ScanRequest[]): TriggerResult {
   return { kind: 'scan', source, event, requests: build(requestsFrom(source, event)) };
 }
+
+/** The parse without the series/movie IDs on its requests (those are checked in test/plex/match-ids.test.ts). */
+export function withoutIds(result: TriggerResult): TriggerResult {
+  if (result.kind !== 'scan') return result;
+  return { ...result, requests: result.requests.map(({ ids: _ids, ...r }) => r) };
+}

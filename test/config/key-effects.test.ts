@@ -1,0 +1,99 @@
+// Effects of keys that no other test showed from the config file's side: the first Plex's mode, pause and
+// switch, the listen address, the folder fallback when a file never appears, and the start-up lines of the keys
+// accepted for compatibility.
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { compatibilityNotes } from '../../src/config/compat.js';
+import { defaultConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { silentLogger } from '../../src/log.js';
+import type { PathState } from '../../src/processor/processor.js';
+import { buildTargets } from '../../src/targets/build.js';
+import { testService, type TestService } from '../support/service.js';
+
+let t: TestService | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const config = (over: Partial<Config>): Config => ({ ...defaultConfig(() => '0123456789abcdef0123456789abcdef'), ...over }) as Config;
+const targets = (c: Config) => buildTargets(c, { clock: new ManualClock(), logger: silentLogger });
+
+describe('the first Plex from the PLEX_* keys', () => {
+  it('PLEX_SCAN_MODE picks the HTTP API or the scanner; auto follows PLEX_TOKEN', () => {
+    expect(targets(config({ PLEX_SCAN_MODE: 'api', PLEX_TOKEN: 'tok-1234' })).map((x) => x.kind)).toEqual(['plex']);
+    expect(targets(config({ PLEX_SCAN_MODE: 'scanner', PLEX_TOKEN: 'tok-1234' })).map((x) => x.kind)).toEqual(['plex-scanner']);
+    expect(targets(config({ PLEX_SCAN_MODE: 'auto', PLEX_TOKEN: '' })).map((x) => x.kind)).toEqual(['plex-scanner']);
+    expect(targets(config({ PLEX_SCAN_MODE: 'auto', PLEX_TOKEN: 'tok-1234' })).map((x) => x.kind)).toEqual(['plex']);
+  });
+
+  it('PLEX_SCAN_PAUSE becomes the pause between its scans; PLEX_ENABLED false builds no first Plex', () => {
+    expect(targets(config({ PLEX_SCAN_MODE: 'api', PLEX_TOKEN: 'tok-1234', PLEX_SCAN_PAUSE: 2.5 }))[0].pauseMs).toBe(2500);
+    expect(targets(config({ PLEX_SCAN_MODE: 'scanner', PLEX_SCAN_PAUSE: 4 }))[0].pauseMs).toBe(4000);
+    expect(targets(config({ PLEX_ENABLED: false, PLEX_TOKEN: 'tok-1234' }))).toEqual([]);
+  });
+});
+
+describe('TARGETS[].ENABLED', () => {
+  it('false keeps the entry in the file but builds no target for it', () => {
+    const entry: Config['TARGETS'][number] = { NAME: 'jf', TYPE: 'jellyfin', URL: 'http://127.0.0.1:1', TOKEN: 'jf-token', ENABLED: true, PATH_MAPPINGS: {}, INCLUDE: [], EXCLUDE: [], SCAN_PAUSE: 0 };
+    const names = (enabled: boolean) => targets(config({ PLEX_ENABLED: false, TARGETS: [{ ...entry, ENABLED: enabled }] })).map((x) => x.name);
+    expect(names(true)).toEqual(['jf']);
+    expect(names(false)).toEqual([]);
+  });
+});
+
+describe('SERVER_IP and SERVER_PORT', () => {
+  it('the server listens where they say', async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    t = await testService({ config: { SERVER_IP: '127.0.0.1', SERVER_PORT: port } });
+    const url = await t.service.listen();
+    expect(url).toBe(`http://127.0.0.1:${port}`);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+  });
+});
+
+describe('SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION', () => {
+  const FILE = '/data/media/tv/Show/Season 01/e1.mkv';
+  async function exhausted(on: boolean) {
+    t = await testService({
+      config: { SERVER_MAX_FILE_CHECKS: 2, SERVER_FILE_CHECK_DELAY: 30, SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION: on },
+      // The folder is there, the file never appears.
+      pathState: async (p): Promise<PathState> => (p === '/data/media/tv/Show/Season 01' ? 'folder' : 'missing'),
+    });
+    t.service.intake.submitKnown([{ path: FILE, source: 'sonarr', event: 'Download', kind: 'file' }], 'sonarr');
+    for (let i = 0; i < 3; i++) {
+      t.clock.advance(t.service.config.SERVER_SCAN_DELAY * 1000 + 30_000);
+      await t.service.processor.drain();
+    }
+    return t;
+  }
+
+  it('true: the folder is scanned once the checks run out', async () => {
+    const s = await exhausted(true);
+    expect(s.plex.refreshes).toEqual([{ section: '2', path: '/data/media/tv/Show/Season 01' }]);
+  });
+
+  it('false: the request ends as exhausted and nothing is scanned', async () => {
+    const s = await exhausted(false);
+    expect(s.plex.refreshes).toEqual([]);
+    expect(s.service.queue.history(1)[0]).toMatchObject({ outcome: 'exhausted' });
+  });
+});
+
+describe('keys accepted for compatibility', () => {
+  it('SERVER_USE_SQLITE and RCLONE.BINARY each get a line that says what happens instead', () => {
+    const notes = compatibilityNotes(config({ SERVER_USE_SQLITE: false, RCLONE: { ...config({}).RCLONE, CRYPT_MAPPINGS: { 'My Drive/enc/': ['c:'] } } }));
+    expect(notes).toEqual([
+      expect.objectContaining({ key: 'SERVER_USE_SQLITE', level: 'info', text: expect.stringContaining('has no effect: requests are always kept in the queue database') }),
+      expect.objectContaining({ key: 'RCLONE.BINARY', text: expect.stringContaining('not run: scanrelay decodes rclone crypt names itself') }),
+    ]);
+    expect(compatibilityNotes(config({})).map((n) => [n.key, n.level])).toEqual([['SERVER_USE_SQLITE', 'debug']]);
+  });
+});
