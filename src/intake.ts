@@ -208,6 +208,7 @@ export class Intake {
           fileHint: a.kind === 'file' ? a.mapped : undefined,
           deleted: a.request.deleted === true,
           ...(a.request.refresh ? { refresh: a.request.refresh } : {}),
+          ...(a.request.ids ? { ids: a.request.ids } : {}),
         },
       });
     }

@@ -2,7 +2,9 @@
 import { access } from 'node:fs/promises';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import type { ExternalIds } from '../request.js';
 import type { PlexApi } from './api.js';
+import type { MatchFixer } from './match.js';
 
 export interface AfterScanSettings {
   emptyTrash: boolean;
@@ -208,6 +210,7 @@ export interface BatchItem {
   file?: string;
   ratingKey?: string;
   parentRatingKey?: string;
+  ids?: ExternalIds;
 }
 
 export interface BatchContext {
@@ -222,6 +225,8 @@ export interface BatchContext {
   logger: Logger;
   /** What was already said once per target (the note on "deep"); the follower keeps it. */
   said: { deep: boolean };
+  /** PLEX_FIX_MISMATCHED: runs for each confirmed item whose request carried IDs. */
+  fixer?: MatchFixer;
 }
 
 /**
@@ -268,6 +273,15 @@ export async function afterBatch(c: BatchContext): Promise<string[][]> {
       }
       const analyzed = done.get(scope)!;
       if (analyzed.length) notes[i].push(`${c.settings.analyze === 'deep' ? 'Deep' : 'Basic'} analyze started (${analyzed.length === 1 ? `item ${analyzed[0]}` : `${analyzed.length} items`}).`);
+    }
+  }
+  if (c.fixer) {
+    for (const [i, item] of c.items.entries()) {
+      if (!item.file || !item.ratingKey || !item.ids) continue;
+      const outcome = await c.fixer.check({ file: item.file, ratingKey: item.ratingKey, sectionId: item.sections[0]?.id, ids: item.ids });
+      if (outcome.kind === 'validated') notes[i].push('Match validated.');
+      else if (outcome.kind === 'fixed') notes[i].push(`Match fixed (${outcome.guid}${outcome.split ? ', after a split' : ''}).`);
+      else if (outcome.kind === 'dry-run') notes[i].push(`Match would be fixed${outcome.guid ? ` (${outcome.guid})` : ''} (PLEX_FIX_MISMATCHED_DRY_RUN).`);
     }
   }
   return notes;

@@ -5,14 +5,18 @@ import type { Logger } from '../log.js';
 import type { Follower, FollowItem, FollowResult } from '../targets/target.js';
 import { PlexScanProgress } from './activities.js';
 import { afterBatch, type AfterScanSettings, type DeletedCounter } from './after-scan.js';
+import type { ExternalIds } from '../request.js';
 import type { PlexApi } from './api.js';
 import { confirmBatch, type BatchConfirmation, type FileInLibrary } from './confirm.js';
+import type { MatchFixer } from './match.js';
 
 /** What the Plex target hands its follower for one accepted scan (stored as JSON with the delivery). */
 export interface PlexTicket {
   sections: { id: string; title: string }[];
   /** The file to confirm in the library, when the request named one and PLEX_CONFIRM_SCANS is on. */
   file?: string;
+  /** The download's series/movie IDs, when PLEX_FIX_MISMATCHED is on. */
+  ids?: ExternalIds;
 }
 
 export interface PlexFollowerOptions {
@@ -31,6 +35,8 @@ export interface PlexFollowerOptions {
   fileInLibrary?: FileInLibrary;
   deletedCount?: DeletedCounter;
   exists?: (path: string) => Promise<boolean>;
+  /** PLEX_FIX_MISMATCHED. */
+  fixer?: MatchFixer;
 }
 
 interface Followed {
@@ -223,10 +229,12 @@ export class PlexFollower implements Follower {
       deletedCount: this.opts.deletedCount,
       exists: this.opts.exists,
       said: this.said,
+      fixer: this.opts.fixer,
       items: finished.map((f) => ({
         sections: f.followed.ticket.sections,
         event: f.followed.item.event,
         file: f.followed.ticket.file,
+        ids: f.followed.ticket.ids,
         ratingKey: f.ratingKey,
         parentRatingKey: f.parentRatingKey,
       })),

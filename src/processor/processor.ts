@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
 import type { FolderRow, PendingRow, Queue } from '../queue/store.js';
 import { runScanCommand, type CommandRunner } from '../targets/commands.js';
+import type { ExternalIds } from '../request.js';
 import type { ItemRefresher } from '../targets/refresh-items.js';
 import type { ScanOutcome, Target } from '../targets/target.js';
 import { backoffDelay } from './backoff.js';
@@ -379,6 +380,7 @@ export class Processor {
           source: row.source,
           file: row.file_hint ?? undefined,
           deleted: row.any_deleted === 1,
+          ...(row.ids ? { ids: JSON.parse(row.ids) as ExternalIds } : {}),
         });
       } catch (err) {
         outcome = { status: 'retry', error: `unexpected error: ${String(err)}`, targetDown: false };

@@ -69,6 +69,8 @@ const migrations: string[] = [
   // 4: a request may ask for the item holding its file to be refreshed after the scan ('item', or
   // 'item-if-enabled' where the target's REFRESH_ITEMS decides); merged requests keep the strongest ask.
   `ALTER TABLE folders ADD COLUMN refresh TEXT;`,
+  // 5: the series'/movie's IDs a Sonarr/Radarr download carried (JSON), for PLEX_FIX_MISMATCHED after the scan.
+  `ALTER TABLE folders ADD COLUMN ids TEXT;`,
 ];
 
 export const schemaVersion = migrations.length;

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../clock.js';
 import { createPrivate } from '../private-files.js';
+import type { ExternalIds } from '../request.js';
 import { migrate } from './schema.js';
 
 export interface FolderRequest {
@@ -18,6 +19,8 @@ export interface FolderRequest {
   deleted: boolean;
   /** Refresh the item holding the file after the scan: asked for ('item') or where the target wants it. */
   refresh?: 'item' | 'item-if-enabled';
+  /** The series'/movie's IDs from a Sonarr/Radarr download (PLEX_FIX_MISMATCHED). */
+  ids?: ExternalIds;
 }
 
 export interface FolderRow {
@@ -38,6 +41,8 @@ export interface FolderRow {
   state: 'waiting' | 'dispatching';
   last_error: string | null;
   refresh: 'item' | 'item-if-enabled' | null;
+  /** JSON of ExternalIds, or null. */
+  ids: string | null;
 }
 
 /**
@@ -162,8 +167,8 @@ export class Queue {
       byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
       insert: db.prepare(
         `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, source, event, file_hint,
-                              all_deleted, any_deleted, refresh)
-         VALUES (@folder, @priority, @due, @now, @now, 1, @source, @event, @fileHint, @deleted, @deleted, @refresh)`,
+                              all_deleted, any_deleted, refresh, ids)
+         VALUES (@folder, @priority, @due, @now, @now, 1, @source, @event, @fileHint, @deleted, @deleted, @refresh, @ids)`,
       ),
       merge: db.prepare(
         `UPDATE folders SET
@@ -174,7 +179,8 @@ export class Queue {
            all_deleted = CASE WHEN @deleted = 1 THEN all_deleted ELSE 0 END,
            any_deleted = MAX(any_deleted, @deleted),
            checks = 0, generation = generation + 1, state = 'waiting', last_error = NULL,
-           refresh = CASE WHEN @refresh = 'item' OR refresh = 'item' THEN 'item' ELSE COALESCE(@refresh, refresh) END
+           refresh = CASE WHEN @refresh = 'item' OR refresh = 'item' THEN 'item' ELSE COALESCE(@refresh, refresh) END,
+           ids = COALESCE(@ids, ids)
          WHERE id = @id`,
       ),
       clearDeliveries: db.prepare('DELETE FROM deliveries WHERE folder_id = ?'),
@@ -274,6 +280,7 @@ export class Queue {
           fileHint: req.deleted ? null : (req.fileHint ?? null),
           deleted: req.deleted ? 1 : 0,
           refresh: req.refresh ?? null,
+          ids: req.ids ? JSON.stringify(req.ids) : null,
         };
         const existing = this.stmt.findForMerge.get(req.folder);
         if (!existing) {

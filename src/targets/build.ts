@@ -127,6 +127,7 @@ function plexAfterScanOptions(config: Config, deps: BuildDeps, databasePath?: st
     confirmScans: config.PLEX_CONFIRM_SCANS,
     confirmTimeoutMs: (config.PLEX_CONFIRM_TIMEOUT ?? 300) * 1000,
     followIntervalMs: config.PLEX_FOLLOW_INTERVAL * 1000,
+    ...(fixMismatched(config, deps) ? { fixMismatched: { lang: config.PLEX_FIX_MISMATCHED_LANG, dryRun: config.PLEX_FIX_MISMATCHED_DRY_RUN } } : {}),
     checkBeforeScan: config.PLEX_CHECK_BEFORE_SCAN,
     after: {
       emptyTrash,
@@ -138,6 +139,16 @@ function plexAfterScanOptions(config: Config, deps: BuildDeps, databasePath?: st
       entry: entry?.NAME,
     },
   };
+}
+
+/** PLEX_FIX_MISMATCHED works on confirmed API scans, so it needs PLEX_CONFIRM_SCANS too, and says so when it can't. */
+function fixMismatched(config: Config, deps: BuildDeps): boolean {
+  if (!config.PLEX_FIX_MISMATCHED) return false;
+  if (!config.PLEX_CONFIRM_SCANS) {
+    deps.logger.warn('PLEX_FIX_MISMATCHED is on but PLEX_CONFIRM_SCANS is false: matches are checked only for confirmed files, so none are.');
+    return false;
+  }
+  return true;
 }
 
 /** Section folders for the scanner route: through the API when there is a token, else from Plex's database. */

@@ -7,6 +7,7 @@ import { PlexApi, PlexError, type PlexSection } from '../plex/api.js';
 import { waitUntilPlexAnswers } from '../plex/availability.js';
 import type { FileInLibrary } from '../plex/confirm.js';
 import { PlexFollower, type PlexTicket } from '../plex/follower.js';
+import { MatchFixer } from '../plex/match.js';
 import { SectionCache } from '../plex/sections.js';
 import type { ScanContext, ScanOutcome, Target } from './target.js';
 
@@ -41,6 +42,8 @@ export interface PlexTargetOptions {
   /** The read-only Plex database: items marked deleted per section (for PLEX_EMPTY_TRASH). */
   deletedCount?: DeletedCounter;
   exists?: (path: string) => Promise<boolean>;
+  /** PLEX_FIX_MISMATCHED (with its LANG and DRY_RUN): check each confirmed download's match. */
+  fixMismatched?: { lang: string; dryRun: boolean };
 }
 
 export class PlexTarget implements Target {
@@ -75,6 +78,7 @@ export class PlexTarget implements Target {
       fileInLibrary: opts.fileInLibrary,
       deletedCount: opts.deletedCount,
       exists: opts.exists,
+      fixer: opts.fixMismatched ? new MatchFixer(this.api, { ...opts.fixMismatched, clock: opts.clock }, logger) : undefined,
     });
   }
 
@@ -105,7 +109,8 @@ export class PlexTarget implements Target {
     const sections = matches.map((s) => s.id);
     // Nothing to confirm and no trash to empty: the scan is done once Plex took it.
     if (!file && !trashWanted(this.after)) return { status: 'scanned', detail, sections };
-    const ticket: PlexTicket = { sections: matches.map((s) => ({ id: s.id, title: s.title })), ...(file ? { file } : {}) };
+    const ids = file && this.opts.fixMismatched && context.ids ? { ids: context.ids } : {};
+    const ticket: PlexTicket = { sections: matches.map((s) => ({ id: s.id, title: s.title })), ...(file ? { file } : {}), ...ids };
     return { status: 'scanned', detail, sections, follow: ticket };
   }
 

@@ -1,6 +1,7 @@
 // The contract every media server implements: take a scan of one folder, say whether you are reachable, and,
 // for servers whose scans run after they are accepted, follow those scans to their end.
 import type { DeliveryRef, FinalDeliveryState } from '../queue/store.js';
+import type { ExternalIds } from '../request.js';
 
 /** What a target answered for one folder. */
 export type ScanOutcome =
@@ -44,6 +45,8 @@ export interface ScanContext {
   /** A file inside the folder the request named, when there was one. */
   file?: string;
   deleted: boolean;
+  /** The series'/movie's IDs a Sonarr/Radarr download carried (PLEX_FIX_MISMATCHED). */
+  ids?: ExternalIds;
 }
 
 /** A delivery handed to a follower: the scan the server accepted, and what the target said to follow. */

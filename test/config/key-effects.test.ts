@@ -97,3 +97,55 @@ describe('keys accepted for compatibility', () => {
     expect(compatibilityNotes(config({})).map((n) => [n.key, n.level])).toEqual([['SERVER_USE_SQLITE', 'debug']]);
   });
 });
+
+describe('delivery and follow-up keys', () => {
+  let svc: TestService | undefined;
+  afterEach(async () => {
+    await svc?.close();
+    svc = undefined;
+  });
+
+  const until = async (check: () => boolean, ms = 10_000) => {
+    const end = Date.now() + ms;
+    while (!check()) {
+      if (Date.now() > end) throw new Error('condition not met in time');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+
+  it('PLEX_SCAN_CONCURRENCY bounds the scans in flight to the first Plex; TARGETS[].SCAN_CONCURRENCY sets an entry\'s own', async () => {
+    svc = await testService({ config: { PLEX_SCAN_CONCURRENCY: 2, PLEX_CONFIRM_SCANS: false, SERVER_SCAN_DELAY: 0 } });
+    svc.plex.latencyMs = 100;
+    for (let i = 0; i < 6; i++) svc.service.queue.enqueue({ folder: `/data/media/tv/Show ${i}/Season 01`, priority: 0, source: 'sonarr', event: 'Download', deleted: false });
+    let most = 0;
+    const sample = setInterval(() => (most = Math.max(most, svc!.service.processor.health()[0].inFlight)), 2);
+    try {
+      await svc.service.processor.drain();
+    } finally {
+      clearInterval(sample);
+    }
+    expect(svc.plex.refreshes).toHaveLength(6);
+    expect(most).toBe(2);
+    const entry = { NAME: 'jf', TYPE: 'jellyfin', URL: 'http://127.0.0.1:1', TOKEN: 'jf-token', ENABLED: true, PATH_MAPPINGS: {}, INCLUDE: [], EXCLUDE: [], SCAN_PAUSE: 0, SCAN_CONCURRENCY: 3 } as Config['TARGETS'][number];
+    expect(targets(config({ PLEX_ENABLED: false, TARGETS: [entry] }))[0].concurrency).toBe(3);
+  });
+
+  it('PLEX_FOLLOW_INTERVAL is the time between two /activities requests, however many scans are followed', async () => {
+    svc = await testService({ config: { PLEX_FOLLOW_INTERVAL: 0.25, SERVER_SCAN_DELAY: 0, PLEX_CONFIRM_TIMEOUT: 3600 } });
+    const s = svc;
+    s.plex.scanPolls = Infinity;
+    for (let i = 0; i < 8; i++) s.service.queue.enqueue({ folder: `/data/media/tv/Show ${i}/Season 01`, priority: 0, source: 'sonarr', event: 'Download', fileHint: `/data/media/tv/Show ${i}/Season 01/e.mkv`, deleted: false });
+    await s.service.processor.tick();
+    await s.service.processor.idle();
+    expect(s.service.queue.summary().followingByTarget.plex).toBe(8);
+    const polls = () => s.plex.requests.filter((r) => r.path === '/activities').length;
+    s.service.processor.followUps.start();
+    await until(() => polls() >= 2);
+    // The service runs on a ManualClock that only the follower's pauses move: time per poll is the interval.
+    const [n0, t0] = [polls(), s.clock.now()];
+    await until(() => polls() >= n0 + 40);
+    const [n1, t1] = [polls(), s.clock.now()];
+    expect((t1 - t0) / (n1 - n0)).toBeGreaterThan(225);
+    expect((t1 - t0) / (n1 - n0)).toBeLessThan(275);
+  });
+});
