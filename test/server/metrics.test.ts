@@ -129,6 +129,13 @@ describe('GET /metrics', () => {
     expect(sample(families, 'scanrelay_request_to_scan_seconds_count', { target: 'plex' })).toBe(2);
     expect(sample(families, 'scanrelay_request_to_scan_seconds_bucket', { target: 'plex', le: '180' })).toBe(0);
     expect(sample(families, 'scanrelay_request_to_scan_seconds_bucket', { target: 'plex', le: '300' })).toBe(2);
+    // Both stages: each delivery, and each follow-up with what it found (the fake never adds these files).
+    expect(families.get('scanrelay_delivery_seconds')?.type).toBe('histogram');
+    expect(sample(families, 'scanrelay_delivery_seconds_count', { target: 'plex' })).toBe(2);
+    expect(families.get('scanrelay_follow_seconds')?.type).toBe('histogram');
+    expect(sample(families, 'scanrelay_follow_seconds_count', { target: 'plex', outcome: 'unconfirmed' })).toBe(2);
+    expect(sample(families, 'scanrelay_follow_ups_total', { target: 'plex', outcome: 'unconfirmed' })).toBe(2);
+    expect(sample(families, 'scanrelay_deliveries_following', { target: 'plex' }) ?? 0).toBe(0);
   });
 
   it('with SERVER_METRICS_TOKEN, needs the bearer token and never logs it', async () => {
