@@ -99,6 +99,8 @@ export class Queue {
     // lose the last transactions. busy_timeout lets a second process (CLI) share the file.
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
+    // SQLite's usual 2 MB page cache, not better-sqlite3's 16 MB: the queue's hot pages are its index tops, the
+    // OS page cache keeps the rest of the file, and the server's memory stays small with a large queue.
     this.db.pragma('cache_size = -2000');
     this.db.pragma('foreign_keys = ON');
     this.opts = { historyLimit: 10_000, busyTimeoutMs: 250, ...opts };
