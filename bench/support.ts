@@ -3,7 +3,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../src/clock.js';
@@ -181,10 +181,10 @@ export function spawnServer(opts: {
   return { proc, ready };
 }
 
-function spawnToFile(dir: string, args: string[]): { proc: ChildProcess; ready: Promise<ServerChild> } {
+function spawnToFile(dir: string, args: string[], env?: Record<string, string>): { proc: ChildProcess; ready: Promise<ServerChild> } {
   const file = join(dir, 'console.out');
   const fd = openSync(file, 'a');
-  const proc = spawn(process.execPath, args, { cwd: dir, stdio: ['ignore', fd, fd] });
+  const proc = spawn(process.execPath, args, { cwd: dir, stdio: ['ignore', fd, fd], env: env ? { ...process.env, ...env } : undefined });
   closeSync(fd);
   const tail = () => {
     try {
@@ -369,4 +369,57 @@ export async function standalone(url: string, run: () => Promise<Figure[]>): Pro
 
 export function log(msg: string): void {
   process.stderr.write(`[bench] ${msg}\n`);
+}
+
+/**
+ * A config as a user writes it: only the secret, the listen address, a Plex URL and token, the path mapping
+ * from the arr app's paths to Plex's, and the file-exist mapping to where this machine sees the media. Every
+ * other key keeps its default (SERVER_SCAN_DELAY 180 s, file checks on, PLEX_CONFIRM_SCANS on).
+ */
+export function writeUserConfig(dir: string, values: { mediaDir: string } & Record<string, unknown>): string {
+  const { mediaDir, ...rest } = values;
+  const file = join(dir, 'config.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      SERVER_PASS: SECRET,
+      SERVER_IP: '127.0.0.1',
+      SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] },
+      SERVER_FILE_EXIST_PATH_MAPPINGS: { [`${mediaDir.replace(/\/$/, '')}/tv/`]: ['/data/media/tv/'] },
+      ...rest,
+    }),
+  );
+  return file;
+}
+
+/**
+ * `scanrelay server` like spawnServer with its console in a file, with extra Node flags in front of the CLI
+ * (--cpu-prof, --trace-gc, --import of a probe) and extra environment variables.
+ */
+export function startServerWith(opts: Parameters<typeof spawnServer>[0] & { nodeArgs?: string[]; env?: Record<string, string> }): Promise<ServerChild> {
+  const args = [...(opts.nodeArgs ?? []), builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
+  if (opts.loglevel) args.push('--loglevel', opts.loglevel);
+  args.push('server', '--port', String(opts.port ?? 0));
+  return spawnToFile(opts.dir, args, opts.env).ready;
+}
+
+/** Resident set size of a live process right now (Linux VmRSS), in MB. */
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error('no VmRSS in /proc/<pid>/status');
+  return Number(m[1]) / 1024;
+}
+
+/** CPU seconds (user + system) a live process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100 on Linux)
+}
+
+/** The 1-minute load average and the core count, for saying how busy the shared machine was. */
+export function loadNote(): string {
+  const [one] = readFileSync('/proc/loadavg', 'utf8').split(' ');
+  return `load ${one} on ${cpus().length} cores`;
 }

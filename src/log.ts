@@ -17,8 +17,8 @@ export interface LogOptions {
   /** Where console lines go (tests pass a collector). Defaults to stdout. */
   console?: NodeJS.WritableStream | null;
   /**
-   * Buffered writes (the long-running server): lines logged while a write is under way go out together in
-   * the next one, instead of one blocking write per line. Flushed on exit and by flushLogs().
+   * Batched writes (the long-running server): the lines of one turn of the event loop go out together in one
+   * write at its end, instead of one write per line. Flushed on exit and by flushLogs().
    */
   buffered?: boolean;
   /** Console lines as JSON (default) or for a person (src/log-format.ts); the log file is always JSON. */
@@ -33,23 +33,68 @@ export function normaliseLevel(level: string | undefined): string {
   throw new Error(`unknown log level '${level}': use WARN, INFO or DEBUG`);
 }
 
-/** Buffered lines are written once this many bytes wait, and at least every FLUSH_MS. */
-const BUFFER_BYTES = 8 * 1024;
-const FLUSH_MS = 200;
+/** A batch is written before its turn ends once it holds this many characters, so it stays small. */
+const BATCH_CHARS = 64 * 1024;
 
-function buffer<S extends { flush: () => void; on: (e: string, f: () => void) => unknown }>(stream: S): S {
-  // A quiet service still shows its lines within FLUSH_MS; the timer never keeps the process alive.
-  const timer = setInterval(() => {
-    try {
-      stream.flush();
-    } catch {
-      // Not open yet: the next tick flushes.
+/** Batches with lines not yet written; process.exit() writes them (no turn of the event loop ends then). */
+const unwritten = new Set<TurnBatch>();
+let exitHooked = false;
+
+/**
+ * The server's log destination: the lines logged during one turn of the event loop are joined and written with
+ * one synchronous write when the turn ends. A write per turn keeps up with any request rate (one write per
+ * 16 KiB chunk, as an asynchronous SonicBoom does, fell behind under load and kept every unwritten line in
+ * memory), the file is never behind by more than a turn, and the lines are never re-copied while waiting.
+ */
+class TurnBatch {
+  private lines: string[] = [];
+  private chars = 0;
+  private scheduled = false;
+
+  constructor(private readonly dest: ReturnType<typeof pino.destination>) {
+    if (!exitHooked) {
+      exitHooked = true;
+      process.on('exit', () => {
+        for (const b of unwritten) b.flushSync();
+      });
     }
-  }, FLUSH_MS);
-  timer.unref();
-  stream.on('close', () => clearInterval(timer));
-  return stream;
+  }
+
+  write(line: string): boolean {
+    this.lines.push(line);
+    this.chars += line.length;
+    unwritten.add(this);
+    if (this.chars >= BATCH_CHARS) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.flush();
+      });
+    }
+    return true;
+  }
+
+  flush(): void {
+    if (this.lines.length === 0) return;
+    const text = this.lines.length === 1 ? this.lines[0] : this.lines.join('');
+    this.lines = [];
+    this.chars = 0;
+    unwritten.delete(this);
+    this.dest.write(text);
+  }
+
+  flushSync(): void {
+    this.flush();
+  }
 }
+
+/**
+ * Synchronous SonicBoom underneath (pino's own default for stdout): a regular file takes a turn's lines in
+ * microseconds. When stdout is a pipe whose reader falls behind, SonicBoom waits and retries, which holds the
+ * loop instead of piling lines up in memory; a closed pipe is given up quietly.
+ */
+const batched = (dest: number) => new TurnBatch(pino.destination({ dest, sync: true }));
 
 export function scrubber(secrets: string[] = []): (line: string) => string {
   const list = [...new Set(secrets.filter((s) => typeof s === 'string' && s.length >= 4))].sort(
@@ -69,7 +114,7 @@ export function createLogger(opts: LogOptions): Logger {
   const level = normaliseLevel(opts.level) as pino.Level;
   const toStdout = opts.console === undefined || opts.console === process.stdout;
   if (opts.console !== null) {
-    const out = toStdout && opts.buffered ? buffer(pino.destination({ dest: 1, sync: false, minLength: BUFFER_BYTES })) : (opts.console ?? process.stdout);
+    const out = toStdout && opts.buffered ? batched(1) : (opts.console ?? process.stdout);
     streams.push({ level, stream: opts.format === 'human' ? humanStream(out) : out });
   }
   if (opts.file) {
@@ -78,7 +123,7 @@ export function createLogger(opts: LogOptions): Logger {
       level,
       stream: opts.buffered
         ? // Opened here, not by the stream: a line logged just before exit must find the file open.
-          buffer(pino.destination({ dest: openSync(opts.file, 'a', PRIVATE_MODE), sync: false, minLength: BUFFER_BYTES }))
+          batched(openSync(opts.file, 'a', PRIVATE_MODE))
         : createWriteStream(opts.file, { flags: 'a', mode: PRIVATE_MODE }),
     });
   }

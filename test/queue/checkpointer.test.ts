@@ -1,0 +1,61 @@
+// The server's checkpoints run in a worker thread: a busy queue's commits reach the database file without the
+// main thread ever running a checkpoint (and waiting for its fsyncs), and nothing is lost when it closes.
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { Checkpointer } from '../../src/queue/checkpointer.js';
+import { Queue } from '../../src/queue/store.js';
+
+const open: { close: () => void }[] = [];
+afterEach(() => open.splice(0).forEach((q) => q.close()));
+
+/** Polls `done` every 20 ms; generous limit, since a loaded machine may be slow to start a thread. */
+async function until(done: () => boolean, limitMs = 20_000): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!done()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const folder = (i: number) => ({
+  folder: `/data/media/tv/Severance ${i} (2022)/Season 02`,
+  priority: 0,
+  source: 'sonarr',
+  event: 'Download',
+  fileHint: `/data/media/tv/Severance ${i} (2022)/Season 02/Severance (2022) - S02E03 - Who Is Alive.mkv`,
+  deleted: false,
+});
+
+describe('checkpoints in a worker thread', () => {
+  it("a busy queue's commits are copied into the database file by the worker, never by the main thread", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'scanrelay-ckpt-')), 'queue.db');
+    const q = new Queue(file, new ManualClock(), { delayMs: 0, checkpointEveryMs: 50 });
+    open.push(q);
+    const onMain = vi.spyOn(q, 'checkpoint');
+    const before = statSync(file).size;
+    for (let batch = 0; batch < 20; batch++) q.enqueueMany(Array.from({ length: 500 }, (_, i) => folder(batch * 500 + i)));
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(1024 * 1024); // enough to start the worker
+    // Only a checkpoint writes the database file itself; commits go to the WAL.
+    await until(() => statSync(file).size > before + 1024 * 1024);
+    expect(onMain).not.toHaveBeenCalled();
+    q.close();
+    const again = new Queue(file, new ManualClock(), { delayMs: 0 });
+    open.push(again);
+    expect(again.count()).toBe(10_000);
+    expect(again.get(folder(9_999).folder)?.file_hint).toBe(folder(9_999).fileHint);
+  });
+
+  it('checkpoints on the main thread when the worker cannot open the queue file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-ckpt-'));
+    const file = join(dir, 'queue.db');
+    // A WAL large enough to start the worker, beside a database file that does not exist: the worker fails.
+    writeFileSync(`${file}-wal`, Buffer.alloc(2 * 1024 * 1024));
+    const onMain = vi.fn();
+    const c = new Checkpointer(file, 20, onMain);
+    open.push({ close: () => c.stop() });
+    await until(() => onMain.mock.calls.length >= 2);
+  });
+});
