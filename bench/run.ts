@@ -62,12 +62,12 @@ ${out}
 
 ## What each line measures
 
-1. **Intake** — autocannon, 64 keep-alive connections over loopback, Sonarr v3 \`Download\` webhooks against
-   the compiled server (\`node dist/cli/index.js server\`, default INFO logging: one line per request to the
-   log file and to the console, which goes to a file as under systemd or Docker's log driver), all to
-   one folder and each to a new folder. Baseline: a bare Node \`http\` server in its own process that reads the
-   body and answers 200, driven identically in the same round. After each run the queue file is opened and
-   must hold every request answered 2xx (the merge count of the one folder; the distinct folders otherwise).
+1. **Intake** — what users send: a Sonarr v4 \`Download\` webhook (about 3 KB, every field Sonarr sends) from
+   wrk (its own process, 64 keep-alive connections, 2 threads) for a sustained minute against the compiled server
+   with the default config, all to one folder and each to a new folder. Baseline: a bare Node \`http\` server
+   driven the same way in the same run, with 1 and with 2 wrk threads, to show the client is not the limit.
+   The server's RSS is sampled every second, and requests per CPU-second are shown beside req/s because they do
+   not depend on how busy the machine is. After each run the queue file must hold every request answered 2xx.
 2. **Coalescing** — 10,000 webhooks over 500 season folders inside \`SERVER_SCAN_DELAY\`, two Plex targets;
    then 24 one-episode imports of one season. Baseline: one scan per event.
 3. **Durability** — 64 concurrent clients send a 20,000-request burst to the real server; \`kill -9\` lands at a
