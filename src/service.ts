@@ -7,6 +7,7 @@ import { createDoctor } from './doctor/explain.js';
 import { Intake } from './intake.js';
 import type { Logger } from './log.js';
 import { diskPathState, Processor, type PathState } from './processor/processor.js';
+import { lockQueue } from './queue/lock.js';
 import { Queue } from './queue/store.js';
 import { DriveMonitor } from './drive/monitor.js';
 import { openPlexDatabase } from './plex/database.js';
@@ -55,6 +56,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const clock = opts.clock ?? systemClock;
   const pathState = opts.pathState ?? diskPathState;
   const activity = new Activity();
+  // Before anything else: a second server on this queue file stops here (QueueLockedError names the holder).
+  const lock = opts.queuefile === ':memory:' ? undefined : lockQueue(opts.queuefile);
   const queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, checkpointEveryMs: 1_000 });
   const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, { logger, clock });
   const targets =
@@ -179,6 +182,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       metrics.close();
       await processor.stop();
       queue.close();
+      lock?.release();
     },
   };
 }
