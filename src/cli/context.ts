@@ -48,7 +48,15 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean; bu
     if (loaded.created) logger.info({ file: loaded.path }, `No config file found: wrote a default one to '${loaded.path}'. Edit it (PLEX_TOKEN, SERVER_PATH_MAPPINGS) and restart.`);
     if (loaded.writeError) logger.warn({ file: loaded.path }, `Could not write the added config keys back to '${loaded.path}' (${loaded.writeError}); running with their defaults anyway.`);
     for (const key of loaded.added) logger.info({ key }, `Added '${key}' config option with its default.`);
-    for (const key of loaded.ignored) logger.debug({ key }, `Config key '${key}' is not used by scanrelay; ignored.`);
+    if (loaded.backup) logger.info({ file: loaded.backup }, `Copied the config to '${loaded.backup}' before writing the added keys.`);
+    const unknown = new Set(loaded.unknown.map((u) => u.key));
+    for (const u of loaded.unknown) {
+      logger.warn(
+        { key: u.key, line: u.line },
+        `Unknown config key '${u.key}'${u.line ? ` on line ${u.line}` : ''} of '${loaded.path}'${u.suggestion ? `: did you mean '${u.suggestion}'?` : '.'} It has no effect.`,
+      );
+    }
+    for (const key of loaded.ignored) if (!unknown.has(key)) logger.debug({ key }, `Config key '${key}' is not used by scanrelay; ignored.`);
     for (const key of loaded.envOverrides) logger.info({ key }, `Using ENV setting ${key}.`);
     return { settings, loaded, logger, configDir: dirname(loaded.path) };
   } catch (err) {

@@ -1,5 +1,6 @@
 // The path doctor: follows one path through every step the relay would take and says where it goes wrong.
 import type { Config, TargetConfig } from '../config/schema.js';
+import { editDistance } from './distance.js';
 import { hasMediaExtension } from '../intake.js';
 import { parentFolder, trimTrailingSeparator, isInside, separatorOf } from '../paths/folder.js';
 import { ignoredBy, mapPath, mappingCandidates, priorityOf, type MappingMatch } from '../paths/mapping.js';
@@ -63,6 +64,8 @@ export interface DoctorDeps {
   pathState: (path: string) => Promise<PathState>;
   fetch?: typeof fetch;
 }
+
+export { editDistance };
 
 export type Doctor = (path: string) => Promise<Explanation>;
 
@@ -186,20 +189,6 @@ async function mediaBrowserLibraries(flavour: MediaBrowserFlavour, url: string, 
 
 const segments = (p: string) => p.split(/[\\/]+/).filter(Boolean);
 
-/** Edit distance between two strings (for "did you mean" candidates; paths are short). */
-export function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length];
-}
 
 /**
  * Mapping forms, mapping keys and library locations ranked by how close they are to the start of the path:
