@@ -27,6 +27,8 @@ export interface ProcessorSettings {
   /** RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN ('' = none), for every target kind. */
   commandBefore?: string;
   commandAfter?: string;
+  /** How often an idle target that is up is asked whether it still answers (a wrong token shows at once). */
+  idleProbeMs?: number;
 }
 
 /** Deliveries in flight per target when the target sets no concurrency and no pause. */
@@ -67,6 +69,8 @@ interface TargetState {
   probeDelayMs: number;
   nextProbeAt: number;
   probing: boolean;
+  /** When the target last showed it answers (a probe or a scan); idle targets are probed a minute after. */
+  lastHeardAt: number;
   inFlight: Set<number>;
   lastFinishedAt: number;
   scanned: number;
@@ -74,6 +78,7 @@ interface TargetState {
 }
 
 const PROBE_MAX_MS = 30_000; // a target that comes back is used again within this
+const IDLE_PROBE_MS = 60_000;
 const CHECK_BATCH = 256;
 
 export async function diskPathState(path: string): Promise<PathState> {
@@ -110,6 +115,7 @@ export class Processor {
       probeDelayMs: 0,
       nextProbeAt: 0,
       probing: false,
+      lastHeardAt: -Infinity,
       inFlight: new Set(),
       lastFinishedAt: 0,
       scanned: 0,
@@ -177,6 +183,7 @@ export class Processor {
   start(): void {
     if (this.running) return;
     this.running = true;
+    // The loop's first pass asks each target, so a wrong token or a stopped server shows before a scan is due.
     this.followUps.start();
     this.loopDone = this.loop();
   }
@@ -213,6 +220,7 @@ export class Processor {
   private async loop(): Promise<void> {
     while (this.running) {
       try {
+        this.probeIdle();
         await this.tick();
       } catch (err) {
         this.deps.logger.error({ err: String(err) }, 'processor pass failed; trying again in a second');
@@ -378,6 +386,7 @@ export class Processor {
       const now = clock.now();
       const name = state.target.name;
       const latencyMs = now - row.first_at;
+      if (outcome.status !== 'retry' || !outcome.targetDown) state.lastHeardAt = now;
       if (outcome.status === 'scanned') {
         state.scanned++;
         const { follow } = this.followUps.accepted(state.target, row, outcome);
@@ -437,6 +446,15 @@ export class Processor {
     );
   }
 
+  /** Probes every target that is up, idle and not heard from for a minute (all of them at start). */
+  private probeIdle(): void {
+    const now = this.deps.clock.now();
+    const every = this.deps.settings.idleProbeMs ?? IDLE_PROBE_MS;
+    for (const state of this.states) {
+      if (state.up && !state.probing && state.inFlight.size === 0 && now - state.lastHeardAt >= every) this.probe(state);
+    }
+  }
+
   private markDown(state: TargetState, error: string): void {
     const now = this.deps.clock.now();
     state.probeDelayMs = Math.min(PROBE_MAX_MS, Math.max(1_000, state.probeDelayMs * 2));
@@ -447,7 +465,7 @@ export class Processor {
       state.downSince = now;
       this.deps.logger.error(
         { target: state.target.name },
-        `Target ${state.target.name} is unavailable: ${error}. Its folders stay queued and are retried when it answers again.`,
+        `Target ${state.target.name} is unavailable: ${sentence(error)} Its folders stay queued and are retried when it answers again.`,
       );
       this.deps.activity?.emit('target', { target: state.target.name, up: false, error });
     }
@@ -463,10 +481,12 @@ export class Processor {
         result = { ok: false, error: String(err) };
       }
       state.probing = false;
+      state.lastHeardAt = this.deps.clock.now();
       if (!result.ok) {
         this.markDown(state, result.error);
         return;
       }
+      if (state.up) return; // an idle check that found nothing wrong
       state.up = true;
       state.probeDelayMs = 0;
       state.downSince = undefined;
@@ -479,3 +499,7 @@ export class Processor {
   }
 }
 
+/** An error as a sentence: its own ending kept ("…?"), a full stop added otherwise. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
+}

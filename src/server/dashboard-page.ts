@@ -225,7 +225,7 @@ const liveScript = `
   const events = new EventSource('events');
   events.onopen = () => { status.dataset.state = 'on'; status.textContent = 'Live'; };
   events.onerror = () => { status.dataset.state = 'off'; status.textContent = 'Reconnecting…'; };
-  for (const name of ['request', 'queued', 'delivery', 'finished', 'target']) events.addEventListener(name, refresh);
+  for (const name of ['request', 'queued', 'delivery', 'followed', 'finished', 'target']) events.addEventListener(name, refresh);
   setInterval(refresh, 15000);
 })();
 `;

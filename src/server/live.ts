@@ -4,7 +4,7 @@ import type { ActivityEvents } from '../activity.js';
 import type { AppDeps } from './app.js';
 import { secretMatches } from './secret.js';
 
-const FEED: (keyof ActivityEvents)[] = ['request', 'queued', 'delivery', 'finished', 'target'];
+const FEED: (keyof ActivityEvents)[] = ['request', 'queued', 'delivery', 'followed', 'finished', 'target'];
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const HEARTBEAT_MS = 20_000;
 

@@ -115,6 +115,8 @@ export class PlexTarget implements Target {
 
   async available(): Promise<{ ok: true } | { ok: false; error: string }> {
     try {
+      // /identity answers without a token (is Plex there at all?); the library list needs a valid one.
+      await this.api.identity();
       await this.sections.all(true);
       return { ok: true };
     } catch (err) {
