@@ -4,6 +4,7 @@ import { Activity } from './activity.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { createDoctor } from './doctor/explain.js';
+import { createLibraryJudge } from './doctor/judge.js';
 import { Intake } from './intake.js';
 import type { Logger } from './log.js';
 import { diskPathState, Processor, type PathState } from './processor/processor.js';
@@ -111,6 +112,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     activity,
     pathState,
     onQueued: (dueAt) => processor.wake(dueAt),
+    judge: createLibraryJudge({ config, targets, fetch: opts.fetch, now: () => clock.now() }),
     settings: {
       pathMappings: config.SERVER_PATH_MAPPINGS,
       fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,

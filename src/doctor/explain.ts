@@ -1,9 +1,9 @@
 // The path doctor: follows one path through every step the relay would take and says where it goes wrong.
 import type { Config, TargetConfig } from '../config/schema.js';
 import { editDistance } from './distance.js';
-import { hasMediaExtension } from '../intake.js';
-import { parentFolder, trimTrailingSeparator, isInside, separatorOf } from '../paths/folder.js';
-import { ignoredBy, mapPath, mappingCandidates, priorityOf, type MappingMatch } from '../paths/mapping.js';
+import { routePath, type IntakeSettings } from '../intake.js';
+import { trimTrailingSeparator, isInside, separatorOf } from '../paths/folder.js';
+import { mappingCandidates, priorityOf, type MappingMatch } from '../paths/mapping.js';
 import { PlexApi } from '../plex/api.js';
 import type { PathState } from '../processor/processor.js';
 import { emby } from '../targets/emby.js';
@@ -67,6 +67,16 @@ export interface DoctorDeps {
 
 export { editDistance };
 
+/** The intake's settings, from the config. */
+export function intakeSettings(config: Config): IntakeSettings {
+  return {
+    pathMappings: config.SERVER_PATH_MAPPINGS,
+    fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
+    ignoreList: config.SERVER_IGNORE_LIST,
+    priorities: config.SERVER_SCAN_PRIORITIES,
+  };
+}
+
 export type Doctor = (path: string) => Promise<Explanation>;
 
 /** Builds the doctor for a service or the CLI; library lists are asked from the servers on each call. */
@@ -77,13 +87,12 @@ export function createDoctor(deps: DoctorDeps): Doctor {
 export async function explainPath(input: string, deps: DoctorDeps): Promise<Explanation> {
   const { config } = deps;
   const path = input.trim();
-  const { path: mapped, match } = mapPath(path, config.SERVER_PATH_MAPPINGS);
-  const ignore = ignoredBy([path, mapped], config.SERVER_IGNORE_LIST);
-  const exist = mapPath(mapped, config.SERVER_FILE_EXIST_PATH_MAPPINGS);
-  const state = await deps.pathState(exist.path);
-  // The same rule the intake applies to a manual request: the disk decides, else the extension.
-  const kind = state === 'folder' ? 'folder' : state === 'file' ? 'file' : hasMediaExtension(mapped) ? 'file' : 'folder';
-  const folder = kind === 'folder' ? trimTrailingSeparator(mapped) : parentFolder(mapped);
+  // The same steps the intake takes (intake.ts routePath): the doctor can never predict something else.
+  const route = await routePath(path, 'auto', intakeSettings(config), deps.pathState);
+  const { mapped, match, kind, folder } = route;
+  const ignore = route.ignoredBy;
+  const exist = route.local;
+  const state = exist.state ?? 'missing';
   const base = {
     input: path,
     mapping: { match: match ?? null, result: mapped, configured: mappingCandidates(config.SERVER_PATH_MAPPINGS).length },
@@ -128,7 +137,7 @@ export async function explainPath(input: string, deps: DoctorDeps): Promise<Expl
     summary = `Would queue '${folder}', but no server could be asked which library holds it.`;
   } else {
     verdict = 'unmatched';
-    summary = `No library holds '${folder}'${match ? '' : ' and no SERVER_PATH_MAPPINGS entry matched the path'}: it would be queued and then reported as unmatched.`;
+    summary = `No library holds '${folder}'${match ? '' : ' and no SERVER_PATH_MAPPINGS entry matched the path'}: it would be recorded as unmatched at once, not queued.`;
   }
   return { ...base, targets, wouldScan, verdict, summary, candidates, suggestion };
 }
@@ -162,15 +171,16 @@ function rewriteMatch(folder: string, mappings: Record<string, string[]>): Mappi
   return best;
 }
 
-function librarySource(target: Target, entry: TargetConfig | undefined, deps: DoctorDeps): (() => Promise<Library[]>) | undefined {
+export function librarySource(target: Target, entry: TargetConfig | undefined, deps: Omit<DoctorDeps, 'pathState'>, fresh = false): (() => Promise<Library[]>) | undefined {
   if (target instanceof PlexTarget) {
-    return async () => (await target.sections.all()).map((s) => ({ title: `${s.title} (section ${s.id})`, locations: s.locations }));
+    // Fresh: straight from Plex, leaving the target's own section cache to its scans.
+    return async () => (await (fresh ? target.api.sections() : target.sections.all())).map((s) => ({ title: `${s.title} (section ${s.id})`, locations: s.locations }));
   }
   const plexAt = (url: string, token: string) => async () =>
     (await new PlexApi({ url, token, fetch: deps.fetch }).sections()).map((s) => ({ title: `${s.title} (section ${s.id})`, locations: s.locations }));
   if (!entry) {
     // The first Plex on the scanner route: its sections are known through the API when a token is set.
-    return deps.config.PLEX_TOKEN ? plexAt(deps.config.PLEX_LOCAL_URL, deps.config.PLEX_TOKEN) : undefined;
+    return target.kind === 'plex-scanner' && deps.config.PLEX_TOKEN ? plexAt(deps.config.PLEX_LOCAL_URL, deps.config.PLEX_TOKEN) : undefined;
   }
   if (!entry.URL || !entry.TOKEN) return undefined;
   if (entry.TYPE === 'plex' || entry.TYPE === 'plex-scanner') return plexAt(entry.URL, entry.TOKEN);

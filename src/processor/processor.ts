@@ -312,8 +312,11 @@ export class Processor {
           return;
         }
       }
-      const detail = `File '${local}' exhausted all available checks (${settings.maxFileChecks}). Aborting scan request. If the file is there, check SERVER_FILE_EXIST_PATH_MAPPINGS (try: scanrelay explain '${row.file_hint ?? row.folder}').`;
-      logger.warn({ path: local, folder: row.folder }, detail);
+      // One sentence for people, then the technical part (the dashboard shows it behind "details").
+      const detail =
+        `The file never appeared where scanrelay looks for it, so nothing was scanned.\n` +
+        `File '${local}' exhausted all available checks (${settings.maxFileChecks}). If the file is there, check SERVER_FILE_EXIST_PATH_MAPPINGS (try: scanrelay explain '${row.received ?? row.file_hint ?? row.folder}').`;
+      logger.warn({ path: local, folder: row.folder }, detail.replace('\n', ' '));
       queue.finish(row, 'exhausted', detail);
       this.deps.activity?.emit('finished', { folder: row.folder, outcome: 'exhausted', detail });
     } catch (err) {
@@ -399,8 +402,11 @@ export class Processor {
           if (queue.isCurrent({ folderId: row.id, generation: row.generation })) this.followUps.follow(state.target, row, follow, now);
         }
       } else if (outcome.status === 'unmatched') {
-        logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail}`);
-        queue.recordDelivery(row, name, { state: 'unmatched', detail: outcome.detail }, this.targetNames);
+        // The path as received is what to explain: mappings do not chain, so explaining the mapped one misleads.
+        const hint = `Try: scanrelay explain '${row.received ?? row.file_hint ?? row.folder}'.`;
+        const detail = `'${row.folder}' is in no library of ${name}, so nothing was scanned there.\n${outcome.detail} ${hint}`;
+        logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail} ${hint}`);
+        queue.recordDelivery(row, name, { state: 'unmatched', detail }, this.targetNames);
       } else {
         state.failed++;
         const attempts = row.attempts + 1;

@@ -66,6 +66,10 @@ const migrations: string[] = [
    ALTER TABLE deliveries ADD COLUMN rescans INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE history ADD COLUMN delivery_ms INTEGER;
    ALTER TABLE history ADD COLUMN follow_ms INTEGER;`,
+  // 4: the path as the sender sent it, before SERVER_PATH_MAPPINGS, so Retry and Scan now can map it again with
+  // the current mappings (a fixed mapping then reaches the right folder) and people see both forms.
+  `ALTER TABLE folders ADD COLUMN received TEXT;
+   ALTER TABLE history ADD COLUMN received TEXT;`,
 ];
 
 export const schemaVersion = migrations.length;

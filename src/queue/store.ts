@@ -15,6 +15,8 @@ export interface FolderRequest {
   /** A file inside the folder whose existence is checked before scanning. */
   fileHint?: string;
   deleted: boolean;
+  /** The path as the sender sent it (before SERVER_PATH_MAPPINGS); the latest request's is kept. */
+  received?: string;
 }
 
 export interface FolderRow {
@@ -34,6 +36,7 @@ export interface FolderRow {
   generation: number;
   state: 'waiting' | 'dispatching';
   last_error: string | null;
+  received: string | null;
 }
 
 /**
@@ -86,6 +89,7 @@ export interface HistoryRow {
   attempts: number;
   delivery_ms: number | null;
   follow_ms: number | null;
+  received: string | null;
 }
 
 export type DeliveryResult =
@@ -154,8 +158,8 @@ export class Queue {
       byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
       insert: db.prepare(
         `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, source, event, file_hint,
-                              all_deleted, any_deleted)
-         VALUES (@folder, @priority, @due, @now, @now, 1, @source, @event, @fileHint, @deleted, @deleted)`,
+                              all_deleted, any_deleted, received)
+         VALUES (@folder, @priority, @due, @now, @now, 1, @source, @event, @fileHint, @deleted, @deleted, @received)`,
       ),
       merge: db.prepare(
         `UPDATE folders SET
@@ -165,7 +169,8 @@ export class Queue {
            file_hint = CASE WHEN @deleted = 0 AND @fileHint IS NOT NULL THEN @fileHint ELSE file_hint END,
            all_deleted = CASE WHEN @deleted = 1 THEN all_deleted ELSE 0 END,
            any_deleted = MAX(any_deleted, @deleted),
-           checks = 0, generation = generation + 1, state = 'waiting', last_error = NULL
+           checks = 0, generation = generation + 1, state = 'waiting', last_error = NULL,
+           received = COALESCE(@received, received)
          WHERE id = @id`,
       ),
       clearDeliveries: db.prepare('DELETE FROM deliveries WHERE folder_id = ?'),
@@ -231,9 +236,9 @@ export class Queue {
       deleteFolder: db.prepare('DELETE FROM folders WHERE id = ?'),
       history: db.prepare(
         `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail, attempts,
-                              delivery_ms, follow_ms)
+                              delivery_ms, follow_ms, received)
          VALUES (@folder, @source, @event, @requests, @first_at, @finished_at, @target, @outcome, @detail, @attempts,
-                 @delivery_ms, @follow_ms)`,
+                 @delivery_ms, @follow_ms, @received)`,
       ),
       trimHistory: db.prepare(
         'DELETE FROM history WHERE id <= (SELECT id FROM history ORDER BY id DESC LIMIT 1 OFFSET ?)',
@@ -264,6 +269,7 @@ export class Queue {
           event: req.event,
           fileHint: req.deleted ? null : (req.fileHint ?? null),
           deleted: req.deleted ? 1 : 0,
+          received: req.received ?? null,
         };
         const existing = this.stmt.findForMerge.get(req.folder);
         if (!existing) {
@@ -432,6 +438,15 @@ export class Queue {
     })();
   }
 
+  /** A request for a folder in no target's library: straight into history as `unmatched`, never queued. */
+  recordUnmatched(r: { folder: string; received: string; source: string; event: string; detail: string }): void {
+    const now = this.clock.now();
+    this.writeHistory(
+      { folder: r.folder, source: r.source, event: r.event, requests: 1, first_at: now, received: r.received } as FolderRow,
+      { target: null, outcome: 'unmatched', detail: r.detail, attempts: 0 },
+    );
+  }
+
   /** Makes every pending delivery of `target` due now (the target came back). */
   wakeTarget(target: string): number {
     const now = this.clock.now();
@@ -515,6 +530,7 @@ export class Queue {
       attempts: d.attempts,
       delivery_ms: d.deliveryMs ?? null,
       follow_ms: d.followMs ?? null,
+      received: row.received ?? null,
     });
     if (++this.historyWrites % 500 === 0) this.stmt.trimHistory.run(this.opts.historyLimit);
   }

@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { systemClock } from '../clock.js';
 import { StorageError } from '../intake.js';
-import type { DeliveryRow } from '../queue/store.js';
+import type { DeliveryRow, FolderRow } from '../queue/store.js';
 import type { AppDeps } from './app.js';
 import { secretMatches } from './secret.js';
 
@@ -24,6 +24,8 @@ export interface QueuedFolder {
   event: string;
   fileChecks: number;
   lastError: string | null;
+  /** The path as the sender sent it, before SERVER_PATH_MAPPINGS (null for rows queued before it was kept). */
+  received: string | null;
   deliveries: {
     target: string;
     state: DeliveryRow['state'];
@@ -53,6 +55,8 @@ export interface FinishedScan {
   deliveryMs: number | null;
   /** ms from the server accepting the scan to the follow-up's outcome (null when nothing was followed). */
   followMs: number | null;
+  /** The path as the sender sent it, before SERVER_PATH_MAPPINGS. */
+  received: string | null;
 }
 
 export function queueView(deps: AppDeps, limit = 500): QueuedFolder[] {
@@ -71,6 +75,7 @@ export function queueView(deps: AppDeps, limit = 500): QueuedFolder[] {
     event: r.event,
     fileChecks: r.checks,
     lastError: r.last_error,
+    received: r.received,
     deliveries: deps.queue.deliveries(r.id).map((d) => ({
       target: d.target,
       state: d.state,
@@ -98,6 +103,7 @@ export function historyView(deps: AppDeps, limit = 100): FinishedScan[] {
     attempts: h.attempts,
     deliveryMs: h.delivery_ms,
     followMs: h.follow_ms,
+    received: h.received,
   }));
 }
 
@@ -118,22 +124,49 @@ export function steer(deps: AppDeps, who: string) {
     return { ok: true, folder, done };
   };
   const missing = (folder: string): ActionResult => ({ ok: false, folder, error: `'${folder}' is not in the queue` });
+  /**
+   * Maps the path as received again with the current SERVER_PATH_MAPPINGS. A fixed mapping thus reaches the
+   * folder it names now; undefined when nothing changed (or the path was not kept: rows older than that).
+   */
+  const remapped = async (received: string | null, folder: string, kind: 'file' | 'folder' | 'auto') => {
+    if (!received) return undefined;
+    const [a] = await deps.intake.resolve([{ path: received, source: 'api', event: 'Retry', kind }]);
+    return a.folder !== undefined && a.ignoredBy === undefined && a.folder !== folder ? received : undefined;
+  };
+  /** Queues the received path again under its new folder and scans it now; the old row ends as moved. */
+  const requeue = async (received: string, kind: 'file' | 'folder' | 'auto', old?: FolderRow, previous?: string): Promise<ActionResult> => {
+    const [a] = await deps.intake.submit([{ path: received, source: 'api', event: 'Retry', kind }], who);
+    if (old) deps.queue.finish(old, 'dropped', `Mapped again to '${a.folder}' with the current SERVER_PATH_MAPPINGS.`);
+    if (a.folder === undefined || a.unmatched) return after(a.folder ?? received, 'Mapped again, still in no library');
+    deps.queue.scanNow(a.folder);
+    return after(a.folder, a.folder === (old?.folder ?? previous) ? 'Queued again' : `Mapped '${received}' again to`);
+  };
   return {
-    /** Skip the rest of the delay and any retry wait. */
-    scanNow(folder: string): ActionResult {
+    /** Skip the rest of the delay and any retry wait (after mapping the received path again). */
+    async scanNow(folder: string): Promise<ActionResult> {
+      const row = deps.queue.get(folder);
+      if (!row) return missing(folder);
+      const moved = await remapped(row.received, folder, row.file_hint ? 'file' : 'folder');
+      if (moved) return requeue(moved, row.file_hint ? 'file' : 'folder', row);
       return deps.queue.scanNow(folder) ? after(folder, 'Scanning now') : missing(folder);
     },
     /** A queued folder is tried again at once; a finished one (unmatched, exhausted, dropped) is queued again. */
-    retry(folder: string): ActionResult {
-      if (deps.queue.scanNow(folder)) return after(folder, 'Retrying now');
+    async retry(folder: string): Promise<ActionResult> {
+      const row = deps.queue.get(folder);
+      if (row) {
+        const moved = await remapped(row.received, folder, row.file_hint ? 'file' : 'folder');
+        if (moved) return requeue(moved, row.file_hint ? 'file' : 'folder', row);
+        if (deps.queue.scanNow(folder)) return after(folder, 'Retrying now');
+      }
       const past = deps.queue.history(10_000).find((h) => h.folder === folder);
       if (!past) return { ok: false, folder, error: `'${folder}' is neither queued nor in the history` };
+      if (past.received) return requeue(past.received, 'auto', undefined, folder);
       const res = deps.queue.enqueue({ folder, priority: 0, source: 'api', event: 'Retry', deleted: false });
       deps.activity?.emit('queued', { folder, merged: res.merged, source: 'api', event: 'Retry' });
       deps.queue.scanNow(folder);
       return after(folder, 'Queued again');
     },
-    drop(folder: string): ActionResult {
+    async drop(folder: string): Promise<ActionResult> {
       if (!deps.queue.drop(folder, who)) return missing(folder);
       deps.activity?.emit('finished', { folder, outcome: 'dropped', detail: `dropped by ${who}` });
       return after(folder, 'Dropped');
@@ -174,6 +207,7 @@ const queuedFolder = {
     event: { type: 'string' },
     fileChecks: { type: 'integer' },
     lastError: nullableString,
+    received: { type: ['string', 'null'], description: 'the path as the sender sent it, before SERVER_PATH_MAPPINGS' },
     deliveries: {
       type: 'array',
       items: {
@@ -207,6 +241,7 @@ const finishedScan = {
     attempts: { type: 'integer' },
     deliveryMs: { type: ['integer', 'null'], description: 'ms from the folder being ready to the server accepting the scan' },
     followMs: { type: ['integer', 'null'], description: 'ms from the server accepting the scan to the follow-up outcome; null when nothing was followed' },
+    received: { type: ['string', 'null'], description: 'the path as the sender sent it, before SERVER_PATH_MAPPINGS' },
   },
 } as const;
 const targetHealth = {
@@ -331,15 +366,15 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
   });
 
   for (const [name, summary] of [
-    ['scan-now', 'Skip the rest of a queued folder\'s delay and any retry wait'],
-    ['retry', 'Try a queued folder again now, or queue a finished (unmatched, exhausted, dropped) folder again'],
+    ['scan-now', 'Skip the rest of a queued folder\'s delay and any retry wait; the path as received is mapped again with the current SERVER_PATH_MAPPINGS'],
+    ['retry', 'Try a queued folder again now, or queue a finished (unmatched, exhausted, dropped) folder again; the path as received is mapped again first'],
     ['drop', 'Remove a folder from the queue without scanning it (recorded in history)'],
   ] as const) {
     app.post(`/api/:secret/queue/${name}`, {
       schema: { summary, tags: ['actions'], params: secretParam, body: folderBody, response: { 200: actionReply, 401: error, 404: actionReply } },
     }, async (req, reply) => {
       const { folder } = req.body as { folder: string };
-      return answer(reply, name === 'scan-now' ? actions.scanNow(folder) : name === 'retry' ? actions.retry(folder) : actions.drop(folder));
+      return answer(reply, await (name === 'scan-now' ? actions.scanNow(folder) : name === 'retry' ? actions.retry(folder) : actions.drop(folder)));
     });
   }
 

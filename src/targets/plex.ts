@@ -93,7 +93,7 @@ export class PlexTarget implements Target {
         const known = found.all.flatMap((s) => s.locations.map((l) => `${s.title}: ${l}`));
         return {
           status: 'unmatched',
-          detail: `Unable to map '${folder}' to a Section ID. Known locations: ${known.join(', ') || 'none'}. Check SERVER_PATH_MAPPINGS.`,
+          detail: `Unable to map '${folder}' to a Section ID. Known locations: ${known.join(', ') || 'none'}. Check the SERVER_PATH_MAPPINGS entry for the path as received.`,
         };
       }
       for (const section of matches) await this.api.refresh(section.id, folder);
