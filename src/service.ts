@@ -60,7 +60,13 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   // Before anything else: a second server on this queue file stops here (QueueLockedError names the holder).
   const lock = opts.queuefile === ':memory:' ? undefined : lockQueue(opts.queuefile);
   const queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, checkpointEveryMs: 1_000 });
-  const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, { logger, clock });
+  const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, {
+    logger,
+    clock,
+    without: config.GOOGLE.ENABLED
+      ? 'Drive files will be scanned without the "already in Plex" check, and scans are confirmed through the Plex API'
+      : 'scans are confirmed through the Plex API instead',
+  });
   const targets =
     opts.targets ??
     buildTargets(config, {

@@ -1,6 +1,7 @@
 // What every command needs first: settings (flags, env, defaults), the loaded config and a logger.
 import type { Command } from 'commander';
 import { dirname } from 'node:path';
+import { Writable } from 'node:stream';
 import { ConfigError, loadConfig, resolveSettings, secretsOf, type LoadedConfig, type Settings } from '../config/load.js';
 import { createLogger, normaliseLevel, type Logger } from '../log.js';
 
@@ -25,12 +26,12 @@ export function addGlobalOptions(program: Command): Command {
     .option('--config <file>', 'config.json to use (env SCANRELAY_CONFIG or PLEX_AUTOSCAN_CONFIG; default ./config/config.json)')
     .option('--queuefile <file>', 'SQLite queue file (env SCANRELAY_QUEUEFILE; default ./queue.db)')
     .option('--logfile <file>', 'log file (env SCANRELAY_LOGFILE; default ./scanrelay.log)')
-    .option('--loglevel <level>', 'WARN, INFO or DEBUG, any case (env SCANRELAY_LOGLEVEL; default INFO)')
+    .option('--loglevel <level>', 'ERROR, WARN, INFO, DEBUG or TRACE, any case (env SCANRELAY_LOGLEVEL; default INFO)')
     .option('--cachefile <file>', 'accepted for plex_autoscan compatibility; Drive data lives in the queue file');
 }
 
 /** Loads everything or exits with the one-line reason (a broken config must not start anything). */
-export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean; buffered?: boolean } = {}): CommandContext {
+export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean | 'plain'; buffered?: boolean } = {}): CommandContext {
   try {
     const { settings, origins } = resolveSettings(flags, process.env, process.cwd());
     normaliseLevel(settings.loglevel);
@@ -39,7 +40,7 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean; bu
       level: settings.loglevel,
       file: settings.logfile,
       secrets: secretsOf(loaded.config),
-      console: opts.consoleLog === false ? null : process.stdout,
+      console: opts.consoleLog === false ? null : opts.consoleLog === 'plain' ? plainConsole() : process.stdout,
       buffered: opts.buffered,
     });
     for (const key of Object.keys(origins) as (keyof Settings)[]) {
@@ -66,6 +67,28 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean; bu
     }
     throw err;
   }
+}
+
+/**
+ * Console lines as plain sentences (warnings and errors on stderr), for the commands a person runs by hand and
+ * reads like the others' output; the log file keeps the structured lines.
+ */
+function plainConsole(): Writable {
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) {
+        let entry: { level?: string; msg?: string };
+        try {
+          entry = JSON.parse(line) as typeof entry;
+        } catch {
+          entry = { msg: line };
+        }
+        const toErr = entry.level === 'error' || entry.level === 'warn' || entry.level === 'fatal';
+        (toErr ? process.stderr : process.stdout).write(`${entry.msg ?? line}\n`);
+      }
+      done();
+    },
+  });
 }
 
 /** The global flags as commander parsed them, from any subcommand. */

@@ -80,7 +80,7 @@ export function resolveSettings(
   settings.loglevel = level === 'WARNING' ? 'WARN' : level;
   if (!LOG_LEVELS.includes(settings.loglevel)) {
     throw new ConfigError(
-      `invalid log level ${JSON.stringify(settings.loglevel)} from ${sources.loglevel}: expected WARN, INFO or DEBUG (ERROR and TRACE also work)`,
+      `invalid log level ${JSON.stringify(settings.loglevel)} from ${sources.loglevel}: expected ERROR, WARN, INFO, DEBUG or TRACE`,
     );
   }
   return { settings, origins };
