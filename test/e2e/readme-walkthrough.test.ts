@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakePlex } from '../fakes/plex.js';
-import { repoRoot } from '../support/fixtures.js';
+import { repoRoot, unlessSkipped } from '../support/fixtures.js';
 import { lineAuditor } from '../support/log-audit.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -94,7 +94,7 @@ async function stop(r: Run, port?: number): Promise<void> {
 }
 
 // A whole sitting: clone, build and three service starts; slow on a busy 2-core machine.
-describe.skipIf(!committed)('the README, from clone to a scan on the dashboard', { timeout: 180_000 }, () => {
+describe.skipIf(!committed)(`the README, from clone to a scan on the dashboard${unlessSkipped(committed, 'not a git checkout with a commit: the walkthrough clones it')}`, { timeout: 180_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), 'scanrelay-readme-'));
   const clone = join(work, 'scanrelay');
   let plex: FakePlex;
@@ -178,7 +178,7 @@ describe.skipIf(!committed)('the README, from clone to a scan on the dashboard',
     expect(plex.refreshes, service.output()).toEqual([{ section: '2', path: '/data/TV/Some Show/Season 01' }]);
   });
 
-  it.skipIf(!existsSync(CHROMIUM))('Dashboard: the scan is in the history, as the README says', async () => {
+  it.skipIf(!existsSync(CHROMIUM))(`Dashboard: the scan is in the history, as the README says${unlessSkipped(existsSync(CHROMIUM), `no ${CHROMIUM}: install Debian's chromium package`)}`, async () => {
     expect(readme).toContain('`http://<host>:3468/<SERVER_PASS>/dashboard`');
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
