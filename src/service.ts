@@ -59,7 +59,13 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const activity = new Activity();
   // Before anything else: a second server on this queue file stops here (QueueLockedError names the holder).
   const lock = opts.queuefile === ':memory:' ? undefined : lockQueue(opts.queuefile);
-  const queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, checkpointEveryMs: 1_000 });
+  let queue: Queue;
+  try {
+    queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, checkpointEveryMs: 1_000 });
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, {
     logger,
     clock,

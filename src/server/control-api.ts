@@ -4,9 +4,10 @@ import swagger from '@fastify/swagger';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { systemClock } from '../clock.js';
 import { StorageError } from '../intake.js';
-import type { DeliveryRow, FolderRow } from '../queue/store.js';
+import type { DeliveryRow } from '../queue/store.js';
 import type { AppDeps } from './app.js';
 import { secretMatches } from './secret.js';
+import { steer, type ActionResult } from './steer.js';
 
 export interface QueuedFolder {
   id: number;
@@ -114,66 +115,6 @@ export function driveView(deps: AppDeps): unknown {
   return 'drive' in status ? status.drive : status;
 }
 
-export type ActionResult = { ok: true; folder: string; done: string } | { ok: false; folder: string; error: string };
-
-/** The three things a person can do to a folder; the dashboard's forms and the API both come here. */
-export function steer(deps: AppDeps, who: string) {
-  const after = (folder: string, done: string): ActionResult => {
-    deps.logger.info({ folder, by: who }, `${done} '${folder}' (asked through ${who}).`);
-    deps.processor?.wake();
-    return { ok: true, folder, done };
-  };
-  const missing = (folder: string): ActionResult => ({ ok: false, folder, error: `'${folder}' is not in the queue` });
-  /**
-   * Maps the path as received again with the current SERVER_PATH_MAPPINGS. A fixed mapping thus reaches the
-   * folder it names now; undefined when nothing changed (or the path was not kept: rows older than that).
-   */
-  const remapped = async (received: string | null, folder: string, kind: 'file' | 'folder' | 'auto') => {
-    if (!received) return undefined;
-    const [a] = await deps.intake.resolve([{ path: received, source: 'api', event: 'Retry', kind }]);
-    return a.folder !== undefined && a.ignoredBy === undefined && a.folder !== folder ? received : undefined;
-  };
-  /** Queues the received path again under its new folder and scans it now; the old row ends as moved. */
-  const requeue = async (received: string, kind: 'file' | 'folder' | 'auto', old?: FolderRow, previous?: string): Promise<ActionResult> => {
-    const [a] = await deps.intake.submit([{ path: received, source: 'api', event: 'Retry', kind }], who);
-    if (old) deps.queue.finish(old, 'dropped', `Mapped again to '${a.folder}' with the current SERVER_PATH_MAPPINGS.`);
-    if (a.folder === undefined || a.unmatched) return after(a.folder ?? received, 'Mapped again, still in no library');
-    deps.queue.scanNow(a.folder);
-    return after(a.folder, a.folder === (old?.folder ?? previous) ? 'Queued again' : `Mapped '${received}' again to`);
-  };
-  return {
-    /** Skip the rest of the delay and any retry wait (after mapping the received path again). */
-    async scanNow(folder: string): Promise<ActionResult> {
-      const row = deps.queue.get(folder);
-      if (!row) return missing(folder);
-      const moved = await remapped(row.received, folder, row.file_hint ? 'file' : 'folder');
-      if (moved) return requeue(moved, row.file_hint ? 'file' : 'folder', row);
-      return deps.queue.scanNow(folder) ? after(folder, 'Scanning now') : missing(folder);
-    },
-    /** A queued folder is tried again at once; a finished one (unmatched, exhausted, dropped) is queued again. */
-    async retry(folder: string): Promise<ActionResult> {
-      const row = deps.queue.get(folder);
-      if (row) {
-        const moved = await remapped(row.received, folder, row.file_hint ? 'file' : 'folder');
-        if (moved) return requeue(moved, row.file_hint ? 'file' : 'folder', row);
-        if (deps.queue.scanNow(folder)) return after(folder, 'Retrying now');
-      }
-      const past = deps.queue.history(10_000).find((h) => h.folder === folder);
-      if (!past) return { ok: false, folder, error: `'${folder}' is neither queued nor in the history` };
-      if (past.received) return requeue(past.received, 'auto', undefined, folder);
-      const res = deps.queue.enqueue({ folder, priority: 0, source: 'api', event: 'Retry', deleted: false });
-      deps.activity?.emit('queued', { folder, merged: res.merged, source: 'api', event: 'Retry' });
-      deps.queue.scanNow(folder);
-      return after(folder, 'Queued again');
-    },
-    async drop(folder: string): Promise<ActionResult> {
-      if (!deps.queue.drop(folder, who)) return missing(folder);
-      deps.activity?.emit('finished', { folder, outcome: 'dropped', detail: `dropped by ${who}` });
-      return after(folder, 'Dropped');
-    },
-  };
-}
-
 type Params = { secret: string };
 const secretParam = {
   type: 'object',
@@ -242,6 +183,19 @@ const finishedScan = {
     deliveryMs: { type: ['integer', 'null'], description: 'ms from the folder being ready to the server accepting the scan' },
     followMs: { type: ['integer', 'null'], description: 'ms from the server accepting the scan to the follow-up outcome; null when nothing was followed' },
     received: { type: ['string', 'null'], description: 'the path as the sender sent it, before SERVER_PATH_MAPPINGS' },
+  },
+} as const;
+/** What POST /scan answers: 200 when queued (or ignored), 202 when the path reaches no library. */
+const scanReply = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean' },
+    path: { type: 'string' },
+    mapped: { type: 'string' },
+    folder: nullableString,
+    merged: { type: 'boolean' },
+    ignoredBy: { type: 'string' },
+    unmatched: { type: 'string', description: 'with 202: in no library of any media server, and what to change' },
   },
 } as const;
 const targetHealth = {
@@ -330,35 +284,23 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
       tags: ['actions'],
       params: secretParam,
       body: { type: 'object', properties: { path: { type: 'string', minLength: 1 } }, required: ['path'] },
-      response: {
-        200: {
-          type: 'object',
-          properties: {
-            ok: { type: 'boolean' },
-            path: { type: 'string' },
-            mapped: { type: 'string' },
-            folder: nullableString,
-            merged: { type: 'boolean' },
-            ignoredBy: { type: 'string' },
-          },
-        },
-        401: error,
-        503: error,
-      },
+      response: { 200: scanReply, 202: scanReply, 401: error, 503: error },
     },
   }, async (req, reply) => {
     const { path } = req.body as { path: string };
     try {
       const [a] = await deps.intake.submit([{ path, source: 'api', event: 'Manual', kind: 'auto' }], req.ip);
       deps.activity?.emit('request', { source: 'api', event: 'Manual', folders: a.folder && a.ignoredBy === undefined ? 1 : 0, outcome: a.ignoredBy === undefined ? 'queued' : 'ignored' });
-      return {
+      const body = {
         ok: true,
         path,
         mapped: a.mapped,
         folder: a.ignoredBy === undefined ? (a.folder ?? null) : null,
         ...(a.merged !== undefined ? { merged: a.merged } : {}),
         ...(a.ignoredBy !== undefined ? { ignoredBy: a.ignoredBy } : {}),
+        ...(a.unmatched ? { unmatched: `${a.unmatched.summary} ${a.unmatched.advice}` } : {}),
       };
+      return a.unmatched ? reply.code(202).send(body) : body;
     } catch (err) {
       if (err instanceof StorageError) return reply.code(503).send({ error: err.message });
       throw err;

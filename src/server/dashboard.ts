@@ -3,7 +3,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { systemClock } from '../clock.js';
 import type { AppDeps } from './app.js';
-import { driveView, historyView, queueView, steer } from './control-api.js';
+import { driveView, historyView, queueView } from './control-api.js';
+import { steer } from './steer.js';
 import { dashboardLive, dashboardPage, doctorPage, type DashboardView } from './dashboard-page.js';
 import { secretMatches } from './secret.js';
 

@@ -66,6 +66,14 @@ describe('classification at intake', () => {
     expect(t.service.queue.count()).toBe(1);
   });
 
+  it('the JSON API\'s POST /scan answers 202 with the same warning', async () => {
+    const { t, url } = await start();
+    const res = await fetch(`${url}/api/${SECRET}/scan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '/downloads/y/z.mkv' }) });
+    expect(res.status).toBe(202);
+    expect(await res.json()).toMatchObject({ ok: true, folder: '/downloads/y', unmatched: expect.stringMatching(/in no library of plex.*SERVER_PATH_MAPPINGS/) });
+    expect(t.service.queue.count()).toBe(0);
+  });
+
   it('the manual page says "Not queued: in no library" with the advice', async () => {
     const { url } = await start();
     const res = await fetch(`${url}/${SECRET}`, {
