@@ -56,6 +56,8 @@ export function lockQueue(queuefile: string, pid = process.pid): QueueLock {
     }
   } catch (err) {
     db.close();
+    // Two starters at the same moment on a new lock file: the one that lost the race to create it gives way too.
+    if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw new QueueLockedError(queuefile, null);
     throw err;
   }
   return {

@@ -14,12 +14,13 @@ export function steer(deps: AppDeps, who: string) {
   const missing = (folder: string): ActionResult => ({ ok: false, folder, error: `'${folder}' is not in the queue` });
   /**
    * Maps the path as received again with the current SERVER_PATH_MAPPINGS. A fixed mapping thus reaches the
-   * folder it names now; undefined when nothing changed (or the path was not kept: rows older than that).
+   * folder it names now. Undefined when the folder stays the same, when the new one is in no library (a queued
+   * folder is not given up for that), or when the path was not kept (rows queued before it was).
    */
   const remapped = async (received: string | null, folder: string, kind: 'file' | 'folder' | 'auto') => {
     if (!received) return undefined;
     const [a] = await deps.intake.resolve([{ path: received, source: 'api', event: 'Retry', kind }]);
-    return a.folder !== undefined && a.ignoredBy === undefined && a.folder !== folder ? received : undefined;
+    return a.folder !== undefined && a.ignoredBy === undefined && !a.unmatched && a.folder !== folder ? received : undefined;
   };
   /** Queues the received path again under its new folder and scans it now; the old row ends as moved. */
   const requeue = async (received: string, kind: 'file' | 'folder' | 'auto', old?: FolderRow, previous?: string): Promise<ActionResult> => {
