@@ -51,6 +51,16 @@ describe('classification at intake', () => {
     expect(e.summary).toMatch(/recorded as unmatched at once, not queued/);
   });
 
+  it('mapped, but the mapping leads outside every library: 202 naming the mapping entry to fix', async () => {
+    const { t, url } = await start({ config: { SERVER_PATH_MAPPINGS: { '/data/medai/': ['/mnt/unionfs/Media/'] } } as never });
+    const res = await manual(url, '/mnt/unionfs/Media/tv/Show/Season 01/e1.mkv');
+    expect(res.status).toBe(202);
+    const body = (await res.json()) as { warning: string };
+    expect(body.warning).toContain(`'/mnt/unionfs/Media/tv/Show/Season 01/e1.mkv' was mapped to '/data/medai/tv/Show/Season 01', which is in no library of plex`);
+    expect(body.warning).toContain(`The SERVER_PATH_MAPPINGS entry '/data/medai/' ← '/mnt/unionfs/Media/' leads outside every library`);
+    expect(t.service.queue.count()).toBe(0);
+  });
+
   it('mapped, or already a library path: queued as always (200)', async () => {
     const { t, url } = await start();
     expect((await manual(url, '/mnt/unionfs/Media/tv/Show/Season 01/e1.mkv')).status).toBe(200);
