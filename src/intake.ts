@@ -37,7 +37,7 @@ export interface Unmatched {
 
 /**
  * Where a folder stands among the targets' libraries: null when some target holds it or cannot be asked (then
- * it is queued as always), else what to say. Built from the path doctor (doctor/explain.ts).
+ * it is queued as always), else what to say. Built from the path doctor (doctor/judge.ts).
  */
 export type LibraryJudge = (received: string, folder: string, match: MappingMatch | undefined) => Promise<Unmatched | null>;
 

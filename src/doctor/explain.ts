@@ -142,14 +142,23 @@ export async function explainPath(input: string, deps: DoctorDeps): Promise<Expl
   return { ...base, targets, wouldScan, verdict, summary, candidates, suggestion };
 }
 
-async function judgeTarget(target: Target, folder: string, deps: DoctorDeps): Promise<TargetVerdict> {
+/**
+ * Where one target would take a folder: its path form, exclusion, and the libraries holding it. The intake asks
+ * the same (doctor/judge.ts), with `libraries` answering from its cache instead of asking the server each time.
+ */
+export async function judgeTarget(
+  target: Target,
+  folder: string,
+  deps: Omit<DoctorDeps, 'pathState'>,
+  libraries?: (entry: TargetConfig | undefined) => (() => Promise<Library[]>) | undefined,
+): Promise<TargetVerdict> {
   const entry = deps.config.TARGETS.find((t) => t.NAME.toLowerCase() === target.name.toLowerCase());
   const rewrite = entry ? rewriteMatch(folder, entry.PATH_MAPPINGS ?? {}) : null;
   const path = entry ? rewritePath(folder, entry.PATH_MAPPINGS ?? {}) : folder;
   const excluded = entry ? (exclusionOf([folder, path], entry.INCLUDE, entry.EXCLUDE) ?? null) : null;
   const verdict: TargetVerdict = { name: target.name, kind: target.kind, path, rewrite, excluded, matches: null, known: [], error: null, verdict: 'unknown' };
   if (excluded) return { ...verdict, verdict: 'excluded' };
-  const source = librarySource(target, entry, deps);
+  const source = libraries ? libraries(entry) : librarySource(target, entry, deps);
   if (!source) return { ...verdict, error: 'this server cannot be asked for its library folders (no URL/token); the scan would be tried as is' };
   try {
     const known = await source();

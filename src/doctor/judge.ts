@@ -1,32 +1,31 @@
 // The intake's question, answered the path doctor's way: is a folder in no library of any target, and what
 // should the sender be told then?
-import type { Config } from '../config/schema.js';
+import type { Config, TargetConfig } from '../config/schema.js';
 import type { LibraryJudge, Unmatched } from '../intake.js';
-import { isInside } from '../paths/folder.js';
 import type { MappingMatch } from '../paths/mapping.js';
-import { exclusionOf, rewritePath } from '../targets/rewrite.js';
 import type { Target } from '../targets/target.js';
-import { closestCandidates, librarySource, suggestMapping, type DoctorDeps, type Library } from './explain.js';
+import { closestCandidates, judgeTarget, librarySource, suggestMapping, type DoctorDeps, type Library } from './explain.js';
 
 /** Library lists are asked again after this, or after half of it when a folder was in none of them. */
 const LIBRARIES_MAX_AGE_MS = 60_000;
 const JUDGE_WAIT_MS = 3_000;
 
 /**
- * The intake's question, answered the doctor's way: is a folder in no library of any target? Each target's
- * library list is kept for a minute (asked again sooner on a miss), so a burst of webhooks costs no requests.
- * A target that cannot be asked (down, no token) makes the answer "queue it": nothing is refused on a guess.
+ * The intake's question, answered by the doctor's own judgeTarget: is a folder in no library of any target?
+ * Each target's library list is kept for a minute (asked again sooner on a miss), so a burst of webhooks costs
+ * no requests. A target that cannot be asked (down, no token) makes the answer "queue it": nothing is refused
+ * on a guess.
  */
 export function createLibraryJudge(deps: Omit<DoctorDeps, 'pathState'> & { now: () => number }): LibraryJudge {
   const cache = new Map<string, { at: number; libraries: Library[] }>();
-  const librariesOf = async (target: Target, missed: boolean): Promise<Library[] | null> => {
-    const entry = deps.config.TARGETS.find((t) => t.NAME.toLowerCase() === target.name.toLowerCase());
+  /** The target's libraries from the cache, asked again when older than a minute (half that after a miss). */
+  const cached = (target: Target, missed: boolean) => (entry: TargetConfig | undefined) => {
     const source = librarySource(target, entry, deps, true);
-    if (!source) return null;
-    const hit = cache.get(target.name);
-    const age = hit ? deps.now() - hit.at : Infinity;
-    if (hit && age < (missed ? LIBRARIES_MAX_AGE_MS / 2 : LIBRARIES_MAX_AGE_MS)) return hit.libraries;
-    try {
+    if (!source) return undefined;
+    return async (): Promise<Library[]> => {
+      const hit = cache.get(target.name);
+      const age = hit ? deps.now() - hit.at : Infinity;
+      if (hit && age < (missed ? LIBRARIES_MAX_AGE_MS / 2 : LIBRARIES_MAX_AGE_MS)) return hit.libraries;
       // A server that hangs must not hold the webhook: after a few seconds the path is queued as always.
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<never>((_, reject) => {
@@ -36,22 +35,17 @@ export function createLibraryJudge(deps: Omit<DoctorDeps, 'pathState'> & { now: 
       const libraries = await Promise.race([source(), late]).finally(() => clearTimeout(timer));
       cache.set(target.name, { at: deps.now(), libraries });
       return libraries;
-    } catch {
-      return null;
-    }
+    };
   };
   return async (received, folder, match) => {
-    if (deps.targets.length === 0) return null;
     const known: { target: string; libraries: Library[] }[] = [];
     for (const target of deps.targets) {
-      const entry = deps.config.TARGETS.find((t) => t.NAME.toLowerCase() === target.name.toLowerCase());
-      const path = entry ? rewritePath(folder, entry.PATH_MAPPINGS ?? {}) : folder;
-      if (entry && exclusionOf([folder, path], entry.INCLUDE, entry.EXCLUDE)) continue;
-      const holds = (libs: Library[]) => libs.some((l) => l.locations.some((loc) => isInside(path, loc)));
-      let libraries = await librariesOf(target, false);
-      if (libraries && !holds(libraries)) libraries = await librariesOf(target, true);
-      if (libraries === null || holds(libraries)) return null;
-      known.push({ target: target.name, libraries });
+      let verdict = await judgeTarget(target, folder, deps, cached(target, false));
+      // A library may have been added since the list was asked: ask again before calling it unmatched.
+      if (verdict.verdict === 'unmatched') verdict = await judgeTarget(target, folder, deps, cached(target, true));
+      if (verdict.verdict === 'excluded') continue;
+      if (verdict.verdict !== 'unmatched') return null; // it scans there, or the server cannot be asked
+      known.push({ target: target.name, libraries: verdict.known });
     }
     if (known.length === 0) return null;
     return unmatchedAdvice(received, folder, match, known, deps.config);
