@@ -1,6 +1,6 @@
 // Unknown config keys: a warning with "did you mean" and the line; a typo of a missing key stops the start
 // with the file untouched; any rewrite leaves a timestamped backup beside the file.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,6 +39,7 @@ describe('unknown config keys', () => {
   it('other unknown keys: a WARN each with "did you mean" and the line; the rewrite keeps a timestamped backup', async () => {
     const text = `{\n  "SERVER_PASS": "${SECRET}",\n  "SERVER_PORT": 3468,\n  "SERVER_PORTT": 3469,\n  "MY_NOTES": "x",\n  "GDRIVE": {}\n}\n`;
     const { dir, file } = setup(text);
+    chmodSync(file, 0o600);
     const child = cli(dir, file, ['update_config']);
     expect(await child.exited, child.output()).toBe(0);
     const out = child.output();
@@ -49,6 +50,7 @@ describe('unknown config keys', () => {
     const backups = readdirSync(dir).filter((f) => /^config\.json\.\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z\.bak$/.test(f));
     expect(backups).toHaveLength(1);
     expect(readFileSync(join(dir, backups[0]), 'utf8')).toBe(text);
+    expect(statSync(join(dir, backups[0])).mode & 0o777).toBe(0o600); // it holds the same secrets
     const rewritten = JSON.parse(readFileSync(file, 'utf8'));
     expect(rewritten.SERVER_PATH_MAPPINGS).toEqual({});
     expect(rewritten.SERVER_PORTT).toBe(3469);
