@@ -26,6 +26,55 @@ export interface Admission {
   kind?: 'file' | 'folder';
   ignoredBy?: string;
   merged?: boolean;
+  /** In no library of any target: not queued, recorded as unmatched at once. What to tell the sender. */
+  unmatched?: Unmatched;
+}
+
+/** A path that reaches no library: one sentence for people, and what to change. */
+export interface Unmatched {
+  summary: string;
+  advice: string;
+}
+
+/**
+ * Where a folder stands among the targets' libraries: null when some target holds it or cannot be asked (then
+ * it is queued as always), else what to say. Built from the path doctor (doctor/judge.ts).
+ */
+export type LibraryJudge = (received: string, folder: string, match: MappingMatch | undefined) => Promise<Unmatched | null>;
+
+/** The steps every path takes before it is queued, shared by the intake and the path doctor. */
+export interface Route {
+  mapped: string;
+  match?: MappingMatch;
+  ignoredBy?: string;
+  kind: 'file' | 'folder';
+  folder: string;
+  /** Where the file-exist check looks (SERVER_FILE_EXIST_PATH_MAPPINGS) and what it found there ('auto' only). */
+  local: { path: string; match?: MappingMatch; state?: PathState };
+}
+
+/** Maps, filters and classifies one path; `kind: 'auto'` asks the disk (through the file-exist mapping), else the extension. */
+export async function routePath(
+  path: string,
+  kind: 'file' | 'folder' | 'auto',
+  settings: IntakeSettings,
+  pathState: (path: string) => Promise<PathState>,
+): Promise<Route> {
+  const { path: mapped, match } = mapPath(path, settings.pathMappings);
+  const local = mapPath(mapped, settings.fileExistMappings);
+  let state: PathState | undefined;
+  if (kind === 'auto') {
+    state = await pathState(local.path);
+    kind = state === 'folder' ? 'folder' : state === 'file' ? 'file' : hasMediaExtension(mapped) ? 'file' : 'folder';
+  }
+  return {
+    mapped,
+    match,
+    ignoredBy: ignoredBy([path, mapped], settings.ignoreList),
+    kind,
+    folder: kind === 'folder' ? trimTrailingSeparator(mapped) : parentFolder(mapped),
+    local: { path: local.path, match: local.match, state },
+  };
 }
 
 /** Extensions that make a not-yet-existing path a file rather than a folder. */
@@ -53,6 +102,8 @@ export interface IntakeDeps {
   activity?: Activity;
   /** Called after a commit with the earliest due time queued, so the processor notices new work. */
   onQueued?: (dueAt: number) => void;
+  /** Tells paths in no target's library apart at intake; without it every path is queued. */
+  judge?: LibraryJudge;
 }
 
 type Enqueued = ReturnType<Queue['enqueueMany']>;
@@ -69,17 +120,16 @@ export class Intake {
 
   constructor(private readonly deps: IntakeDeps) {}
 
-  /** Maps and classifies requests without queueing them (also used by the path doctor). */
+  /** Maps and classifies requests without queueing them (Retry and Scan now map a received path again here). */
   async resolve(requests: ScanRequest[]): Promise<Admission[]> {
-    const { settings, pathState } = this.deps;
+    const { settings, pathState, judge } = this.deps;
     return Promise.all(
       requests.map(async (request): Promise<Admission> => {
-        if (request.kind !== 'auto') return this.admit(request, request.kind);
-        // Manual requests may name either; the disk (through the file-exist mapping) decides.
-        const mapped = mapPath(request.path, settings.pathMappings).path;
-        const state = await pathState(mapPath(mapped, settings.fileExistMappings).path);
-        const kind = state === 'folder' ? 'folder' : state === 'file' ? 'file' : hasMediaExtension(mapped) ? 'file' : 'folder';
-        return this.admit(request, kind);
+        const r = await routePath(request.path, request.kind, settings, pathState);
+        const a = this.admission(request, r);
+        // A deletion is scanned wherever it is: it says something left, and the library may still list it.
+        if (a.folder !== undefined && judge && !request.deleted) a.unmatched = (await judge(request.path, a.folder, r.match)) ?? undefined;
+        return a;
       }),
     );
   }
@@ -98,17 +148,21 @@ export class Intake {
   }
 
   private admit(request: ScanRequest, kind: 'file' | 'folder'): Admission {
-    const { settings } = this.deps;
-    const { path: mapped, match } = mapPath(request.path, settings.pathMappings);
-    const ignore = ignoredBy([request.path, mapped], settings.ignoreList);
-    if (ignore !== undefined) return { request, mapped, match, ignoredBy: ignore };
+    const { path: mapped, match } = mapPath(request.path, this.deps.settings.pathMappings);
+    const ignore = ignoredBy([request.path, mapped], this.deps.settings.ignoreList);
     const folder = kind === 'folder' ? trimTrailingSeparator(mapped) : parentFolder(mapped);
-    return { request, mapped, match, folder, kind };
+    return this.admission(request, { mapped, match, ignoredBy: ignore, kind, folder, local: { path: mapped } });
+  }
+
+  private admission(request: ScanRequest, r: Route): Admission {
+    if (r.ignoredBy !== undefined) return { request, mapped: r.mapped, match: r.match, ignoredBy: r.ignoredBy };
+    return { request, mapped: r.mapped, match: r.match, folder: r.folder, kind: r.kind };
   }
 
   /** Resolves and queues; returns only after the rows are committed. Throws StorageError when the queue can't be written. */
   async submit(requests: ScanRequest[], client: string): Promise<Admission[]> {
     const admissions = await this.resolve(this.gate(requests, client, true));
+    this.recordUnmatched(admissions, client);
     const planned = this.plan(admissions, client);
     if (planned.length) this.record(planned, await this.groupCommit(planned.map((t) => t.r)), client);
     return admissions;
@@ -187,6 +241,25 @@ export class Intake {
     }
   }
 
+  /** Paths in no library: into history at once, with a warning that says what to change. */
+  private recordUnmatched(admissions: Admission[], client: string): void {
+    const { queue, logger } = this.deps;
+    for (const a of admissions) {
+      if (!a.unmatched || a.folder === undefined) continue;
+      const detail = `${a.unmatched.summary}\n${a.unmatched.advice}`;
+      try {
+        queue.recordUnmatched({ folder: a.folder, received: a.request.path, source: a.request.source, event: a.request.event, detail });
+      } catch (err) {
+        throw new StorageError(`could not write the queue (${(err as { code?: string }).code ?? (err as Error).message}): check that the queue file's disk has space and is writable`);
+      }
+      logger.warn(
+        { client, source: a.request.source, event: a.request.event, path: a.request.path, mapped: a.mapped, folder: a.folder },
+        `${a.unmatched.summary} ${a.unmatched.advice}`,
+      );
+      this.deps.activity?.emit('finished', { folder: a.folder, outcome: 'unmatched', detail });
+    }
+  }
+
   /** Logs ignored requests and turns the rest into queue rows. */
   private plan(admissions: Admission[], client: string): { a: Admission; r: FolderRequest }[] {
     const { settings, logger } = this.deps;
@@ -197,6 +270,7 @@ export class Intake {
         logger.info(fields, `Ignoring scan request for '${a.request.path}' because '${a.ignoredBy}' was matched from your SERVER_IGNORE_LIST.`);
         continue;
       }
+      if (a.unmatched) continue;
       if (!a.match) logger.debug(fields, `'${a.request.path}' matched no SERVER_PATH_MAPPINGS entry; passed through unchanged.`);
       toQueue.push({
         a,
@@ -209,6 +283,7 @@ export class Intake {
           deleted: a.request.deleted === true,
           ...(a.request.refresh ? { refresh: a.request.refresh } : {}),
           ...(a.request.ids ? { ids: a.request.ids } : {}),
+          received: a.request.path,
         },
       });
     }

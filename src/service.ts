@@ -4,9 +4,11 @@ import { Activity } from './activity.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { createDoctor } from './doctor/explain.js';
+import { createLibraryJudge } from './doctor/judge.js';
 import { Intake } from './intake.js';
 import type { Logger } from './log.js';
 import { diskPathState, Processor, type PathState } from './processor/processor.js';
+import { lockQueue } from './queue/lock.js';
 import { Queue } from './queue/store.js';
 import { loadDriveNames } from './drive/crypt-paths.js';
 import { DriveMonitor } from './drive/monitor.js';
@@ -62,8 +64,22 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const clock = opts.clock ?? systemClock;
   const pathState = opts.pathState ?? diskPathState;
   const activity = new Activity();
-  const queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, checkpointEveryMs: 1_000 });
-  const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, { logger, clock });
+  // Before anything else: a second server on this queue file stops here (QueueLockedError names the holder).
+  const lock = opts.queuefile === ':memory:' ? undefined : lockQueue(opts.queuefile);
+  let queue: Queue;
+  try {
+    queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, checkpointEveryMs: 1_000 });
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, {
+    logger,
+    clock,
+    without: config.GOOGLE.ENABLED
+      ? 'Drive files will be scanned without the "already in Plex" check, and scans are confirmed through the Plex API'
+      : 'scans are confirmed through the Plex API instead',
+  });
   const targets =
     opts.targets ??
     buildTargets(config, {
@@ -117,6 +133,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     activity,
     pathState,
     onQueued: (dueAt) => processor.wake(dueAt),
+    judge: createLibraryJudge({ config, targets, fetch: opts.fetch, now: () => clock.now() }),
     settings: {
       pathMappings: config.SERVER_PATH_MAPPINGS,
       fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
@@ -200,6 +217,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       metrics.close();
       await processor.stop();
       queue.close();
+      lock?.release();
     },
   };
 }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { dirname } from 'node:path';
 import { compatibilityNotes } from '../config/compat.js';
+import { Writable } from 'node:stream';
 import { ConfigError, loadConfig, resolveSettings, secretsOf, type LoadedConfig, type Settings } from '../config/load.js';
 import { createLogger, normaliseLevel, type Logger } from '../log.js';
 import { consoleFormat, LogFormatError, parseLogFormat } from '../log-format.js';
@@ -28,13 +29,13 @@ export function addGlobalOptions(program: Command): Command {
     .option('--config <file>', 'config.json to use (env SCANRELAY_CONFIG or PLEX_AUTOSCAN_CONFIG; default ./config/config.json)')
     .option('--queuefile <file>', 'SQLite queue file (env SCANRELAY_QUEUEFILE; default ./queue.db)')
     .option('--logfile <file>', 'log file (env SCANRELAY_LOGFILE; default ./scanrelay.log)')
-    .option('--loglevel <level>', 'WARN, INFO or DEBUG, any case (env SCANRELAY_LOGLEVEL; default INFO)')
+    .option('--loglevel <level>', 'ERROR, WARN, INFO, DEBUG or TRACE, any case (env SCANRELAY_LOGLEVEL; default INFO)')
     .option('--cachefile <file>', 'accepted for plex_autoscan compatibility; Drive data lives in the queue file')
     .option('--log-format <format>', 'console lines: human or json (default: human on a terminal, else json; the log file is always json)');
 }
 
 /** Loads everything or exits with the one-line reason (a broken config must not start anything). */
-export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean; buffered?: boolean } = {}): CommandContext {
+export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean | 'plain'; buffered?: boolean } = {}): CommandContext {
   try {
     const { settings, origins } = resolveSettings(flags, process.env, process.cwd());
     normaliseLevel(settings.loglevel);
@@ -44,7 +45,7 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean; bu
       level: settings.loglevel,
       file: settings.logfile,
       secrets: secretsOf(loaded.config),
-      console: opts.consoleLog === false ? null : process.stdout,
+      console: opts.consoleLog === false ? null : opts.consoleLog === 'plain' ? plainConsole() : process.stdout,
       buffered: opts.buffered,
       format,
     });
@@ -56,8 +57,16 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean; bu
     // An upgrade from plex_autoscan adds a dozen keys: one line lists them instead of a screenful.
     if (loaded.added.length === 1) logger.info({ key: loaded.added[0] }, `Added '${loaded.added[0]}' config option with its default.`);
     else if (loaded.added.length > 1) logger.info({ keys: loaded.added }, `Added ${loaded.added.length} config options with their defaults: ${loaded.added.join(', ')}.`);
+    if (loaded.backup) logger.info({ file: loaded.backup }, `Copied the config to '${loaded.backup}' before writing the added keys.`);
     for (const note of compatibilityNotes(loaded.config)) logger[note.level]({ key: note.key }, note.text);
-    for (const key of loaded.ignored) logger.debug({ key }, `Config key '${key}' is not used by scanrelay; ignored.`);
+    const unknown = new Set(loaded.unknown.map((u) => u.key));
+    for (const u of loaded.unknown) {
+      logger.warn(
+        { key: u.key, line: u.line },
+        `Unknown config key '${u.key}'${u.line ? ` on line ${u.line}` : ''} of '${loaded.path}'${u.suggestion ? `: did you mean '${u.suggestion}'?` : '.'} It has no effect.`,
+      );
+    }
+    for (const key of loaded.ignored) if (!unknown.has(key)) logger.debug({ key }, `Config key '${key}' is not used by scanrelay; ignored.`);
     for (const key of loaded.envOverrides) logger.info({ key }, `Using ENV setting ${key}.`);
     return { settings, loaded, logger, configDir: dirname(loaded.path) };
   } catch (err) {
@@ -67,6 +76,28 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean; bu
     }
     throw err;
   }
+}
+
+/**
+ * Console lines as plain sentences (warnings and errors on stderr), for the commands a person runs by hand and
+ * reads like the others' output; the log file keeps the structured lines.
+ */
+function plainConsole(): Writable {
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) {
+        let entry: { level?: string; msg?: string };
+        try {
+          entry = JSON.parse(line) as typeof entry;
+        } catch {
+          entry = { msg: line };
+        }
+        const toErr = entry.level === 'error' || entry.level === 'warn' || entry.level === 'fatal';
+        (toErr ? process.stderr : process.stdout).write(`${entry.msg ?? line}\n`);
+      }
+      done();
+    },
+  });
 }
 
 /** The global flags as commander parsed them, from any subcommand. */

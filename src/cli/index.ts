@@ -43,7 +43,8 @@ export function buildProgram(): Command {
   program.addCommand(updateConfigCommand());
   // Drive commands need the config and logger only when they run (after the flags are parsed).
   let context: ReturnType<typeof loadContext> | undefined;
-  const ctx = () => (context ??= loadContext(globalFlags(program)));
+  // Plain sentences on the console, like every other command (the log file keeps the structured lines).
+  const ctx = () => (context ??= loadContext(globalFlags(program), { consoleLog: 'plain' }));
   const driveConfig = () => ({ google: ctx().loaded.config.GOOGLE, configDir: ctx().configDir });
   program.addCommand(
     authorizeCommand({

@@ -3,7 +3,8 @@ import { Command } from 'commander';
 import { tokenFilePath } from '../drive/settings.js';
 import { flushLogs, type Logger } from '../log.js';
 import { octal, tightenPrivate } from '../private-files.js';
-import { createService } from '../service.js';
+import { QueueLockedError } from '../queue/lock.js';
+import { createService, type Service } from '../service.js';
 import { globalFlags, loadContext } from './context.js';
 
 export function serverCommand(): Command {
@@ -15,17 +16,34 @@ export function serverCommand(): Command {
       const { settings, loaded, logger, configDir } = loadContext(globalFlags(cmd), { buffered: true });
       const { config } = loaded;
       tightenAtStart([settings.queuefile, `${settings.queuefile}-wal`, `${settings.queuefile}-shm`, settings.logfile, tokenFilePath(config.GOOGLE, configDir)], logger);
-      const service = await createService({ config, queuefile: settings.queuefile, logger, configDir });
-      let url: string;
+      let service: Service;
       try {
-        url = await service.listen(opts.port ?? config.SERVER_PORT, opts.host ?? config.SERVER_IP);
+        service = await createService({ config, queuefile: settings.queuefile, logger, configDir });
       } catch (err) {
-        logger.error(`Could not listen on ${opts.host ?? config.SERVER_IP}:${opts.port ?? config.SERVER_PORT}: ${(err as Error).message}. Is another process using the port? Change SERVER_PORT.`);
-        await service.close();
+        if (!(err instanceof QueueLockedError)) throw err;
+        logger.error({ queuefile: settings.queuefile, pid: err.pid }, `Not starting: ${err.message}`);
+        flushLogs(logger);
         process.exit(1);
       }
-      logger.info({ queuefile: settings.queuefile, targets: service.targets.map((t) => t.name) }, `Listening on ${url.replace(/\/\/[^/]+/, `//${config.SERVER_IP}:${new URL(url).port}`)}`);
-      // Printed once, on the console only: the log file never holds the secret.
+      const port = opts.port ?? config.SERVER_PORT;
+      const host = opts.host ?? config.SERVER_IP;
+      let url: string;
+      try {
+        url = await service.listen(port, host);
+      } catch (err) {
+        const inUse = (err as { code?: string }).code === 'EADDRINUSE';
+        // Not "change SERVER_PORT": that advice starts a second relay beside the first, and both scan everything.
+        logger.error(
+          inUse
+            ? `Could not listen on ${host}:${port}: another program uses that port. If it is scanrelay, it is already running (curl http://127.0.0.1:${port}/health): stop it rather than start a second one. If it is another program, set SERVER_PORT to a free port.`
+            : `Could not listen on ${host}:${port}: ${(err as Error).message}.`,
+        );
+        await service.close();
+        flushLogs(logger);
+        process.exit(1);
+      }
+      logger.info({ queuefile: settings.queuefile, targets: service.targets.map((t) => t.name) }, `Listening on ${url.replace(/\/\/[^/]+/, `//${host}:${new URL(url).port}`)}`);
+      // On the console only, at every start: the log file never holds the secret.
       flushLogs(logger);
       process.stdout.write(`\nscanrelay is running. Webhook and manual-scan URL:\n  ${url}/${config.SERVER_PASS}\nHealth: ${url}/health\n\n`);
       let stopping = false;

@@ -1,8 +1,9 @@
 // Turns the command line, the environment and config.json into settings and a validated Config, the way
 // plex_autoscan did (same flags, env vars, keys and auto-upgrade) minus its exits and crashes.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { editDistance } from '../doctor/distance.js';
 import { defaultConfig } from './defaults.js';
 import { configSchema, newServerPass, type Config } from './schema.js';
 
@@ -79,7 +80,7 @@ export function resolveSettings(
   settings.loglevel = level === 'WARNING' ? 'WARN' : level;
   if (!LOG_LEVELS.includes(settings.loglevel)) {
     throw new ConfigError(
-      `invalid log level ${JSON.stringify(settings.loglevel)} from ${sources.loglevel}: expected WARN, INFO or DEBUG (ERROR and TRACE also work)`,
+      `invalid log level ${JSON.stringify(settings.loglevel)} from ${sources.loglevel}: expected ERROR, WARN, INFO, DEBUG or TRACE`,
     );
   }
   return { settings, origins };
@@ -97,6 +98,10 @@ export interface LoadedConfig {
   added: string[];
   /** Keys scanrelay does not use (legacy or unknown); kept in the file. */
   ignored: string[];
+  /** The ignored keys that are not plex_autoscan's legacy keys: probably typos (warned about). */
+  unknown: UnknownKey[];
+  /** Where the file was copied before the added keys were written into it. */
+  backup?: string;
   /** Top-level keys whose value came from an environment variable of the same name. */
   envOverrides: string[];
   /** Why the added keys could not be written back; the config loaded all the same. */
@@ -147,7 +152,7 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv, opts: LoadOptio
         throw new ConfigError(`${where}: there is no config file and a default one could not be created: ${errorText(err)}`);
       }
     }
-    return { ...finish(file, fresh, env, []), created: write };
+    return { ...finish(file, fresh, env, []), unknown: [], created: write };
   }
 
   const fromFile = parseJson(text, where);
@@ -157,16 +162,27 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv, opts: LoadOptio
 
   // Validate before writing: a file with a mistake in it is reported, not rewritten.
   const result = finish(file, upgraded, env, added);
+  const unknown = unknownKeys(result.ignored, text, added);
+  // Writing the default of a key the user misspelled would bury their value: refuse until the name is fixed.
+  const typo = unknown.find((u) => u.missing);
+  if (typo) {
+    throw new ConfigError(
+      `${where}: '${typo.key}'${typo.line ? ` (line ${typo.line})` : ''} looks like a typo of '${typo.suggestion}', which is missing: rename it to '${typo.suggestion}' and start again (the file was not changed)`,
+    );
+  }
   let writeError: string | undefined;
+  let backup: string | undefined;
   if (write && added.length > 0) {
     try {
+      backup = `${file}.${new Date().toISOString().replace(/:/g, '-')}.bak`;
+      copyFileSync(file, backup);
       // In place, not via rename: keeps the mode, owner, symlinks and Docker single-file bind mounts.
       writeFileSync(file, toFileText(upgraded));
     } catch (err) {
       writeError = errorText(err);
     }
   }
-  return { ...result, created: false, writeError };
+  return { ...result, unknown, created: false, writeError, backup };
 }
 
 /**
@@ -182,7 +198,7 @@ export function writeServerPass(path: string, pass: string): void {
 }
 
 /** Applies env overrides, validates, and collects what is ignored. `upgraded` is what the file holds (or would). */
-function finish(file: string, upgraded: JsonObject, env: NodeJS.ProcessEnv, added: string[]): Omit<LoadedConfig, 'created'> {
+function finish(file: string, upgraded: JsonObject, env: NodeJS.ProcessEnv, added: string[]): Omit<LoadedConfig, 'created' | 'unknown'> {
   const effective: JsonObject = { ...upgraded };
   const envOverrides: string[] = [];
   for (const [key, schema] of Object.entries(configSchema.shape)) {
@@ -330,6 +346,61 @@ function addMissing(value: Json, base: Json, schema: z.ZodType, path: string[], 
     }
   }
   return out;
+}
+
+/** plex_autoscan's and Cloudbox's keys that scanrelay accepts and ignores (docs/configuration.md); never typos. */
+const LEGACY_KEYS = new Set(['PLEX_SECTION_PATH_MAPPINGS', 'PLEX_SECTION_PATH_MAPPINGS_WITH_API', 'GDRIVE', 'RCLONE_RC_CACHE_EXPIRE']);
+
+export interface UnknownKey {
+  /** As KEY, PARENT.KEY or TARGETS[0].KEY. */
+  key: string;
+  /** Its line in the file (first occurrence of the quoted name), when found. */
+  line?: number;
+  /** The closest key scanrelay knows at that level, when close enough to be a typo. */
+  suggestion?: string;
+  /** The suggestion is missing from the file (so its default would otherwise be written). */
+  missing: boolean;
+}
+
+/** Ignored keys that are not legacy ones, each with its line and the known key it most likely meant. */
+function unknownKeys(ignored: string[], text: string, added: string[]): UnknownKey[] {
+  const lines = text.split('\n');
+  return ignored
+    .filter((k) => !LEGACY_KEYS.has(k))
+    .map((dotted) => {
+      const parts = /^(.*?)([^.[\]]+|\["[^"]*"\])$/.exec(dotted);
+      const parentPath = parts?.[1].replace(/\.$/, '') ?? '';
+      const name = (parts?.[2] ?? dotted).replace(/^\["|"\]$/g, '');
+      const siblings = knownSiblings(parentPath);
+      let suggestion: string | undefined;
+      let best = Infinity;
+      for (const s of siblings) {
+        const d = editDistance(name.toUpperCase(), s);
+        if (d < best) [best, suggestion] = [d, s];
+      }
+      // A typo is a couple of letters off; anything further is another key altogether.
+      if (best > Math.max(2, Math.floor(name.length / 6))) suggestion = undefined;
+      const index = lines.findIndex((l) => l.includes(JSON.stringify(name)));
+      const full = suggestion ? (parentPath ? `${parentPath}.${suggestion}` : suggestion) : undefined;
+      return { key: dotted, line: index >= 0 ? index + 1 : undefined, suggestion: full, missing: full !== undefined && added.includes(full) };
+    });
+}
+
+/** The keys the schema knows in the object at `parentPath` (e.g. "", "GOOGLE", "TARGETS[0]"). */
+function knownSiblings(parentPath: string): string[] {
+  let schema: z.ZodType = configSchema;
+  for (const part of parentPath.split(/\.|(?=\[)/).filter(Boolean)) {
+    const inner = unwrap(schema);
+    if (part.startsWith('[')) {
+      if (!(inner instanceof z.ZodArray)) return [];
+      schema = inner.element as z.ZodType;
+    } else {
+      const shape = objectShape(inner);
+      if (!shape || !Object.hasOwn(shape, part)) return [];
+      schema = shape[part];
+    }
+  }
+  return Object.keys(objectShape(schema) ?? {});
 }
 
 function collectIgnored(value: unknown, schema: z.ZodType, path: (string | number)[], ignored: string[]): void {

@@ -1,8 +1,9 @@
 // The path doctor: follows one path through every step the relay would take and says where it goes wrong.
 import type { Config, TargetConfig } from '../config/schema.js';
-import { hasMediaExtension } from '../intake.js';
-import { parentFolder, trimTrailingSeparator, isInside, separatorOf } from '../paths/folder.js';
-import { ignoredBy, mapPath, mappingCandidates, priorityOf, type MappingMatch } from '../paths/mapping.js';
+import { editDistance } from './distance.js';
+import { routePath, type IntakeSettings } from '../intake.js';
+import { trimTrailingSeparator, isInside, separatorOf } from '../paths/folder.js';
+import { mappingCandidates, priorityOf, type MappingMatch } from '../paths/mapping.js';
 import { PlexApi } from '../plex/api.js';
 import type { PathState } from '../processor/processor.js';
 import { emby } from '../targets/emby.js';
@@ -64,6 +65,18 @@ export interface DoctorDeps {
   fetch?: typeof fetch;
 }
 
+export { editDistance };
+
+/** The intake's settings, from the config. */
+export function intakeSettings(config: Config): IntakeSettings {
+  return {
+    pathMappings: config.SERVER_PATH_MAPPINGS,
+    fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
+    ignoreList: config.SERVER_IGNORE_LIST,
+    priorities: config.SERVER_SCAN_PRIORITIES,
+  };
+}
+
 export type Doctor = (path: string) => Promise<Explanation>;
 
 /** Builds the doctor for a service or the CLI; library lists are asked from the servers on each call. */
@@ -74,13 +87,12 @@ export function createDoctor(deps: DoctorDeps): Doctor {
 export async function explainPath(input: string, deps: DoctorDeps): Promise<Explanation> {
   const { config } = deps;
   const path = input.trim();
-  const { path: mapped, match } = mapPath(path, config.SERVER_PATH_MAPPINGS);
-  const ignore = ignoredBy([path, mapped], config.SERVER_IGNORE_LIST);
-  const exist = mapPath(mapped, config.SERVER_FILE_EXIST_PATH_MAPPINGS);
-  const state = await deps.pathState(exist.path);
-  // The same rule the intake applies to a manual request: the disk decides, else the extension.
-  const kind = state === 'folder' ? 'folder' : state === 'file' ? 'file' : hasMediaExtension(mapped) ? 'file' : 'folder';
-  const folder = kind === 'folder' ? trimTrailingSeparator(mapped) : parentFolder(mapped);
+  // The same steps the intake takes (intake.ts routePath): the doctor can never predict something else.
+  const route = await routePath(path, 'auto', intakeSettings(config), deps.pathState);
+  const { mapped, match, kind, folder } = route;
+  const ignore = route.ignoredBy;
+  const exist = route.local;
+  const state = exist.state ?? 'missing';
   const base = {
     input: path,
     mapping: { match: match ?? null, result: mapped, configured: mappingCandidates(config.SERVER_PATH_MAPPINGS).length },
@@ -125,19 +137,28 @@ export async function explainPath(input: string, deps: DoctorDeps): Promise<Expl
     summary = `Would queue '${folder}', but no server could be asked which library holds it.`;
   } else {
     verdict = 'unmatched';
-    summary = `No library holds '${folder}'${match ? '' : ' and no SERVER_PATH_MAPPINGS entry matched the path'}: it would be queued and then reported as unmatched.`;
+    summary = `No library holds '${folder}'${match ? '' : ' and no SERVER_PATH_MAPPINGS entry matched the path'}: it would be recorded as unmatched at once, not queued.`;
   }
   return { ...base, targets, wouldScan, verdict, summary, candidates, suggestion };
 }
 
-async function judgeTarget(target: Target, folder: string, deps: DoctorDeps): Promise<TargetVerdict> {
+/**
+ * Where one target would take a folder: its path form, exclusion, and the libraries holding it. The intake asks
+ * the same (doctor/judge.ts), with `libraries` answering from its cache instead of asking the server each time.
+ */
+export async function judgeTarget(
+  target: Target,
+  folder: string,
+  deps: Omit<DoctorDeps, 'pathState'>,
+  libraries?: (entry: TargetConfig | undefined) => (() => Promise<Library[]>) | undefined,
+): Promise<TargetVerdict> {
   const entry = deps.config.TARGETS.find((t) => t.NAME.toLowerCase() === target.name.toLowerCase());
   const rewrite = entry ? rewriteMatch(folder, entry.PATH_MAPPINGS ?? {}) : null;
   const path = entry ? rewritePath(folder, entry.PATH_MAPPINGS ?? {}) : folder;
   const excluded = entry ? (exclusionOf([folder, path], entry.INCLUDE, entry.EXCLUDE) ?? null) : null;
   const verdict: TargetVerdict = { name: target.name, kind: target.kind, path, rewrite, excluded, matches: null, known: [], error: null, verdict: 'unknown' };
   if (excluded) return { ...verdict, verdict: 'excluded' };
-  const source = librarySource(target, entry, deps);
+  const source = libraries ? libraries(entry) : librarySource(target, entry, deps);
   if (!source) return { ...verdict, error: 'this server cannot be asked for its library folders (no URL/token); the scan would be tried as is' };
   try {
     const known = await source();
@@ -159,15 +180,16 @@ function rewriteMatch(folder: string, mappings: Record<string, string[]>): Mappi
   return best;
 }
 
-function librarySource(target: Target, entry: TargetConfig | undefined, deps: DoctorDeps): (() => Promise<Library[]>) | undefined {
+export function librarySource(target: Target, entry: TargetConfig | undefined, deps: Omit<DoctorDeps, 'pathState'>, fresh = false): (() => Promise<Library[]>) | undefined {
   if (target instanceof PlexTarget) {
-    return async () => (await target.sections.all()).map((s) => ({ title: `${s.title} (section ${s.id})`, locations: s.locations }));
+    // Fresh: straight from Plex, leaving the target's own section cache to its scans.
+    return async () => (await (fresh ? target.api.sections() : target.sections.all())).map((s) => ({ title: `${s.title} (section ${s.id})`, locations: s.locations }));
   }
   const plexAt = (url: string, token: string) => async () =>
     (await new PlexApi({ url, token, fetch: deps.fetch }).sections()).map((s) => ({ title: `${s.title} (section ${s.id})`, locations: s.locations }));
   if (!entry) {
     // The first Plex on the scanner route: its sections are known through the API when a token is set.
-    return deps.config.PLEX_TOKEN ? plexAt(deps.config.PLEX_LOCAL_URL, deps.config.PLEX_TOKEN) : undefined;
+    return target.kind === 'plex-scanner' && deps.config.PLEX_TOKEN ? plexAt(deps.config.PLEX_LOCAL_URL, deps.config.PLEX_TOKEN) : undefined;
   }
   if (!entry.URL || !entry.TOKEN) return undefined;
   if (entry.TYPE === 'plex' || entry.TYPE === 'plex-scanner') return plexAt(entry.URL, entry.TOKEN);
@@ -187,20 +209,6 @@ async function mediaBrowserLibraries(flavour: MediaBrowserFlavour, url: string, 
 
 const segments = (p: string) => p.split(/[\\/]+/).filter(Boolean);
 
-/** Edit distance between two strings (for "did you mean" candidates; paths are short). */
-export function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length];
-}
 
 /**
  * Mapping forms, mapping keys and library locations ranked by how close they are to the start of the path:

@@ -48,7 +48,7 @@ export class PlexApi {
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-      throw new PlexError(`Plex at ${this.base} did not answer (${cause}): is it running, and is PLEX_LOCAL_URL right?`, 0);
+      throw new PlexError(`Plex at ${this.base} did not answer (${cause}): start Plex, or point PLEX_LOCAL_URL (a TARGETS entry's URL) at it`, 0);
     }
     if (res.status === 401 || res.status === 403) {
       await res.body?.cancel();

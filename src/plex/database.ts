@@ -34,6 +34,8 @@ export interface PlexDatabaseOptions {
   clock?: Clock;
   /** How long to wait before trying a missing or broken database again. */
   retryMs?: number;
+  /** What goes without the database, for the warning (it depends on what is configured to use it). */
+  without?: string;
 }
 
 /** Opens lazily and re-tries after failures, so a Plex that starts after us (or a late mount) is picked up. */
@@ -48,7 +50,7 @@ export function openPlexDatabase(path: string, opts: PlexDatabaseOptions = {}): 
 
   const problem = (what: string, err: unknown) => {
     const msg = `${what} ${path}: ${(err as Error).message}`;
-    if (msg !== lastProblem) logger.warn(`Plex database unavailable (${msg}); Drive files will be scanned without the "already in Plex" check`);
+    if (msg !== lastProblem) logger.warn(`Plex database unavailable (${msg}); ${opts.without ?? 'scans are confirmed through the Plex API instead'}.`);
     lastProblem = msg;
   };
 

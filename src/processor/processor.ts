@@ -29,6 +29,8 @@ export interface ProcessorSettings {
   /** RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN ('' = none), for every target kind. */
   commandBefore?: string;
   commandAfter?: string;
+  /** How often an idle target that is up is asked whether it still answers (a wrong token shows at once). */
+  idleProbeMs?: number;
 }
 
 /** Deliveries in flight per target when the target sets no concurrency and no pause. */
@@ -73,6 +75,8 @@ interface TargetState {
   probeDelayMs: number;
   nextProbeAt: number;
   probing: boolean;
+  /** When the target last showed it answers (a probe or a scan); idle targets are probed a minute after. */
+  lastHeardAt: number;
   inFlight: Set<number>;
   lastFinishedAt: number;
   scanned: number;
@@ -80,6 +84,7 @@ interface TargetState {
 }
 
 const PROBE_MAX_MS = 30_000; // a target that comes back is used again within this
+const IDLE_PROBE_MS = 60_000;
 const CHECK_BATCH = 256;
 
 export async function diskPathState(path: string): Promise<PathState> {
@@ -117,6 +122,7 @@ export class Processor {
       probeDelayMs: 0,
       nextProbeAt: 0,
       probing: false,
+      lastHeardAt: -Infinity,
       inFlight: new Set(),
       lastFinishedAt: 0,
       scanned: 0,
@@ -185,6 +191,7 @@ export class Processor {
   start(): void {
     if (this.running) return;
     this.running = true;
+    // The loop's first pass asks each target, so a wrong token or a stopped server shows before a scan is due.
     this.followUps.start();
     this.loopDone = this.loop();
   }
@@ -221,6 +228,7 @@ export class Processor {
   private async loop(): Promise<void> {
     while (this.running) {
       try {
+        this.probeIdle();
         await this.tick();
       } catch (err) {
         this.deps.logger.error({ err: String(err) }, 'processor pass failed; trying again in a second');
@@ -313,8 +321,11 @@ export class Processor {
           return;
         }
       }
-      const detail = `File '${local}' exhausted all available checks (${settings.maxFileChecks}). Aborting scan request. If the file is there, check SERVER_FILE_EXIST_PATH_MAPPINGS (try: scanrelay explain '${row.file_hint ?? row.folder}').`;
-      logger.warn({ path: local, folder: row.folder }, detail);
+      // One sentence for people, then the technical part (the dashboard shows it behind "details").
+      const detail =
+        `The file never appeared where scanrelay looks for it, so nothing was scanned.\n` +
+        `File '${local}' exhausted all available checks (${settings.maxFileChecks}). If the file is there, check SERVER_FILE_EXIST_PATH_MAPPINGS (try: scanrelay explain '${row.received ?? row.file_hint ?? row.folder}').`;
+      logger.warn({ path: local, folder: row.folder }, detail.replace('\n', ' '));
       queue.finish(row, 'exhausted', detail);
       this.deps.activity?.emit('finished', { folder: row.folder, outcome: 'exhausted', detail });
     } catch (err) {
@@ -388,6 +399,7 @@ export class Processor {
       const now = clock.now();
       const name = state.target.name;
       const latencyMs = now - row.first_at;
+      if (outcome.status !== 'retry' || !outcome.targetDown) state.lastHeardAt = now;
       if (outcome.status === 'scanned') {
         state.scanned++;
         const { follow } = this.followUps.accepted(state.target, row, outcome);
@@ -400,8 +412,11 @@ export class Processor {
           if (queue.isCurrent({ folderId: row.id, generation: row.generation })) this.followUps.follow(state.target, row, follow, now);
         }
       } else if (outcome.status === 'unmatched') {
-        logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail}`);
-        queue.recordDelivery(row, name, { state: 'unmatched', detail: outcome.detail }, this.targetNames);
+        // The path as received is what to explain: mappings do not chain, so explaining the mapped one misleads.
+        const hint = `Try: scanrelay explain '${row.received ?? row.file_hint ?? row.folder}'.`;
+        const detail = `'${row.folder}' is in no library of ${name}, so nothing was scanned there.\n${outcome.detail} ${hint}`;
+        logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail} ${hint}`);
+        queue.recordDelivery(row, name, { state: 'unmatched', detail }, this.targetNames);
       } else {
         state.failed++;
         const attempts = row.attempts + 1;
@@ -447,6 +462,15 @@ export class Processor {
     );
   }
 
+  /** Probes every target that is up, idle and not heard from for a minute (all of them at start). */
+  private probeIdle(): void {
+    const now = this.deps.clock.now();
+    const every = this.deps.settings.idleProbeMs ?? IDLE_PROBE_MS;
+    for (const state of this.states) {
+      if (state.up && !state.probing && state.inFlight.size === 0 && now - state.lastHeardAt >= every) this.probe(state);
+    }
+  }
+
   private markDown(state: TargetState, error: string): void {
     const now = this.deps.clock.now();
     state.probeDelayMs = Math.min(PROBE_MAX_MS, Math.max(1_000, state.probeDelayMs * 2));
@@ -457,7 +481,7 @@ export class Processor {
       state.downSince = now;
       this.deps.logger.error(
         { target: state.target.name },
-        `Target ${state.target.name} is unavailable: ${error}. Its folders stay queued and are retried when it answers again.`,
+        `Target ${state.target.name} is unavailable: ${sentence(error)} Its folders stay queued and are retried when it answers again.`,
       );
       this.deps.activity?.emit('target', { target: state.target.name, up: false, error });
     }
@@ -473,10 +497,12 @@ export class Processor {
         result = { ok: false, error: String(err) };
       }
       state.probing = false;
+      state.lastHeardAt = this.deps.clock.now();
       if (!result.ok) {
         this.markDown(state, result.error);
         return;
       }
+      if (state.up) return; // an idle check that found nothing wrong
       state.up = true;
       state.probeDelayMs = 0;
       state.downSince = undefined;
@@ -489,3 +515,7 @@ export class Processor {
   }
 }
 
+/** An error as a sentence: its own ending kept ("…?"), a full stop added otherwise. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
+}

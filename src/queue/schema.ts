@@ -71,6 +71,10 @@ const migrations: string[] = [
   `ALTER TABLE folders ADD COLUMN refresh TEXT;`,
   // 5: the series'/movie's IDs a Sonarr/Radarr download carried (JSON), for PLEX_FIX_MISMATCHED after the scan.
   `ALTER TABLE folders ADD COLUMN ids TEXT;`,
+  // 6: the path as the sender sent it, before SERVER_PATH_MAPPINGS, so Retry and Scan now can map it again with
+  // the current mappings (a fixed mapping then reaches the right folder) and people see both forms.
+  `ALTER TABLE folders ADD COLUMN received TEXT;
+   ALTER TABLE history ADD COLUMN received TEXT;`,
 ];
 
 export const schemaVersion = migrations.length;

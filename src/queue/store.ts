@@ -22,6 +22,8 @@ export interface FolderRequest {
   refresh?: 'item' | 'item-if-enabled';
   /** The series'/movie's IDs from a Sonarr/Radarr download (PLEX_FIX_MISMATCHED). */
   ids?: ExternalIds;
+  /** The path as the sender sent it (before SERVER_PATH_MAPPINGS); the latest request's is kept. */
+  received?: string;
 }
 
 export interface FolderRow {
@@ -44,6 +46,7 @@ export interface FolderRow {
   refresh: 'item' | 'item-if-enabled' | null;
   /** JSON of ExternalIds, or null. */
   ids: string | null;
+  received: string | null;
 }
 
 /**
@@ -96,6 +99,7 @@ export interface HistoryRow {
   attempts: number;
   delivery_ms: number | null;
   follow_ms: number | null;
+  received: string | null;
 }
 
 export type DeliveryResult =
@@ -171,8 +175,8 @@ export class Queue {
       byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
       insert: db.prepare(
         `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, source, event, file_hint,
-                              all_deleted, any_deleted, refresh, ids)
-         VALUES (@folder, @priority, @due, @now, @now, 1, @source, @event, @fileHint, @deleted, @deleted, @refresh, @ids)`,
+                              all_deleted, any_deleted, refresh, ids, received)
+         VALUES (@folder, @priority, @due, @now, @now, 1, @source, @event, @fileHint, @deleted, @deleted, @refresh, @ids, @received)`,
       ),
       merge: db.prepare(
         `UPDATE folders SET
@@ -184,7 +188,8 @@ export class Queue {
            any_deleted = MAX(any_deleted, @deleted),
            checks = 0, generation = generation + 1, state = 'waiting', last_error = NULL,
            refresh = CASE WHEN @refresh = 'item' OR refresh = 'item' THEN 'item' ELSE COALESCE(@refresh, refresh) END,
-           ids = COALESCE(@ids, ids)
+           ids = COALESCE(@ids, ids),
+           received = COALESCE(@received, received)
          WHERE id = @id`,
       ),
       clearDeliveries: db.prepare('DELETE FROM deliveries WHERE folder_id = ?'),
@@ -250,9 +255,9 @@ export class Queue {
       deleteFolder: db.prepare('DELETE FROM folders WHERE id = ?'),
       history: db.prepare(
         `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail, attempts,
-                              delivery_ms, follow_ms)
+                              delivery_ms, follow_ms, received)
          VALUES (@folder, @source, @event, @requests, @first_at, @finished_at, @target, @outcome, @detail, @attempts,
-                 @delivery_ms, @follow_ms)`,
+                 @delivery_ms, @follow_ms, @received)`,
       ),
       trimHistory: db.prepare(
         'DELETE FROM history WHERE id <= (SELECT id FROM history ORDER BY id DESC LIMIT 1 OFFSET ?)',
@@ -285,6 +290,7 @@ export class Queue {
           deleted: req.deleted ? 1 : 0,
           refresh: req.refresh ?? null,
           ids: req.ids ? JSON.stringify(req.ids) : null,
+          received: req.received ?? null,
         };
         const existing = this.stmt.findForMerge.get(req.folder);
         if (!existing) {
@@ -453,6 +459,15 @@ export class Queue {
     })();
   }
 
+  /** A request for a folder in no target's library: straight into history as `unmatched`, never queued. */
+  recordUnmatched(r: { folder: string; received: string; source: string; event: string; detail: string }): void {
+    const now = this.clock.now();
+    this.writeHistory(
+      { folder: r.folder, source: r.source, event: r.event, requests: 1, first_at: now, received: r.received } as FolderRow,
+      { target: null, outcome: 'unmatched', detail: r.detail, attempts: 0 },
+    );
+  }
+
   /** Makes every pending delivery of `target` due now (the target came back). */
   wakeTarget(target: string): number {
     const now = this.clock.now();
@@ -536,6 +551,7 @@ export class Queue {
       attempts: d.attempts,
       delivery_ms: d.deliveryMs ?? null,
       follow_ms: d.followMs ?? null,
+      received: row.received ?? null,
     });
     if (++this.historyWrites % 500 === 0) this.stmt.trimHistory.run(this.opts.historyLimit);
   }

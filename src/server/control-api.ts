@@ -8,6 +8,7 @@ import type { DeliveryRow } from '../queue/store.js';
 import type { AppDeps } from './app.js';
 import { PathRefused } from '../paths/gate.js';
 import { MANUAL_OFF } from './scan.js';
+import { steer, type ActionResult } from './steer.js';
 
 export interface QueuedFolder {
   id: number;
@@ -25,6 +26,8 @@ export interface QueuedFolder {
   event: string;
   fileChecks: number;
   lastError: string | null;
+  /** The path as the sender sent it, before SERVER_PATH_MAPPINGS (null for rows queued before it was kept). */
+  received: string | null;
   deliveries: {
     target: string;
     state: DeliveryRow['state'];
@@ -54,6 +57,8 @@ export interface FinishedScan {
   deliveryMs: number | null;
   /** ms from the server accepting the scan to the follow-up's outcome (null when nothing was followed). */
   followMs: number | null;
+  /** The path as the sender sent it, before SERVER_PATH_MAPPINGS. */
+  received: string | null;
 }
 
 export function queueView(deps: AppDeps, limit = 500): QueuedFolder[] {
@@ -72,6 +77,7 @@ export function queueView(deps: AppDeps, limit = 500): QueuedFolder[] {
     event: r.event,
     fileChecks: r.checks,
     lastError: r.last_error,
+    received: r.received,
     deliveries: deps.queue.deliveries(r.id).map((d) => ({
       target: d.target,
       state: d.state,
@@ -99,6 +105,7 @@ export function historyView(deps: AppDeps, limit = 100): FinishedScan[] {
     attempts: h.attempts,
     deliveryMs: h.delivery_ms,
     followMs: h.follow_ms,
+    received: h.received,
   }));
 }
 
@@ -107,39 +114,6 @@ export function driveView(deps: AppDeps): unknown {
   const status = deps.status?.();
   if (!status) return null;
   return 'drive' in status ? status.drive : status;
-}
-
-export type ActionResult = { ok: true; folder: string; done: string } | { ok: false; folder: string; error: string };
-
-/** The three things a person can do to a folder; the dashboard's forms and the API both come here. */
-export function steer(deps: AppDeps, who: string) {
-  const after = (folder: string, done: string): ActionResult => {
-    deps.logger.info({ folder, by: who }, `${done} '${folder}' (asked through ${who}).`);
-    deps.processor?.wake();
-    return { ok: true, folder, done };
-  };
-  const missing = (folder: string): ActionResult => ({ ok: false, folder, error: `'${folder}' is not in the queue` });
-  return {
-    /** Skip the rest of the delay and any retry wait. */
-    scanNow(folder: string): ActionResult {
-      return deps.queue.scanNow(folder) ? after(folder, 'Scanning now') : missing(folder);
-    },
-    /** A queued folder is tried again at once; a finished one (unmatched, exhausted, dropped) is queued again. */
-    retry(folder: string): ActionResult {
-      if (deps.queue.scanNow(folder)) return after(folder, 'Retrying now');
-      const past = deps.queue.history(10_000).find((h) => h.folder === folder);
-      if (!past) return { ok: false, folder, error: `'${folder}' is neither queued nor in the history` };
-      const res = deps.queue.enqueue({ folder, priority: 0, source: 'api', event: 'Retry', deleted: false });
-      deps.activity?.emit('queued', { folder, merged: res.merged, source: 'api', event: 'Retry' });
-      deps.queue.scanNow(folder);
-      return after(folder, 'Queued again');
-    },
-    drop(folder: string): ActionResult {
-      if (!deps.queue.drop(folder, who)) return missing(folder);
-      deps.activity?.emit('finished', { folder, outcome: 'dropped', detail: `dropped by ${who}` });
-      return after(folder, 'Dropped');
-    },
-  };
 }
 
 const secretParam = {
@@ -174,6 +148,7 @@ const queuedFolder = {
     event: { type: 'string' },
     fileChecks: { type: 'integer' },
     lastError: nullableString,
+    received: { type: ['string', 'null'], description: 'the path as the sender sent it, before SERVER_PATH_MAPPINGS' },
     deliveries: {
       type: 'array',
       items: {
@@ -207,6 +182,20 @@ const finishedScan = {
     attempts: { type: 'integer' },
     deliveryMs: { type: ['integer', 'null'], description: 'ms from the folder being ready to the server accepting the scan' },
     followMs: { type: ['integer', 'null'], description: 'ms from the server accepting the scan to the follow-up outcome; null when nothing was followed' },
+    received: { type: ['string', 'null'], description: 'the path as the sender sent it, before SERVER_PATH_MAPPINGS' },
+  },
+} as const;
+/** What POST /scan answers: 200 when queued (or ignored), 202 when the path reaches no library. */
+const scanReply = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean' },
+    path: { type: 'string' },
+    mapped: { type: 'string' },
+    folder: nullableString,
+    merged: { type: 'boolean' },
+    ignoredBy: { type: 'string' },
+    unmatched: { type: 'string', description: 'with 202: in no library of any media server, and what to change' },
   },
 } as const;
 const targetHealth = {
@@ -286,19 +275,10 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
       summary: 'Ask for a scan of a file or folder, like the manual page (path mappings and the ignore list apply)',
       tags: ['actions'],
       params: secretParam,
-      body: { type: 'object', properties: { path: { type: 'string', minLength: 1 }, refresh: { type: 'string', enum: ['item'], description: "also refresh the metadata of the item(s) holding the file" } }, required: ['path'] },
+      body: { type: 'object', properties: { path: { type: 'string', minLength: 1 }, refresh: { type: 'string', enum: ['item'], description: 'also refresh the metadata of the item(s) holding the file' } }, required: ['path'] },
       response: {
-        200: {
-          type: 'object',
-          properties: {
-            ok: { type: 'boolean' },
-            path: { type: 'string' },
-            mapped: { type: 'string' },
-            folder: nullableString,
-            merged: { type: 'boolean' },
-            ignoredBy: { type: 'string' },
-          },
-        },
+        200: scanReply,
+        202: scanReply,
         400: { type: 'object', properties: { error: { type: 'string' }, rule: { type: 'string', description: 'the path rule broken (docs/security.md)' } } },
         401: error,
         403: error,
@@ -314,14 +294,16 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
     try {
       const [a] = await deps.intake.submit([{ path, source: 'api', event: 'Manual', kind: 'auto', ...(refresh ? { refresh } : {}) }], req.ip);
       deps.activity?.emit('request', { source: 'api', event: 'Manual', folders: a.folder && a.ignoredBy === undefined ? 1 : 0, outcome: a.ignoredBy === undefined ? 'queued' : 'ignored' });
-      return {
+      const body = {
         ok: true,
         path,
         mapped: a.mapped,
         folder: a.ignoredBy === undefined ? (a.folder ?? null) : null,
         ...(a.merged !== undefined ? { merged: a.merged } : {}),
         ...(a.ignoredBy !== undefined ? { ignoredBy: a.ignoredBy } : {}),
+        ...(a.unmatched ? { unmatched: `${a.unmatched.summary} ${a.unmatched.advice}` } : {}),
       };
+      return a.unmatched ? reply.code(202).send(body) : body;
     } catch (err) {
       if (err instanceof PathRefused) return reply.code(400).send({ error: err.message, rule: err.rule });
       if (err instanceof StorageError) return reply.code(503).send({ error: err.message });
@@ -330,15 +312,15 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
   });
 
   for (const [name, summary] of [
-    ['scan-now', 'Skip the rest of a queued folder\'s delay and any retry wait'],
-    ['retry', 'Try a queued folder again now, or queue a finished (unmatched, exhausted, dropped) folder again'],
+    ['scan-now', 'Skip the rest of a queued folder\'s delay and any retry wait; the path as received is mapped again with the current SERVER_PATH_MAPPINGS'],
+    ['retry', 'Try a queued folder again now, or queue a finished (unmatched, exhausted, dropped) folder again; the path as received is mapped again first'],
     ['drop', 'Remove a folder from the queue without scanning it (recorded in history)'],
   ] as const) {
     app.post(`/api/:secret/queue/${name}`, {
       schema: { summary, tags: ['actions'], params: secretParam, body: folderBody, response: { 200: actionReply, 401: error, 404: actionReply } },
     }, async (req, reply) => {
       const { folder } = req.body as { folder: string };
-      return answer(reply, name === 'scan-now' ? actions.scanNow(folder) : name === 'retry' ? actions.retry(folder) : actions.drop(folder));
+      return answer(reply, await (name === 'scan-now' ? actions.scanNow(folder) : name === 'retry' ? actions.retry(folder) : actions.drop(folder)));
     });
   }
 

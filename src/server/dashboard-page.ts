@@ -3,6 +3,7 @@
 import type { Explanation } from '../doctor/explain.js';
 import type { TargetHealth } from '../processor/processor.js';
 import type { FinishedScan, QueuedFolder } from './control-api.js';
+import { detailBlock } from './detail.js';
 import { documentHead, escapeHtml as h } from './page.js';
 
 export interface DashboardView {
@@ -121,6 +122,7 @@ function queueSection(v: DashboardView): string {
     return `<li class="card" data-folder="${h(f.folder)}">
       <code class="folder">${h(f.folder)}</code>
       <dl class="facts">
+        ${received(f.received, f.folder)}
         ${fact('Due', f.dueInMs > 0 ? `in ${span(f.dueInMs)}` : 'now')}
         ${fact('Requests merged', String(f.requests))}
         ${fact('From', `${h(f.source)} / ${h(f.event)}`)}
@@ -142,12 +144,18 @@ function queueSection(v: DashboardView): string {
   </section>`;
 }
 
+/** The path as the sender sent it, shown when the mapping changed it (Retry and Scan now map it again). */
+function received(path: string | null, folder: string): string {
+  return path && path !== folder ? fact('Received', `<code>${h(path)}</code>`) : '';
+}
+
 function historySection(v: DashboardView): string {
   const retryable = new Set(['unmatched', 'exhausted', 'dropped', 'not-found']);
   const items = v.history.map(
     (r) => `<li class="card">
       <code class="folder">${h(r.folder)}</code>
       <dl class="facts">
+        ${received(r.received, r.folder)}
         ${fact('Asked', when(r.askedAt, v.now))}
         ${fact('Finished', `${when(r.finishedAt, v.now)} <span class="muted">(${span(r.finishedAt - r.askedAt)} later)</span>`)}
         ${fact(r.target ? `On ${r.target}` : 'Outcome', badge(r.outcome))}
@@ -155,7 +163,7 @@ function historySection(v: DashboardView): string {
         ${r.followMs !== null ? fact('Followed for', span(r.followMs)) : ''}
         ${fact('From', `${h(r.source)} / ${h(r.event)}${r.requests > 1 ? ` ×${r.requests}` : ''}`)}
       </dl>
-      ${r.detail ? `<p class="${['scanned', 'confirmed'].includes(r.outcome) ? 'muted' : 'err'}">${h(r.detail)}</p>` : ''}
+      ${r.detail ? detailBlock(r.detail, ['scanned', 'confirmed'].includes(r.outcome) ? 'muted' : 'err') : ''}
       ${retryable.has(r.outcome) ? `<div class="actions">${confirmAction('retry', 'Retry', r.folder, 'Queue this folder again and scan it now?')}</div>` : ''}
     </li>`,
   );
@@ -227,7 +235,7 @@ const liveScript = `
   const events = new EventSource('events');
   events.onopen = () => { status.dataset.state = 'on'; status.textContent = 'Live'; };
   events.onerror = () => { status.dataset.state = 'off'; status.textContent = 'Reconnecting…'; };
-  for (const name of ['request', 'queued', 'delivery', 'finished', 'target']) events.addEventListener(name, refresh);
+  for (const name of ['request', 'queued', 'delivery', 'followed', 'finished', 'target']) events.addEventListener(name, refresh);
   setInterval(refresh, 15000);
 })();
 `;

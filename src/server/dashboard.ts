@@ -3,7 +3,8 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { systemClock } from '../clock.js';
 import type { AppDeps } from './app.js';
-import { driveView, historyView, queueView, steer } from './control-api.js';
+import { driveView, historyView, queueView } from './control-api.js';
+import { steer } from './steer.js';
 import { dashboardLive, dashboardPage, doctorPage, type DashboardView } from './dashboard-page.js';
 import { weakPassReason } from './secret.js';
 
@@ -38,7 +39,7 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
   for (const action of ACTIONS) {
     app.post<{ Params: Params; Body: { folder?: unknown } }>(`/:secret/dashboard/${action}`, async (req, reply) => {
       const folder = typeof req.body?.folder === 'string' ? req.body.folder : '';
-      const result = action === 'scan-now' ? actions.scanNow(folder) : action === 'retry' ? actions.retry(folder) : actions.drop(folder);
+      const result = await (action === 'scan-now' ? actions.scanNow(folder) : action === 'retry' ? actions.retry(folder) : actions.drop(folder));
       const said = result.ok ? `${result.done}: ${result.folder}` : result.error;
       // Post/redirect/get: a reload does not repeat the action. Relative, so the secret is not repeated either.
       return reply.code(303).header('location', `../dashboard?said=${encodeURIComponent(said)}`).send();

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ActivityEvents } from '../activity.js';
 import type { AppDeps } from './app.js';
 
-const FEED: (keyof ActivityEvents)[] = ['request', 'queued', 'delivery', 'finished', 'target'];
+const FEED: (keyof ActivityEvents)[] = ['request', 'queued', 'delivery', 'followed', 'finished', 'target'];
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const HEARTBEAT_MS = 20_000;
 

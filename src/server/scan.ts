@@ -63,7 +63,8 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       }
       throw err;
     }
-    const queued = admissions.filter((a) => a.folder !== undefined);
+    const queued = admissions.filter((a) => a.folder !== undefined && !a.unmatched);
+    const unmatched = admissions.filter((a) => a.unmatched);
     deps.activity?.emit('request', { source: result.source, event: result.event, folders: queued.length, outcome: queued.length ? 'queued' : 'ignored' });
     const summary = admissions.map((a) => ({
       path: a.request.path,
@@ -71,6 +72,7 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       folder: a.folder ?? null,
       ...(a.ignoredBy !== undefined ? { ignoredBy: a.ignoredBy } : {}),
       ...(a.merged !== undefined ? { merged: a.merged } : {}),
+      ...(a.unmatched ? { unmatched: a.unmatched.summary } : {}),
     }));
 
     if (manual && wantsHtml(req)) {
@@ -78,7 +80,9 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       const outcome: PageOutcome =
         a.ignoredBy !== undefined
           ? { ok: false, title: 'Not queued', lines: [`'${a.request.path}' matched '${a.ignoredBy}' from your SERVER_IGNORE_LIST.`] }
-          : {
+          : a.unmatched
+            ? { ok: false, title: 'Not queued: in no library', lines: [a.unmatched.summary, a.unmatched.advice] }
+            : {
               ok: true,
               title: a.merged ? 'Already queued — delay reset' : 'Queued',
               lines: [
@@ -88,6 +92,10 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
               ],
             };
       return reply.type('text/html; charset=utf-8').send(manualPage({ outcome, value: a.request.path, links: pageLinks() }));
+    }
+    // 202, not an error: the sender must not retry a path that no retry can fix; the warning says what can.
+    if (unmatched.length) {
+      return reply.code(202).send({ ok: true, queued: summary, warning: unmatched.map((a) => `${a.unmatched!.summary} ${a.unmatched!.advice}`).join(' ') });
     }
     return reply.code(200).send({ ok: true, queued: summary });
   };
@@ -110,32 +118,38 @@ function shown(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}… (${text.length} characters)` : text;
 }
 
+/** The answer to a request that was understood: 200, or 202 when some path reaches no library (see `warning`). */
+const receivedBody = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean' },
+    test: { type: 'boolean', description: 'a test request from the app; nothing queued' },
+    ignored: { type: 'string', description: 'why nothing was queued (an event that names no file)' },
+    queued: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          path: { type: 'string' },
+          mapped: { type: 'string', description: 'after SERVER_PATH_MAPPINGS' },
+          folder: { type: ['string', 'null'], description: 'the folder queued; null when ignored' },
+          ignoredBy: { type: 'string', description: 'the SERVER_IGNORE_LIST entry that matched' },
+          merged: { type: 'boolean', description: 'the folder was already queued: merged, delay reset' },
+          unmatched: { type: 'string', description: 'in no library of any media server: recorded as unmatched, not queued' },
+        },
+      },
+    },
+    warning: { type: 'string', description: 'with 202: which paths reach no library, and the SERVER_PATH_MAPPINGS change that fixes it' },
+  },
+} as const;
+
 /** What a webhook or manual request gets back (the HTML answer of the manual page is not described here). */
 const receiveSchema = {
   summary: 'Receive a webhook (Sonarr, Radarr, Lidarr, Readarr, Plex/Jellyfin/Emby, Tdarr, Drive) or a manual scan request',
   params: { type: 'object', properties: { secret: { type: 'string', description: 'SERVER_PASS' } }, required: ['secret'] },
   response: {
-    200: {
-      type: 'object',
-      properties: {
-        ok: { type: 'boolean' },
-        test: { type: 'boolean', description: 'a test request from the app; nothing queued' },
-        ignored: { type: 'string', description: 'why nothing was queued (an event that names no file)' },
-        queued: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              path: { type: 'string' },
-              mapped: { type: 'string', description: 'after SERVER_PATH_MAPPINGS' },
-              folder: { type: ['string', 'null'], description: 'the folder queued; null when ignored' },
-              ignoredBy: { type: 'string', description: 'the SERVER_IGNORE_LIST entry that matched' },
-              merged: { type: 'boolean', description: 'the folder was already queued: merged, delay reset' },
-            },
-          },
-        },
-      },
-    },
+    200: receivedBody,
+    202: receivedBody,
     400: refusal,
     401: error,
     403: error,

@@ -151,7 +151,9 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
 
     async available() {
       try {
+        // The public info says the server is there; the library list (with the token) that the token works.
         await request('GET', '/System/Info/Public', undefined, false);
+        await loadLibraries();
         return { ok: true };
       } catch (err) {
         return { ok: false, error: scrub((err as Error).message) };

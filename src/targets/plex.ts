@@ -97,7 +97,7 @@ export class PlexTarget implements Target {
         const known = found.all.flatMap((s) => s.locations.map((l) => `${s.title}: ${l}`));
         return {
           status: 'unmatched',
-          detail: `Unable to map '${folder}' to a Section ID. Known locations: ${known.join(', ') || 'none'}. Check SERVER_PATH_MAPPINGS.`,
+          detail: `Unable to map '${folder}' to a Section ID. Known locations: ${known.join(', ') || 'none'}. Check the SERVER_PATH_MAPPINGS entry for the path as received.`,
         };
       }
       for (const section of matches) await this.api.refresh(section.id, folder);
@@ -120,6 +120,8 @@ export class PlexTarget implements Target {
 
   async available(): Promise<{ ok: true } | { ok: false; error: string }> {
     try {
+      // /identity answers without a token (is Plex there at all?); the library list needs a valid one.
+      await this.api.identity();
       await this.sections.all(true);
       return { ok: true };
     } catch (err) {

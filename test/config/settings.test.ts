@@ -73,7 +73,7 @@ describe('resolveSettings', () => {
 
   it('refuses an unknown log level, naming where it came from, in one line', () => {
     expect(() => resolveSettings({ loglevel: 'loud' }, {}, cwd)).toThrow(ConfigError);
-    expect(() => resolveSettings({ loglevel: 'loud' }, {}, cwd)).toThrow(/^invalid log level "LOUD" from --loglevel: expected WARN, INFO or DEBUG/);
+    expect(() => resolveSettings({ loglevel: 'loud' }, {}, cwd)).toThrow(/^invalid log level "LOUD" from --loglevel: expected ERROR, WARN, INFO, DEBUG or TRACE/);
     expect(() => resolveSettings({}, { SCANRELAY_LOGLEVEL: 'verbose' }, cwd)).toThrow(/from SCANRELAY_LOGLEVEL/);
     try {
       resolveSettings({ loglevel: 'x' }, {}, cwd);

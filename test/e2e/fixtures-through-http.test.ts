@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasSharedFixtures, sharedFixturesDir } from '../support/fixtures.js';
+import { hasSharedFixtures, NO_SHARED_FIXTURES, sharedFixturesDir, unlessSkipped } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 
 const TV = '/data/media/tv/The Expanse (2015)';
@@ -60,7 +60,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-describe.skipIf(!hasSharedFixtures())('arr fixtures through the real HTTP server (interfaces.md §1.8)', () => {
+describe.skipIf(!hasSharedFixtures())(`arr fixtures through the real HTTP server${unlessSkipped(hasSharedFixtures(), NO_SHARED_FIXTURES)}`, () => {
   it('has an expectation for every shared fixture', () => {
     const files = readdirSync(join(sharedFixturesDir()!, 'arr')).filter((f) => f.endsWith('.json'));
     expect(files.sort()).toEqual(Object.keys(expected).sort());

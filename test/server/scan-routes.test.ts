@@ -126,7 +126,7 @@ describe('GET /<SERVER_PASS> (spec 4.2)', () => {
 
 describe('/api/<SERVER_PASS> (plex_autoscan §2.3) and /health', () => {
   it('cmd=queue_count by GET query, POST form and POST JSON', async () => {
-    await t.service.app.inject({ method: 'POST', url: `/${SECRET}`, payload: { eventType: 'Manual', filepath: '/a/b.mkv' } });
+    await t.service.app.inject({ method: 'POST', url: `/${SECRET}`, payload: { eventType: 'Manual', filepath: '/data/media/tv/a/b.mkv' } });
     expect((await t.service.app.inject({ method: 'GET', url: `/api/${SECRET}?cmd=queue_count` })).json()).toEqual({ queue_count: 1 });
     expect((await t.service.app.inject({ method: 'POST', url: `/api/${SECRET}`, payload: { cmd: 'QUEUE_COUNT' } })).json()).toEqual({ queue_count: 1 });
     const form = await t.service.app.inject({ method: 'POST', url: `/api/${SECRET}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'cmd=queue_count' });

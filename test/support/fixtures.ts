@@ -23,4 +23,20 @@ export function ownFixture<T = unknown>(relative: string): T {
 }
 
 export const hasSharedFixtures = (): boolean => sharedFixturesDir() !== undefined;
+
+/**
+ * A skipped test's title says why it skipped, so a run from a fresh clone explains its skips. Empty when the
+ * condition for running holds.
+ */
+export function unlessSkipped(runs: boolean, reason: string): string {
+  if (runs) return '';
+  // The default reporter only counts skips: one line per reason says why in any run.
+  if (!said.has(reason)) console.warn(`Some tests skip: ${reason}.`);
+  said.add(reason);
+  return ` [skipped: ${reason}]`;
+}
+const said = new Set<string>();
+
+export const NO_SHARED_FIXTURES =
+  'the shared arr payloads are not beside the checkout (../shared/fixtures); set SCANRELAY_SHARED_FIXTURES to their folder';
 export { repoRoot };

@@ -124,11 +124,17 @@ describe('jellyfin target', () => {
     expect(await gone.available()).toMatchObject({ ok: false, error: expect.stringContaining('ECONNREFUSED') });
   });
 
-  it('probes /System/Info/Public without the token for available()', async () => {
+  it('probes /System/Info/Public without the token, then the library list with it, for available()', async () => {
+    const before = server.requests.length;
     expect(await target.available()).toEqual({ ok: true });
-    const probe = server.requests.at(-1)!;
+    const [probe, libraries] = server.requests.slice(before);
     expect(probe.path).toBe('/System/Info/Public');
     expect(probe.headers.authorization).toBeUndefined();
+    expect(libraries.path).toBe('/Library/VirtualFolders');
+    expect(libraries.headers.authorization).toBeDefined();
+    // A wrong key is found by the probe, not only by the next scan.
+    const wrong = jellyfinTarget({ name: 'jf', url: server.url, token: 'not-the-key', clock: new ManualClock() });
+    expect(await wrong.available()).toMatchObject({ ok: false, error: expect.stringMatching(/refused the token \(HTTP 401/) });
     server.fail(502);
     expect(await target.available()).toMatchObject({ ok: false, error: expect.stringContaining('HTTP 502') });
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Source } from '../../src/request.js';
 import { parseScanBody, type TriggerResult } from '../../src/triggers/index.js';
-import { hasSharedFixtures, ownFixture, sharedFixture, sharedFixturesDir } from '../support/fixtures.js';
+import { hasSharedFixtures, NO_SHARED_FIXTURES, ownFixture, sharedFixture, sharedFixturesDir, unlessSkipped } from '../support/fixtures.js';
 import { scan } from '../support/requests.js';
 import { withoutIds } from '../support/requests.js';
 
@@ -167,7 +167,7 @@ function withoutUserAgent(expected: TriggerResult, file: string): TriggerResult 
   return { ...expected, source, requests: expected.requests.map((r) => ({ ...r, source })) };
 }
 
-describe.skipIf(!hasSharedFixtures())('shared arr fixtures', () => {
+describe.skipIf(!hasSharedFixtures())(`shared arr fixtures${unlessSkipped(hasSharedFixtures(), NO_SHARED_FIXTURES)}`, () => {
   const files = hasSharedFixtures()
     ? readdirSync(join(sharedFixturesDir()!, 'arr')).filter((f) => f.endsWith('.json')).sort()
     : [];

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ScanRequest } from '../../src/request.js';
 import { parseScanBody } from '../../src/triggers/index.js';
-import { hasSharedFixtures, ownFixture, sharedFixture } from '../support/fixtures.js';
+import { hasSharedFixtures, NO_SHARED_FIXTURES, ownFixture, sharedFixture, unlessSkipped } from '../support/fixtures.js';
 
 type Body = Record<string, unknown>;
 
@@ -99,7 +99,7 @@ describe('relative paths are joined with the base folder separator', () => {
     'radarr-rename.json',
     'radarr-moviefiledelete.json',
     'whisparr-download.json',
-  ])('shared %s: the join gives the same requests as the absolute paths', (file) => {
+  ])(`shared %s: the join gives the same requests as the absolute paths${unlessSkipped(hasSharedFixtures(), NO_SHARED_FIXTURES)}`, (file) => {
     const body = sharedFixture(`arr/${file}`);
     expect(pathsOf(withoutAbsolutePaths(body))).toStrictEqual(pathsOf(body));
   });

@@ -4,13 +4,13 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../support/fixtures.js';
+import { repoRoot, unlessSkipped } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const artifacts = join(repoRoot, 'test-artifacts');
 
-describe.skipIf(!existsSync(CHROMIUM))('dashboard and doctor in Chromium', () => {
+describe.skipIf(!existsSync(CHROMIUM))(`dashboard and doctor in Chromium${unlessSkipped(existsSync(CHROMIUM), `no ${CHROMIUM}: install Debian's chromium package`)}`, () => {
   let t: TestService;
   let browser: Browser;
   let page: Page;

@@ -1,0 +1,76 @@
+// One server per queue file: a second `scanrelay server` on the same queue exits at once naming the holder,
+// the read-only commands keep working beside it, and a killed holder leaves no stale lock behind.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakePlex } from '../fakes/plex.js';
+import { runCli, type Child } from '../support/child.js';
+
+const SECRET = 'abad1deaabad1deaabad1deaabad1dea';
+const children: Child[] = [];
+let plex: FakePlex;
+let dir: string;
+let config: string;
+
+const cli = (args: string[]) => {
+  const child = runCli(['--config', config, '--queuefile', join(dir, 'queue.db'), '--logfile', join(dir, 'log.txt'), ...args], { cwd: dir });
+  children.push(child);
+  return child;
+};
+
+beforeAll(async () => {
+  plex = await new FakePlex({ sections: [{ key: '2', title: 'TV Shows', type: 'show', locations: ['/data/TV'] }] }).start();
+  dir = mkdtempSync(join(tmpdir(), 'scanrelay-one-'));
+  config = join(dir, 'config.json');
+  writeFileSync(
+    config,
+    JSON.stringify({ SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, PLEX_SCAN_MODE: 'api', SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'] } }),
+  );
+});
+afterAll(async () => {
+  for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
+  await plex.stop();
+});
+
+describe('one server per queue file', { timeout: 90_000 }, () => {
+  it('a second server on the same queue file exits at once, naming the PID and the file; sections and explain still work', async () => {
+    const first = cli(['server', '--port', '0']);
+    await first.waitFor(/scanrelay is running/, 30_000);
+
+    const second = cli(['server', '--port', '0']);
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toContain(`PID ${first.proc.pid}`);
+    expect(second.output()).toContain(join(dir, 'queue.db'));
+    expect(second.output()).not.toMatch(/scanrelay is running/);
+
+    const sections = cli(['sections']);
+    expect(await sections.exited, sections.output()).toBe(0);
+    expect(sections.output()).toMatch(/TV Shows/);
+    const explain = cli(['explain', '/tv/Show/Season 01/e1.mkv']);
+    expect(await explain.exited, explain.output()).toBe(0);
+    expect(explain.output()).toMatch(/Would scan '\/data\/TV\/Show\/Season 01'/);
+
+    // kill -9: the operating system releases the lock with the process, so the next start is not refused.
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    const third = cli(['server', '--port', '0']);
+    await third.waitFor(/scanrelay is running/, 30_000);
+    expect(third.output()).not.toMatch(/another scanrelay server/);
+    third.proc.kill('SIGKILL');
+    await third.exited;
+  });
+
+  it('a port clash says scanrelay may already be running instead of "change SERVER_PORT"', async () => {
+    const first = cli(['server', '--port', '0']);
+    const m = await first.waitFor(/http:\/\/127\.0\.0\.1:(\d+)\//, 30_000);
+    const other = mkdtempSync(join(tmpdir(), 'scanrelay-one-'));
+    const clash = runCli(['--config', config, '--queuefile', join(other, 'queue.db'), '--logfile', join(other, 'log.txt'), 'server', '--port', m[1]], { cwd: other });
+    children.push(clash);
+    expect(await clash.exited).toBe(1);
+    expect(clash.output()).toMatch(/it is already running/);
+    expect(clash.output()).not.toMatch(/Change SERVER_PORT/);
+    first.proc.kill('SIGTERM');
+    await first.exited;
+  });
+});
