@@ -233,7 +233,8 @@ const liveScript = `
     }, 250);
   };
   const events = new EventSource('events');
-  events.onopen = () => { status.dataset.state = 'on'; status.textContent = 'Live'; };
+  // Whatever happened between rendering this page and the stream opening would be missed: catch up once.
+  events.onopen = () => { status.dataset.state = 'on'; status.textContent = 'Live'; refresh(); };
   events.onerror = () => { status.dataset.state = 'off'; status.textContent = 'Reconnecting…'; };
   for (const name of ['request', 'queued', 'delivery', 'followed', 'finished', 'target']) events.addEventListener(name, refresh);
   setInterval(refresh, 15000);

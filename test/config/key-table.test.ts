@@ -208,7 +208,7 @@ describe('every documented config key', () => {
         PLEX_SECTION_PATH_MAPPINGS_WITH_API: false,
         GDRIVE: { SCAN_EXTENSIONS: [] },
         RCLONE_RC_CACHE_EXPIRE: {},
-        SERVER_PROT: 3468,
+        MY_OWN_NOTES: 'kept for me',
       }),
     );
     const log = join(dir, 'scanrelay.log');
@@ -221,6 +221,6 @@ describe('every documented config key', () => {
     }
     const lines = readFileSync(log, 'utf8');
     for (const [key, entry] of accepted) expect(lines, key).toMatch((entry as { accepted: RegExp }).accepted);
-    expect(lines).toMatch(/Config key 'SERVER_PROT' is not used by scanrelay; ignored/);
+    expect(lines).toMatch(/Unknown config key 'MY_OWN_NOTES' on line \d+ of .* It has no effect\./);
   });
 });

@@ -181,6 +181,8 @@ describe('10,000 webhook bodies and paths against the path gate', () => {
   let g: TestService;
   beforeAll(async () => {
     g = await testService({ config: { SERVER_SCAN_DELAY: 3600, SERVER_PATH_MAPPINGS: mappings, SERVER_IGNORE_LIST: [] } as never });
+    // Every mapped prefix is a library, so what passes the gate is queued (not recorded unmatched) and checked below.
+    g.plex.sections = keys.map((k, i) => ({ key: String(10 + i), title: `Library ${i}`, locations: [k] }));
   });
   afterAll(async () => g.close());
 

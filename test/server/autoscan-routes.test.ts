@@ -29,7 +29,12 @@ const autoscan = {
 
 let t: TestService;
 afterEach(async () => t?.close());
-const start = async (config: Partial<Config> = { AUTOSCAN: autoscan }) => (t = await testService({ config }));
+const start = async (config: Partial<Config> = { AUTOSCAN: autoscan }) => {
+  t = await testService({ config });
+  // Libraries for every folder the fixtures name: what autoscan would scan is then queued, not recorded unmatched.
+  t.plex.sections.push({ key: '4', title: 'Books', locations: ['/data/media/books'] }, { key: '5', title: 'TV (unmapped)', locations: ['/tv'] });
+  return t;
+};
 const post = (url: string, payload: string, authorization = auth()) =>
   t.service.app.inject({ method: 'POST', url, headers: { authorization, 'content-type': 'application/json' }, payload });
 const queued = () => t.service.queue.list().map((r) => ({ folder: r.folder, deleted: r.all_deleted === 1 })).sort((a, b) => a.folder.localeCompare(b.folder));

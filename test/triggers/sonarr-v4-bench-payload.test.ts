@@ -5,16 +5,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseScanBody } from '../../src/triggers/index.js';
 import { ownFixture } from '../support/fixtures.js';
-import { scan } from '../support/requests.js';
+import { scan, withoutIds } from '../support/requests.js';
 
 const UA = 'Sonarr/4.0.14.2939 (ubuntu 24.04)';
 const file = (folder: string) => `${folder}/Season 02/Severance (2022) - S02E03 - Who Is Alive [WEBDL-2160p][DV HDR10][EAC3 Atmos 5.1][h265]-FLUX.mkv`;
 
 describe('the intake benchmark payload (Sonarr v4 Download)', () => {
   it('asks for the imported file', () => {
-    expect(parseScanBody(ownFixture('arr/sonarr-v4-download-bench.json'), UA)).toStrictEqual(
-      scan('sonarr', 'Download', (r) => [r.file(file('/tv/Severance (2022)'))]),
-    );
+    const parsed = parseScanBody(ownFixture('arr/sonarr-v4-download-bench.json'), UA);
+    expect(withoutIds(parsed)).toStrictEqual(scan('sonarr', 'Download', (r) => [r.file(file('/tv/Severance (2022)'))]));
+    // The series' IDs ride along for PLEX_FIX_MISMATCHED.
+    expect(parsed.kind === 'scan' && parsed.requests[0].ids).toEqual({ tvdb: '371980', tmdb: '95396', imdb: 'tt11280740', title: 'Severance' });
   });
 
   it('with a per-request series folder, as the benchmark sends it, asks for the file in that folder', () => {

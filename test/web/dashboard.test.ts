@@ -67,7 +67,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`dashboard and doctor in Chromium${unless
     await expect.poll(() => page.locator('.said').textContent()).toContain('Scanning now: /data/media/movies/Heat (1995)');
     await expect.poll(() => t.plex.refreshes, { timeout: 5000 }).toEqual([{ section: '1', path: '/data/media/movies/Heat (1995)' }]);
     const done = page.locator('#history li', { hasText: '/data/media/movies/Heat (1995)' });
-    await expect.poll(() => done.count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => done.count(), { timeout: 10_000 }).toBe(1);
     // Both stages: the delivery, then the follow-up that found the file in the library.
     expect(await done.textContent()).toContain('confirmed');
     expect(await done.textContent()).toMatch(/Delivered in\s*\d/);
