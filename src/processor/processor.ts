@@ -5,13 +5,17 @@ import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
 import { FollowStage } from '../follow/stage.js';
 import type { Logger } from '../log.js';
-import { mapPath, type PathMappings } from '../paths/mapping.js';
+import type { PathMappings } from '../paths/mapping.js';
 import type { FolderRow, PendingRow, Queue } from '../queue/store.js';
 import { runScanCommand, type CommandRunner } from '../targets/commands.js';
 import type { ExternalIds } from '../request.js';
 import type { ItemRefresher } from '../targets/refresh-items.js';
 import type { ScanOutcome, Target } from '../targets/target.js';
+import { Availability, healthOf, IDLE_PROBE_MS, newTargetState, type TargetHealth, type TargetState } from './availability.js';
 import { backoffDelay } from './backoff.js';
+import { FileChecks } from './checks.js';
+
+export type { TargetHealth };
 
 export interface ProcessorSettings {
   /** SERVER_FILE_EXIST_PATH_MAPPINGS: media-server path -> path where this service can stat the file. */
@@ -55,38 +59,6 @@ export interface ProcessorDeps {
   refreshCache?: (localPath: string) => Promise<void>;
 }
 
-export interface TargetHealth {
-  name: string;
-  kind: string;
-  up: boolean;
-  lastError?: string;
-  downSince?: number;
-  nextProbeAt?: number;
-  inFlight: number;
-  scanned: number;
-  failed: number;
-}
-
-interface TargetState {
-  target: Target;
-  up: boolean;
-  lastError?: string;
-  downSince?: number;
-  probeDelayMs: number;
-  nextProbeAt: number;
-  probing: boolean;
-  /** When the target last showed it answers (a probe or a scan); idle targets are probed a minute after. */
-  lastHeardAt: number;
-  inFlight: Set<number>;
-  lastFinishedAt: number;
-  scanned: number;
-  failed: number;
-}
-
-const PROBE_MAX_MS = 30_000; // a target that comes back is used again within this
-const IDLE_PROBE_MS = 60_000;
-const CHECK_BATCH = 256;
-
 export async function diskPathState(path: string): Promise<PathState> {
   try {
     const s = await stat(path);
@@ -111,23 +83,14 @@ export class Processor {
   private again = false;
   private wakeQueued = false;
   private loopDone?: Promise<void>;
-  private anchorProblem?: string;
-  private checking = new Set<number>();
+  private readonly checks: FileChecks;
+  private readonly availability: Availability;
 
   constructor(deps: ProcessorDeps) {
     this.deps = { pathState: diskPathState, random: Math.random, ...deps };
-    this.states = deps.targets.map((target) => ({
-      target,
-      up: true,
-      probeDelayMs: 0,
-      nextProbeAt: 0,
-      probing: false,
-      lastHeardAt: -Infinity,
-      inFlight: new Set(),
-      lastFinishedAt: 0,
-      scanned: 0,
-      failed: 0,
-    }));
+    this.states = deps.targets.map(newTargetState);
+    this.checks = new FileChecks({ ...this.deps, begin: (row) => this.begin(row) });
+    this.availability = new Availability({ ...this.deps, track: (p) => this.track(p) });
     this.followUps = new FollowStage({
       queue: deps.queue,
       targets: deps.targets,
@@ -148,27 +111,17 @@ export class Processor {
 
   /** Why scans are held, when an anchor file is missing. */
   get held(): string | undefined {
-    return this.anchorProblem;
+    return this.checks.held;
   }
 
   health(): TargetHealth[] {
-    return this.states.map((s) => ({
-      name: s.target.name,
-      kind: s.target.kind,
-      up: s.up,
-      lastError: s.lastError,
-      downSince: s.downSince,
-      nextProbeAt: s.up ? undefined : s.nextProbeAt,
-      inFlight: s.inFlight.size,
-      scanned: s.scanned,
-      failed: s.failed,
-    }));
+    return this.states.map(healthOf);
   }
 
   /** One pass: run due existence checks and start every scan that may start now. Does not wait for scans. */
   async tick(): Promise<void> {
-    if (!(await this.anchorsPresent())) return;
-    await this.runChecks();
+    if (!(await this.checks.anchorsPresent())) return;
+    await this.checks.run();
     for (const state of this.states) this.dispatch(state);
   }
 
@@ -228,7 +181,7 @@ export class Processor {
   private async loop(): Promise<void> {
     while (this.running) {
       try {
-        this.probeIdle();
+        this.availability.probeIdle(this.states, this.deps.settings.idleProbeMs ?? IDLE_PROBE_MS);
         await this.tick();
       } catch (err) {
         this.deps.logger.error({ err: String(err) }, 'processor pass failed; trying again in a second');
@@ -256,85 +209,6 @@ export class Processor {
     }
   }
 
-  private async anchorsPresent(): Promise<boolean> {
-    const { anchors } = this.deps.settings;
-    if (!anchors.length) return true;
-    for (const anchor of anchors) {
-      if ((await this.deps.pathState(anchor)) === 'missing') {
-        if (this.anchorProblem === undefined) {
-          this.deps.logger.warn(
-            { anchor },
-            `anchor file '${anchor}' is missing: scans wait until it is back (is the mount up?)`,
-          );
-        }
-        this.anchorProblem = `anchor file '${anchor}' is missing`;
-        return false;
-      }
-    }
-    if (this.anchorProblem !== undefined) this.deps.logger.info('anchor files are back: scans resume');
-    this.anchorProblem = undefined;
-    return true;
-  }
-
-  private async runChecks(): Promise<void> {
-    const rows = this.deps.queue.dueWaiting(CHECK_BATCH).filter((r) => !this.checking.has(r.id));
-    await Promise.all(rows.map((row) => this.check(row)));
-  }
-
-  /** The existence check of plex_autoscan: wait for the file to appear before scanning its folder. */
-  private async check(row: FolderRow): Promise<void> {
-    const { queue, settings, logger, clock } = this.deps;
-    this.checking.add(row.id);
-    try {
-      if (row.all_deleted || settings.maxFileChecks <= 0) {
-        this.begin(row);
-        return;
-      }
-      const subject = row.file_hint ?? row.folder;
-      const local = mapPath(subject, settings.fileExistMappings).path;
-      const checks = row.checks + 1;
-      if ((await this.deps.pathState(local)) !== 'missing') {
-        logger.debug({ path: local, check: checks }, `File '${local}' exists on check ${checks} of ${settings.maxFileChecks}.`);
-        this.begin(row);
-        return;
-      }
-      if (row.any_deleted) {
-        // A merged request said something in this folder is gone: the folder must be scanned regardless.
-        this.begin(row);
-        return;
-      }
-      await this.deps.refreshCache?.(local);
-      if (checks < settings.maxFileChecks) {
-        const msg = `File '${local}' did not exist on check ${checks} of ${settings.maxFileChecks}. Checking again in ${Math.round(settings.fileCheckDelayMs / 1000)} seconds...`;
-        logger.info({ path: local, folder: row.folder }, msg);
-        queue.deferCheck(row, checks, clock.now() + settings.fileCheckDelayMs, msg);
-        return;
-      }
-      if (settings.folderOnExhaustion && row.file_hint) {
-        const folderLocal = mapPath(row.folder, settings.fileExistMappings).path;
-        if ((await this.deps.pathState(folderLocal)) === 'folder') {
-          logger.warn(
-            { path: local, folder: row.folder },
-            `File '${local}' exhausted all available checks; scanning its folder '${row.folder}' instead (SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION).`,
-          );
-          this.begin(row);
-          return;
-        }
-      }
-      // One sentence for people, then the technical part (the dashboard shows it behind "details").
-      const detail =
-        `The file never appeared where scanrelay looks for it, so nothing was scanned.\n` +
-        `File '${local}' exhausted all available checks (${settings.maxFileChecks}). If the file is there, check SERVER_FILE_EXIST_PATH_MAPPINGS (try: scanrelay explain '${row.received ?? row.file_hint ?? row.folder}').`;
-      logger.warn({ path: local, folder: row.folder }, detail.replace('\n', ' '));
-      queue.finish(row, 'exhausted', detail);
-      this.deps.activity?.emit('finished', { folder: row.folder, outcome: 'exhausted', detail });
-    } catch (err) {
-      logger.error({ folder: row.folder, err: String(err) }, `existence check of '${row.folder}' failed; will retry`);
-    } finally {
-      this.checking.delete(row.id);
-    }
-  }
-
   private begin(row: FolderRow): void {
     if (this.deps.queue.startDispatch(row, this.targetNames)) {
       for (const state of this.states) this.dispatch(state);
@@ -345,7 +219,7 @@ export class Processor {
     const { clock } = this.deps;
     const now = clock.now();
     if (!state.up) {
-      if (!state.probing && now >= state.nextProbeAt) this.probe(state);
+      if (!state.probing && now >= state.nextProbeAt) this.availability.probe(state);
       return;
     }
     const pause = state.target.pauseMs;
@@ -422,7 +296,7 @@ export class Processor {
         const attempts = row.attempts + 1;
         const delay = backoffDelay(attempts, { baseMs: 5_000, capMs: settings.retryMaxDelayMs, random: this.deps.random });
         queue.recordDelivery(row, name, { state: 'retry', error: outcome.error, nextAt: now + delay }, this.targetNames);
-        if (outcome.targetDown) this.markDown(state, outcome.error);
+        if (outcome.targetDown) this.availability.markDown(state, outcome.error);
         else
           logger.warn(
             { target: name, folder: row.folder, attempts },
@@ -461,61 +335,4 @@ export class Processor {
       this.deps.runCommand,
     );
   }
-
-  /** Probes every target that is up, idle and not heard from for a minute (all of them at start). */
-  private probeIdle(): void {
-    const now = this.deps.clock.now();
-    const every = this.deps.settings.idleProbeMs ?? IDLE_PROBE_MS;
-    for (const state of this.states) {
-      if (state.up && !state.probing && state.inFlight.size === 0 && now - state.lastHeardAt >= every) this.probe(state);
-    }
-  }
-
-  private markDown(state: TargetState, error: string): void {
-    const now = this.deps.clock.now();
-    state.probeDelayMs = Math.min(PROBE_MAX_MS, Math.max(1_000, state.probeDelayMs * 2));
-    state.nextProbeAt = now + Math.round(state.probeDelayMs * (0.8 + 0.2 * this.deps.random()));
-    state.lastError = error;
-    if (state.up) {
-      state.up = false;
-      state.downSince = now;
-      this.deps.logger.error(
-        { target: state.target.name },
-        `Target ${state.target.name} is unavailable: ${sentence(error)} Its folders stay queued and are retried when it answers again.`,
-      );
-      this.deps.activity?.emit('target', { target: state.target.name, up: false, error });
-    }
-  }
-
-  private probe(state: TargetState): void {
-    state.probing = true;
-    const run = async () => {
-      let result: { ok: true } | { ok: false; error: string };
-      try {
-        result = await state.target.available();
-      } catch (err) {
-        result = { ok: false, error: String(err) };
-      }
-      state.probing = false;
-      state.lastHeardAt = this.deps.clock.now();
-      if (!result.ok) {
-        this.markDown(state, result.error);
-        return;
-      }
-      if (state.up) return; // an idle check that found nothing wrong
-      state.up = true;
-      state.probeDelayMs = 0;
-      state.downSince = undefined;
-      state.lastError = undefined;
-      const woken = this.deps.queue.wakeTarget(state.target.name);
-      this.deps.logger.info({ target: state.target.name }, `Target ${state.target.name} is available again; ${woken} folder(s) resume.`);
-      this.deps.activity?.emit('target', { target: state.target.name, up: true });
-    };
-    this.track(run());
-  }
-}
-
-/** An error as a sentence: its own ending kept ("…?"), a full stop added otherwise. */
-function sentence(text: string): string {
-  return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
 }

@@ -1,0 +1,113 @@
+// Before a folder is sent anywhere: the anchor files must exist, and the file it names must have appeared on the
+// disk this service sees (SERVER_FILE_EXIST_PATH_MAPPINGS), checked SERVER_MAX_FILE_CHECKS times.
+import type { Activity } from '../activity.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import { mapPath } from '../paths/mapping.js';
+import type { FolderRow, Queue } from '../queue/store.js';
+import type { PathState, ProcessorSettings } from './processor.js';
+
+const CHECK_BATCH = 256;
+
+export interface FileCheckDeps {
+  queue: Queue;
+  settings: ProcessorSettings;
+  logger: Logger;
+  clock: Clock;
+  pathState: (path: string) => Promise<PathState>;
+  activity?: Activity;
+  /** RCLONE.RC_CACHE_REFRESH: told of each missing file before its next check (src/rclone/remote-control.ts). */
+  refreshCache?: (localPath: string) => Promise<void>;
+  /** The folder passed: its deliveries begin. */
+  begin: (row: FolderRow) => void;
+}
+
+export class FileChecks {
+  private anchorProblem?: string;
+  private readonly checking = new Set<number>();
+
+  constructor(private readonly deps: FileCheckDeps) {}
+
+  /** Why scans are held, when an anchor file is missing. */
+  get held(): string | undefined {
+    return this.anchorProblem;
+  }
+
+  /** All anchors present (scans may go on); says once when one goes missing and once when all are back. */
+  async anchorsPresent(): Promise<boolean> {
+    const { anchors } = this.deps.settings;
+    if (!anchors.length) return true;
+    for (const anchor of anchors) {
+      if ((await this.deps.pathState(anchor)) === 'missing') {
+        if (this.anchorProblem === undefined) {
+          this.deps.logger.warn({ anchor }, `anchor file '${anchor}' is missing: scans wait until it is back (is the mount up?)`);
+        }
+        this.anchorProblem = `anchor file '${anchor}' is missing`;
+        return false;
+      }
+    }
+    if (this.anchorProblem !== undefined) this.deps.logger.info('anchor files are back: scans resume');
+    this.anchorProblem = undefined;
+    return true;
+  }
+
+  /** Checks every folder whose delay has passed (a batch at a time, first by priority). */
+  async run(): Promise<void> {
+    const rows = this.deps.queue.dueWaiting(CHECK_BATCH).filter((r) => !this.checking.has(r.id));
+    await Promise.all(rows.map((row) => this.check(row)));
+  }
+
+  /** The existence check of plex_autoscan: wait for the file to appear before scanning its folder. */
+  private async check(row: FolderRow): Promise<void> {
+    const { queue, settings, logger, clock } = this.deps;
+    this.checking.add(row.id);
+    try {
+      if (row.all_deleted || settings.maxFileChecks <= 0) {
+        this.deps.begin(row);
+        return;
+      }
+      const subject = row.file_hint ?? row.folder;
+      const local = mapPath(subject, settings.fileExistMappings).path;
+      const checks = row.checks + 1;
+      if ((await this.deps.pathState(local)) !== 'missing') {
+        logger.debug({ path: local, check: checks }, `File '${local}' exists on check ${checks} of ${settings.maxFileChecks}.`);
+        this.deps.begin(row);
+        return;
+      }
+      if (row.any_deleted) {
+        // A merged request said something in this folder is gone: the folder must be scanned regardless.
+        this.deps.begin(row);
+        return;
+      }
+      await this.deps.refreshCache?.(local);
+      if (checks < settings.maxFileChecks) {
+        const msg = `File '${local}' did not exist on check ${checks} of ${settings.maxFileChecks}. Checking again in ${Math.round(settings.fileCheckDelayMs / 1000)} seconds...`;
+        logger.info({ path: local, folder: row.folder }, msg);
+        queue.deferCheck(row, checks, clock.now() + settings.fileCheckDelayMs, msg);
+        return;
+      }
+      if (settings.folderOnExhaustion && row.file_hint) {
+        const folderLocal = mapPath(row.folder, settings.fileExistMappings).path;
+        if ((await this.deps.pathState(folderLocal)) === 'folder') {
+          logger.warn(
+            { path: local, folder: row.folder },
+            `File '${local}' exhausted all available checks; scanning its folder '${row.folder}' instead (SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION).`,
+          );
+          this.deps.begin(row);
+          return;
+        }
+      }
+      // One sentence for people, then the technical part (the dashboard shows it behind "details").
+      const detail =
+        `The file never appeared where scanrelay looks for it, so nothing was scanned.\n` +
+        `File '${local}' exhausted all available checks (${settings.maxFileChecks}). If the file is there, check SERVER_FILE_EXIST_PATH_MAPPINGS (try: scanrelay explain '${row.received ?? row.file_hint ?? row.folder}').`;
+      logger.warn({ path: local, folder: row.folder }, detail.replace('\n', ' '));
+      queue.finish(row, 'exhausted', detail);
+      this.deps.activity?.emit('finished', { folder: row.folder, outcome: 'exhausted', detail });
+    } catch (err) {
+      logger.error({ folder: row.folder, err: String(err) }, `existence check of '${row.folder}' failed; will retry`);
+    } finally {
+      this.checking.delete(row.id);
+    }
+  }
+}
