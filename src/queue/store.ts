@@ -5,114 +5,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../clock.js';
 import { createPrivate } from '../private-files.js';
-import type { ExternalIds } from '../request.js';
 import { Checkpointer } from './checkpointer.js';
+import type { DeliveryRef, DeliveryResult, DeliveryRow, FinalDeliveryState, FolderRequest, FolderRow, FollowingRow, HistoryRow, PendingRow } from './rows.js';
 import { migrate } from './schema.js';
+import { prepareStatements, type Statements } from './statements.js';
 
-export interface FolderRequest {
-  /** The folder to scan, as the media server sees it. */
-  folder: string;
-  priority: number;
-  source: string;
-  event: string;
-  /** A file inside the folder whose existence is checked before scanning. */
-  fileHint?: string;
-  deleted: boolean;
-  /** Refresh the item holding the file after the scan: asked for ('item') or where the target wants it. */
-  refresh?: 'item' | 'item-if-enabled';
-  /** The series'/movie's IDs from a Sonarr/Radarr download (PLEX_FIX_MISMATCHED). */
-  ids?: ExternalIds;
-  /** The path as the sender sent it (before SERVER_PATH_MAPPINGS); the latest request's is kept. */
-  received?: string;
-}
-
-export interface FolderRow {
-  id: number;
-  folder: string;
-  priority: number;
-  due_at: number;
-  first_at: number;
-  last_at: number;
-  requests: number;
-  source: string;
-  event: string;
-  file_hint: string | null;
-  all_deleted: number;
-  any_deleted: number;
-  checks: number;
-  generation: number;
-  state: 'waiting' | 'dispatching';
-  last_error: string | null;
-  refresh: 'item' | 'item-if-enabled' | null;
-  /** JSON of ExternalIds, or null. */
-  ids: string | null;
-  received: string | null;
-}
-
-/**
- * A delivery's stages: `pending` (to be sent), `following` (the server took the scan; its end is being watched),
- * then one final state: `scanned` (taken, nothing to follow), `confirmed` / `not-found` / `unconfirmed` (what the
- * follow-up found), or `unmatched` (no library of that server holds the folder).
- */
-export type DeliveryState = 'pending' | 'following' | 'scanned' | 'confirmed' | 'not-found' | 'unconfirmed' | 'unmatched';
-export type FinalDeliveryState = Exclude<DeliveryState, 'pending' | 'following'>;
-
-export type PendingRow = FolderRow & { attempts: number; rescans: number };
-
-export interface DeliveryRow {
-  folder_id: number;
-  target: string;
-  state: DeliveryState;
-  attempts: number;
-  next_at: number;
-  last_error: string | null;
-  detail: string | null;
-  ready_at: number | null;
-  delivered_at: number | null;
-  followed_at: number | null;
-  follow: string | null;
-  rescans: number;
-}
-
-/** A delivery being followed, as the follow-up stage resumes it (after a restart too). */
-export interface FollowingRow {
-  folder_id: number;
-  generation: number;
-  folder: string;
-  event: string;
-  delivered_at: number;
-  follow: string;
-  rescans: number;
-}
-
-export interface HistoryRow {
-  id: number;
-  folder: string;
-  source: string;
-  event: string;
-  requests: number;
-  first_at: number;
-  finished_at: number;
-  target: string | null;
-  outcome: string;
-  detail: string | null;
-  attempts: number;
-  delivery_ms: number | null;
-  follow_ms: number | null;
-  received: string | null;
-}
-
-export type DeliveryResult =
-  | { state: FinalDeliveryState; detail?: string }
-  /** `follow`: what the target's follower needs to resume after a restart (JSON). */
-  | { state: 'following'; detail?: string; follow: string }
-  | { state: 'retry'; error: string; nextAt: number };
-
-/** Which generation of which folder a follow-up belongs to: a newer request makes its answer moot. */
-export interface DeliveryRef {
-  folderId: number;
-  generation: number;
-}
+export type { DeliveryRef, DeliveryResult, DeliveryRow, DeliveryState, FinalDeliveryState, FolderRequest, FolderRow, FollowingRow, HistoryRow, PendingRow } from './rows.js';
 
 export interface QueueOptions {
   /** SERVER_SCAN_DELAY in milliseconds: a folder is due this long after its latest request. */
@@ -137,7 +35,7 @@ export class Queue {
   readonly db: Database.Database;
   private readonly clock: Clock;
   private readonly opts: Required<Omit<QueueOptions, 'checkpointEveryMs'>> & Pick<QueueOptions, 'checkpointEveryMs'>;
-  private readonly stmt: ReturnType<Queue['prepare']>;
+  private readonly stmt: Statements;
   private historyWrites = 0;
   private checkpointer?: Checkpointer;
 
@@ -164,108 +62,7 @@ export class Queue {
       this.db.pragma('wal_autocheckpoint = 0');
       this.checkpointer = new Checkpointer(file, this.opts.checkpointEveryMs, () => this.checkpoint());
     }
-    this.stmt = this.prepare();
-  }
-
-  private prepare() {
-    const db = this.db;
-    return {
-      find: db.prepare<[string], FolderRow>('SELECT * FROM folders WHERE folder = ?'),
-      findForMerge: db.prepare<[string], { id: number; state: string }>('SELECT id, state FROM folders WHERE folder = ?'),
-      byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
-      insert: db.prepare(
-        `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, source, event, file_hint,
-                              all_deleted, any_deleted, refresh, ids, received)
-         VALUES (@folder, @priority, @due, @now, @now, 1, @source, @event, @fileHint, @deleted, @deleted, @refresh, @ids, @received)`,
-      ),
-      merge: db.prepare(
-        `UPDATE folders SET
-           priority = MIN(priority, @priority),
-           due_at = @due, last_at = @now, requests = requests + 1,
-           source = @source, event = @event,
-           file_hint = CASE WHEN @deleted = 0 AND @fileHint IS NOT NULL THEN @fileHint ELSE file_hint END,
-           all_deleted = CASE WHEN @deleted = 1 THEN all_deleted ELSE 0 END,
-           any_deleted = MAX(any_deleted, @deleted),
-           checks = 0, generation = generation + 1, state = 'waiting', last_error = NULL,
-           refresh = CASE WHEN @refresh = 'item' OR refresh = 'item' THEN 'item' ELSE COALESCE(@refresh, refresh) END,
-           ids = COALESCE(@ids, ids),
-           received = COALESCE(@received, received)
-         WHERE id = @id`,
-      ),
-      clearDeliveries: db.prepare('DELETE FROM deliveries WHERE folder_id = ?'),
-      count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM folders'),
-      // Dispatch order is (priority, time). Each query below seeks one priority's slice of an index in time
-      // order; the callers step through the few distinct priorities, so no pass sorts the queue.
-      waitingPriorityAfter: db.prepare<[number], { p: number | null }>(
-        `SELECT MIN(priority) AS p FROM folders WHERE state = 'waiting' AND priority > ?`,
-      ),
-      dueWaitingAt: db.prepare<[number, number, number], FolderRow>(
-        `SELECT * FROM folders WHERE state = 'waiting' AND priority = ? AND due_at <= ? ORDER BY due_at LIMIT ?`,
-      ),
-      nextWaitingDueAt: db.prepare<[number], { t: number | null }>(
-        `SELECT MIN(due_at) AS t FROM folders WHERE state = 'waiting' AND priority = ?`,
-      ),
-      pendingPriorityAfter: db.prepare<[string, number], { p: number | null }>(
-        `SELECT MIN(priority) AS p FROM deliveries WHERE target = ? AND state = 'pending' AND priority > ?`,
-      ),
-      pendingAt: db.prepare<[string, number, number, number], PendingRow>(
-        `SELECT f.*, d.attempts, d.rescans FROM deliveries d JOIN folders f ON f.id = d.folder_id
-         WHERE d.target = ? AND d.state = 'pending' AND d.priority = ? AND d.next_at <= ?
-         ORDER BY d.next_at LIMIT ?`,
-      ),
-      nextDeliveryDueAt: db.prepare<[string, number], { t: number | null }>(
-        `SELECT MIN(next_at) AS t FROM deliveries WHERE target = ? AND state = 'pending' AND priority = ?`,
-      ),
-      defer: db.prepare(
-        `UPDATE folders SET checks = @checks, due_at = @due, last_error = @error, file_hint = @fileHint
-         WHERE id = @id AND generation = @generation`,
-      ),
-      toDispatching: db.prepare(
-        `UPDATE folders SET state = 'dispatching', last_error = NULL WHERE id = @id AND generation = @generation`,
-      ),
-      addDelivery: db.prepare(
-        `INSERT OR IGNORE INTO deliveries (folder_id, target, state, next_at, priority, ready_at) VALUES (?, ?, 'pending', ?, ?, ?)`,
-      ),
-      setDelivery: db.prepare(
-        `UPDATE deliveries SET state = @state, attempts = attempts + 1, next_at = @nextAt, last_error = @error,
-                detail = @detail, follow = @follow,
-                delivered_at = CASE WHEN @state = 'pending' THEN delivered_at ELSE @now END,
-                followed_at = NULL
-         WHERE folder_id = @id AND target = @target AND state = 'pending'
-           AND EXISTS (SELECT 1 FROM folders WHERE id = @id AND generation = @generation AND state = 'dispatching')`,
-      ),
-      endFollow: db.prepare(
-        `UPDATE deliveries SET state = @state, followed_at = @now, follow = NULL,
-                detail = @detail || COALESCE(' Sent to ' || detail || '.', '')
-         WHERE folder_id = @id AND target = @target AND state = 'following'
-           AND EXISTS (SELECT 1 FROM folders WHERE id = @id AND generation = @generation AND state = 'dispatching')`,
-      ),
-      rescan: db.prepare(
-        `UPDATE deliveries SET state = 'pending', rescans = rescans + 1, next_at = @nextAt, last_error = @reason,
-                follow = NULL, ready_at = @nextAt
-         WHERE folder_id = @id AND target = @target AND state = 'following'
-           AND EXISTS (SELECT 1 FROM folders WHERE id = @id AND generation = @generation AND state = 'dispatching')`,
-      ),
-      following: db.prepare<[string], FollowingRow>(
-        `SELECT f.id AS folder_id, f.generation, f.folder, f.event, d.delivered_at, d.follow, d.rescans
-         FROM deliveries d JOIN folders f ON f.id = d.folder_id
-         WHERE d.target = ? AND d.state = 'following'`,
-      ),
-      deliveriesOf: db.prepare<[number], DeliveryRow>('SELECT * FROM deliveries WHERE folder_id = ?'),
-      deleteFolder: db.prepare('DELETE FROM folders WHERE id = ?'),
-      history: db.prepare(
-        `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail, attempts,
-                              delivery_ms, follow_ms, received)
-         VALUES (@folder, @source, @event, @requests, @first_at, @finished_at, @target, @outcome, @detail, @attempts,
-                 @delivery_ms, @follow_ms, @received)`,
-      ),
-      trimHistory: db.prepare(
-        'DELETE FROM history WHERE id <= (SELECT id FROM history ORDER BY id DESC LIMIT 1 OFFSET ?)',
-      ),
-      wakeTarget: db.prepare(
-        `UPDATE deliveries SET next_at = ? WHERE target = ? AND state = 'pending' AND next_at > ?`,
-      ),
-    };
+    this.stmt = prepareStatements(this.db);
   }
 
   /** Adds a request; a folder already queued is merged (due time reset, higher priority kept). Committed on return. */

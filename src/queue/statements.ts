@@ -1,0 +1,106 @@
+// The queue's SQL, prepared once per connection. Dispatch order is (priority, time): each selection seeks one
+// priority's slice of an index in time order, and the callers step through the few distinct priorities.
+import type Database from 'better-sqlite3';
+import type { DeliveryRow, FolderRow, FollowingRow, PendingRow } from './rows.js';
+
+export function prepareStatements(db: Database.Database) {
+  return {
+    find: db.prepare<[string], FolderRow>('SELECT * FROM folders WHERE folder = ?'),
+    findForMerge: db.prepare<[string], { id: number; state: string }>('SELECT id, state FROM folders WHERE folder = ?'),
+    byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
+    insert: db.prepare(
+      `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, source, event, file_hint,
+                            all_deleted, any_deleted, refresh, ids, received)
+       VALUES (@folder, @priority, @due, @now, @now, 1, @source, @event, @fileHint, @deleted, @deleted, @refresh, @ids, @received)`,
+    ),
+    merge: db.prepare(
+      `UPDATE folders SET
+         priority = MIN(priority, @priority),
+         due_at = @due, last_at = @now, requests = requests + 1,
+         source = @source, event = @event,
+         file_hint = CASE WHEN @deleted = 0 AND @fileHint IS NOT NULL THEN @fileHint ELSE file_hint END,
+         all_deleted = CASE WHEN @deleted = 1 THEN all_deleted ELSE 0 END,
+         any_deleted = MAX(any_deleted, @deleted),
+         checks = 0, generation = generation + 1, state = 'waiting', last_error = NULL,
+         refresh = CASE WHEN @refresh = 'item' OR refresh = 'item' THEN 'item' ELSE COALESCE(@refresh, refresh) END,
+         ids = COALESCE(@ids, ids),
+         received = COALESCE(@received, received)
+       WHERE id = @id`,
+    ),
+    clearDeliveries: db.prepare('DELETE FROM deliveries WHERE folder_id = ?'),
+    count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM folders'),
+    // Dispatch order is (priority, time). Each query below seeks one priority's slice of an index in time
+    // order; the callers step through the few distinct priorities, so no pass sorts the queue.
+    waitingPriorityAfter: db.prepare<[number], { p: number | null }>(
+      `SELECT MIN(priority) AS p FROM folders WHERE state = 'waiting' AND priority > ?`,
+    ),
+    dueWaitingAt: db.prepare<[number, number, number], FolderRow>(
+      `SELECT * FROM folders WHERE state = 'waiting' AND priority = ? AND due_at <= ? ORDER BY due_at LIMIT ?`,
+    ),
+    nextWaitingDueAt: db.prepare<[number], { t: number | null }>(
+      `SELECT MIN(due_at) AS t FROM folders WHERE state = 'waiting' AND priority = ?`,
+    ),
+    pendingPriorityAfter: db.prepare<[string, number], { p: number | null }>(
+      `SELECT MIN(priority) AS p FROM deliveries WHERE target = ? AND state = 'pending' AND priority > ?`,
+    ),
+    pendingAt: db.prepare<[string, number, number, number], PendingRow>(
+      `SELECT f.*, d.attempts, d.rescans FROM deliveries d JOIN folders f ON f.id = d.folder_id
+       WHERE d.target = ? AND d.state = 'pending' AND d.priority = ? AND d.next_at <= ?
+       ORDER BY d.next_at LIMIT ?`,
+    ),
+    nextDeliveryDueAt: db.prepare<[string, number], { t: number | null }>(
+      `SELECT MIN(next_at) AS t FROM deliveries WHERE target = ? AND state = 'pending' AND priority = ?`,
+    ),
+    defer: db.prepare(
+      `UPDATE folders SET checks = @checks, due_at = @due, last_error = @error, file_hint = @fileHint
+       WHERE id = @id AND generation = @generation`,
+    ),
+    toDispatching: db.prepare(
+      `UPDATE folders SET state = 'dispatching', last_error = NULL WHERE id = @id AND generation = @generation`,
+    ),
+    addDelivery: db.prepare(
+      `INSERT OR IGNORE INTO deliveries (folder_id, target, state, next_at, priority, ready_at) VALUES (?, ?, 'pending', ?, ?, ?)`,
+    ),
+    setDelivery: db.prepare(
+      `UPDATE deliveries SET state = @state, attempts = attempts + 1, next_at = @nextAt, last_error = @error,
+              detail = @detail, follow = @follow,
+              delivered_at = CASE WHEN @state = 'pending' THEN delivered_at ELSE @now END,
+              followed_at = NULL
+       WHERE folder_id = @id AND target = @target AND state = 'pending'
+         AND EXISTS (SELECT 1 FROM folders WHERE id = @id AND generation = @generation AND state = 'dispatching')`,
+    ),
+    endFollow: db.prepare(
+      `UPDATE deliveries SET state = @state, followed_at = @now, follow = NULL,
+              detail = @detail || COALESCE(' Sent to ' || detail || '.', '')
+       WHERE folder_id = @id AND target = @target AND state = 'following'
+         AND EXISTS (SELECT 1 FROM folders WHERE id = @id AND generation = @generation AND state = 'dispatching')`,
+    ),
+    rescan: db.prepare(
+      `UPDATE deliveries SET state = 'pending', rescans = rescans + 1, next_at = @nextAt, last_error = @reason,
+              follow = NULL, ready_at = @nextAt
+       WHERE folder_id = @id AND target = @target AND state = 'following'
+         AND EXISTS (SELECT 1 FROM folders WHERE id = @id AND generation = @generation AND state = 'dispatching')`,
+    ),
+    following: db.prepare<[string], FollowingRow>(
+      `SELECT f.id AS folder_id, f.generation, f.folder, f.event, d.delivered_at, d.follow, d.rescans
+       FROM deliveries d JOIN folders f ON f.id = d.folder_id
+       WHERE d.target = ? AND d.state = 'following'`,
+    ),
+    deliveriesOf: db.prepare<[number], DeliveryRow>('SELECT * FROM deliveries WHERE folder_id = ?'),
+    deleteFolder: db.prepare('DELETE FROM folders WHERE id = ?'),
+    history: db.prepare(
+      `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail, attempts,
+                            delivery_ms, follow_ms, received)
+       VALUES (@folder, @source, @event, @requests, @first_at, @finished_at, @target, @outcome, @detail, @attempts,
+               @delivery_ms, @follow_ms, @received)`,
+    ),
+    trimHistory: db.prepare(
+      'DELETE FROM history WHERE id <= (SELECT id FROM history ORDER BY id DESC LIMIT 1 OFFSET ?)',
+    ),
+    wakeTarget: db.prepare(
+      `UPDATE deliveries SET next_at = ? WHERE target = ? AND state = 'pending' AND next_at > ?`,
+    ),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;
