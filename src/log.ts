@@ -1,8 +1,9 @@
 // Structured logging (pino) to the console and the log file, with every known secret scrubbed
 // from each line before it is written anywhere.
-import { createWriteStream, mkdirSync, openSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pino, { type Logger } from 'pino';
+import { LogFile } from './log-file.js';
 
 export type { Logger };
 
@@ -19,6 +20,8 @@ export interface LogOptions {
    * the next one, instead of one blocking write per line. Flushed on exit and by flushLogs().
    */
   buffered?: boolean;
+  /** LOG_MAX_SIZE in bytes (0 = never rotate) and LOG_KEEP rotated files (src/log-file.ts). */
+  rotate?: { maxBytes: number; keep: number };
 }
 
 /** Maps plex_autoscan's level names (WARN/INFO/DEBUG, any case) to pino's. */
@@ -69,13 +72,8 @@ export function createLogger(opts: LogOptions): Logger {
   }
   if (opts.file) {
     mkdirSync(dirname(opts.file), { recursive: true });
-    streams.push({
-      level,
-      stream: opts.buffered
-        ? // Opened here, not by the stream: a line logged just before exit must find the file open.
-          buffer(pino.destination({ dest: openSync(opts.file, 'a'), sync: false, minLength: BUFFER_BYTES }))
-        : createWriteStream(opts.file, { flags: 'a' }),
-    });
+    const file = new LogFile(opts.file, { maxBytes: opts.rotate?.maxBytes ?? 0, keep: opts.rotate?.keep ?? 0, bufferBytes: opts.buffered ? BUFFER_BYTES : 0 });
+    streams.push({ level, stream: opts.buffered ? buffer(file) : file });
   }
   return pino(
     {

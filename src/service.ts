@@ -13,6 +13,8 @@ import { openPlexDatabase } from './plex/database.js';
 import { groupLocations } from './plex/locations.js';
 import { mapPath } from './paths/mapping.js';
 import { buildApp, type AppDeps } from './server/app.js';
+import { Readiness } from './server/readiness.js';
+import { Retention } from './queue/retention.js';
 import { Metrics } from './server/metrics.js';
 import { buildTargets } from './targets/build.js';
 import type { Target } from './targets/target.js';
@@ -44,6 +46,10 @@ export interface Service {
   targets: Target[];
   clock: Clock;
   drive?: DriveMonitor;
+  /** Deletes old history and truncates the WAL (HISTORY_DAYS, HISTORY_MAX_ROWS); runs while listening. */
+  retention: Retention;
+  /** Startup state behind /health?ready. */
+  readiness: Readiness;
   /** Starts the processor and listens on SERVER_IP:SERVER_PORT (port 0 picks a free one). Returns the base URL. */
   listen(port?: number, host?: string): Promise<string>;
   /** Stops accepting, finishes what is in flight, closes the database. */
@@ -55,7 +61,9 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const clock = opts.clock ?? systemClock;
   const pathState = opts.pathState ?? diskPathState;
   const activity = new Activity();
-  const queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, checkpointEveryMs: 1_000 });
+  // History is trimmed by `retention` (HISTORY_DAYS, HISTORY_MAX_ROWS) in small batches, not by the queue.
+  const queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, checkpointEveryMs: 1_000, historyLimit: 0 });
+  const retention = new Retention(queue.db, clock, { days: config.HISTORY_DAYS, maxRows: config.HISTORY_MAX_ROWS }, logger);
   const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, { logger, clock });
   const targets =
     opts.targets ??
@@ -114,6 +122,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     },
   });
   const metrics = new Metrics({ activity, queue, processor });
+  const readiness = new Readiness(targets.map((t) => t.name));
   const drive = config.GOOGLE.ENABLED
     ? new DriveMonitor({
         db: queue.db,
@@ -146,6 +155,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     explain: createDoctor({ config, targets, pathState, fetch: opts.fetch }),
     status: () => ({ drive: drive ? drive.status() : { enabled: false } }),
     limits: opts.limits,
+    readiness,
   });
 
   let closed = false;
@@ -160,9 +170,14 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     targets,
     clock,
     drive,
+    retention,
+    readiness,
     async listen(port = config.SERVER_PORT, host = config.SERVER_IP) {
       const restored = queue.count();
       if (restored > 0) logger.info(`Restored ${restored} queued folder(s) from the queue file.`);
+      readiness.queueOpened();
+      retention.start();
+      void readiness.probeTargets(targets, logger);
       processor.start();
       await drive?.start();
       await app.listen({ port, host });
@@ -176,6 +191,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       await app.close();
       metrics.close();
       await processor.stop();
+      await retention.stop();
       queue.close();
     },
   };

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { dirname } from 'node:path';
 import { ConfigError, loadConfig, resolveSettings, secretsOf, type LoadedConfig, type Settings } from '../config/load.js';
 import { createLogger, normaliseLevel, type Logger } from '../log.js';
+import { sizeInBytes } from '../log-file.js';
 
 export interface GlobalFlags {
   config?: string;
@@ -24,7 +25,7 @@ export function addGlobalOptions(program: Command): Command {
   return program
     .option('--config <file>', 'config.json to use (env SCANRELAY_CONFIG or PLEX_AUTOSCAN_CONFIG; default ./config/config.json)')
     .option('--queuefile <file>', 'SQLite queue file (env SCANRELAY_QUEUEFILE; default ./queue.db)')
-    .option('--logfile <file>', 'log file (env SCANRELAY_LOGFILE; default ./scanrelay.log)')
+    .option('--logfile <file>', 'log file, rotated by LOG_MAX_SIZE; "-" for none (env SCANRELAY_LOGFILE; default ./scanrelay.log)')
     .option('--loglevel <level>', 'WARN, INFO or DEBUG, any case (env SCANRELAY_LOGLEVEL; default INFO)')
     .option('--cachefile <file>', 'accepted for plex_autoscan compatibility; Drive data lives in the queue file');
 }
@@ -37,7 +38,8 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean; bu
     const loaded = loadConfig(settings.config, process.env);
     const logger = createLogger({
       level: settings.loglevel,
-      file: settings.logfile,
+      file: settings.logfile === '-' ? undefined : settings.logfile,
+      rotate: { maxBytes: sizeInBytes(loaded.config.LOG_MAX_SIZE), keep: loaded.config.LOG_KEEP },
       secrets: secretsOf(loaded.config),
       console: opts.consoleLog === false ? null : process.stdout,
       buffered: opts.buffered,

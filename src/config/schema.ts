@@ -7,6 +7,7 @@
 // "SERVER_PORT: expected an integer 1-65535, got "abc"".
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { SIZE_PATTERN } from '../log-file.js';
 
 /** A fresh secret path segment: 32 lowercase hex characters, like plex_autoscan's uuid4().hex. */
 export function newServerPass(): string {
@@ -40,6 +41,12 @@ function seconds() {
 function positiveSeconds() {
   const expected = 'a number of seconds greater than 0';
   return z.number({ error: expected }).gt(0, { error: expected });
+}
+
+/** LOG_MAX_SIZE: "10MB", "512K" or bytes. */
+function logSize() {
+  const expected = 'a size like "10MB", "512K" or a number of bytes (0 = never rotate)';
+  return z.union([integer(0, Number.MAX_SAFE_INTEGER, expected), z.string({ error: expected }).regex(SIZE_PATTERN, { error: expected })], { error: expected });
 }
 
 function httpUrl() {
@@ -282,6 +289,12 @@ export const configSchema = z
       SERVER_ANCHOR_FILES: stringList(true).default([]),
       SERVER_METRICS_TOKEN: text().default(''),
       SERVER_SCAN_RETRY_MAX_DELAY: positiveSeconds().default(300),
+
+      // --- bounded disk (src/queue/retention.ts, src/log-file.ts)
+      HISTORY_DAYS: z.number({ error: 'a number of days greater than 0' }).gt(0, { error: 'a number of days greater than 0' }).default(30),
+      HISTORY_MAX_ROWS: integer(0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more (0 = no row limit)').default(200_000),
+      LOG_MAX_SIZE: logSize().default('10MB'),
+      LOG_KEEP: integer(0, 1000, 'a whole number of files, 0-1000').default(5),
 
       RCLONE: rcloneSchema,
 

