@@ -16,11 +16,12 @@ import { isInside } from '../paths/folder.js';
 import { explainCommand } from './explain.js';
 import { serverCommand } from './server.js';
 import { sectionsCommand } from './sections.js';
+import { version } from '../version.js';
 
 export function buildProgram(): Command {
   const program = new Command('scanrelay')
     .description('Relay "this file changed" signals to Plex, Jellyfin and Emby as partial library scans.')
-    .version('0.1.0')
+    .version(version, '-V, --version', 'print the version of scanrelay')
     .showHelpAfterError('(run with --help for usage)')
     .enablePositionalOptions(false);
   addGlobalOptions(program);
