@@ -16,6 +16,7 @@ import { isInside } from '../paths/folder.js';
 import { explainCommand } from './explain.js';
 import { serverCommand } from './server.js';
 import { sectionsCommand } from './sections.js';
+import { backupCommand, restoreCommand } from './backup.js';
 import { version } from '../version.js';
 
 export function buildProgram(): Command {
@@ -28,6 +29,8 @@ export function buildProgram(): Command {
   program.addCommand(serverCommand());
   program.addCommand(sectionsCommand());
   program.addCommand(explainCommand());
+  program.addCommand(backupCommand());
+  program.addCommand(restoreCommand());
   program.addCommand(
     scanCommand({
       settings: () => scannerSettingsFrom(loadContext(globalFlags(program), { consoleLog: false }).loaded.config),
