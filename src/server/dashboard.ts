@@ -3,6 +3,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { systemClock } from '../clock.js';
 import type { AppDeps } from './app.js';
+import { chartData, FailureLog } from './chart-data.js';
 import { driveView, historyView, queueView, steer } from './control-api.js';
 import { dashboardLive, dashboardPage, doctorPage, type DashboardView } from './dashboard-page.js';
 import { secretMatches } from './secret.js';
@@ -20,8 +21,11 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     }
   });
 
+  const clock = deps.clock ?? systemClock;
+  const failures = new FailureLog(deps.activity, () => clock.now());
+  app.addHook('onClose', async () => failures.close());
   const view = (said?: string): DashboardView => ({
-    now: (deps.clock ?? systemClock).now(),
+    now: clock.now(),
     queue: queueView(deps, 200),
     count: deps.queue.count(),
     history: historyView(deps, 50),
@@ -29,6 +33,7 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     held: deps.processor?.held ?? null,
     drive: driveView(deps),
     said,
+    charts: chartData(deps.queue.db, clock.now(), { failures: failures.list() }),
   });
   const html = (reply: FastifyReply, body: string) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
