@@ -80,9 +80,13 @@ function pathOf(values: (number | null)[], top: number, area: boolean): string {
   return parts.join(' ');
 }
 
-function plot(id: string, lines: Line[], data: { from: number; to: number }, yLabel: (v: number) => string, empty: boolean): string {
+/** Round durations for a time axis, so its middle line reads 5m rather than 8.3m. */
+const TIME_STEPS = [10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14_400, 28_800, 86_400].map((s) => s * 1000);
+const timeCeiling = (max: number) => TIME_STEPS.find((v) => v >= max) ?? ceiling(max);
+
+function plot(id: string, lines: Line[], data: { from: number; to: number }, yLabel: (v: number) => string, empty: boolean, top_ = ceiling): string {
   const max = Math.max(0, ...lines.flatMap((l) => l.values.filter((v): v is number => v !== null)));
-  const top = ceiling(max);
+  const top = top_(max);
   const grid = [0, 0.5, 1]
     .map((f) => {
       const y = PAD.top + plotH - f * plotH;
@@ -146,7 +150,7 @@ function latencyFigure(d: ChartData): string {
   const empty = lines.every((l) => l.values.every((v) => v === null));
   const key = `<ul class="key">${d.latency.map((s, i) => `<li class="k-${i % 3}"><i></i>${h(s.label)} p50</li><li class="k-${i % 3}"><i class="dash"></i>p95</li>`).join('')}</ul>`;
   const summary = d.latency.map((s) => latencySummary(s)).join(' ');
-  return figure('chart-latency', 'Scan latency, p50 and p95 per hour', plot('chart-latency', lines, { from: d.from, to: d.to }, (v) => duration(v), empty), summary, key);
+  return figure('chart-latency', 'Scan latency, p50 and p95 per hour', plot('chart-latency', lines, { from: d.from, to: d.to }, (v) => duration(v), empty, timeCeiling), summary, key);
 }
 
 const tone = (outcome: string) => (['scanned', 'confirmed'].includes(outcome) ? 'ok' : ['unmatched', 'not-found', 'dropped'].includes(outcome) ? 'warn' : 'bad');
