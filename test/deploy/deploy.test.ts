@@ -97,7 +97,7 @@ describe('deploy/grafana/scanrelay.json', () => {
       const names = new Set<string>();
       const service: string[] = [];
       for (const m of await metrics.registry.getMetricsAsJSON()) {
-        const forms = m.type === 'histogram' ? ['_bucket', '_sum', '_count'].map((s) => m.name + s) : [m.name];
+        const forms = String(m.type) === 'histogram' ? ['_bucket', '_sum', '_count'].map((s) => m.name + s) : [m.name];
         forms.forEach((f) => names.add(f));
         if (!/^scanrelay_(process|nodejs)_/.test(m.name)) service.push(m.name);
       }
