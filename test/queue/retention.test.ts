@@ -137,3 +137,26 @@ describe('history retention', () => {
     expect(r.truncateWal().busy).toBe(true);
   });
 });
+
+describe('the running service', () => {
+  it('prunes by HISTORY_DAYS and HISTORY_MAX_ROWS from config.json as soon as it listens', async () => {
+    const { testService } = await import('../support/service.js');
+    // The test service's clock starts at ManualClock's default time: 300 lines up to then, the 50 oldest 10 days old.
+    const clock = new ManualClock();
+    const file = join(mkdtempSync(join(tmpdir(), 'scanrelay-ret-')), 'queue.db');
+    const seed = new Queue(file, clock, { delayMs: 0 });
+    history(seed, 300, clock.now());
+    seed.db.exec(`UPDATE history SET finished_at = ${clock.now() - 10 * DAY} WHERE id <= 50`);
+    seed.close();
+    const t = await testService({ queuefile: file, config: { HISTORY_DAYS: 7, HISTORY_MAX_ROWS: 200 } });
+    try {
+      await t.service.listen(0, '127.0.0.1');
+      // The first run starts with listen(); wait for it rather than for the minute's timer.
+      await t.service.retention.prune();
+      const rows = t.service.queue.db.prepare('SELECT MIN(id) AS lo, COUNT(*) AS n FROM history').get() as { lo: number; n: number };
+      expect(rows).toEqual({ lo: 101, n: 200 });
+    } finally {
+      await t.close();
+    }
+  });
+});
