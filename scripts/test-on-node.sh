@@ -40,6 +40,14 @@ else
 fi
 # A symlinked node_modules (worktrees) would be listed by git as a file: the copy gets its own.
 rm -rf "$work/repo/node_modules"
+# The copy is committed as it is, so tests that clone the checkout (the README walkthrough) run here too.
+git -C "$work/repo" init -q
+git -C "$work/repo" add -A
+git -C "$work/repo" -c user.name=scanrelay-tests -c user.email=tests@localhost.invalid commit -qm "checkout as tested on Node $major"
+# Fixtures kept beside the checkout are found from the copy too.
+if [ -z "${SCANRELAY_SHARED_FIXTURES:-}" ] && [ -d "$repo/../shared/fixtures" ]; then
+  export SCANRELAY_SHARED_FIXTURES="$(cd "$repo/../shared/fixtures" && pwd)"
+fi
 
 export PATH="$nodedir/bin:$PATH"
 # node-gyp builds native modules against these headers instead of downloading them; prebuild-install is
