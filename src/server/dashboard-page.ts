@@ -216,7 +216,8 @@ const liveScript = `
     }, 250);
   };
   const events = new EventSource('events');
-  events.onopen = () => { status.dataset.state = 'on'; status.textContent = 'Live'; };
+  // What happened between this page's render and the stream opening would otherwise wait for the next event.
+  events.onopen = () => { status.dataset.state = 'on'; status.textContent = 'Live'; refresh(); };
   events.onerror = () => { status.dataset.state = 'off'; status.textContent = 'Reconnecting…'; };
   for (const name of ['request', 'queued', 'delivery', 'finished', 'target']) events.addEventListener(name, refresh);
   setInterval(refresh, 15000);
