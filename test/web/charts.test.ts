@@ -45,7 +45,19 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard charts in Chromium', () => {
   async function open(width: number, height: number): Promise<Page> {
     const page = await browser.newPage({ viewport: { width, height }, deviceScaleFactor: 1 });
     page.setDefaultTimeout(5000);
+    // The page refreshes its live part once its event stream opens: wait for that, so nothing read below is
+    // replaced while the test looks at it.
+    await page.addInitScript(() => {
+      document.addEventListener('DOMContentLoaded', () => {
+        const live = document.getElementById('live')!;
+        new MutationObserver((_, observer) => {
+          observer.disconnect();
+          (window as unknown as { refreshed: boolean }).refreshed = true;
+        }).observe(live, { childList: true });
+      });
+    });
     await page.goto(`${base}/${SECRET}/dashboard`);
+    await page.waitForFunction(() => (window as unknown as { refreshed?: boolean }).refreshed === true, undefined, { timeout: 10_000 });
     return page;
   }
 
