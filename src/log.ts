@@ -1,10 +1,10 @@
 // Structured logging (pino) to the console and the log file, with every known secret scrubbed
 // from each line before it is written anywhere.
-import { createWriteStream, mkdirSync, openSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { PRIVATE_MODE } from './private-files.js';
 import { humanStream, type LogFormat } from './log-format.js';
+import { LogFile } from './log-file.js';
 
 export type { Logger };
 
@@ -23,6 +23,8 @@ export interface LogOptions {
   buffered?: boolean;
   /** Console lines as JSON (default) or for a person (src/log-format.ts); the log file is always JSON. */
   format?: LogFormat;
+  /** LOG_MAX_SIZE in bytes (0 = never rotate) and LOG_KEEP rotated files (src/log-file.ts). */
+  rotate?: { maxBytes: number; keep: number };
 }
 
 /** Maps plex_autoscan's level names (WARN/INFO/DEBUG, any case) to pino's. */
@@ -51,7 +53,7 @@ class TurnBatch {
   private chars = 0;
   private scheduled = false;
 
-  constructor(private readonly dest: ReturnType<typeof pino.destination>) {
+  constructor(private readonly dest: { write(text: string): unknown; writeLines?(lines: string[]): void }) {
     if (!exitHooked) {
       exitHooked = true;
       process.on('exit', () => {
@@ -77,11 +79,13 @@ class TurnBatch {
 
   flush(): void {
     if (this.lines.length === 0) return;
-    const text = this.lines.length === 1 ? this.lines[0] : this.lines.join('');
+    const lines = this.lines;
     this.lines = [];
     this.chars = 0;
     unwritten.delete(this);
-    this.dest.write(text);
+    // A rotating file takes the lines one by one (it may rotate between two), in one write when it can.
+    if (this.dest.writeLines) this.dest.writeLines(lines);
+    else this.dest.write(lines.length === 1 ? lines[0] : lines.join(''));
   }
 
   flushSync(): void {
@@ -119,13 +123,9 @@ export function createLogger(opts: LogOptions): Logger {
   }
   if (opts.file) {
     mkdirSync(dirname(opts.file), { recursive: true });
-    streams.push({
-      level,
-      stream: opts.buffered
-        ? // Opened here, not by the stream: a line logged just before exit must find the file open.
-          batched(openSync(opts.file, 'a', PRIVATE_MODE))
-        : createWriteStream(opts.file, { flags: 'a', mode: PRIVATE_MODE }),
-    });
+    // Rotated by size (src/log-file.ts); in the server, one write per turn of the event loop.
+    const file = new LogFile(opts.file, { maxBytes: opts.rotate?.maxBytes ?? 0, keep: opts.rotate?.keep ?? 0, bufferBytes: opts.buffered ? 64 * 1024 : 0 });
+    streams.push({ level, stream: opts.buffered ? new TurnBatch(file) : file });
   }
   return pino(
     {

@@ -18,6 +18,8 @@ import { groupLocations } from './plex/locations.js';
 import { mapPath } from './paths/mapping.js';
 import { describeRefusal, gatePath } from './paths/gate.js';
 import { buildApp, type AppDeps } from './server/app.js';
+import { Readiness } from './server/readiness.js';
+import { Retention } from './queue/retention.js';
 import { Metrics } from './server/metrics.js';
 import { buildTargets } from './targets/build.js';
 import { buildItemRefreshers } from './targets/refresh-items.js';
@@ -53,6 +55,10 @@ export interface Service {
   drive?: DriveMonitor;
   /** The WATCH trigger, when WATCH.PATHS names folders. */
   watch?: WatchTrigger;
+  /** Deletes old history and truncates the WAL (HISTORY_DAYS, HISTORY_MAX_ROWS); runs while listening. */
+  retention: Retention;
+  /** Startup state behind /health?ready. */
+  readiness: Readiness;
   /** Starts the processor and listens on SERVER_IP:SERVER_PORT (port 0 picks a free one). Returns the base URL. */
   listen(port?: number, host?: string): Promise<string>;
   /** Stops accepting, finishes what is in flight, closes the database. */
@@ -68,11 +74,13 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const lock = opts.queuefile === ':memory:' ? undefined : lockQueue(opts.queuefile);
   let queue: Queue;
   try {
-    queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, checkpointEveryMs: 1_000 });
+    // History is trimmed by `retention` (HISTORY_DAYS, HISTORY_MAX_ROWS) in small batches, not by the queue.
+    queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, checkpointEveryMs: 1_000, historyLimit: 0 });
   } catch (err) {
     lock?.release();
     throw err;
   }
+  const retention = new Retention(queue.db, clock, { days: config.HISTORY_DAYS, maxRows: config.HISTORY_MAX_ROWS }, logger);
   const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, {
     logger,
     clock,
@@ -142,6 +150,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     },
   });
   const metrics = new Metrics({ activity, queue, processor });
+  const readiness = new Readiness(targets.map((t) => t.name));
   const drive = config.GOOGLE.ENABLED
     ? new DriveMonitor({
         db: queue.db,
@@ -182,6 +191,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false } }),
     limits: opts.limits,
     autoscan: config.AUTOSCAN,
+    readiness,
   });
 
   let closed = false;
@@ -197,9 +207,14 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     clock,
     drive,
     watch,
+    retention,
+    readiness,
     async listen(port = config.SERVER_PORT, host = config.SERVER_IP) {
       const restored = queue.count();
       if (restored > 0) logger.info(`Restored ${restored} queued folder(s) from the queue file.`);
+      readiness.queueOpened();
+      retention.start();
+      void readiness.probeTargets(targets, logger);
       processor.start();
       await drive?.start();
       await app.listen({ port, host });
@@ -216,6 +231,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       await watch?.stop();
       metrics.close();
       await processor.stop();
+      await retention.stop();
       queue.close();
       lock?.release();
     },

@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { ConfigError, loadConfig, resolveSettings, secretsOf, type LoadedConfig, type Settings } from '../config/load.js';
 import { createLogger, normaliseLevel, type Logger } from '../log.js';
 import { consoleFormat, LogFormatError, parseLogFormat } from '../log-format.js';
+import { sizeInBytes } from '../log-file.js';
 
 export interface GlobalFlags {
   config?: string;
@@ -28,7 +29,7 @@ export function addGlobalOptions(program: Command): Command {
   return program
     .option('--config <file>', 'config.json to use (env SCANRELAY_CONFIG or PLEX_AUTOSCAN_CONFIG; default ./config/config.json)')
     .option('--queuefile <file>', 'SQLite queue file (env SCANRELAY_QUEUEFILE; default ./queue.db)')
-    .option('--logfile <file>', 'log file (env SCANRELAY_LOGFILE; default ./scanrelay.log)')
+    .option('--logfile <file>', 'log file, rotated by LOG_MAX_SIZE; "-" for none (env SCANRELAY_LOGFILE; default ./scanrelay.log)')
     .option('--loglevel <level>', 'ERROR, WARN, INFO, DEBUG or TRACE, any case (env SCANRELAY_LOGLEVEL; default INFO)')
     .option('--cachefile <file>', 'accepted for plex_autoscan compatibility; Drive data lives in the queue file')
     .option('--log-format <format>', 'console lines: human or json (default: human on a terminal, else json; the log file is always json)');
@@ -43,7 +44,8 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean | '
     const loaded = loadConfig(settings.config, process.env);
     const logger = createLogger({
       level: settings.loglevel,
-      file: settings.logfile,
+      file: settings.logfile === '-' ? undefined : settings.logfile,
+      rotate: { maxBytes: sizeInBytes(loaded.config.LOG_MAX_SIZE), keep: loaded.config.LOG_KEEP },
       secrets: secretsOf(loaded.config),
       console: opts.consoleLog === false ? null : opts.consoleLog === 'plain' ? plainConsole() : process.stdout,
       buffered: opts.buffered,

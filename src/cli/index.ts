@@ -18,11 +18,13 @@ import { importAutoscanCommand } from './import-autoscan.js';
 import { serverCommand } from './server.js';
 import { sectionsCommand } from './sections.js';
 import { updateConfigCommand } from './update-config.js';
+import { backupCommand, restoreCommand } from './backup.js';
+import { version } from '../version.js';
 
 export function buildProgram(): Command {
   const program = new Command('scanrelay')
     .description('Relay "this file changed" signals to Plex, Jellyfin and Emby as partial library scans.')
-    .version('0.1.0')
+    .version(version, '-V, --version', 'print the version of scanrelay')
     .showHelpAfterError('(run with --help for usage)')
     .enablePositionalOptions(false);
   addGlobalOptions(program);
@@ -30,6 +32,8 @@ export function buildProgram(): Command {
   program.addCommand(sectionsCommand());
   program.addCommand(explainCommand());
   program.addCommand(importAutoscanCommand());
+  program.addCommand(backupCommand());
+  program.addCommand(restoreCommand());
   program.addCommand(
     scanCommand({
       settings: () => scannerSettingsFrom(loadContext(globalFlags(program), { consoleLog: false }).loaded.config),

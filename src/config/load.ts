@@ -74,7 +74,8 @@ export function resolveSettings(
       sources[key] = 'the default';
     }
     value = expandVars(value, env);
-    settings[key] = key === 'loglevel' ? value : resolve(cwd, value);
+    // `--logfile -`: no log file; the console (journald, docker logs) or logrotate takes care of the lines.
+    settings[key] = key === 'loglevel' || (key === 'logfile' && value === '-') ? value : resolve(cwd, value);
   }
   const level = settings.loglevel.trim().toUpperCase();
   settings.loglevel = level === 'WARNING' ? 'WARN' : level;

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { autoscanSchema } from './autoscan-schema.js';
 import { requiredTargetKeys } from './target-keys.js';
 import { watchSchema } from './watch-schema.js';
+import { SIZE_PATTERN } from '../log-file.js';
 
 /** A fresh secret path segment: 32 lowercase hex characters, like plex_autoscan's uuid4().hex. */
 export function newServerPass(): string {
@@ -44,6 +45,12 @@ function seconds() {
 function positiveSeconds() {
   const expected = 'a number of seconds greater than 0';
   return z.number({ error: expected }).gt(0, { error: expected });
+}
+
+/** LOG_MAX_SIZE: "10MB", "512K" or bytes. */
+function logSize() {
+  const expected = 'a size like "10MB", "512K" or a number of bytes (0 = never rotate)';
+  return z.union([integer(0, Number.MAX_SAFE_INTEGER, expected), z.string({ error: expected }).regex(SIZE_PATTERN, { error: expected })], { error: expected });
 }
 
 function httpUrl() {
@@ -316,6 +323,12 @@ export const configSchema = z
       SERVER_SCAN_RETRY_MAX_DELAY: positiveSeconds().default(300),
       /** Whose X-Forwarded-For/-Host/-Proto to believe; false: the address in the log is the socket's. */
       SERVER_TRUST_PROXY: trustProxy().default(false),
+
+      // --- bounded disk (src/queue/retention.ts, src/log-file.ts)
+      HISTORY_DAYS: z.number({ error: 'a number of days greater than 0' }).gt(0, { error: 'a number of days greater than 0' }).default(30),
+      HISTORY_MAX_ROWS: integer(0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more (0 = no row limit)').default(200_000),
+      LOG_MAX_SIZE: logSize().default('10MB'),
+      LOG_KEEP: integer(0, 1000, 'a whole number of files, 0-1000').default(5),
 
       RCLONE: rcloneSchema,
 

@@ -15,7 +15,7 @@ export type { DeliveryRef, DeliveryResult, DeliveryRow, DeliveryState, FinalDeli
 export interface QueueOptions {
   /** SERVER_SCAN_DELAY in milliseconds: a folder is due this long after its latest request. */
   delayMs: number;
-  /** History rows kept (newest); older ones are trimmed. */
+  /** History rows kept (newest); older ones are trimmed. 0: not trimmed here (the server's src/queue/retention.ts does it). */
   historyLimit?: number;
   /**
    * How long a write waits for another process's lock. SQLite waits synchronously, so in the server this
@@ -350,7 +350,7 @@ export class Queue {
       follow_ms: d.followMs ?? null,
       received: row.received ?? null,
     });
-    if (++this.historyWrites % 500 === 0) this.stmt.trimHistory.run(this.opts.historyLimit);
+    if (this.opts.historyLimit > 0 && ++this.historyWrites % 500 === 0) this.stmt.trimHistory.run(this.opts.historyLimit);
   }
 
   /** Moves committed WAL pages into the database file without waiting for readers (PASSIVE). */

@@ -48,6 +48,8 @@ export interface AppDeps {
   limits?: Partial<ConnectionLimits>;
   /** The AUTOSCAN block: autoscan-compatible /triggers/ routes when enabled. */
   autoscan?: AutoscanConfig;
+  /** Startup state for /health?ready (src/server/readiness.ts); without it the service counts as ready. */
+  readiness?: import('./readiness.js').Readiness;
 }
 
 export interface ConnectionLimits {

@@ -2,6 +2,8 @@
 // Every link is relative to /<SERVER_PASS>/..., so the secret is never written into a page.
 import type { Explanation } from '../doctor/explain.js';
 import type { TargetHealth } from '../processor/processor.js';
+import type { ChartData } from './chart-data.js';
+import { chartsSection, chartStyle } from './charts.js';
 import type { FinishedScan, QueuedFolder } from './control-api.js';
 import { detailBlock } from './detail.js';
 import { documentHead, escapeHtml as h } from './page.js';
@@ -18,6 +20,8 @@ export interface DashboardView {
   said?: string;
   /** A security problem to fix, shown above everything (a weak SERVER_PASS). */
   alert?: string;
+  /** The last 24 hours in numbers (src/server/chart-data.ts), drawn by src/server/charts.ts. */
+  charts?: ChartData;
 }
 
 const style = `
@@ -55,7 +59,7 @@ const style = `
 `;
 
 function layout(title: string, body: string, script = ''): string {
-  return `${documentHead(title, style)}
+  return `${documentHead(title, style + chartStyle)}
 <body>
 ${body}
 ${script ? `<script>${script}</script>` : ''}
@@ -213,7 +217,7 @@ function driveSection(v: DashboardView): string {
 
 /** The part of the dashboard that live updates replace. */
 export function dashboardLive(v: DashboardView): string {
-  return `${queueSection(v)}${historySection(v)}${targetsSection(v)}${driveSection(v)}`;
+  return `${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${historySection(v)}${targetsSection(v)}${driveSection(v)}`;
 }
 
 const liveScript = `

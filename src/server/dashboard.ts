@@ -5,6 +5,7 @@ import { systemClock } from '../clock.js';
 import type { AppDeps } from './app.js';
 import { driveView, historyView, queueView } from './control-api.js';
 import { steer } from './steer.js';
+import { chartData, FailureLog } from './chart-data.js';
 import { dashboardLive, dashboardPage, doctorPage, type DashboardView } from './dashboard-page.js';
 import { weakPassReason } from './secret.js';
 
@@ -16,9 +17,12 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
   const alert = weak
     ? `Your SERVER_PASS is weak: ${weak}. Anyone on your network who guesses it can queue scans and see your library paths. Fix: run \`scanrelay update-config --new-pass\`, restart, and give Sonarr, Radarr and your other apps the new URL.`
     : undefined;
+  const clock = deps.clock ?? systemClock;
+  const failures = new FailureLog(deps.activity, () => clock.now());
+  app.addHook('onClose', async () => failures.close());
   const view = (said?: string): DashboardView => ({
     alert,
-    now: (deps.clock ?? systemClock).now(),
+    now: clock.now(),
     queue: queueView(deps, 200),
     count: deps.queue.count(),
     history: historyView(deps, 50),
@@ -26,6 +30,7 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     held: deps.processor?.held ?? null,
     drive: driveView(deps),
     said,
+    charts: chartData(deps.queue.db, clock.now(), { failures: failures.list() }),
   });
   const html = (reply: FastifyReply, body: string) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);

