@@ -9,6 +9,8 @@ import { closestCandidates, judgeTarget, librarySource, suggestMapping, type Doc
 /** Library lists are asked again after this, or after half of it when a folder was in none of them. */
 const LIBRARIES_MAX_AGE_MS = 60_000;
 const JUDGE_WAIT_MS = 3_000;
+/** A target that could not be asked (down, refused token) is asked again after this. */
+const FAILED_MAX_AGE_MS = 30_000;
 
 /**
  * The intake's question, answered by the doctor's own judgeTarget: is a folder in no library of any target?
@@ -17,7 +19,9 @@ const JUDGE_WAIT_MS = 3_000;
  * on a guess.
  */
 export function createLibraryJudge(deps: Omit<DoctorDeps, 'pathState'> & { now: () => number }): LibraryJudge {
-  const cache = new Map<string, { at: number; libraries: Library[] }>();
+  const cache = new Map<string, { at: number; libraries?: Library[]; error?: unknown }>();
+  /** One question per target at a time: a burst of webhooks during a refresh waits for the same answer. */
+  const asking = new Map<string, Promise<Library[]>>();
   /** The target's libraries from the cache, asked again when older than a minute (half that after a miss). */
   const cached = (target: Target, missed: boolean) => (entry: TargetConfig | undefined) => {
     const source = librarySource(target, entry, deps, true);
@@ -25,16 +29,32 @@ export function createLibraryJudge(deps: Omit<DoctorDeps, 'pathState'> & { now: 
     return async (): Promise<Library[]> => {
       const hit = cache.get(target.name);
       const age = hit ? deps.now() - hit.at : Infinity;
-      if (hit && age < (missed ? LIBRARIES_MAX_AGE_MS / 2 : LIBRARIES_MAX_AGE_MS)) return hit.libraries;
+      // A server that could not be asked is not asked again for every webhook: its failure is kept as long.
+      if (hit?.error !== undefined && age < FAILED_MAX_AGE_MS) throw hit.error;
+      if (hit?.libraries && age < (missed ? LIBRARIES_MAX_AGE_MS / 2 : LIBRARIES_MAX_AGE_MS)) return hit.libraries;
+      const pending = asking.get(target.name);
+      if (pending) return pending;
       // A server that hangs must not hold the webhook: after a few seconds the path is queued as always.
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('no answer in time')), JUDGE_WAIT_MS);
         timer.unref();
       });
-      const libraries = await Promise.race([source(), late]).finally(() => clearTimeout(timer));
-      cache.set(target.name, { at: deps.now(), libraries });
-      return libraries;
+      const question = Promise.race([source(), late])
+        .then((libraries) => {
+          cache.set(target.name, { at: deps.now(), libraries });
+          return libraries;
+        })
+        .catch((error: unknown) => {
+          cache.set(target.name, { at: deps.now(), error });
+          throw error;
+        })
+        .finally(() => {
+          clearTimeout(timer);
+          asking.delete(target.name);
+        });
+      asking.set(target.name, question);
+      return question;
     };
   };
   return async (received, folder, match) => {
