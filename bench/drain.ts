@@ -75,6 +75,9 @@ async function pauseKept(plex: FakePlex): Promise<{ minGapMs: number; medianGapM
   try {
     const queuefile = join(dir, 'queue.db');
     prefillQueue(queuefile, PAUSE_FOLDERS, { delayMs: 0 });
+    const files = Array.from({ length: PAUSE_FOLDERS }, (_, i) => prefilledFile(i));
+    createMediaFiles(dir, files);
+    for (const f of files) plex.onDisk.add(f);
     const config = writeConfig(dir, { SERVER_SCAN_DELAY: 0, PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, PLEX_SCAN_PAUSE: PAUSE_S });
     plex.requests.length = 0;
     const server = await startServer({ dir, config, queuefile });
