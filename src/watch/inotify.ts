@@ -80,6 +80,8 @@ export class InotifyWatcher {
       isDirectory = undefined; // gone again (a rename away, a deletion, a temporary file)
     }
     if (this.stopped) return;
+    // A late event from a folder removed meanwhile (its files go before it): its removal is what counts.
+    if (!this.watchers.has(folder)) return;
     if (isDirectory === true) {
       if (this.opts.recursive && !this.watchers.has(path)) await this.add(path, true);
       return;
