@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { dirname } from 'node:path';
 import { compatibilityNotes } from '../config/compat.js';
 import { Writable } from 'node:stream';
-import { ConfigError, loadConfig, resolveSettings, secretsOf, type LoadedConfig, type Settings } from '../config/load.js';
+import { ConfigError, LEGACY_KEYS, loadConfig, resolveSettings, secretsOf, type LoadedConfig, type Settings } from '../config/load.js';
 import { createLogger, normaliseLevel, type Logger } from '../log.js';
 import { consoleFormat, LogFormatError, parseLogFormat } from '../log-format.js';
 import { sizeInBytes } from '../log-file.js';
@@ -68,7 +68,12 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean | '
         `Unknown config key '${u.key}'${u.line ? ` on line ${u.line}` : ''} of '${loaded.path}'${u.suggestion ? `: did you mean '${u.suggestion}'?` : '.'} It has no effect.`,
       );
     }
-    for (const key of loaded.ignored) if (!unknown.has(key)) logger.debug({ key }, `Config key '${key}' is not used by scanrelay; ignored.`);
+    for (const key of loaded.ignored) {
+      if (unknown.has(key)) continue;
+      // A legacy key gets a visible line: the user may believe it still does something.
+      if (LEGACY_KEYS.has(key)) logger.info({ key }, `Config key '${key}' is not used by scanrelay; ignored (accepted for compatibility: docs/configuration.md says what replaces it).`);
+      else logger.debug({ key }, `Config key '${key}' is not used by scanrelay; ignored.`);
+    }
     for (const key of loaded.envOverrides) logger.info({ key }, `Using ENV setting ${key}.`);
     return { settings, loaded, logger, configDir: dirname(loaded.path) };
   } catch (err) {

@@ -59,7 +59,3 @@ export const autoscanSchema = z
 
 export type AutoscanConfig = z.infer<typeof autoscanSchema>;
 
-/** The routes served: the configured ones, or one per app named after it. */
-export function autoscanTriggers(a: AutoscanConfig): { NAME: string; TYPE: (typeof AUTOSCAN_TRIGGER_TYPES)[number]; REWRITE: Record<string, string[]> }[] {
-  return a.TRIGGERS.length ? a.TRIGGERS : AUTOSCAN_TRIGGER_TYPES.map((t) => ({ NAME: t, TYPE: t, REWRITE: {} }));
-}

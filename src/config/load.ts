@@ -350,7 +350,8 @@ function addMissing(value: Json, base: Json, schema: z.ZodType, path: string[], 
 }
 
 /** plex_autoscan's and Cloudbox's keys that scanrelay accepts and ignores (docs/configuration.md); never typos. */
-const LEGACY_KEYS = new Set(['PLEX_SECTION_PATH_MAPPINGS', 'PLEX_SECTION_PATH_MAPPINGS_WITH_API', 'GDRIVE', 'RCLONE_RC_CACHE_EXPIRE']);
+/** Keys of older plex_autoscan and Cloudbox files: accepted for compatibility, with an INFO line saying so. */
+export const LEGACY_KEYS: ReadonlySet<string> = new Set(['PLEX_SECTION_PATH_MAPPINGS', 'PLEX_SECTION_PATH_MAPPINGS_WITH_API', 'GDRIVE', 'RCLONE_RC_CACHE_EXPIRE']);
 
 export interface UnknownKey {
   /** As KEY, PARENT.KEY or TARGETS[0].KEY. */

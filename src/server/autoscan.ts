@@ -2,7 +2,7 @@
 // AUTOSCAN block's own HTTP Basic auth, so the URLs already typed into every arr keep working.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { autoscanTriggers, type AutoscanConfig } from '../config/autoscan-schema.js';
+import { AUTOSCAN_TRIGGER_TYPES, type AutoscanConfig } from '../config/autoscan-schema.js';
 import { StorageError } from '../intake.js';
 import type { Logger } from '../log.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
@@ -36,6 +36,11 @@ export const autoscanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => 
   if (!config.USER || !config.PASSWORD) throw new Error('AUTOSCAN is enabled without USER and PASSWORD: the /triggers/ routes need Basic auth');
   await app.register(async (scope) => triggerRoutes(scope, deps, config), { prefix: '/triggers' });
 };
+
+/** The routes served: the configured ones, or one per app named after it. */
+function autoscanTriggers(a: AutoscanConfig): { NAME: string; TYPE: (typeof AUTOSCAN_TRIGGER_TYPES)[number]; REWRITE: Record<string, string[]> }[] {
+  return a.TRIGGERS.length ? a.TRIGGERS : AUTOSCAN_TRIGGER_TYPES.map((t) => ({ NAME: t, TYPE: t, REWRITE: {} }));
+}
 
 async function triggerRoutes(app: Parameters<FastifyPluginAsync>[0], deps: AppDeps, config: AutoscanConfig): Promise<void> {
   const { logger } = deps;
