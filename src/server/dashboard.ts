@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { systemClock } from '../clock.js';
 import type { AppDeps } from './app.js';
-import { driveView, historyView, queueView } from './control-api.js';
+import { driveView, historyView, queueView } from './views.js';
 import { steer } from './steer.js';
 import { chartData, FailureLog } from './chart-data.js';
 import { dashboardLive, dashboardPage, doctorPage, type DashboardView } from './dashboard-page.js';
