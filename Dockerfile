@@ -1,14 +1,13 @@
 # The scanrelay image: built from source, runs as a non-root user, keeps config, queue and log under /config.
-# Node 22 LTS: better-sqlite3 12 aborts on Node 24 (fixed in 13, which no longer runs on Node 20); see the README.
-FROM node:22-bookworm-slim AS build
+# Node 24 LTS. better-sqlite3 13 ships prebuilt Node-API binaries, so no compiler is needed; the optional
+# better-sqlite3-node20 (only for Node 20, see src/sqlite.ts) is left out.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-# better-sqlite3 falls back to compiling when no prebuilt binary matches.
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm ci && npm prune --omit=dev
+RUN npm ci --omit=optional && npm prune --omit=dev --omit=optional
 
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules

@@ -4,7 +4,7 @@
 // pace, one scan at a time for 40 ms each, visible in /activities: everything delivered AND confirmed against the
 // floor N × 40 ms, for N = 200 and 2,000, and the /activities requests per poll interval. (c) A 60 s library scan
 // running while 100 folders are due: delivery time, and follow-ups after the section went idle.
-import Database from 'better-sqlite3';
+import Database from '../src/sqlite.js';
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
 import { cleanup, createMediaFiles, log, prefilledFile, prefillQueue, sleep, standalone, startServer, tempDir, writeConfig, type Figure } from './support.js';

@@ -4,7 +4,7 @@
 // and each to a new folder. Baseline: a bare Node http server driven the same way in the same run, once with
 // 1 wrk thread and once with 2, to show the client is not what limits it. The server's RSS is sampled every
 // second; a probe loaded with --import records event-loop stalls and GC. Afterwards the queue must hold every 2xx.
-import Database from 'better-sqlite3';
+import Database from '../src/sqlite.js';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

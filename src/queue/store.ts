@@ -1,6 +1,6 @@
 // The durable queue: one row per folder waiting to be scanned, its delivery state per target, and history.
 // Every write is committed before it returns, so a request acknowledged after enqueue() survives kill -9.
-import Database from 'better-sqlite3';
+import Database from '../sqlite.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../clock.js';

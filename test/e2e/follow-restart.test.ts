@@ -1,6 +1,6 @@
 // kill -9 while Plex scans are being followed, then restart: every follow-up resumes from the queue file; none is
 // lost and the restart itself scans nothing twice.
-import Database from 'better-sqlite3';
+import Database from '../../src/sqlite.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

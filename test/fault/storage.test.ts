@@ -1,6 +1,6 @@
 // Storage faults: a queue that cannot be written (read-only, locked by another process, disk full) makes the
 // webhook answer 503, the log says why, nothing is believed queued that was not, and service resumes after.
-import Database from 'better-sqlite3';
+import Database from '../../src/sqlite.js';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SECRET, testService, type TestService } from '../support/service.js';
 

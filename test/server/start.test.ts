@@ -4,7 +4,7 @@
 import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../src/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type Child } from '../support/child.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
