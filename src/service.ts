@@ -80,7 +80,12 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     lock?.release();
     throw err;
   }
-  const retention = new Retention(queue.db, clock, { days: config.HISTORY_DAYS, maxRows: config.HISTORY_MAX_ROWS }, logger);
+  const retention = new Retention(
+    queue.db,
+    clock,
+    { days: config.HISTORY_DAYS, maxRows: config.HISTORY_MAX_ROWS, truncate: (here) => queue.truncateWal(here) },
+    logger,
+  );
   const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, {
     logger,
     clock,

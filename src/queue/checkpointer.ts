@@ -6,7 +6,9 @@ import { Worker } from 'node:worker_threads';
 import { sqliteBindingPath } from '../sqlite.js';
 
 // CommonJS, evaluated in the worker: its own connection to the same file, PASSIVE checkpoints (they never take
-// the write lock, so commits on the main thread go on meanwhile), closed when the queue closes.
+// the write lock, so commits on the main thread go on meanwhile), closed when the queue closes. Asked to
+// truncate, it copies the WAL first (PASSIVE), so the TRUNCATE that follows holds the write lock only for the
+// few commits made in between, and gives up at once (busy_timeout 0) when another process reads.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
@@ -20,7 +22,19 @@ const timer = setInterval(() => {
     // Busy: the WAL keeps the commits and the next round copies them.
   }
 }, workerData.everyMs);
-parentPort.once('message', () => {
+parentPort.on('message', (message) => {
+  if (message === 'truncate') {
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)');
+      db.pragma('busy_timeout = 0');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // Busy: the next run truncates.
+    } finally {
+      db.pragma('busy_timeout = 5000');
+    }
+    return;
+  }
   clearInterval(timer);
   db.close();
   parentPort.close();
@@ -89,6 +103,16 @@ export class Checkpointer {
   private fallBack(): void {
     this.worker = undefined;
     if (!this.stopped) this.every(this.onMainThread);
+  }
+
+  /**
+   * Has the worker copy the WAL into the database and cut it to zero bytes, off the main thread. False when no
+   * worker runs (the WAL never reached a megabyte, so truncating it on the caller's thread is cheap).
+   */
+  truncate(): boolean {
+    if (!this.worker || this.stopped) return false;
+    this.worker.postMessage('truncate');
+    return true;
   }
 
   /** Stops the schedule; the worker closes its connection (the last one to close checkpoints the rest). */

@@ -15,6 +15,11 @@ export interface RetentionSettings {
   everyMs?: number;
   /** The WAL never stays bigger than this after a checkpoint (SQLite's journal_size_limit). */
   walLimitBytes?: number;
+  /**
+   * Truncates the WAL after a run; given `truncateWal` (this class's own, on the caller's thread) to use when
+   * it cannot do better. The service passes the queue's, which hands the work to the checkpointer's worker.
+   */
+  truncate?: (onThisThread: () => void) => void;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -32,7 +37,7 @@ export class Retention {
     settings: RetentionSettings,
     private readonly logger?: Logger,
   ) {
-    this.settings = { batch: 500, everyMs: 60_000, walLimitBytes: 4 * 1024 * 1024, ...settings };
+    this.settings = { batch: 500, everyMs: 60_000, walLimitBytes: 4 * 1024 * 1024, truncate: (here) => here(), ...settings };
     // A checkpoint that resets the WAL also shrinks its file to this, so one burst does not leave it large.
     db.pragma(`journal_size_limit = ${Math.round(this.settings.walLimitBytes)}`);
     this.stmt = {
@@ -80,7 +85,7 @@ export class Retention {
         if (!this.db.open) return total;
       }
       if (total > 0) this.logger?.debug({ deleted: total }, `Deleted ${total} history line(s) older than HISTORY_DAYS or beyond HISTORY_MAX_ROWS.`);
-      this.truncateWal();
+      this.settings.truncate(() => this.truncateWal());
     } catch (err) {
       this.logger?.warn({ err: String(err) }, `Could not prune the history (${(err as Error).message}); trying again in ${Math.round(this.settings.everyMs / 1000)} s.`);
     }

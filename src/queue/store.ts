@@ -354,6 +354,14 @@ export class Queue {
   }
 
   /** Moves committed WAL pages into the database file without waiting for readers (PASSIVE). */
+  /**
+   * Copies the WAL into the database and truncates it: in the checkpointer's worker when one runs (a large WAL
+   * would stall the event loop for hundreds of milliseconds), otherwise here, with `fallback`.
+   */
+  truncateWal(fallback: () => void): void {
+    if (!this.checkpointer?.truncate()) fallback();
+  }
+
   checkpoint(): void {
     try {
       if (this.db.open) this.db.pragma('wal_checkpoint(PASSIVE)');

@@ -48,6 +48,26 @@ describe('checkpoints in a worker thread', () => {
     expect(again.get(folder(9_999).folder)?.file_hint).toBe(folder(9_999).fileHint);
   });
 
+  it('a large WAL is truncated to zero bytes by the worker, not on the main thread (no event-loop stall)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'scanrelay-ckpt-')), 'queue.db');
+    // A long interval: the worker starts, but its own PASSIVE rounds do not do the work for the truncation.
+    const q = new Queue(file, new ManualClock(), { delayMs: 0, checkpointEveryMs: 60_000 });
+    open.push(q);
+    for (let batch = 0; batch < 20; batch++) q.enqueueMany(Array.from({ length: 500 }, (_, i) => folder(batch * 500 + i)));
+    const onThisThread = vi.fn();
+    // No worker yet (it starts on the first round after the WAL passed a megabyte): the caller's thread does it.
+    q.truncateWal(onThisThread);
+    expect(onThisThread).toHaveBeenCalledTimes(1);
+    const c = new Checkpointer(file, 20, vi.fn());
+    open.push({ close: () => c.stop() });
+    await until(() => c.truncate());
+    await until(() => statSync(`${file}-wal`).size === 0);
+    q.close();
+    const again = new Queue(file, new ManualClock(), { delayMs: 0 });
+    open.push(again);
+    expect(again.count()).toBe(10_000);
+  });
+
   it('checkpoints on the main thread when the worker cannot open the queue file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-ckpt-'));
     const file = join(dir, 'queue.db');
