@@ -18,8 +18,8 @@ export interface FileCheckDeps {
   activity?: Activity;
   /** RCLONE.RC_CACHE_REFRESH: told of each missing file before its next check (src/rclone/remote-control.ts). */
   refreshCache?: (localPath: string) => Promise<void>;
-  /** The folder passed: its deliveries begin. */
-  begin: (row: FolderRow) => void;
+  /** The folders that passed in one round: their deliveries begin (one transaction for all of them). */
+  begin: (rows: FolderRow[]) => void;
 }
 
 export class FileChecks {
@@ -51,40 +51,44 @@ export class FileChecks {
     return true;
   }
 
-  /** Checks every folder whose delay has passed (a batch at a time, first by priority). */
-  async run(): Promise<void> {
-    const rows = this.deps.queue.dueWaiting(CHECK_BATCH).filter((r) => !this.checking.has(r.id));
-    await Promise.all(rows.map((row) => this.check(row)));
+  /**
+   * Checks up to `room` folders whose delay has passed, first by priority; those that pass begin together.
+   * `room` is how many the targets can take soon: a backlog of 100,000 is checked at the pace it is delivered,
+   * not all at once ahead of it.
+   */
+  async run(room = CHECK_BATCH): Promise<void> {
+    if (room <= 0) return;
+    const rows = this.deps.queue.dueWaiting(Math.min(room, CHECK_BATCH)).filter((r) => !this.checking.has(r.id));
+    for (const r of rows) this.checking.add(r.id);
+    try {
+      const passed = await Promise.all(rows.map((row) => this.check(row)));
+      const begun = rows.filter((_, i) => passed[i]);
+      if (begun.length) this.deps.begin(begun);
+    } finally {
+      for (const r of rows) this.checking.delete(r.id);
+    }
   }
 
-  /** The existence check of plex_autoscan: wait for the file to appear before scanning its folder. */
-  private async check(row: FolderRow): Promise<void> {
+  /** The existence check of plex_autoscan: wait for the file to appear before scanning its folder. True: scan it. */
+  private async check(row: FolderRow): Promise<boolean> {
     const { queue, settings, logger, clock } = this.deps;
-    this.checking.add(row.id);
     try {
-      if (row.all_deleted || settings.maxFileChecks <= 0) {
-        this.deps.begin(row);
-        return;
-      }
+      if (row.all_deleted || settings.maxFileChecks <= 0) return true;
       const subject = row.file_hint ?? row.folder;
       const local = mapPath(subject, settings.fileExistMappings).path;
       const checks = row.checks + 1;
       if ((await this.deps.pathState(local)) !== 'missing') {
         logger.debug({ path: local, check: checks }, `File '${local}' exists on check ${checks} of ${settings.maxFileChecks}.`);
-        this.deps.begin(row);
-        return;
+        return true;
       }
-      if (row.any_deleted) {
-        // A merged request said something in this folder is gone: the folder must be scanned regardless.
-        this.deps.begin(row);
-        return;
-      }
+      // A merged request said something in this folder is gone: the folder must be scanned regardless.
+      if (row.any_deleted) return true;
       await this.deps.refreshCache?.(local);
       if (checks < settings.maxFileChecks) {
         const msg = `File '${local}' did not exist on check ${checks} of ${settings.maxFileChecks}. Checking again in ${Math.round(settings.fileCheckDelayMs / 1000)} seconds...`;
         logger.info({ path: local, folder: row.folder }, msg);
         queue.deferCheck(row, checks, clock.now() + settings.fileCheckDelayMs, msg);
-        return;
+        return false;
       }
       if (settings.folderOnExhaustion && row.file_hint) {
         const folderLocal = mapPath(row.folder, settings.fileExistMappings).path;
@@ -93,8 +97,7 @@ export class FileChecks {
             { path: local, folder: row.folder },
             `File '${local}' exhausted all available checks; scanning its folder '${row.folder}' instead (SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION).`,
           );
-          this.deps.begin(row);
-          return;
+          return true;
         }
       }
       // One sentence for people, then the technical part (the dashboard shows it behind "details").
@@ -104,10 +107,10 @@ export class FileChecks {
       logger.warn({ path: local, folder: row.folder }, detail.replace('\n', ' '));
       queue.finish(row, 'exhausted', detail);
       this.deps.activity?.emit('finished', { folder: row.folder, outcome: 'exhausted', detail });
+      return false;
     } catch (err) {
       logger.error({ folder: row.folder, err: String(err) }, `existence check of '${row.folder}' failed; will retry`);
-    } finally {
-      this.checking.delete(row.id);
+      return false;
     }
   }
 }

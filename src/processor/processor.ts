@@ -37,6 +37,9 @@ export interface ProcessorSettings {
   idleProbeMs?: number;
 }
 
+/** Folders checked ahead of delivery, in multiples of a target's slots (the rest wait, unchecked). */
+const LOOKAHEAD = 4;
+
 /** Deliveries in flight per target when the target sets no concurrency and no pause. */
 export const DEFAULT_CONCURRENCY = 8;
 
@@ -89,7 +92,7 @@ export class Processor {
   constructor(deps: ProcessorDeps) {
     this.deps = { pathState: diskPathState, random: Math.random, ...deps };
     this.states = deps.targets.map(newTargetState);
-    this.checks = new FileChecks({ ...this.deps, begin: (row) => this.begin(row) });
+    this.checks = new FileChecks({ ...this.deps, begin: (rows) => this.begin(rows) });
     this.availability = new Availability({ ...this.deps, track: (p) => this.track(p) });
     this.followUps = new FollowStage({
       queue: deps.queue,
@@ -121,7 +124,7 @@ export class Processor {
   /** One pass: run due existence checks and start every scan that may start now. Does not wait for scans. */
   async tick(): Promise<void> {
     if (!(await this.checks.anchorsPresent())) return;
-    await this.checks.run();
+    await this.checks.run(this.room());
     for (const state of this.states) this.dispatch(state);
   }
 
@@ -209,10 +212,30 @@ export class Processor {
     }
   }
 
-  private begin(row: FolderRow): void {
-    if (this.deps.queue.startDispatch(row, this.targetNames)) {
+  private begin(rows: FolderRow[]): void {
+    if (this.deps.queue.startDispatchMany(rows, this.targetNames) > 0) {
       for (const state of this.states) this.dispatch(state);
     }
+  }
+
+  /**
+   * How many more folders to check now: enough to keep every reachable target LOOKAHEAD × its slots ahead.
+   * With no target reachable the checks go on as before (a missing file still runs out of checks meanwhile).
+   */
+  private room(): number {
+    let room = 0;
+    let anyUp = false;
+    for (const state of this.states) {
+      if (!state.up) continue;
+      anyUp = true;
+      const want = LOOKAHEAD * this.slots(state);
+      room = Math.max(room, want - this.deps.queue.pendingFor(state.target.name, want).length);
+    }
+    return anyUp ? room : Number.POSITIVE_INFINITY;
+  }
+
+  private slots(state: TargetState): number {
+    return state.target.pauseMs > 0 ? 1 : Math.max(1, state.target.concurrency ?? DEFAULT_CONCURRENCY);
   }
 
   private dispatch(state: TargetState): void {
@@ -223,7 +246,7 @@ export class Processor {
       return;
     }
     const pause = state.target.pauseMs;
-    const limit = pause > 0 ? 1 : Math.max(1, state.target.concurrency ?? DEFAULT_CONCURRENCY);
+    const limit = this.slots(state);
     let free = limit - state.inFlight.size;
     if (free <= 0) return;
     if (pause > 0 && now < state.lastFinishedAt + pause) return;

@@ -158,12 +158,20 @@ export class Queue {
 
   /** The folder passed its checks: create one pending delivery per target. */
   startDispatch(row: FolderRow, targets: string[]): boolean {
+    return this.startDispatchMany([row], targets) === 1;
+  }
+
+  /** Several folders passed their checks: one transaction for all; returns how many began (others moved on). */
+  startDispatchMany(rows: FolderRow[], targets: string[]): number {
     return this.db.transaction(() => {
-      const changed = this.stmt.toDispatching.run({ id: row.id, generation: row.generation }).changes;
-      if (!changed) return false;
       const now = this.clock.now();
-      for (const t of targets) this.stmt.addDelivery.run(row.id, t, now, row.priority, now);
-      return true;
+      let begun = 0;
+      for (const row of rows) {
+        if (!this.stmt.toDispatching.run({ id: row.id, generation: row.generation }).changes) continue;
+        for (const t of targets) this.stmt.addDelivery.run(row.id, t, now, row.priority, now);
+        begun++;
+      }
+      return begun;
     })();
   }
 
