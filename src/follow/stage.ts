@@ -132,7 +132,7 @@ export class FollowStage {
     await this.command(target, item.folder, item.event, envelope.file, envelope.sections, result.state);
     const followMs = clock.now() - item.deliveredAt;
     const detail = refreshed ? `${result.detail} ${refreshed}` : result.detail;
-    if (!queue.recordFollowUp(ref, target.name, result.state, detail, this.names) && !queue.isCurrent(ref)) return;
+    if (!(await queue.grouped(() => queue.recordFollowUp(ref, target.name, result.state, detail, this.names))) && !queue.isCurrent(ref)) return;
     const log = result.state === 'confirmed' || result.state === 'scanned' ? logger.info.bind(logger) : logger.warn.bind(logger);
     log({ target: target.name, folder: item.folder, outcome: result.state }, `Followed '${item.folder}' on ${target.name}: ${result.detail}`);
     this.deps.activity?.emit('followed', { folder: item.folder, target: target.name, outcome: result.state, detail: result.detail, followMs });

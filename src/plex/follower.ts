@@ -243,12 +243,15 @@ export class PlexFollower implements Follower {
         this.opts.logger.error({ err: String(err) }, `the after-scan steps of a batch failed (${String(err)}); recording the outcomes without them`);
         return finished.map(() => [] as string[]);
       })
+      // All at once: the outcomes of one batch are recorded in one transaction (the queue's group commit).
       .then(async (notes) => {
-      for (const [i, f] of finished.entries()) {
-        const extra = notes[i].length ? ` ${notes[i].join(' ')}` : '';
-        await this.report(f.followed.item, { ...f.result, detail: `${f.result.detail}${extra}` });
-      }
-    });
+        await Promise.all(
+          finished.map((f, i) => {
+            const extra = notes[i].length ? ` ${notes[i].join(' ')}` : '';
+            return this.report(f.followed.item, { ...f.result, detail: `${f.result.detail}${extra}` });
+          }),
+        );
+      });
     this.track(batch);
   }
 

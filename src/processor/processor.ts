@@ -229,7 +229,7 @@ export class Processor {
       if (!state.up) continue;
       anyUp = true;
       const want = LOOKAHEAD * this.slots(state);
-      room = Math.max(room, want - this.deps.queue.pendingFor(state.target.name, want).length);
+      room = Math.max(room, want - this.deps.queue.pendingCount(state.target.name, want));
     }
     return anyUp ? room : Number.POSITIVE_INFINITY;
   }
@@ -303,9 +303,9 @@ export class Processor {
         const again = row.rescans > 0 ? ' once more' : '';
         logger.info({ target: name, folder: row.folder, detail: outcome.detail }, `Scanned '${row.folder}'${again} on ${name}${outcome.detail ? ` (${outcome.detail})` : ''}.`);
         if (follow === undefined) {
-          queue.recordDelivery(row, name, { state: 'scanned', detail: outcome.detail }, this.targetNames);
+          await queue.grouped(() => queue.recordDelivery(row, name, { state: 'scanned', detail: outcome.detail }, this.targetNames));
         } else {
-          queue.recordDelivery(row, name, { state: 'following', detail: outcome.detail, follow }, this.targetNames);
+          await queue.grouped(() => queue.recordDelivery(row, name, { state: 'following', detail: outcome.detail, follow }, this.targetNames));
           if (queue.isCurrent({ folderId: row.id, generation: row.generation })) this.followUps.follow(state.target, row, follow, now);
         }
       } else if (outcome.status === 'unmatched') {
@@ -313,12 +313,12 @@ export class Processor {
         const hint = `Try: scanrelay explain '${row.received ?? row.file_hint ?? row.folder}'.`;
         const detail = `'${row.folder}' is in no library of ${name}, so nothing was scanned there.\n${outcome.detail} ${hint}`;
         logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail} ${hint}`);
-        queue.recordDelivery(row, name, { state: 'unmatched', detail }, this.targetNames);
+        await queue.grouped(() => queue.recordDelivery(row, name, { state: 'unmatched', detail }, this.targetNames));
       } else {
         state.failed++;
         const attempts = row.attempts + 1;
         const delay = backoffDelay(attempts, { baseMs: 5_000, capMs: settings.retryMaxDelayMs, random: this.deps.random });
-        queue.recordDelivery(row, name, { state: 'retry', error: outcome.error, nextAt: now + delay }, this.targetNames);
+        await queue.grouped(() => queue.recordDelivery(row, name, { state: 'retry', error: outcome.error, nextAt: now + delay }, this.targetNames));
         if (outcome.targetDown) this.availability.markDown(state, outcome.error);
         else
           logger.warn(

@@ -48,6 +48,9 @@ export function prepareStatements(db: Database.Database) {
        WHERE d.target = ? AND d.state = 'pending' AND d.priority = ? AND d.next_at <= ?
        ORDER BY d.next_at LIMIT ?`,
     ),
+    pendingCountAt: db.prepare<[string, number, number, number], { n: number }>(
+      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM deliveries WHERE target = ? AND state = 'pending' AND priority = ? AND next_at <= ? LIMIT ?)`,
+    ),
     nextDeliveryDueAt: db.prepare<[string, number], { t: number | null }>(
       `SELECT MIN(next_at) AS t FROM deliveries WHERE target = ? AND state = 'pending' AND priority = ?`,
     ),

@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import type { Clock } from '../clock.js';
 import { createPrivate } from '../private-files.js';
 import { Checkpointer } from './checkpointer.js';
+import { GroupCommit } from './group-commit.js';
 import type { DeliveryRef, DeliveryResult, DeliveryRow, FinalDeliveryState, FolderRequest, FolderRow, FollowingRow, HistoryRow, PendingRow } from './rows.js';
 import { migrate } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
@@ -38,6 +39,7 @@ export class Queue {
   private readonly stmt: Statements;
   private historyWrites = 0;
   private checkpointer?: Checkpointer;
+  private readonly group: GroupCommit;
 
   constructor(file: string, clock: Clock, opts: QueueOptions) {
     if (file !== ':memory:') {
@@ -63,6 +65,15 @@ export class Queue {
       this.checkpointer = new Checkpointer(file, this.opts.checkpointEveryMs, () => this.checkpoint());
     }
     this.stmt = prepareStatements(this.db);
+    this.group = new GroupCommit(this.db);
+  }
+
+  /**
+   * Runs `write` (one of this queue's methods) in a transaction shared with the other writes of this turn of
+   * the event loop: the processor and the follow-up stage record outcomes this way.
+   */
+  grouped<T>(write: () => T): Promise<T> {
+    return this.group.run(write);
   }
 
   /** Adds a request; a folder already queued is merged (due time reset, higher priority kept). Committed on return. */
@@ -184,6 +195,17 @@ export class Queue {
       out.push(...this.stmt.pendingAt.all(target, p, now, limit - out.length));
     }
     return out;
+  }
+
+  /** How many of `target`'s deliveries are due now, counting up to `limit` (the processor's lookahead). */
+  pendingCount(target: string, limit: number): number {
+    const now = this.clock.now();
+    let n = 0;
+    for (const p of this.priorities((after) => this.stmt.pendingPriorityAfter.get(target, after)!.p)) {
+      if (n >= limit) break;
+      n += this.stmt.pendingCountAt.get(target, p, now, limit - n)!.n;
+    }
+    return n;
   }
 
   /**
