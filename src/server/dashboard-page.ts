@@ -4,7 +4,7 @@ import type { Explanation } from '../doctor/explain.js';
 import type { TargetHealth } from '../processor/processor.js';
 import type { ChartData } from './chart-data.js';
 import { chartsSection, chartStyle } from './charts.js';
-import type { FinishedScan, QueuedFolder } from './views.js';
+import type { FinishedScan, QueuedFolder } from './schemas.js';
 import { detailBlock } from './detail.js';
 import { documentHead, escapeHtml as h } from './page.js';
 

@@ -2,7 +2,7 @@
 // find out why a path does not scan.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { systemClock } from '../clock.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { driveView, historyView, queueView } from './views.js';
 import { steer } from './steer.js';
 import { chartData, FailureLog } from './chart-data.js';
