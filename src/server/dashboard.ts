@@ -6,7 +6,8 @@ import type { AppDeps } from './deps.js';
 import { driveView, historyView, queueView } from './views.js';
 import { steer } from './steer.js';
 import { chartData, FailureLog } from './chart-data.js';
-import { dashboardLive, dashboardPage, doctorPage, type DashboardView } from './dashboard-page.js';
+import { dashboardLive, dashboardPage, type DashboardView } from './dashboard-page.js';
+import { doctorPage } from './doctor-page.js';
 import { weakPassReason } from './secret.js';
 
 type Params = { secret: string };
