@@ -1,7 +1,7 @@
 // The zod types of src/server/schemas.ts are the routes' one source: the schema a route is served with is
 // generated from them, and what the route answers and accepts is exactly what they describe.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { historyReply, jsonSchema, queueReply, receivedReply, scanBody, scanReply, targetsReply } from '../../src/server/schemas.js';
+import { actionResult, historyReply, jsonSchema, queueReply, receivedReply, scanBody, scanReply, targetsReply } from '../../src/server/schemas.js';
 import { historyView, queueView } from '../../src/server/views.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 
@@ -65,6 +65,16 @@ describe('control API schemas generated from zod', () => {
       expect({ body, status: res.statusCode }).toEqual({ body, status: scanBody.safeParse(body).success ? 200 : 400 });
       if (res.statusCode === 200) expect(scanReply.parse(res.json())).toEqual(res.json());
     }
+  });
+
+  it('Scan now, Retry and Drop answer either branch of actionResult whole: 200 with what was done, 404 with why not', async () => {
+    await post('/scan', { path: '/mnt/unionfs/Media/movies/Heat (1995)/Heat.mkv' });
+    const done = await post('/queue/scan-now', { folder: '/data/media/movies/Heat (1995)' });
+    expect(done.json()).toEqual({ ok: true, folder: '/data/media/movies/Heat (1995)', done: 'Scanning now' });
+    const missing = await post('/queue/drop', { folder: '/nope' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({ ok: false, folder: '/nope', error: "'/nope' is not in the queue" });
+    for (const res of [done, missing]) expect(actionResult.parse(res.json())).toEqual(res.json());
   });
 
   it('a webhook or manual request is answered with what receivedReply describes, nothing dropped', async () => {
