@@ -1,129 +1,21 @@
-// The shape of config.json: every key plex_autoscan knows plus scanrelay's own, with types, limits and base defaults.
+// The shape of config.json: the top-level keys (plex_autoscan's and scanrelay's own) with their base defaults,
+// and the blocks kept in their own files (GOOGLE and RCLONE, TARGETS, WATCH, AUTOSCAN).
 //
 // Keys keep plex_autoscan's UPPERCASE names and nesting so an existing config.json works unchanged. The base
-// defaults here are what a missing key gets (plex_autoscan's "base config"); a brand-new install gets the
-// friendlier generated values of defaults.ts instead. Each rule carries the "expected ..." phrase that the
-// loader prints after the file name and key path, so a user reads e.g.
-// "SERVER_PORT: expected an integer 1-65535, got "abc"".
+// defaults here are what a missing key gets; a new install gets the friendlier values of defaults.ts instead.
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import { z } from 'zod';
 import { autoscanSchema } from './autoscan-schema.js';
-import { requiredTargetKeys } from './target-keys.js';
+import { googleSchema, rcloneSchema } from './drive-schema.js';
+import { FIRST_PLEX_NAME, targetSchema } from './target-schema.js';
+import { bool, choice, integer, logSize, optionalHttpUrl, pathMappings, positiveSeconds, seconds, stringList, text, trustProxy } from './values.js';
 import { watchSchema } from './watch-schema.js';
-import { SIZE_PATTERN } from '../log-file.js';
+
+export { targetSchema };
 
 /** A fresh secret path segment: 32 lowercase hex characters, like plex_autoscan's uuid4().hex. */
 export function newServerPass(): string {
   return randomBytes(16).toString('hex');
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
-function integer(min: number, max: number, expected: string) {
-  return z
-    .number({ error: expected })
-    .int({ error: expected })
-    .min(min, { error: expected })
-    .max(max, { error: expected });
-}
-
-/** Seconds: fractions are fine; 0 means "no wait". */
-function seconds() {
-  const expected = 'a number of seconds, 0 or more';
-  return z.number({ error: expected }).min(0, { error: expected });
-}
-
-/** Seconds where 0 would spin (polling, backoff caps). */
-function positiveSeconds() {
-  const expected = 'a number of seconds greater than 0';
-  return z.number({ error: expected }).gt(0, { error: expected });
-}
-
-/** LOG_MAX_SIZE: "10MB", "512K" or bytes. */
-function logSize() {
-  const expected = 'a size like "10MB", "512K" or a number of bytes (0 = never rotate)';
-  return z.union([integer(0, Number.MAX_SAFE_INTEGER, expected), z.string({ error: expected }).regex(SIZE_PATTERN, { error: expected })], { error: expected });
-}
-
-function httpUrl() {
-  const expected = 'an http:// or https:// URL';
-  return z.string({ error: expected }).refine(isHttpUrl, { error: expected });
-}
-
-/** Empty means "not configured"; anything else must be a usable URL. */
-function optionalHttpUrl() {
-  const expected = 'an http:// or https:// URL (or "" for none)';
-  return z.string({ error: expected }).refine((v) => v === '' || isHttpUrl(v), { error: expected });
-}
-
-/** Case-insensitive choice, stored lowercased: people write "Deep" and "API". */
-function choice<const T extends readonly [string, ...string[]]>(values: T) {
-  const expected = `one of ${values.map((v) => `"${v}"`).join(', ')}`;
-  return z
-    .string({ error: expected })
-    .transform((v) => v.toLowerCase())
-    .pipe(z.enum(values, { error: expected }));
-}
-
-/**
- * A list of strings. A lone string is taken as a one-item list because hand-edited configs often forget the
- * brackets. Empty strings are refused where they would match every path (`nonEmpty`).
- */
-function stringList(nonEmpty: boolean) {
-  const item = nonEmpty
-    ? z.string({ error: 'a non-empty string' }).min(1, { error: 'a non-empty string' })
-    : z.string({ error: 'a string' });
-  return z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item, { error: 'a list of strings' }));
-}
-
-/**
- * `{ "<path>": ["<prefix>", ...] }`, the shape of SERVER_PATH_MAPPINGS and its relatives. Order of keys is
- * kept: the first mapping whose prefix matches wins.
- */
-function pathMappings() {
-  return z.record(
-    z.string().min(1, { error: 'a non-empty path as key' }),
-    stringList(true),
-    { error: 'an object of "path": ["prefix", ...]' },
-  );
-}
-
-/** An address, a CIDR range ("10.0.0.0/8", "fd00::/8") or one of proxy-addr's names for a range. */
-function isProxyAddress(value: string): boolean {
-  if (['loopback', 'linklocal', 'uniquelocal'].includes(value)) return true;
-  const [ip, bits, extra] = value.split('/');
-  const family = isIP(ip);
-  if (family === 0 || extra !== undefined) return false;
-  if (bits === undefined) return true;
-  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
-}
-
-/** SERVER_TRUST_PROXY: false (nobody), true (any direct peer), or the proxies' addresses (one, or a list). */
-function trustProxy() {
-  const expected = 'false, true, or a list of proxy addresses like ["127.0.0.1", "172.18.0.0/16"]';
-  return z.unknown().transform((v, ctx): boolean | string[] => {
-    if (typeof v === 'boolean') return v;
-    const list = typeof v === 'string' ? [v] : v;
-    if (Array.isArray(list) && list.length > 0 && list.every((x) => typeof x === 'string' && isProxyAddress(x))) return list as string[];
-    ctx.addIssue({ code: 'custom', message: expected, input: v });
-    return z.NEVER;
-  });
-}
-
-function bool() {
-  return z.boolean({ error: 'true or false' });
-}
-
-function text() {
-  return z.string({ error: 'a string' });
 }
 
 export const PLEX_SCANNER_DEFAULT = '/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner';
@@ -131,127 +23,6 @@ export const PLEX_SUPPORT_DIR_DEFAULT = '/var/lib/plexmediaserver/Library/Applic
 export const PLEX_LD_LIBRARY_PATH_DEFAULT = '/usr/lib/plexmediaserver/lib';
 export const PLEX_DATABASE_PATH_DEFAULT =
   '/var/lib/plexmediaserver/Library/Application Support/Plex Media Server/Plug-in Support/Databases/com.plexapp.plugins.library.db';
-
-export const TARGET_TYPES = ['plex', 'plex-scanner', 'jellyfin', 'emby', 'command', 'audiobookshelf', 'tdarr', 'sonarr', 'radarr', 'relay'] as const;
-export const TARGET_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
-/** The name the target built from the PLEX_* keys goes by (and its delivery key in the queue). */
-export const FIRST_PLEX_NAME = 'plex';
-
-const allowedSchema = z
-  .object(
-    {
-      FILE_PATHS: stringList(false).default([]),
-      FILE_EXTENSIONS: bool().default(false),
-      FILE_EXTENSIONS_LIST: stringList(false).default([]),
-      MIME_TYPES: bool().default(false),
-      MIME_TYPES_LIST: stringList(false).default([]),
-    },
-    { error: 'an object with FILE_PATHS, FILE_EXTENSIONS, FILE_EXTENSIONS_LIST, MIME_TYPES, MIME_TYPES_LIST' },
-  )
-  .prefault({});
-
-const googleSchema = z
-  .object(
-    {
-      ENABLED: bool().default(false),
-      CLIENT_ID: text().default(''),
-      CLIENT_SECRET: text().default(''),
-      /** Service-account JSON key; replaces the OAuth client (Google blocked plex_autoscan's OOB flow). */
-      SERVICE_ACCOUNT_FILE: text().default(''),
-      /** An rclone drive remote whose credentials the monitor borrows instead of its own. */
-      RCLONE_REMOTE: text().default(''),
-      RCLONE_CONFIG: text().default(''),
-      /** "" = token.json beside config.json (the caller resolves it). */
-      TOKEN_FILE: text().default(''),
-      // The three endpoints exist so tests and private gateways can point the monitor elsewhere.
-      AUTH_URL: httpUrl().default('https://accounts.google.com/o/oauth2/v2/auth'),
-      TOKEN_URL: httpUrl().default('https://oauth2.googleapis.com/token'),
-      API_URL: httpUrl().default('https://www.googleapis.com'),
-      ALLOWED: allowedSchema,
-      TEAMDRIVE: bool().default(false),
-      TEAMDRIVES: stringList(false).default([]),
-      POLL_INTERVAL: positiveSeconds().default(120),
-      SHOW_CACHE_LOGS: bool().default(false),
-      DISABLE_DISK_FILE_SIZE_CHECK: bool().default(false),
-    },
-    { error: 'an object of Google Drive settings' },
-  )
-  .prefault({});
-
-const rcloneSchema = z
-  .object(
-    {
-      BINARY: text().default('/usr/bin/rclone'),
-      CONFIG: text().default(''),
-      CRYPT_MAPPINGS: pathMappings().default({}),
-      RC_CACHE_REFRESH: z
-        .object(
-          {
-            ENABLED: bool().default(false),
-            RC_URL: optionalHttpUrl().default('http://localhost:5572'),
-            FILE_EXISTS_TO_REMOTE_MAPPINGS: pathMappings().default({}),
-          },
-          { error: 'an object with ENABLED, RC_URL, FILE_EXISTS_TO_REMOTE_MAPPINGS' },
-        )
-        .prefault({}),
-    },
-    { error: 'an object with BINARY, CONFIG, CRYPT_MAPPINGS, RC_CACHE_REFRESH' },
-  )
-  .prefault({});
-
-const targetNameExpected = 'a name made of letters, digits, "_", "." or "-"';
-
-/**
- * One extra media server. Plex-scanner fields left out mean "same as the top-level PLEX_* / USE_* /
- * DOCKER_NAME value", so a second container on the same machine only names what differs.
- */
-export const targetSchema = z
-  .object(
-    {
-      NAME: z
-        .string({ error: targetNameExpected })
-        .regex(TARGET_NAME_PATTERN, { error: targetNameExpected }),
-      TYPE: choice(TARGET_TYPES),
-      ENABLED: bool().default(true),
-      URL: optionalHttpUrl().optional(),
-      TOKEN: text().optional(),
-      /** Rewrites the first Plex's path into this server's path; same shape as SERVER_PATH_MAPPINGS. */
-      PATH_MAPPINGS: pathMappings().default({}),
-      /** Path prefixes; empty INCLUDE = everything. */
-      INCLUDE: stringList(true).default([]),
-      EXCLUDE: stringList(true).default([]),
-      SCAN_PAUSE: seconds().default(0),
-      /** Scans sent to this server at once while SCAN_PAUSE is 0. */
-      SCAN_CONCURRENCY: integer(1, 64, 'a whole number from 1 to 64').optional(),
-      DATABASE_PATH: text().optional(),
-      SCANNER: text().optional(),
-      SUPPORT_DIR: text().optional(),
-      LD_LIBRARY_PATH: text().optional(),
-      USER: text().optional(),
-      USE_SUDO: bool().optional(),
-      USE_DOCKER: bool().optional(),
-      DOCKER_NAME: text().optional(),
-      // What follows a "plex" entry's scan; each left out means the matching PLEX_* key. EMPTY_TRASH alone
-      // defaults to false without this entry's own DATABASE_PATH: the deleted count must come from its own library.
-      EMPTY_TRASH: bool().optional(),
-      EMPTY_TRASH_MAX_FILES: integer(0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more').optional(),
-      EMPTY_TRASH_CONTROL_FILES: stringList(true).optional(),
-      EMPTY_TRASH_ZERO_DELETED: bool().optional(),
-      ANALYZE_TYPE: choice(['off', 'basic', 'deep']).optional(),
-      ANALYZE_DIRECTORY: bool().optional(),
-      /** Rename and upgrade events also refresh the file's item on this server; unset = PLEX_REFRESH_ITEMS. */
-      REFRESH_ITEMS: bool().optional(),
-      // "command": the program and its arguments (no shell), and how long it may run.
-      COMMAND: stringList(true).optional(),
-      TIMEOUT: positiveSeconds().optional(),
-      /** "tdarr": the library (dbID) the files are scanned into. */
-      LIBRARY_ID: text().optional(),
-      /** "relay": Basic auth password of the other instance's /triggers/ routes (USER is the user name). */
-      PASSWORD: text().optional(),
-    },
-    { error: 'an object with at least NAME and TYPE' },
-  )
-  .superRefine(requiredTargetKeys);
 
 export const configSchema = z
   .object(

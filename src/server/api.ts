@@ -1,7 +1,7 @@
 // /api/<SERVER_PASS>: plex_autoscan's API (cmd=queue_count), answered exactly as it did (the secret is
 // checked in guard.ts before this runs).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 
 type Params = { secret: string };
 

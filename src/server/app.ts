@@ -2,68 +2,20 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import { parse as parseQuery } from 'node:querystring';
-import type { Activity } from '../activity.js';
-import type { AutoscanConfig } from '../config/autoscan-schema.js';
-import type { Clock } from '../clock.js';
-import type { Doctor } from '../doctor/explain.js';
-import type { Intake } from '../intake.js';
-import type { Logger } from '../log.js';
-import type { Processor } from '../processor/processor.js';
-import type { Queue } from '../queue/store.js';
 import { apiRoutes } from './api.js';
 import { autoscanRoutes } from './autoscan.js';
 import { controlApiRoutes } from './control-api.js';
 import { dashboardRoutes } from './dashboard.js';
 import { liveRoutes } from './live.js';
-import { metricsRoutes, type Metrics } from './metrics.js';
+import type { AppDeps, ConnectionLimits } from './deps.js';
+import { metricsRoutes } from './metrics-route.js';
 import { guardRequests } from './guard.js';
 import { securityHeaders } from './headers.js';
 import { healthRoutes } from './health.js';
 import { redactUrl, weakPassReason } from './secret.js';
 import { scanRoutes } from './scan.js';
 
-export interface AppDeps {
-  secret: string;
-  allowManualScan: boolean;
-  queue: Queue;
-  intake: Intake;
-  processor?: Processor;
-  logger: Logger;
-  activity?: Activity;
-  /** Extra status blocks for /health (drive monitor, ...). */
-  status?: () => Record<string, unknown>;
-  /** "Due in" and ages on the dashboard; the queue's clock. */
-  clock?: Clock;
-  /** The service's metrics; created by the /metrics plugin when not given. */
-  metrics?: Metrics;
-  /** SERVER_METRICS_TOKEN: when set, /metrics needs `Authorization: Bearer <token>`. */
-  metricsToken?: string;
-  /** The path doctor (dashboard form and /api/<SERVER_PASS>/explain). */
-  explain?: Doctor;
-  /** Largest accepted body (bytes); a Sonarr import of a full season is well under 1 MiB. */
-  bodyLimit?: number;
-  /** SERVER_TRUST_PROXY: whose X-Forwarded-For / -Host / -Proto to believe (false: nobody's). */
-  trustProxy?: boolean | string[];
-  /** How long a client may take (tests shorten these to watch a slow client being cut off). */
-  limits?: Partial<ConnectionLimits>;
-  /** The AUTOSCAN block: autoscan-compatible /triggers/ routes when enabled. */
-  autoscan?: AutoscanConfig;
-  /** Startup state for /health?ready (src/server/readiness.ts); without it the service counts as ready. */
-  readiness?: import('./readiness.js').Readiness;
-}
-
-export interface ConnectionLimits {
-  /** Whole request, headers and body. */
-  requestMs: number;
-  /** Headers alone. */
-  headersMs: number;
-  /** A socket with no traffic at all. */
-  idleMs: number;
-  /** An idle keep-alive socket between requests. */
-  keepAliveMs: number;
-  /** How often Node looks for requests over their time (its own default is 30 s, which would double the limits). */
-  checkEveryMs: number;
-}
+export type { AppDeps } from './deps.js';
 
 /** A slow client cannot hold the service: these bound every socket it opens. */
 export const connectionLimits: ConnectionLimits = {

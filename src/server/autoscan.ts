@@ -9,7 +9,7 @@ import { mapPath, type PathMappings } from '../paths/mapping.js';
 import type { ScanRequest, Source } from '../request.js';
 import { parseScanBody } from '../triggers/index.js';
 import { isPlainObject } from '../triggers/payload.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 

@@ -2,11 +2,12 @@
 // find out why a path does not scan.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { systemClock } from '../clock.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { driveView, historyView, queueView } from './views.js';
 import { steer } from './steer.js';
 import { chartData, FailureLog } from './chart-data.js';
-import { dashboardLive, dashboardPage, doctorPage, type DashboardView } from './dashboard-page.js';
+import { dashboardLive, dashboardPage, type DashboardView } from './dashboard-page.js';
+import { doctorPage } from './doctor-page.js';
 import { weakPassReason } from './secret.js';
 
 type Params = { secret: string };

@@ -1,7 +1,7 @@
 // GET /<SERVER_PASS>/events: the activity feed as server-sent events, so the dashboard updates live.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ActivityEvents } from '../activity.js';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 
 const FEED: (keyof ActivityEvents)[] = ['request', 'queued', 'delivery', 'followed', 'finished', 'target'];
 /** A comment line this often keeps proxies from closing a quiet stream. */

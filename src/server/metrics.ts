@@ -1,12 +1,10 @@
-// GET /metrics: Prometheus metrics fed by the activity feed, the queue and the drive monitor.
-import type { FastifyPluginAsync } from 'fastify';
+// The service's Prometheus metrics, fed by the activity feed, the queue and the drive monitor (served by
+// metrics-route.ts).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Activity, ActivityEvents } from '../activity.js';
 import type { Processor } from '../processor/processor.js';
 import type { Queue } from '../queue/store.js';
 import { eventsBySource } from '../triggers/events.js';
-import type { AppDeps } from './app.js';
-import { secretMatches } from './secret.js';
 
 export interface MetricsSources {
   activity?: Activity;
@@ -165,21 +163,3 @@ export function requestLabels(e: { source: string; event: string; outcome: strin
     outcome: OUTCOMES.has(e.outcome) ? e.outcome : 'other',
   };
 }
-
-export const metricsRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
-  const metrics = deps.metrics ?? new Metrics({ activity: deps.activity, queue: deps.queue, processor: deps.processor });
-  if (!deps.metrics) app.addHook('onClose', async () => metrics.close());
-  const token = deps.metricsToken ?? '';
-
-  app.get('/metrics', async (req, reply) => {
-    if (token) {
-      const header = req.headers.authorization ?? '';
-      const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
-      if (!secretMatches(given, token)) {
-        deps.logger.warn({ client: req.ip }, `Refused /metrics to '${req.ip}': missing or wrong bearer token (SERVER_METRICS_TOKEN).`);
-        return reply.code(401).header('www-authenticate', 'Bearer realm="scanrelay metrics"').send({ error: 'unauthorized: send Authorization: Bearer <SERVER_METRICS_TOKEN>' });
-      }
-    }
-    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
-};

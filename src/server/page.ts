@@ -1,4 +1,4 @@
-// The HTML of the manual scan page (spec 4.2): one path input, a plain form POST, works without JavaScript.
+// The HTML of the manual scan page: one path input, a plain form POST, works without JavaScript.
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -37,7 +37,7 @@ const style = `
   nav { margin-top: 1.5rem; font-size: .9rem; } .hint { color: #888; font-size: .9rem; }
 `;
 
-export function manualPage(opts: { outcome?: PageOutcome; value?: string; links?: { href: string; label: string }[] }): string {
+export function manualPage(opts: { outcome?: PageOutcome; value?: string }): string {
   const outcome = opts.outcome
     ? `<section class="outcome ${opts.outcome.ok ? 'ok' : 'err'}" role="status" aria-live="polite">
         <strong>${escapeHtml(opts.outcome.title)}</strong>
@@ -45,7 +45,6 @@ export function manualPage(opts: { outcome?: PageOutcome; value?: string; links?
       </section>`
     : '';
   const links = [
-    ...(opts.links ?? []).map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a>`),
     // The page lives at /<SERVER_PASS> (no trailing slash), where a relative link would lose the secret;
     // the script builds these from the address bar so the secret is never written into the page.
     '<a data-below="dashboard" href="#">Dashboard</a>',

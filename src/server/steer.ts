@@ -1,8 +1,7 @@
 // What a person can do to a folder (Scan now, Retry, Drop), for the dashboard's forms and the JSON API alike.
 import type { FolderRow } from '../queue/store.js';
-import type { AppDeps } from './app.js';
-
-export type ActionResult = { ok: true; folder: string; done: string } | { ok: false; folder: string; error: string };
+import type { ActionResult } from './schemas.js';
+import type { AppDeps } from './deps.js';
 
 /** The three things a person can do to a folder; the dashboard's forms and the API both come here. */
 export function steer(deps: AppDeps, who: string) {

@@ -1,61 +1,10 @@
 // What the dashboard and the JSON API show of the queue, the history and the Drive monitor: rows turned into
-// the shapes people read (camelCase, times as numbers, each stage's time).
+// the shapes people read (camelCase, times as numbers, each stage's time), typed by schemas.ts.
 import { systemClock } from '../clock.js';
-import type { DeliveryRow } from '../queue/store.js';
-import type { AppDeps } from './app.js';
+import type { FinishedScan, QueuedFolder } from './schemas.js';
+import type { AppDeps } from './deps.js';
 
-export interface QueuedFolder {
-  id: number;
-  folder: string;
-  priority: number;
-  state: 'waiting' | 'dispatching';
-  dueAt: number;
-  /** ms until the delay (or the next file check) is over; 0 when due. */
-  dueInMs: number;
-  firstAt: number;
-  lastAt: number;
-  /** Requests merged into this folder. */
-  requests: number;
-  source: string;
-  event: string;
-  fileChecks: number;
-  lastError: string | null;
-  /** The path as the sender sent it, before SERVER_PATH_MAPPINGS (null for rows queued before it was kept). */
-  received: string | null;
-  deliveries: {
-    target: string;
-    state: DeliveryRow['state'];
-    attempts: number;
-    nextAt: number;
-    lastError: string | null;
-    detail: string | null;
-    /** When the server accepted the scan (null while pending). */
-    deliveredAt: number | null;
-  }[];
-}
-
-export interface FinishedScan {
-  id: number;
-  folder: string;
-  source: string;
-  event: string;
-  requests: number;
-  /** When it was first asked for. */
-  askedAt: number;
-  finishedAt: number;
-  target: string | null;
-  outcome: string;
-  detail: string | null;
-  attempts: number;
-  /** ms from the folder being ready to the server accepting the scan. */
-  deliveryMs: number | null;
-  /** ms from the server accepting the scan to the follow-up's outcome (null when nothing was followed). */
-  followMs: number | null;
-  /** The path as the sender sent it, before SERVER_PATH_MAPPINGS. */
-  received: string | null;
-}
-
-export function queueView(deps: AppDeps, limit = 500): QueuedFolder[] {
+export function queueView(deps: Pick<AppDeps, 'queue' | 'clock'>, limit = 500): QueuedFolder[] {
   const now = (deps.clock ?? systemClock).now();
   return deps.queue.list(limit).map((r) => ({
     id: r.id,
@@ -84,7 +33,7 @@ export function queueView(deps: AppDeps, limit = 500): QueuedFolder[] {
   }));
 }
 
-export function historyView(deps: AppDeps, limit = 100): FinishedScan[] {
+export function historyView(deps: Pick<AppDeps, 'queue'>, limit = 100): FinishedScan[] {
   return deps.queue.history(limit).map((h) => ({
     id: h.id,
     folder: h.folder,
@@ -104,7 +53,7 @@ export function historyView(deps: AppDeps, limit = 100): FinishedScan[] {
 }
 
 /** The drive monitor's block from the status dep, whether it hands back `{drive: ...}` or the block itself. */
-export function driveView(deps: AppDeps): unknown {
+export function driveView(deps: Pick<AppDeps, 'status'>): unknown {
   const status = deps.status?.();
   if (!status) return null;
   return 'drive' in status ? status.drive : status;

@@ -4,14 +4,8 @@ import { access } from 'node:fs/promises';
 import type { Config, TargetConfig } from '../config/schema.js';
 import { silentLogger, type Logger } from '../log.js';
 import { isInside, trimTrailingSeparator } from '../paths/folder.js';
-import {
-  scanSection,
-  ScannerError,
-  unescapeShellPath,
-  waitForExternalScanners,
-  type ScannerSettings,
-  type WaitOptions,
-} from '../plex/scanner.js';
+import { scanSection, ScannerError, unescapeShellPath, type ScannerSettings } from '../plex/scanner.js';
+import { waitForExternalScanners, type WaitOptions } from '../plex/scanner-processes.js';
 import type { ScanContext, ScanOutcome, Target } from './target.js';
 
 export interface SectionLocations {

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  findScannerProcesses,
   listSections,
   parseSectionList,
   runScanner,
@@ -13,9 +12,9 @@ import {
   scanSection,
   ScannerError,
   unescapeShellPath,
-  waitForExternalScanners,
   type ScannerSettings,
 } from '../../src/plex/scanner.js';
+import { findScannerProcesses, waitForExternalScanners } from '../../src/plex/scanner-processes.js';
 import { fakeScanner, prepareFakeScanner, scannerSettings } from '../support/scanner.js';
 
 

@@ -1,0 +1,39 @@
+// The config keys that hold secrets, listed once: the logger scrubs their values and config error messages
+// never print them.
+import type { Config } from './schema.js';
+
+/** Each secret's key path; "*" stands for every entry of a list. */
+export const SECRET_KEYS: readonly (readonly string[])[] = [
+  ['SERVER_PASS'],
+  ['PLEX_TOKEN'],
+  ['SERVER_METRICS_TOKEN'],
+  ['GOOGLE', 'CLIENT_SECRET'],
+  ['AUTOSCAN', 'PASSWORD'],
+  ['TARGETS', '*', 'TOKEN'],
+  ['TARGETS', '*', 'PASSWORD'],
+];
+
+/** Whether `path` (as in a zod issue: TARGETS, 0, TOKEN) names a secret. */
+export function isSecretKey(path: readonly PropertyKey[]): boolean {
+  return SECRET_KEYS.some(
+    (key) => key.length === path.length && key.every((part, i) => (part === '*' ? typeof path[i] === 'number' : part === path[i])),
+  );
+}
+
+function valuesAt(value: unknown, key: readonly string[]): unknown[] {
+  if (key.length === 0) return [value];
+  const [part, ...rest] = key;
+  if (part === '*') return Array.isArray(value) ? value.flatMap((item) => valuesAt(item, rest)) : [];
+  if (typeof value !== 'object' || value === null || !Object.hasOwn(value, part)) return [];
+  return valuesAt((value as Record<string, unknown>)[part], rest);
+}
+
+/**
+ * Every secret value that is set, for the logger to scrub. SERVER_PASS is also listed URL-encoded, the form in
+ * which it appears in request URLs.
+ */
+export function secretsOf(config: Config): string[] {
+  const values = SECRET_KEYS.flatMap((key) => valuesAt(config, key)).filter((v): v is string => typeof v === 'string' && v !== '');
+  if (config.SERVER_PASS !== '') values.push(encodeURIComponent(config.SERVER_PASS));
+  return [...new Set(values)];
+}

@@ -1,0 +1,113 @@
+// The value rules config keys are built from (numbers, seconds, URLs, lists, path mappings, proxy addresses),
+// each carrying the "expected ..." phrase the loader prints, e.g. "SERVER_PORT: expected an integer 1-65535".
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { SIZE_PATTERN } from '../log-file.js';
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+export function integer(min: number, max: number, expected: string) {
+  return z
+    .number({ error: expected })
+    .int({ error: expected })
+    .min(min, { error: expected })
+    .max(max, { error: expected });
+}
+
+/** Seconds: fractions are fine; 0 means "no wait". */
+export function seconds() {
+  const expected = 'a number of seconds, 0 or more';
+  return z.number({ error: expected }).min(0, { error: expected });
+}
+
+/** Seconds where 0 would spin (polling, backoff caps). */
+export function positiveSeconds() {
+  const expected = 'a number of seconds greater than 0';
+  return z.number({ error: expected }).gt(0, { error: expected });
+}
+
+/** LOG_MAX_SIZE: "10MB", "512K" or bytes. */
+export function logSize() {
+  const expected = 'a size like "10MB", "512K" or a number of bytes (0 = never rotate)';
+  return z.union([integer(0, Number.MAX_SAFE_INTEGER, expected), z.string({ error: expected }).regex(SIZE_PATTERN, { error: expected })], { error: expected });
+}
+
+export function httpUrl() {
+  const expected = 'an http:// or https:// URL';
+  return z.string({ error: expected }).refine(isHttpUrl, { error: expected });
+}
+
+/** Empty means "not configured"; anything else must be a usable URL. */
+export function optionalHttpUrl() {
+  const expected = 'an http:// or https:// URL (or "" for none)';
+  return z.string({ error: expected }).refine((v) => v === '' || isHttpUrl(v), { error: expected });
+}
+
+/** Case-insensitive choice, stored lowercased: people write "Deep" and "API". */
+export function choice<const T extends readonly [string, ...string[]]>(values: T) {
+  const expected = `one of ${values.map((v) => `"${v}"`).join(', ')}`;
+  return z
+    .string({ error: expected })
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(values, { error: expected }));
+}
+
+/**
+ * A list of strings. A lone string is taken as a one-item list because hand-edited configs often forget the
+ * brackets. Empty strings are refused where they would match every path (`nonEmpty`).
+ */
+export function stringList(nonEmpty: boolean) {
+  const item = nonEmpty
+    ? z.string({ error: 'a non-empty string' }).min(1, { error: 'a non-empty string' })
+    : z.string({ error: 'a string' });
+  return z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item, { error: 'a list of strings' }));
+}
+
+/**
+ * `{ "<path>": ["<prefix>", ...] }`, the shape of SERVER_PATH_MAPPINGS and its relatives. Order of keys is
+ * kept: the first mapping whose prefix matches wins.
+ */
+export function pathMappings() {
+  return z.record(
+    z.string().min(1, { error: 'a non-empty path as key' }),
+    stringList(true),
+    { error: 'an object of "path": ["prefix", ...]' },
+  );
+}
+
+/** An address, a CIDR range ("10.0.0.0/8", "fd00::/8") or one of proxy-addr's names for a range. */
+function isProxyAddress(value: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(value)) return true;
+  const [ip, bits, extra] = value.split('/');
+  const family = isIP(ip);
+  if (family === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** SERVER_TRUST_PROXY: false (nobody), true (any direct peer), or the proxies' addresses (one, or a list). */
+export function trustProxy() {
+  const expected = 'false, true, or a list of proxy addresses like ["127.0.0.1", "172.18.0.0/16"]';
+  return z.unknown().transform((v, ctx): boolean | string[] => {
+    if (typeof v === 'boolean') return v;
+    const list = typeof v === 'string' ? [v] : v;
+    if (Array.isArray(list) && list.length > 0 && list.every((x) => typeof x === 'string' && isProxyAddress(x))) return list as string[];
+    ctx.addIssue({ code: 'custom', message: expected, input: v });
+    return z.NEVER;
+  });
+}
+
+export function bool() {
+  return z.boolean({ error: 'true or false' });
+}
+
+export function text() {
+  return z.string({ error: 'a string' });
+}
