@@ -1,4 +1,4 @@
-// `scanrelay authorize`: signs the Drive monitor in to a Google account (spec 4.3) with a loopback redirect that
+// `scanrelay authorize`: signs the Drive monitor in to a Google account (docs/drive.md) with a loopback redirect that
 // also accepts a pasted code or redirected URL (headless servers), or the legacy out-of-band redirect (--oob).
 import { Command, InvalidArgumentError } from 'commander';
 import { createInterface } from 'node:readline';
@@ -32,7 +32,7 @@ export interface AuthorizeDeps {
 
 export const PROMPT = 'Enter authorization code: ';
 
-/** The three spec 4.3 step 4 lines, in order. */
+/** The three INFO lines plex_autoscan's authorize logs on success, in order. */
 export const AUTHORIZE_LOG_LINES = [
   'Requesting access token for the authorization code',
   'Retrieving first access token',

@@ -1,4 +1,4 @@
-// The drive backend's questions after the option pass (spec 4.5 steps 10-17): scopes, getting a
+// The drive backend's questions after the option pass (steps 10-17 in docs/rclone.md): scopes, getting a
 // token (loopback flow, delegated rclone, or a pasted authorize result) and the shared drive —
 // answered by a person at the wizard or by config_* values of `config create`.
 import { decodeBlob, encodeBlob } from './blob.js';

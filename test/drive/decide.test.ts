@@ -13,7 +13,7 @@ const item = (over: Partial<CachedItem> = {}): CachedItem => ({
 
 function rules(over: Partial<ScanRules> = {}): ScanRules {
   return {
-    allowed: withGoogleDefaults({ ALLOWED: { FILE_PATHS: ['My Drive/Media/'] } }).ALLOWED,
+    allowed: { ...withGoogleDefaults({}).ALLOWED, FILE_PATHS: ['My Drive/Media/'] },
     ignoreSize: false,
     mapPath: (p) => p.replace(/^My Drive\/Media\//, '/data/'),
     inPlex: () => false,
