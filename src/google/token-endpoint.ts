@@ -17,8 +17,7 @@ export interface TokenResponse {
 export class OAuthError extends Error {
   /** The HTTP reason phrase, e.g. "Bad Request". */
   statusText = '';
-  /** The start of a body that was not an RFC 6749 error (a proxy's page); never a token answer. */
-  responseText: string | undefined;
+  #responseText: string | undefined;
 
   constructor(
     readonly error: string,
@@ -27,6 +26,18 @@ export class OAuthError extends Error {
   ) {
     super(`Google token endpoint refused the request: ${error}${description ? ` (${description})` : ''}`);
     this.name = 'OAuthError';
+  }
+
+  /**
+   * The start of a body that was not an RFC 6749 error (a proxy's page), for rclone's wording. A getter, so a
+   * logger that prints the error's own fields never prints it.
+   */
+  get responseText(): string | undefined {
+    return this.#responseText;
+  }
+
+  set responseText(text: string | undefined) {
+    this.#responseText = text;
   }
 }
 
