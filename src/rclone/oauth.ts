@@ -58,13 +58,13 @@ export function consentUrl(client: OAuthClient, state: string): string {
 }
 
 /** An authorization that did not complete, in rclone's words. */
-export class OAuthError extends Error {}
+export class SignInError extends Error {}
 
 /** A token-endpoint refusal as rclone prints it ("oauth2: cannot fetch token: 400 Bad Request\nResponse: …"). */
 function inRcloneWords(err: unknown): never {
   if (err instanceof TokenRefusal) {
     const detail = err.responseText ?? `${err.error}${err.description ? ` "${err.description}"` : ''}`;
-    throw new OAuthError(`oauth2: cannot fetch token: ${err.status} ${err.statusText}\nResponse: ${detail}`);
+    throw new SignInError(`oauth2: cannot fetch token: ${err.status} ${err.statusText}\nResponse: ${detail}`);
   }
   throw err;
 }
@@ -110,7 +110,7 @@ export async function loopbackAuthorize(options: LoopbackOptions): Promise<strin
   const state = newState();
   const link = `http://${LOOPBACK_HOST}:${LOOPBACK_PORT}/auth?state=${encodeURIComponent(state)}`;
   const listener = await startLoopbackListener({ state, port: LOOPBACK_PORT, consentUrl: consentUrl(client, state) }).catch((err: NodeJS.ErrnoException) => {
-    throw err.code === 'EADDRINUSE' ? new OAuthError(`failed to start auth webserver: ${LOOPBACK_HOST}:${LOOPBACK_PORT} is already in use`) : err;
+    throw err.code === 'EADDRINUSE' ? new SignInError(`failed to start auth webserver: ${LOOPBACK_HOST}:${LOOPBACK_PORT} is already in use`) : err;
   });
   try {
     if (client.custom) log(notice(`Make sure your Redirect URL is set to "${REDIRECT_URI}" in your custom config.`));
@@ -125,7 +125,7 @@ export async function loopbackAuthorize(options: LoopbackOptions): Promise<strin
     const { code } = await listener.result.catch((err: unknown) => {
       if (!(err instanceof AuthorizationDenied)) throw err;
       const extra = [err.error, err.description].filter(Boolean).join(': ');
-      throw new OAuthError(`Error: Auth Error: No code returned by remote server${extra ? `: ${extra}` : ''}`);
+      throw new SignInError(`Error: Auth Error: No code returned by remote server${extra ? `: ${extra}` : ''}`);
     });
     log(notice('Got code'));
     return await exchangeCode(client, code);
