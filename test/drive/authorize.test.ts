@@ -81,7 +81,7 @@ function expectStoredToken(r: ReturnType<typeof run>) {
 }
 
 describe('scanrelay authorize', () => {
-  it('prints the consent URL with a loopback redirect, and completes when the browser comes back by itself', async () => {
+  it('prints the spec URL with a loopback redirect, and completes when the browser comes back by itself', async () => {
     const r = run([]);
     const url = await r.authUrl();
     const q = url.searchParams;
