@@ -50,9 +50,11 @@ export function migrate(db: Database.Database, c: Component): void {
   const record = db.prepare('UPDATE schema_versions SET version = ? WHERE component = ?');
   for (let v = start; v < known; v++) {
     db.transaction(() => {
+      // Another process opening the same file may have taken this step meanwhile.
+      if ((recordedVersion(db, c.name) ?? 0) > v) return;
       db.exec(c.steps[v]);
       record.run(v + 1, c.name);
       c.mirror?.(db, v + 1);
-    })();
+    }).immediate();
   }
 }
