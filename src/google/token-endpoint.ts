@@ -108,7 +108,8 @@ export async function postGrant(tokenUrl: string, form: Record<string, string>, 
   }
   let body: TokenResponse = {};
   try {
-    body = JSON.parse(text) as TokenResponse;
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object') body = parsed as TokenResponse;
   } catch {
     // A proxy's HTML error page: reported by its status below.
   }
