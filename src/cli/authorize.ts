@@ -1,20 +1,11 @@
-// `scanrelay authorize`: signs the Drive monitor in to a Google account (spec 4.3) with a loopback redirect that
+// `scanrelay authorize`: signs the Drive monitor in to a Google account (docs/drive.md) with a loopback redirect that
 // also accepts a pasted code or redirected URL (headless servers), or the legacy out-of-band redirect (--oob).
 import { Command, InvalidArgumentError } from 'commander';
 import { createInterface } from 'node:readline';
 import { systemClock, type Clock } from '../clock.js';
-import {
-  InvalidGrantError,
-  OOB_REDIRECT_URI,
-  buildAuthUrl,
-  exchangeCode,
-  newPkce,
-  newState,
-  parsePastedAnswer,
-  startLoopbackListener,
-  type LoopbackListener,
-  type RedirectResult,
-} from '../drive/oauth.js';
+import { OOB_REDIRECT_URI, consentUrl, newPkce, newState, parsePastedAnswer, type RedirectResult } from '../google/consent.js';
+import { startLoopbackListener, type LoopbackListener } from '../google/loopback.js';
+import { InvalidGrantError, exchangeCode, toTokenSet } from '../google/token-endpoint.js';
 import { DRIVE_SCOPE, tokenFilePath, type GoogleSettings } from '../drive/settings.js';
 import { writeTokenFile } from '../drive/token-store.js';
 import type { Logger } from '../log.js';
@@ -41,7 +32,7 @@ export interface AuthorizeDeps {
 
 export const PROMPT = 'Enter authorization code: ';
 
-/** The three spec 4.3 step 4 lines, in order. */
+/** The three INFO lines plex_autoscan's authorize logs on success, in order. */
 export const AUTHORIZE_LOG_LINES = [
   'Requesting access token for the authorization code',
   'Retrieving first access token',
@@ -142,7 +133,7 @@ async function runAuthorize(deps: AuthorizeDeps, opts: AuthorizeOptions): Promis
     }
   }
   const redirectUri = listener?.redirectUri ?? OOB_REDIRECT_URI;
-  const url = buildAuthUrl({ authUrl: g.AUTH_URL, clientId: g.CLIENT_ID, redirectUri, scope: DRIVE_SCOPE, state, codeChallenge: pkce.challenge });
+  const url = consentUrl({ authUrl: g.AUTH_URL, clientId: g.CLIENT_ID, redirectUri, scope: DRIVE_SCOPE, state, codeChallenge: pkce.challenge, promptConsent: true });
   out.write(`\nOpen this URL in a browser and allow access to Google Drive:\n\n${url}\n\n`);
   if (listener) {
     out.write(
@@ -178,10 +169,11 @@ async function runAuthorize(deps: AuthorizeDeps, opts: AuthorizeOptions): Promis
   try {
     logger.info(AUTHORIZE_LOG_LINES[0]);
     logger.info(AUTHORIZE_LOG_LINES[1]);
-    const token = await exchangeCode(
+    const answer = await exchangeCode(
       { tokenUrl: g.TOKEN_URL, clientId: g.CLIENT_ID, clientSecret: g.CLIENT_SECRET, code: result.code, redirectUri, codeVerifier: pkce.verifier },
-      { fetch: deps.fetch, clock },
+      { fetch: deps.fetch },
     );
+    const token = toTokenSet(answer, clock.now());
     if (!token.refresh_token) {
       logger.warn('Google returned no refresh token: the monitor will stop working when this access token expires (about an hour)');
     }

@@ -1,4 +1,4 @@
-// The `rclone` command group: `config` (the interactive procedure of spec 4.5, plus create, show,
+// The `rclone` command group: `config` (the interactive procedure of docs/rclone.md, plus create, show,
 // dump, file) and `authorize`, writing the rclone config file that rclone itself reads.
 import { Command } from 'commander';
 import { existsSync } from 'node:fs';

@@ -1,6 +1,7 @@
 // Drive v3 over HTTP: the handful of calls the monitor needs, with a fresh bearer token on each try,
 // one retry after a 401, and exponential backoff on rate limits (403/429) and server errors (5xx).
 import type { Logger } from '../log.js';
+import { listSharedDrives, type DrivesPage, type SharedDrive } from '../google/shared-drives.js';
 import { trimUrl } from './settings.js';
 import type { AccessTokenSource } from './token-store.js';
 
@@ -35,10 +36,7 @@ export interface ChangePage {
   newStartPageToken?: string;
 }
 
-export interface SharedDrive {
-  id: string;
-  name: string;
-}
+export type { SharedDrive };
 
 /** A Drive answer we could not use after retries. `reason` is Drive's errors[0].reason when given. */
 export class DriveApiError extends Error {
@@ -119,17 +117,8 @@ export class DriveApi {
   }
 
   /** Every shared drive the account can see (all pages). */
-  async listDrives(): Promise<SharedDrive[]> {
-    const out: SharedDrive[] = [];
-    let pageToken: string | undefined;
-    do {
-      const q: Record<string, string> = { pageSize: '100', fields: 'nextPageToken,drives(id,name)' };
-      if (pageToken) q.pageToken = pageToken;
-      const page = await this.get<{ drives?: SharedDrive[]; nextPageToken?: string }>('/drives', q);
-      out.push(...(page.drives ?? []).map((d) => ({ id: d.id, name: d.name })));
-      pageToken = page.nextPageToken;
-    } while (pageToken);
-    return out;
+  listDrives(): Promise<SharedDrive[]> {
+    return listSharedDrives((q) => this.get<DrivesPage>('/drives', q));
   }
 
   /** One page of a drive's whole listing, for build-caches. */

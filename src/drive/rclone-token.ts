@@ -1,38 +1,19 @@
 // Borrows the Google token of an existing rclone remote, so one sign-in serves both the rclone mount and the
 // monitor. rclone.conf is read (never written: rclone rewrites the whole file itself on every refresh).
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { existsSync } from 'node:fs';
+import { Conf } from '../rclone/conf.js';
+import { configPath as rcloneConfigPath } from '../rclone/store.js';
 import { RefreshingTokenSource, type RefreshingTokenOptions, type StoredToken } from './token-store.js';
 
-/** rclone.conf sections as plain key/value maps (INI: `[name]`, `key = value`, `#`/`;` comments). */
+/** rclone.conf's remotes as plain key/value maps, read by the rclone wizard's own parser (src/rclone/conf.ts). */
 export function parseRcloneConf(text: string): Map<string, Record<string, string>> {
-  const sections = new Map<string, Record<string, string>>();
-  let current: Record<string, string> | undefined;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (!line || line.startsWith('#') || line.startsWith(';')) continue;
-    const header = /^\[(.+)\]$/.exec(line);
-    if (header) {
-      current = {};
-      sections.set(header[1].trim(), current);
-      continue;
-    }
-    const eq = line.indexOf('=');
-    if (eq < 0 || !current) continue;
-    current[line.slice(0, eq).trim()] = line.slice(eq + 1).trim();
-  }
-  return sections;
+  const conf = Conf.parse(text);
+  return new Map(conf.remoteNames().map((name) => [name, Object.fromEntries(conf.entries(name))]));
 }
 
-/** Where rclone itself looks when --config is not given (the commonly used locations, in rclone's order). */
+/** Where rclone itself looks when --config is not given. */
 export function defaultRcloneConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.RCLONE_CONFIG) return env.RCLONE_CONFIG;
-  const xdg = env.XDG_CONFIG_HOME || join(homedir(), '.config');
-  const modern = join(xdg, 'rclone', 'rclone.conf');
-  const legacy = join(homedir(), '.rclone.conf');
-  return !existsSync(modern) && existsSync(legacy) ? legacy : modern;
+  return rcloneConfigPath(undefined, env);
 }
 
 /** rclone writes Go's oauth2.Token; very old versions used capitalised keys. */
@@ -73,7 +54,13 @@ export function readRcloneRemoteToken(configPath: string, remote: string): Rclon
   if (text.includes('RCLONE_ENCRYPT_V0:')) {
     throw new Error(`${configPath} is an encrypted rclone config: scanrelay cannot read it; use GOOGLE.SERVICE_ACCOUNT_FILE or \`scanrelay authorize\` instead`);
   }
-  const section = parseRcloneConf(text).get(name);
+  let remotes: Map<string, Record<string, string>>;
+  try {
+    remotes = parseRcloneConf(text);
+  } catch (err) {
+    throw new Error(`GOOGLE.RCLONE_CONFIG: ${configPath} is not an rclone config file (${(err as Error).message})`);
+  }
+  const section = remotes.get(name);
   if (!section) throw new Error(`GOOGLE.RCLONE_REMOTE: no remote [${name}] in ${configPath}`);
   if (section.type !== 'drive') {
     const wrapped = section.remote ? ` (it wraps "${section.remote}"; name that drive remote instead)` : '';

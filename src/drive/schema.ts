@@ -1,6 +1,7 @@
-// The Drive tables in the service's SQLite file and their migrations, versioned in drive_schema
-// (PRAGMA user_version belongs to the queue).
+// The Drive tables in the service's SQLite file (id -> path cache, change cursors) and the steps that built them,
+// run by src/migrations.ts as the 'drive' component.
 import type Database from 'better-sqlite3';
+import { migrate, type Component } from '../migrations.js';
 
 const MIGRATIONS: string[] = [
   // 1: the id -> path cache and one change cursor per drive.
@@ -26,18 +27,23 @@ const MIGRATIONS: string[] = [
 
 export const DRIVE_SCHEMA_VERSION = MIGRATIONS.length;
 
+export const driveComponent: Component = {
+  name: 'drive',
+  steps: MIGRATIONS,
+  tooNew: (found, known) =>
+    `the database's Drive tables are version ${found}, newer than this scanrelay understands (${known}): upgrade scanrelay`,
+  // Releases before schema_versions kept the Drive version in a one-row table of its own.
+  adoptLegacy: (db) => {
+    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'drive_schema'").get();
+    if (!table) return 0;
+    const row = db.prepare('SELECT version FROM drive_schema').get() as { version: number } | undefined;
+    const version = row?.version ?? 0;
+    if (version <= MIGRATIONS.length) db.exec('DROP TABLE drive_schema');
+    return version;
+  },
+};
+
 /** Brings the drive_ tables up to date; safe to call on every start and from several modules. */
 export function migrateDriveSchema(db: Database.Database): void {
-  db.exec('CREATE TABLE IF NOT EXISTS drive_schema (version INTEGER NOT NULL)');
-  const row = db.prepare('SELECT version FROM drive_schema').get() as { version: number } | undefined;
-  const from = row?.version ?? 0;
-  if (from > DRIVE_SCHEMA_VERSION) {
-    throw new Error(`the database's Drive tables are version ${from}, newer than this scanrelay understands (${DRIVE_SCHEMA_VERSION}): upgrade scanrelay`);
-  }
-  if (from === DRIVE_SCHEMA_VERSION) return;
-  db.transaction(() => {
-    for (let v = from; v < DRIVE_SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
-    if (row) db.prepare('UPDATE drive_schema SET version = ?').run(DRIVE_SCHEMA_VERSION);
-    else db.prepare('INSERT INTO drive_schema (version) VALUES (?)').run(DRIVE_SCHEMA_VERSION);
-  })();
+  migrate(db, driveComponent);
 }

@@ -1,7 +1,8 @@
 // The GOOGLE section of config.json as the Drive code reads it, its defaults, and the sign-in it selects.
 import { isAbsolute, join, resolve } from 'node:path';
+import { GOOGLE_TOKEN_URL } from '../google/token-endpoint.js';
 
-/** GOOGLE.ALLOWED: which Drive files may lead to a scan (spec 2.3). */
+/** GOOGLE.ALLOWED: which Drive files may lead to a scan (docs/drive.md). */
 export interface GoogleAllowed {
   /** Drive-form prefixes ("My Drive/Media/TV/"), compared case-insensitively. Empty allows nothing. */
   FILE_PATHS: string[];
@@ -45,9 +46,9 @@ export interface GoogleSettings {
 }
 
 export const DEFAULT_AUTH_URL = 'https://accounts.google.com/o/oauth2/v2/auth';
-export const DEFAULT_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+export const DEFAULT_TOKEN_URL = GOOGLE_TOKEN_URL;
 export const DEFAULT_API_URL = 'https://www.googleapis.com';
-/** Full Drive scope, as spec 4.3 asks (the monitor itself only reads). */
+/** Full Drive scope, the one plex_autoscan's authorize asks for (the monitor itself only reads). */
 export const DRIVE_SCOPE = 'https://www.googleapis.com/auth/drive';
 
 export const GOOGLE_DEFAULTS: GoogleSettings = {

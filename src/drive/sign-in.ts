@@ -2,7 +2,7 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { RcloneTokenSource, defaultRcloneConfigPath } from './rclone-token.js';
-import { ServiceAccountTokenSource } from './service-account.js';
+import { ServiceAccountTokenSource } from './service-account-source.js';
 import { DRIVE_SCOPE, resolveFromConfig, signInMethod, tokenFilePath, type GoogleSettings } from './settings.js';
 import { TokenFileSource, type AccessTokenSource } from './token-store.js';
 

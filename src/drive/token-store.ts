@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'n
 import { dirname } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { refreshAccessToken, type TokenSet } from './oauth.js';
+import { refreshGrant, toTokenSet, type TokenSet } from '../google/token-endpoint.js';
 
 /** Anything that can hand the Drive client a bearer token. */
 export interface AccessTokenSource {
@@ -119,11 +119,11 @@ export abstract class RefreshingTokenSource implements AccessTokenSource {
     if (!client.clientId || !client.clientSecret) {
       throw new Error('GOOGLE.CLIENT_ID and GOOGLE.CLIENT_SECRET are needed to refresh the Google Drive token');
     }
-    const refreshed = await refreshAccessToken(
-      { tokenUrl: this.opts.tokenUrl, ...client, refreshToken: base.refresh_token },
-      { fetch: this.opts.fetch, clock: this.opts.clock },
-    );
-    this.current = { ...refreshed, ...(base.client_id ? { client_id: base.client_id } : {}) };
+    const answer = await refreshGrant({ tokenUrl: this.opts.tokenUrl, ...client, refreshToken: base.refresh_token }, { fetch: this.opts.fetch });
+    const refreshed = toTokenSet(answer, this.opts.clock.now());
+    // Google normally sends no new refresh token: the one just used stays good.
+    const refreshToken = refreshed.refresh_token ?? base.refresh_token;
+    this.current = { ...refreshed, refresh_token: refreshToken, ...(base.client_id ? { client_id: base.client_id } : {}) };
     this.save(this.current);
     this.opts.logger.info({ source: this.describe(), expiry: refreshed.expiry }, 'Renewed Google Drive access token');
     return refreshed.access_token;

@@ -1,5 +1,6 @@
-// The SQLite file's layout and its versioned migrations (PRAGMA user_version).
+// The queue's tables (folders, deliveries, history) and the steps that built them, run by src/migrations.ts.
 import type Database from 'better-sqlite3';
+import { migrate as migrateComponent, type Component } from '../migrations.js';
 
 /** Each entry migrates from version i to i+1. Append only; never edit a released step. */
 const migrations: string[] = [
@@ -79,17 +80,17 @@ const migrations: string[] = [
 
 export const schemaVersion = migrations.length;
 
+export const queueComponent: Component = {
+  name: 'queue',
+  steps: migrations,
+  tooNew: (found, known) =>
+    `the queue file was written by a newer scanrelay (schema ${found}, this one knows ${known}): upgrade scanrelay or point --queuefile elsewhere`,
+  // Releases before schema_versions counted the queue's steps in PRAGMA user_version.
+  adoptLegacy: (db) => db.pragma('user_version', { simple: true }) as number,
+  // Kept in step: earlier releases and `restore` read it to refuse a file newer than they are.
+  mirror: (db, version) => void db.pragma(`user_version = ${version}`),
+};
+
 export function migrate(db: Database.Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > migrations.length) {
-    throw new Error(
-      `the queue file was written by a newer scanrelay (schema ${current}, this one knows ${migrations.length}): upgrade scanrelay or point --queuefile elsewhere`,
-    );
-  }
-  for (let v = current; v < migrations.length; v++) {
-    db.transaction(() => {
-      db.exec(migrations[v]);
-      db.pragma(`user_version = ${v + 1}`);
-    })();
-  }
+  migrateComponent(db, queueComponent);
 }

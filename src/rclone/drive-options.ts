@@ -1,4 +1,4 @@
-// The drive backend's options as the wizard asks them: the normal pass (spec 4.5 steps 5-8), the
+// The drive backend's options as the wizard asks them: the normal pass (steps 5-8 in docs/rclone.md), the
 // advanced options that matter to a mount, their rclone help texts, defaults and value kinds.
 
 export type OptionKind = 'string' | 'bool' | 'size' | 'duration' | 'int';
@@ -34,7 +34,7 @@ export const SCOPES: OptionExample[] = [
   },
 ];
 
-/** The normal pass, in order. rclone 1.60 does not ask root_folder_id here; spec 4.5 step 7 does. */
+/** The normal pass, in order. rclone 1.60 does not ask root_folder_id here; docs/rclone.md asks it at step 7. */
 export const NORMAL_OPTIONS: DriveOption[] = [
   {
     name: 'client_id',

@@ -1,16 +1,19 @@
-// Google OAuth for a drive remote the way rclone does it: the loopback flow on 127.0.0.1:53682 (link
-// printed and optionally opened, code received, exchanged at the token URL) with rclone's endpoint
-// overrides RCLONE_DRIVE_AUTH_URL / RCLONE_DRIVE_TOKEN_URL and the remote's auth_url / token_url.
+// Google OAuth for a drive remote the way rclone does it: the loopback flow on 127.0.0.1:53682 (link printed and
+// optionally opened, code received, exchanged at the token URL) with rclone's endpoint overrides
+// RCLONE_DRIVE_AUTH_URL / RCLONE_DRIVE_TOKEN_URL and the remote's auth_url / token_url, and rclone's wording.
+// The sign-in itself is src/google/.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { tokenJson, type TokenResponse } from './token.js';
+import { homedir } from 'node:os';
+import { consentUrl as googleConsentUrl, newState } from '../google/consent.js';
+import { AuthorizationDenied, LOOPBACK_HOST, startLoopbackListener } from '../google/loopback.js';
+import { readServiceAccountKey, serviceAccountGrant } from '../google/service-account.js';
+import { GOOGLE_TOKEN_URL, OAuthError as TokenRefusal, exchangeCode as exchangeGrant } from '../google/token-endpoint.js';
+import { tokenJson } from './token.js';
 
-export const LOOPBACK_HOST = '127.0.0.1';
+export { GOOGLE_TOKEN_URL, LOOPBACK_HOST };
 export const LOOPBACK_PORT = 53682;
 export const REDIRECT_URI = `http://${LOOPBACK_HOST}:${LOOPBACK_PORT}/`;
 export const GOOGLE_AUTH_URL = 'https://accounts.google.com/o/oauth2/auth';
-export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const SCOPE_PREFIX = 'https://www.googleapis.com/auth/';
 
 export interface OAuthClient {
@@ -49,51 +52,41 @@ export function driveClient(options: Record<string, string>, env: NodeJS.Process
   };
 }
 
-/** The provider's consent URL: Go's url.Values encoding, so the parameters are in sorted order. */
+/** The provider's consent URL for this client and the fixed loopback redirect. */
 export function consentUrl(client: OAuthClient, state: string): string {
-  const params = new URLSearchParams([
-    ['access_type', 'offline'],
-    ['client_id', client.clientId],
-    ['redirect_uri', REDIRECT_URI],
-    ['response_type', 'code'],
-    ['scope', client.scopes.join(' ')],
-    ['state', state],
-  ]);
-  return `${client.authUrl}${client.authUrl.includes('?') ? '&' : '?'}${params.toString()}`;
+  return googleConsentUrl({ authUrl: client.authUrl, clientId: client.clientId, redirectUri: REDIRECT_URI, scope: client.scopes.join(' '), state });
 }
 
-export class OAuthError extends Error {}
+/** An authorization that did not complete, in rclone's words. */
+export class SignInError extends Error {}
+
+/** A token-endpoint refusal as rclone prints it ("oauth2: cannot fetch token: 400 Bad Request\nResponse: …"). */
+function inRcloneWords(err: unknown): never {
+  if (err instanceof TokenRefusal) {
+    const detail = err.responseText ?? `${err.error}${err.description ? ` "${err.description}"` : ''}`;
+    throw new SignInError(`oauth2: cannot fetch token: ${err.status} ${err.statusText}\nResponse: ${detail}`);
+  }
+  throw err;
+}
 
 /** Exchanges an authorization code; returns the token JSON as rclone stores it. */
 export async function exchangeCode(client: OAuthClient, code: string): Promise<string> {
-  const body = new URLSearchParams({
-    client_id: client.clientId,
-    client_secret: client.clientSecret,
-    code,
-    grant_type: 'authorization_code',
-    redirect_uri: REDIRECT_URI,
-  });
-  return tokenJson(await postToken(client.tokenUrl, body));
+  const answer = await exchangeGrant({ tokenUrl: client.tokenUrl, clientId: client.clientId, clientSecret: client.clientSecret, code, redirectUri: REDIRECT_URI }).catch(inRcloneWords);
+  return tokenJson(answer);
 }
 
-export async function postToken(url: string, body: URLSearchParams): Promise<TokenResponse> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: body.toString(),
-  });
-  const text = await res.text();
-  let json: Record<string, unknown> = {};
-  try {
-    json = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    // A non-JSON answer is reported with its status below.
-  }
-  if (!res.ok) {
-    const detail = json.error ? `${String(json.error)}${json.error_description ? ` "${String(json.error_description)}"` : ''}` : text.slice(0, 200);
-    throw new OAuthError(`oauth2: cannot fetch token: ${res.status} ${res.statusText}\nResponse: ${detail}`);
-  }
-  return json as TokenResponse;
+/** rclone expands a leading `~` and environment variables in the file name. */
+export function expandPath(path: string, env: NodeJS.ProcessEnv = process.env): string {
+  const home = path === '~' || path.startsWith('~/') ? homedir() + path.slice(1) : path;
+  return home.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a: string | undefined, b: string | undefined) => env[a ?? b ?? ''] ?? '');
+}
+
+/** An access token for a remote's service_account_file (to list its shared drives without a browser). */
+export async function serviceAccountAccessToken(file: string, scopes: string[], now: Date = new Date()): Promise<string> {
+  const key = readServiceAccountKey(expandPath(file), 'service_account_file');
+  const answer = await serviceAccountGrant(key, { tokenUrl: key.token_uri || GOOGLE_TOKEN_URL, scope: scopes.join(' '), nowMs: now.getTime() }).catch(inRcloneWords);
+  if (!answer.access_token) throw new Error('service-account token response has no access_token');
+  return answer.access_token;
 }
 
 /** A NOTICE line on stderr in rclone's log format. */
@@ -114,51 +107,10 @@ export interface LoopbackOptions {
 /** Runs the loopback flow to the end and returns the token JSON. */
 export async function loopbackAuthorize(options: LoopbackOptions): Promise<string> {
   const { client, log } = options;
-  const state = randomBytes(16).toString('base64url');
+  const state = newState();
   const link = `http://${LOOPBACK_HOST}:${LOOPBACK_PORT}/auth?state=${encodeURIComponent(state)}`;
-
-  let settle!: { resolve: (code: string) => void; reject: (err: Error) => void };
-  const codeArrived = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
-  const server = createServer((req, res) => route(req, res));
-  server.keepAliveTimeout = 0;
-
-  function route(req: IncomingMessage, res: ServerResponse): void {
-    res.setHeader('connection', 'close');
-    const url = new URL(req.url ?? '/', REDIRECT_URI);
-    if (url.pathname === '/auth') {
-      if (url.searchParams.get('state') !== state) {
-        res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end('State did not match - please try again');
-        return;
-      }
-      res.writeHead(307, { location: consentUrl(client, state) }).end();
-      return;
-    }
-    if (url.pathname !== '/') {
-      res.writeHead(404).end('404 page not found');
-      return;
-    }
-    const code = url.searchParams.get('code');
-    const got = url.searchParams.get('state') ?? '';
-    if (!code) {
-      const extra = [url.searchParams.get('error'), url.searchParams.get('error_description')].filter(Boolean).join(': ');
-      const description = `No code returned by remote server${extra ? `: ${extra}` : ''}`;
-      page(res, 400, 'Failure!', `Error: Auth Error<br>Description: ${escapeHtml(description)}`);
-      settle.reject(new OAuthError(`Error: Auth Error: ${description}`));
-    } else if (got !== state) {
-      const description = `Expecting "${state}" got "${got}"`;
-      page(res, 400, 'Failure!', `Error: Auth state doesn't match<br>Description: ${escapeHtml(description)}`);
-      settle.reject(new OAuthError(`Error: Auth state doesn't match: ${description}`));
-    } else {
-      page(res, 200, 'Success!', 'All done. Please go back to scanrelay.');
-      settle.resolve(code);
-    }
-  }
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EADDRINUSE' ? new OAuthError(`failed to start auth webserver: ${LOOPBACK_HOST}:${LOOPBACK_PORT} is already in use`) : err),
-    );
-    server.listen(LOOPBACK_PORT, LOOPBACK_HOST, () => resolve());
+  const listener = await startLoopbackListener({ state, port: LOOPBACK_PORT, consentUrl: consentUrl(client, state) }).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'EADDRINUSE' ? new SignInError(`failed to start auth webserver: ${LOOPBACK_HOST}:${LOOPBACK_PORT} is already in use`) : err;
   });
   try {
     if (client.custom) log(notice(`Make sure your Redirect URL is set to "${REDIRECT_URI}" in your custom config.`));
@@ -170,23 +122,16 @@ export async function loopbackAuthorize(options: LoopbackOptions): Promise<strin
     }
     log(notice('Log in and authorize scanrelay for access'));
     log(notice('Waiting for code...'));
-    const code = await codeArrived;
+    const { code } = await listener.result.catch((err: unknown) => {
+      if (!(err instanceof AuthorizationDenied)) throw err;
+      const extra = [err.error, err.description].filter(Boolean).join(': ');
+      throw new SignInError(`Error: Auth Error: No code returned by remote server${extra ? `: ${extra}` : ''}`);
+    });
     log(notice('Got code'));
     return await exchangeCode(client, code);
   } finally {
-    server.closeAllConnections();
-    server.close();
+    await listener.close();
   }
-}
-
-function page(res: ServerResponse, status: number, title: string, body: string): void {
-  res
-    .writeHead(status, { 'content-type': 'text/html; charset=utf-8' })
-    .end(`<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>${title}</title>\n</head>\n<body>\n<h1>${title}</h1>\n<p>${body}</p>\n</body>\n</html>\n`);
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
 }
 
 /** Best effort: the link is printed anyway, so a missing opener is not an error. */

@@ -1,13 +1,12 @@
-// The drive backend's questions after the option pass (spec 4.5 steps 10-17): scopes, getting a
+// The drive backend's questions after the option pass (steps 10-17 in docs/rclone.md): scopes, getting a
 // token (loopback flow, delegated rclone, or a pasted authorize result) and the shared drive —
 // answered by a person at the wizard or by config_* values of `config create`.
 import { decodeBlob, encodeBlob } from './blob.js';
 import { findRclone, rcloneAuthorize } from './delegate.js';
 import { KNOWN_DEFAULTS } from './drive-options.js';
-import { listSharedDrives, driveApiBase } from './drives.js';
-import { driveClient, loopbackAuthorize, scopeUrls } from './oauth.js';
+import { bearerDrivesPage, listSharedDrives } from '../google/shared-drives.js';
+import { driveClient, loopbackAuthorize, scopeUrls, serviceAccountAccessToken } from './oauth.js';
 import type { OptionQuestion } from './prompt.js';
-import { serviceAccountAccessToken } from './service-account.js';
 import { looksLikeToken } from './token.js';
 
 /** The remote being configured; every set is saved at once, as rclone does. */
@@ -184,6 +183,11 @@ async function pasteToken(ctx: SetupContext): Promise<void> {
   }
 }
 
+/** SCANRELAY_DRIVE_API_URL points the shared-drive list at a private or test endpoint. */
+function driveApiBase(env: NodeJS.ProcessEnv): string {
+  return env.SCANRELAY_DRIVE_API_URL || 'https://www.googleapis.com';
+}
+
 async function accessTokenFor(ctx: SetupContext): Promise<string> {
   const file = ctx.remote.get('service_account_file');
   if (file) return serviceAccountAccessToken(file, scopeUrls(ctx.remote.get('scope')));
@@ -205,7 +209,7 @@ async function chooseSharedDrive(ctx: SetupContext): Promise<void> {
   }
   let drives;
   try {
-    drives = await listSharedDrives(await accessTokenFor(ctx), driveApiBase(ctx.env));
+    drives = await listSharedDrives(bearerDrivesPage(driveApiBase(ctx.env), await accessTokenFor(ctx)));
   } catch (err) {
     asker.say(`Error: failed to list Shared Drives: ${(err as Error).message}`);
     asker.section();

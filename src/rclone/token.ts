@@ -1,14 +1,7 @@
 // The token rclone stores: Go's JSON of oauth2.Token (access_token, token_type, refresh_token,
 // expiry in RFC 3339 with the local offset), built from a Google token-endpoint response.
+import type { TokenResponse } from '../google/token-endpoint.js';
 import { goJson } from './gojson.js';
-
-/** The fields of a token endpoint's JSON answer that rclone keeps. */
-export interface TokenResponse {
-  access_token?: string;
-  token_type?: string;
-  refresh_token?: string;
-  expires_in?: number | string;
-}
 
 /** Go's time.RFC3339Nano in the machine's local zone: trailing fraction zeros trimmed, "Z" for UTC. */
 export function goTime(date: Date): string {

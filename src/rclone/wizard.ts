@@ -1,4 +1,4 @@
-// The interactive `config` procedure (spec 4.5): rclone's main menu, new/edit/delete/rename/copy of
+// The interactive `config` procedure (docs/rclone.md): rclone's main menu, new/edit/delete/rename/copy of
 // remotes and the configuration password, over a Terminal so it runs on a TTY or from piped answers.
 import { checkPassword, ConfigPasswordError } from './crypt.js';
 import { ADVANCED_OPTIONS, NORMAL_OPTIONS, parseValue, type DriveOption } from './drive-options.js';
@@ -77,7 +77,7 @@ export class Wizard implements Asker {
     };
   }
 
-  /** The main menu until q (spec 4.5 steps 2 and 19). */
+  /** The main menu until q (steps 2 and 19 in docs/rclone.md). */
   async run(): Promise<void> {
     const all = ['eEdit existing remote', 'nNew remote', 'dDelete remote', 'rRename remote', 'cCopy remote', 'sSet configuration password', 'qQuit config'];
     for (;;) {

@@ -121,7 +121,7 @@ describe('scanrelay authorize', () => {
     expectStoredToken(r);
   });
 
-  it('--oob keeps the spec redirect, with a warning, and takes the pasted code', async () => {
+  it('--oob keeps plex_autoscan\'s out-of-band redirect, with a warning, and takes the pasted code', async () => {
     const r = run(['--oob']);
     const url = await r.authUrl();
     expect(url.searchParams.get('redirect_uri')).toBe('urn:ietf:wg:oauth:2.0:oob');

@@ -23,15 +23,15 @@ afterEach(() => {
 });
 
 describe('drive tables', () => {
-  it('are versioned in drive_schema and leave PRAGMA user_version to the queue', () => {
+  it("are versioned as 'drive' in schema_versions and leave PRAGMA user_version to the queue", () => {
     db.pragma('user_version = 7');
     migrateDriveSchema(db);
     migrateDriveSchema(db);
     expect(db.pragma('user_version', { simple: true })).toBe(7);
-    expect(db.prepare('SELECT version FROM drive_schema').all()).toEqual([{ version: DRIVE_SCHEMA_VERSION }]);
+    expect(db.prepare('SELECT component, version FROM schema_versions').all()).toEqual([{ component: 'drive', version: DRIVE_SCHEMA_VERSION }]);
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
-    expect(tables.every((t) => t.startsWith('drive_'))).toBe(true);
-    db.prepare('UPDATE drive_schema SET version = 99').run();
+    expect(tables.filter((t) => t !== 'schema_versions').every((t) => t.startsWith('drive_'))).toBe(true);
+    db.prepare("UPDATE schema_versions SET version = 99 WHERE component = 'drive'").run();
     expect(() => migrateDriveSchema(db)).toThrow(/newer than this scanrelay understands/);
   });
 });

@@ -79,7 +79,7 @@ describe('authorize blob', () => {
     expect(encodeBlob({ scope: 'drive' })).toBe('eyJzY29wZSI6ImRyaXZlIn0');
   });
 
-  it('decodes the blob real rclone 1.60 authorize printed (rclone.md §4.3)', () => {
+  it('decodes the blob real rclone 1.60 authorize printed', () => {
     const blob =
       'eyJ0b2tlbiI6IntcImFjY2Vzc190b2tlblwiOlwieWEyOS5GQUtFQUNDRVNTXCIsXCJ0b2tlbl90eXBlXCI6XCJCZWFyZXJcIixcInJlZnJlc2hfdG9rZW5cIjpcIjEvL0ZBS0VSRUZSRVNIXCIsXCJleHBpcnlcIjpcIjIwMjYtMTEtMjFUMDQ6NDI6MzQuOTM0MzU2NVpcIn0ifQ';
     const map = decodeBlob(`${blob.slice(0, 40)}\n  ${blob.slice(40)}`);
