@@ -4,7 +4,7 @@ import type { Logger } from './log.js';
 import { baseName, parentFolder, trimTrailingSeparator } from './paths/folder.js';
 import { gateRequests, PathRefused, preview } from './paths/gate.js';
 import { ignoredBy, mapPath, priorityOf, type MappingMatch, type PathMappings } from './paths/mapping.js';
-import type { PathState } from './processor/processor.js';
+import type { PathState } from './paths/disk.js';
 import type { FolderRequest, Queue } from './queue/store.js';
 import type { ScanRequest } from './request.js';
 

@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { systemClock } from '../clock.js';
 import { createDoctor, explanationText } from '../doctor/explain.js';
-import { diskPathState } from '../processor/processor.js';
+import { diskPathState } from '../paths/disk.js';
 import { buildTargets } from '../targets/build.js';
 import { globalFlags, loadContext } from './context.js';
 

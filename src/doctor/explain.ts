@@ -5,7 +5,7 @@ import { routePath, type IntakeSettings } from '../intake.js';
 import { trimTrailingSeparator, isInside, separatorOf } from '../paths/folder.js';
 import { mappingCandidates, priorityOf, type MappingMatch } from '../paths/mapping.js';
 import { PlexApi } from '../plex/api.js';
-import type { PathState } from '../processor/processor.js';
+import type { PathState } from '../paths/disk.js';
 import { emby } from '../targets/emby.js';
 import { jellyfin } from '../targets/jellyfin.js';
 import type { MediaBrowserFlavour } from '../targets/mediabrowser.js';

@@ -5,7 +5,8 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { mapPath } from '../paths/mapping.js';
 import type { FolderRow, Queue } from '../queue/store.js';
-import type { PathState, ProcessorSettings } from './processor.js';
+import type { PathState } from '../paths/disk.js';
+import type { ProcessorSettings } from './settings.js';
 
 const CHECK_BATCH = 256;
 

@@ -1,11 +1,10 @@
 // The loop that turns due queue rows into deliveries: existence checks, anchors, per-target dispatch and retries.
 // A delivery ends when the server accepted the scan; following it to its end is the follow-up stage's job.
-import { stat } from 'node:fs/promises';
 import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
 import { FollowStage } from '../follow/stage.js';
 import type { Logger } from '../log.js';
-import type { PathMappings } from '../paths/mapping.js';
+import { diskPathState, type PathState } from '../paths/disk.js';
 import type { FolderRow, PendingRow, Queue } from '../queue/store.js';
 import { runScanCommand, type CommandRunner } from '../targets/commands.js';
 import type { ExternalIds } from '../request.js';
@@ -14,36 +13,16 @@ import type { ScanOutcome, Target } from '../targets/target.js';
 import { Availability, healthOf, IDLE_PROBE_MS, newTargetState, type TargetHealth, type TargetState } from './availability.js';
 import { backoffDelay } from './backoff.js';
 import { FileChecks } from './checks.js';
+import type { ProcessorSettings } from './settings.js';
 
 export type { TargetHealth };
-
-export interface ProcessorSettings {
-  /** SERVER_FILE_EXIST_PATH_MAPPINGS: media-server path -> path where this service can stat the file. */
-  fileExistMappings: PathMappings;
-  /** SERVER_MAX_FILE_CHECKS (0 = no check). */
-  maxFileChecks: number;
-  /** SERVER_FILE_CHECK_DELAY in ms. */
-  fileCheckDelayMs: number;
-  /** SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION. */
-  folderOnExhaustion: boolean;
-  /** SERVER_ANCHOR_FILES (+ PLEX_EMPTY_TRASH_CONTROL_FILES where configured): all must exist before any scan. */
-  anchors: string[];
-  /** Cap of a folder's retry backoff (SERVER_SCAN_RETRY_MAX_DELAY in ms). */
-  retryMaxDelayMs: number;
-  /** RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN ('' = none), for every target kind. */
-  commandBefore?: string;
-  commandAfter?: string;
-  /** How often an idle target that is up is asked whether it still answers (a wrong token shows at once). */
-  idleProbeMs?: number;
-}
+export type { ProcessorSettings };
 
 /** Folders checked ahead of delivery, in multiples of a target's slots (the rest wait, unchecked). */
 const LOOKAHEAD = 4;
 
 /** Deliveries in flight per target when the target sets no concurrency and no pause. */
 export const DEFAULT_CONCURRENCY = 8;
-
-export type PathState = 'file' | 'folder' | 'missing';
 
 export interface ProcessorDeps {
   queue: Queue;
@@ -60,15 +39,6 @@ export interface ProcessorDeps {
   refreshers?: Map<string, ItemRefresher>;
   /** RCLONE.RC_CACHE_REFRESH: told of each missing file before its next check (src/rclone/remote-control.ts). */
   refreshCache?: (localPath: string) => Promise<void>;
-}
-
-export async function diskPathState(path: string): Promise<PathState> {
-  try {
-    const s = await stat(path);
-    return s.isDirectory() ? 'folder' : 'file';
-  } catch {
-    return 'missing';
-  }
 }
 
 export class Processor {

@@ -1,14 +1,9 @@
 // The durable queue: one row per folder waiting to be scanned, its delivery state per target, and history.
-// Every write is committed before it returns, so a request acknowledged after enqueue() survives kill -9.
-import Database from '../sqlite.js';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+// Every write is committed before it returns (or, through grouped(), before its promise resolves), so a request
+// acknowledged after enqueue() survives kill -9. The file itself (pragmas, WAL, group commit) is src/queue/file.ts.
 import type { Clock } from '../clock.js';
-import { createPrivate } from '../private-files.js';
-import { Checkpointer } from './checkpointer.js';
-import { GroupCommit } from './group-commit.js';
+import { QueueFile } from './file.js';
 import type { DeliveryRef, DeliveryResult, DeliveryRow, FinalDeliveryState, FolderRequest, FolderRow, FollowingRow, HistoryRow, PendingRow } from './rows.js';
-import { migrate } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
 
 export type { DeliveryRef, DeliveryResult, DeliveryRow, DeliveryState, FinalDeliveryState, FolderRequest, FolderRow, FollowingRow, HistoryRow, PendingRow } from './rows.js';
@@ -32,48 +27,18 @@ export interface QueueOptions {
   checkpointEveryMs?: number;
 }
 
-export class Queue {
-  readonly db: Database.Database;
+export class Queue extends QueueFile {
   private readonly clock: Clock;
   private readonly opts: Required<Omit<QueueOptions, 'checkpointEveryMs'>> & Pick<QueueOptions, 'checkpointEveryMs'>;
   private readonly stmt: Statements;
   private historyWrites = 0;
-  private checkpointer?: Checkpointer;
-  private readonly group: GroupCommit;
 
   constructor(file: string, clock: Clock, opts: QueueOptions) {
-    if (file !== ':memory:') {
-      mkdirSync(dirname(file), { recursive: true });
-      // SQLite gives the WAL and SHM files the mode of the database file: 0600 for all three.
-      createPrivate(file);
-    }
-    this.db = new Database(file);
-    // WAL + NORMAL survives a killed process (the WAL is in the OS page cache); only a power cut could
-    // lose the last transactions. busy_timeout lets a second process (CLI) share the file.
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    // SQLite's usual 2 MB page cache, not better-sqlite3's 16 MB: the queue's hot pages are its index tops, the
-    // OS page cache keeps the rest of the file, and the server's memory stays small with a large queue.
-    this.db.pragma('cache_size = -2000');
-    this.db.pragma('foreign_keys = ON');
-    this.opts = { historyLimit: 10_000, busyTimeoutMs: 250, ...opts };
-    this.db.pragma(`busy_timeout = ${Math.max(0, Math.round(this.opts.busyTimeoutMs))}`);
-    migrate(this.db);
+    const all = { historyLimit: 10_000, busyTimeoutMs: 250, ...opts };
+    super(file, all);
+    this.opts = all;
     this.clock = clock;
-    if (this.opts.checkpointEveryMs !== undefined && file !== ':memory:') {
-      this.db.pragma('wal_autocheckpoint = 0');
-      this.checkpointer = new Checkpointer(file, this.opts.checkpointEveryMs, () => this.checkpoint());
-    }
     this.stmt = prepareStatements(this.db);
-    this.group = new GroupCommit(this.db);
-  }
-
-  /**
-   * Runs `write` (one of this queue's methods) in a transaction shared with the other writes of this turn of
-   * the event loop: the processor and the follow-up stage record outcomes this way.
-   */
-  grouped<T>(write: () => T): Promise<T> {
-    return this.group.run(write);
   }
 
   /** Adds a request; a folder already queued is merged (due time reset, higher priority kept). Committed on return. */
@@ -381,27 +346,5 @@ export class Queue {
       received: row.received ?? null,
     });
     if (this.opts.historyLimit > 0 && ++this.historyWrites % 500 === 0) this.stmt.trimHistory.run(this.opts.historyLimit);
-  }
-
-  /** Moves committed WAL pages into the database file without waiting for readers (PASSIVE). */
-  /**
-   * Copies the WAL into the database and truncates it: in the checkpointer's worker when one runs (a large WAL
-   * would stall the event loop for hundreds of milliseconds), otherwise here, with `fallback`.
-   */
-  truncateWal(fallback: () => void): void {
-    if (!this.checkpointer?.truncate()) fallback();
-  }
-
-  checkpoint(): void {
-    try {
-      if (this.db.open) this.db.pragma('wal_checkpoint(PASSIVE)');
-    } catch {
-      // Busy or read-only: the WAL keeps the commits, and the next checkpoint (or close) tries again.
-    }
-  }
-
-  close(): void {
-    this.checkpointer?.stop();
-    if (this.db.open) this.db.close();
   }
 }

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PathState } from '../../src/processor/processor.js';
+import type { PathState } from '../../src/paths/disk.js';
 import { testService, type TestService } from '../support/service.js';
 
 let t: TestService | undefined;

@@ -7,7 +7,7 @@ import { ManualClock } from '../../src/clock.js';
 import { defaultConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
-import type { PathState } from '../../src/processor/processor.js';
+import type { PathState } from '../../src/paths/disk.js';
 import { createService, type Service, type ServiceOptions } from '../../src/service.js';
 import type { Target } from '../../src/targets/target.js';
 import { FakePlex } from '../fakes/plex.js';

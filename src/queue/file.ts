@@ -1,0 +1,75 @@
+// The queue's SQLite file: created 0600, opened in WAL mode with a small cache, migrated; its WAL copied into
+// the database by a worker thread; the writes of one turn of the event loop grouped into one transaction.
+// The queue's rules (src/queue/store.ts) are built on it.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createPrivate } from '../private-files.js';
+import Database from '../sqlite.js';
+import { Checkpointer } from './checkpointer.js';
+import { GroupCommit } from './group-commit.js';
+import { migrate } from './schema.js';
+
+export interface QueueFileOptions {
+  busyTimeoutMs: number;
+  checkpointEveryMs?: number;
+}
+
+export class QueueFile {
+  readonly db: Database.Database;
+  private checkpointer?: Checkpointer;
+  private readonly group: GroupCommit;
+
+  constructor(file: string, opts: QueueFileOptions) {
+    if (file !== ':memory:') {
+      mkdirSync(dirname(file), { recursive: true });
+      // SQLite gives the WAL and SHM files the mode of the database file: 0600 for all three.
+      createPrivate(file);
+    }
+    this.db = new Database(file);
+    // WAL + NORMAL survives a killed process (the WAL is in the OS page cache); only a power cut could
+    // lose the last transactions. busy_timeout lets a second process (CLI) share the file.
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    // SQLite's usual 2 MB page cache, not better-sqlite3's 16 MB: the queue's hot pages are its index tops, the
+    // OS page cache keeps the rest of the file, and the server's memory stays small with a large queue.
+    this.db.pragma('cache_size = -2000');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma(`busy_timeout = ${Math.max(0, Math.round(opts.busyTimeoutMs))}`);
+    migrate(this.db);
+    if (opts.checkpointEveryMs !== undefined && file !== ':memory:') {
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = new Checkpointer(file, opts.checkpointEveryMs, () => this.checkpoint());
+    }
+    this.group = new GroupCommit(this.db);
+  }
+
+  /**
+   * Runs `write` (one of the queue's methods) in a transaction shared with the other writes of this turn of
+   * the event loop: the processor and the follow-up stage record outcomes this way.
+   */
+  grouped<T>(write: () => T): Promise<T> {
+    return this.group.run(write);
+  }
+
+  /**
+   * Copies the WAL into the database and truncates it: in the checkpointer's worker when one runs (a large WAL
+   * would stall the event loop for hundreds of milliseconds), otherwise here, with `fallback`.
+   */
+  truncateWal(fallback: () => void): void {
+    if (!this.checkpointer?.truncate()) fallback();
+  }
+
+  /** Moves committed WAL pages into the database file without waiting for readers (PASSIVE). */
+  checkpoint(): void {
+    try {
+      if (this.db.open) this.db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Busy or read-only: the WAL keeps the commits, and the next checkpoint (or close) tries again.
+    }
+  }
+
+  close(): void {
+    this.checkpointer?.stop();
+    if (this.db.open) this.db.close();
+  }
+}
