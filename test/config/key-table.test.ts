@@ -1,10 +1,11 @@
 // No config key that does nothing: every key in docs/configuration.md's reference tables is listed here with
 // the test that proves its effect, or as accepted for compatibility with the log line that says what it does
 // instead (and the docs must say so too). A key added to the docs without an entry here fails this test.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { writeConfigFile } from '../support/config-file.js';
 import { repoRoot } from '../support/fixtures.js';
 import { runCli } from '../support/child.js';
 
@@ -202,19 +203,16 @@ describe('every documented config key', () => {
     for (const [key] of accepted) expect(documented.get(key), key).toMatch(/accepted for compatibility|accepts them|Where it came from|Replaced by|Before 2019|develop branch|Cloudbox/i);
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-keys-'));
     dirs.push(dir);
-    writeFileSync(
-      join(dir, 'config.json'),
-      JSON.stringify({
-        SERVER_PASS: '0123456789abcdef0123456789abcdef',
-        SERVER_USE_SQLITE: false,
-        RCLONE: { BINARY: '/usr/bin/rclone', CRYPT_MAPPINGS: { 'My Drive/enc/': ['gcrypt:'] } },
-        PLEX_SECTION_PATH_MAPPINGS: { '1': ['/Movies/'] },
-        PLEX_SECTION_PATH_MAPPINGS_WITH_API: false,
-        GDRIVE: { SCAN_EXTENSIONS: [] },
-        RCLONE_RC_CACHE_EXPIRE: {},
-        MY_OWN_NOTES: 'kept for me',
-      }),
-    );
+    writeConfigFile(dir, {
+      SERVER_PASS: '0123456789abcdef0123456789abcdef',
+      SERVER_USE_SQLITE: false,
+      RCLONE: { BINARY: '/usr/bin/rclone', CRYPT_MAPPINGS: { 'My Drive/enc/': ['gcrypt:'] } },
+      PLEX_SECTION_PATH_MAPPINGS: { '1': ['/Movies/'] },
+      PLEX_SECTION_PATH_MAPPINGS_WITH_API: false,
+      GDRIVE: { SCAN_EXTENSIONS: [] },
+      RCLONE_RC_CACHE_EXPIRE: {},
+      MY_OWN_NOTES: 'kept for me',
+    });
     const log = join(dir, 'scanrelay.log');
     const child = runCli(['server', '--port', '0', '--host', '127.0.0.1', '--config', join(dir, 'config.json'), '--queuefile', join(dir, 'q.db'), '--logfile', log, '--loglevel', 'debug', '--log-format', 'json'], { cwd: dir });
     try {

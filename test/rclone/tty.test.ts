@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/fixtures.js';
 import { CLI_ENTRY } from './cli-session.js';
+import { until } from '../support/until.js';
 
 const TOKEN = '{"access_token":"ya29.TTY","token_type":"Bearer","refresh_token":"1//TTY","expiry":"2026-11-21T04:42:34Z"}';
 
@@ -27,20 +28,16 @@ function promptCount(prompt: string): number {
   return screen().split('\n').filter((l) => l.startsWith(prompt.trimEnd())).length;
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n--- screen ---\n${screen()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Waits up to 15 s for the screen to show `what`; the error shows the screen. */
+const onScreen = (condition: () => boolean, what: string) =>
+  until(condition, { ms: 15_000, every: 25, what: () => `waiting for ${what}\n--- screen ---\n${screen()}` });
 
 /** Prompts already answered, by prompt text: the next answer waits for one more of them. */
 const answered = new Map<string, number>();
 
 async function answer(prompt: string, text: string): Promise<void> {
   const seen = answered.get(prompt) ?? 0;
-  await until(() => promptCount(prompt) > seen, `prompt ${JSON.stringify(prompt)} #${seen + 1}`);
+  await onScreen(() => promptCount(prompt) > seen, `prompt ${JSON.stringify(prompt)} #${seen + 1}`);
   answered.set(prompt, seen + 1);
   if (text !== '') tmux(['send-keys', '-t', session, '-l', text]);
   tmux(['send-keys', '-t', session, 'Enter']);
@@ -82,7 +79,7 @@ describe('on a terminal (tmux)', () => {
     await answer('service_account_file> ', '');
     await answer('y/n> ', 'n');
     await answer('y/n> ', 'n');
-    await until(() => /scanrelay rclone authorize "drive" "[A-Za-z0-9+/]+"/.test(screen()), 'the authorize command');
+    await onScreen(() => /scanrelay rclone authorize "drive" "[A-Za-z0-9+/]+"/.test(screen()), 'the authorize command');
     await answer('config_token> ', TOKEN);
     await answer('y/n> ', 'n');
     await answer('y/e/d> ', 'y');
@@ -96,7 +93,7 @@ describe('on a terminal (tmux)', () => {
     // The pane is marked dead when the program ends; tmux 3.3 sometimes never reaps the child and so
     // never learns its status (seen here: a zombie with no status), so a status, when known, must be 0.
     const pane = (): string => tmux(['list-panes', '-t', session, '-F', '#{pane_dead}:#{pane_dead_status}']).trim();
-    await until(() => pane().startsWith('1:'), 'the program to end');
+    await onScreen(() => pane().startsWith('1:'), 'the program to end');
     expect(['1:0', '1:']).toContain(pane());
     const text = screen();
     expect(text).toContain('Password set');

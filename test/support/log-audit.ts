@@ -2,6 +2,7 @@
 // for every secret and token the tests use (test/support/log-audit-global.ts): no log line may hold one.
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 
 /** The secrets and tokens the tests configure or their fakes hand out. */
 export const AUDITED_SECRETS = [
@@ -52,4 +53,16 @@ export function lineAuditor(): (chunk: string) => void {
     partial = end === -1 ? text : text.slice(end + 1);
     if (end !== -1) auditLogs(text.slice(0, end + 1));
   };
+}
+
+/** A console stream for a test's logger: hands each chunk to `keep` and audits it. */
+export function auditedSink(keep: (text: string) => void): Writable {
+  return new Writable({
+    write(chunk, _enc, cb) {
+      const text = String(chunk);
+      keep(text);
+      auditLogs(text);
+      cb();
+    },
+  });
 }
