@@ -36,6 +36,11 @@ export const AUDITED_SECRETS = [
 
 export const AUDIT_ENV = 'VITEST_LOG_AUDIT_DIR';
 
+/** The audited secrets that `text` holds (none, for a clean log). */
+export function leakedSecrets(text: string): string[] {
+  return AUDITED_SECRETS.filter((secret) => text.includes(secret));
+}
+
 /** Records log output: JSON log lines only (a command's own printed output, such as the URL banner, is not a log). */
 export function auditLogs(text: string): void {
   const dir = process.env[AUDIT_ENV];

@@ -14,6 +14,10 @@ import { auditedSink } from './log-audit.js';
 
 export const SECRET = '0123456789abcdef0123456789abcdef';
 
+/** Every log line of every service this test file built, for a file's own check that none holds a secret. */
+const everyLine: string[] = [];
+export const serviceLogs = (): string => everyLine.join('');
+
 export interface TestService {
   service: Service;
   plex: FakePlex;
@@ -44,7 +48,7 @@ export async function testService(
     ...opts.config,
   } as Config;
   const logs: string[] = [];
-  const logger = createLogger({ level: 'debug', console: auditedSink((text) => logs.push(text)), secrets: [config.SERVER_PASS, config.PLEX_TOKEN] });
+  const logger = createLogger({ level: 'debug', console: auditedSink((text) => (logs.push(text), everyLine.push(text))), secrets: [config.SERVER_PASS, config.PLEX_TOKEN] });
   const queuefile = opts.queuefile ?? join(dir, 'queue.db');
   const service = await createService({
     config,
