@@ -10,6 +10,7 @@ export const AUDITED_SECRETS = [
   'f00dcafef00dcafef00dcafef00dcafe',
   '9c4b81fe234e4d6eb9011cefe514d915',
   '0a1b2c3d4e5f60718293a4b5c6d7e8f9',
+  'c0c0a1c0c0a1c0c0a1c0c0a1c0c0a1c0', // test/triggers/recipe.test.ts
   'pass with space',
   'plex-token-1234',
   'plex-token-1',
