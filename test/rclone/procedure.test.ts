@@ -1,4 +1,4 @@
-// Spec 4.5 steps 1-19 end to end through the real CLI with answers on a pipe, against the fake Google
+// The procedure of docs/rclone.md (steps 1-19) end to end through the real CLI with answers on a pipe, against the fake Google
 // endpoints and the REAL rclone binary (its authorize output pasted in, its config dump/show reading
 // our file back). Everything that uses the fixed loopback port 53682 lives in this one file.
 import { execFileSync } from 'node:child_process';
@@ -76,7 +76,7 @@ async function scriptedRun(file: string, sharedDrive: number | undefined): Promi
   return s;
 }
 
-describe('the procedure of spec 4.5, piped, with real rclone', () => {
+describe('the procedure of docs/rclone.md, piped, with real rclone', () => {
   it('steps 1-19 leave a file real rclone reads back with identical fields', async () => {
     const file = join(dir, 'steps.conf');
     const s = await scriptedRun(file, undefined);

@@ -48,7 +48,7 @@ afterAll(() => {
 });
 
 describe('on a terminal (tmux)', () => {
-  it('runs steps 1-19, then sets a password without echoing it', async () => {
+  it('runs the steps of docs/rclone.md, then sets a password without echoing it', async () => {
     const file = join(dir, 'tty.conf');
     terminal = openTerminal({
       socket: `scanrelay-test-${process.pid}`,

@@ -80,7 +80,7 @@ describe('a new remote, headless, as rclone 1.60 shows it', () => {
     expect(r.out).toContain(
       `Configure this as a Shared Drive (Team Drive)?\n\ny) Yes\nn) No (default)\ny/n> \nConfiguration complete.\nOptions:\n- type: drive\n- scope: drive\n- token: ${TOKEN}\n- team_drive: \nKeep this "gdrive" remote?\ny) Yes this is OK (default)\ne) Edit this remote\nd) Delete this remote\ny/e/d> \nCurrent remotes:\n\nName                 Type\n====                 ====\ngdrive               drive\n\ne) Edit existing remote\nn) New remote\nd) Delete remote\nr) Rename remote\nc) Copy remote\ns) Set configuration password\nq) Quit config\ne/n/d/r/c/s/q> `,
     );
-    // The file of rclone.md §10.1, byte for byte.
+    // The file rclone itself writes for this remote, byte for byte (docs/rclone.md, "The file").
     expect(r.text).toBe(`[gdrive]\ntype = drive\nscope = drive\ntoken = ${TOKEN}\nteam_drive = \n\n`);
   });
 

@@ -17,8 +17,8 @@ const sonarrDownload = (path: string) => ({
   applicationUrl: '',
 });
 
-describe('POST /<SERVER_PASS> (spec 4.1)', () => {
-  it('spec 4.1: a form-encoded Manual request is mapped and queued', async () => {
+describe('POST /<SERVER_PASS>', () => {
+  it('a form-encoded Manual request is mapped and queued', async () => {
     const res = await t.service.app.inject({
       method: 'POST',
       url: `/${SECRET}`,
@@ -94,8 +94,8 @@ describe('POST /<SERVER_PASS> (spec 4.1)', () => {
   });
 });
 
-describe('GET /<SERVER_PASS> (spec 4.2)', () => {
-  it('spec 4.2: serves a page with one path input that posts a Manual request', async () => {
+describe('GET /<SERVER_PASS>', () => {
+  it('serves a page with one path input that posts a Manual request', async () => {
     const res = await t.service.app.inject({ method: 'GET', url: `/${SECRET}` });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');
@@ -124,7 +124,7 @@ describe('GET /<SERVER_PASS> (spec 4.2)', () => {
   });
 });
 
-describe('/api/<SERVER_PASS> (plex_autoscan §2.3) and /health', () => {
+describe("/api/<SERVER_PASS> (plex_autoscan's cmd=queue_count) and /health", () => {
   it('cmd=queue_count by GET query, POST form and POST JSON', async () => {
     await t.service.app.inject({ method: 'POST', url: `/${SECRET}`, payload: { eventType: 'Manual', filepath: '/data/media/tv/a/b.mkv' } });
     expect((await t.service.app.inject({ method: 'GET', url: `/api/${SECRET}?cmd=queue_count` })).json()).toEqual({ queue_count: 1 });

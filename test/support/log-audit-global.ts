@@ -1,5 +1,5 @@
 // Vitest global setup: gives the workers a folder to copy their log lines to, and after the whole suite
-// fails the run if any line holds a secret (the "asserted over the logs of the whole suite").
+// fails the run if any line holds a secret: one check over the logs of the whole suite, not of each file alone.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
