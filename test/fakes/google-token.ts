@@ -3,8 +3,8 @@
 // invalid_grant on demand). Response bodies start from the shared OAuth fixtures.
 import { createHash, createPublicKey, createVerify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { googleAnswer } from './google-answers.js';
+import { closeServer, listenLocal } from '../support/net.js';
 
 interface IssuedCode {
   redirectUri: string;
@@ -44,14 +44,12 @@ export class FakeGoogleAuth {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', () => r()));
-    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.baseUrl = await listenLocal(this.server);
     return this;
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+    await closeServer(this.server);
   }
 
   /** The Drive fake asks this whether a bearer token is good. */
