@@ -29,10 +29,7 @@ function run(args: string[], google: Partial<GoogleSettings> = {}) {
   let code: number | undefined;
   const settings = withGoogleDefaults({
     ENABLED: true,
-    CLIENT_ID: auth.clientId,
-    CLIENT_SECRET: auth.clientSecret,
-    AUTH_URL: auth.authUrl,
-    TOKEN_URL: auth.tokenUrl,
+    ...auth.clientKeys,
     ...google,
   });
   const cmd = authorizeCommand({

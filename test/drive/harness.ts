@@ -50,19 +50,11 @@ export async function startHarness(
   drive.acceptToken = (t) => auth.isValidAccessToken(t);
   const clock = new ManualClock(Date.now());
   if (opts.writeToken !== false) {
-    writeTokenFile(join(dir, 'token.json'), {
-      access_token: auth.issueAccessToken(),
-      refresh_token: auth.issueRefreshToken(),
-      token_type: 'Bearer',
-      expiry: new Date(clock.now() + 3600_000).toISOString(),
-    });
+    writeTokenFile(join(dir, 'token.json'), auth.issueToken(clock.now() + 3600_000));
   }
   const settings = withGoogleDefaults({
     ENABLED: true,
-    CLIENT_ID: auth.clientId,
-    CLIENT_SECRET: auth.clientSecret,
-    AUTH_URL: auth.authUrl,
-    TOKEN_URL: auth.tokenUrl,
+    ...auth.clientKeys,
     API_URL: drive.baseUrl,
     POLL_INTERVAL: 60,
     ALLOWED: {

@@ -42,6 +42,16 @@ export class FakeGoogleAuth {
     return `${this.baseUrl}/token`;
   }
 
+  /** The GOOGLE keys that make scanrelay sign in at this fake, as this fake's OAuth client. */
+  get clientKeys(): { CLIENT_ID: string; CLIENT_SECRET: string; AUTH_URL: string; TOKEN_URL: string } {
+    return { CLIENT_ID: this.clientId, CLIENT_SECRET: this.clientSecret, AUTH_URL: this.authUrl, TOKEN_URL: this.tokenUrl };
+  }
+
+  /** A signed-in token as the token file holds it: fresh access and refresh tokens, valid until `expiresAt` (ms). */
+  issueToken(expiresAt: number): { access_token: string; refresh_token: string; token_type: 'Bearer'; expiry: string } {
+    return { access_token: this.issueAccessToken(), refresh_token: this.issueRefreshToken(), token_type: 'Bearer', expiry: new Date(expiresAt).toISOString() };
+  }
+
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
     this.baseUrl = await listenLocal(this.server);
