@@ -3,7 +3,8 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
-import { cleanup, freePort, log, median, prefillQueue, spawnServer, standalone, startBare, tempDir, waitHealth, writeConfig, type Figure } from './support.js';
+import { freePort } from '../test/support/net.js';
+import { cleanup, log, median, prefillQueue, spawnServer, standalone, startBare, tempDir, waitHealth, writeConfig, type Figure } from './support.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const FOLDERS = 100_000;

@@ -2,12 +2,13 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../src/clock.js';
 import { Queue, type FolderRequest } from '../src/queue/store.js';
+import { writeConfigFile } from '../test/support/config-file.js';
+import { until } from '../test/support/until.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SECRET = 'be9c1a7e5d3f4b2a8c6e0f1d2b3a4c5d';
@@ -74,20 +75,15 @@ export function mediaDir(dir: string): string {
  * file checks on, scans followed and confirmed.
  */
 export function writeConfig(dir: string, values: Record<string, unknown>): string {
-  const file = join(dir, 'config.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      SERVER_PASS: SECRET,
-      SERVER_IP: '127.0.0.1',
-      SERVER_PORT: 3468,
-      PLEX_SCAN_MODE: 'api',
-      SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] },
-      SERVER_FILE_EXIST_PATH_MAPPINGS: { [`${mediaDir(dir)}/`]: ['/data/media/tv/'] },
-      ...values,
-    }),
-  );
-  return file;
+  return writeConfigFile(dir, {
+    SERVER_PASS: SECRET,
+    SERVER_IP: '127.0.0.1',
+    SERVER_PORT: 3468,
+    PLEX_SCAN_MODE: 'api',
+    SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] },
+    SERVER_FILE_EXIST_PATH_MAPPINGS: { [`${mediaDir(dir)}/`]: ['/data/media/tv/'] },
+    ...values,
+  });
 }
 
 /** Creates the episode files that requests name (as Plex sees them, under /data/media/tv/) on the bench's disk. */
@@ -263,18 +259,6 @@ export async function startBare(port = 0): Promise<ServerChild> {
   };
 }
 
-/** A port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}
-
 /** Peak resident set size of a live process (Linux VmHWM), in MB. */
 export function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -285,18 +269,17 @@ export function peakRssMb(pid: number): number {
 
 /** Polls GET /health until it answers 200; returns when it did (ms since the epoch). */
 export async function waitHealth(url: string, timeoutMs = 30_000, everyMs = 5): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  const healthy = async () => {
     try {
       const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
       await res.arrayBuffer();
-      if (res.status === 200) return Date.now();
+      return res.status === 200;
     } catch {
-      /* not listening yet */
+      return false; // not listening yet
     }
-    await sleep(everyMs);
-  }
-  throw new Error(`no /health 200 from ${url} within ${timeoutMs} ms`);
+  };
+  await until(healthy, { ms: timeoutMs, every: everyMs, what: `no /health 200 from ${url}` });
+  return Date.now();
 }
 
 /** Writes `n` queued folders straight into a queue file (as if n requests had been acknowledged). */
@@ -378,18 +361,13 @@ export function log(msg: string): void {
  */
 export function writeUserConfig(dir: string, values: { mediaDir: string } & Record<string, unknown>): string {
   const { mediaDir, ...rest } = values;
-  const file = join(dir, 'config.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      SERVER_PASS: SECRET,
-      SERVER_IP: '127.0.0.1',
-      SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] },
-      SERVER_FILE_EXIST_PATH_MAPPINGS: { [`${mediaDir.replace(/\/$/, '')}/tv/`]: ['/data/media/tv/'] },
-      ...rest,
-    }),
-  );
-  return file;
+  return writeConfigFile(dir, {
+    SERVER_PASS: SECRET,
+    SERVER_IP: '127.0.0.1',
+    SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] },
+    SERVER_FILE_EXIST_PATH_MAPPINGS: { [`${mediaDir.replace(/\/$/, '')}/tv/`]: ['/data/media/tv/'] },
+    ...rest,
+  });
 }
 
 /**

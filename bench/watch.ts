@@ -5,6 +5,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
+import { until } from '../test/support/until.js';
 import { cleanup, log, median, peakRssMb, SECRET, sleep, sonarrDownload, standalone, startServer, tempDir, writeConfig, type Figure, type ServerChild } from './support.js';
 
 const FILES = Number(process.env.BENCH_WATCH_FILES ?? 1_000_000);
@@ -41,13 +42,9 @@ async function timed(fn: () => Promise<Response>): Promise<{ ms: number; res: Re
 }
 
 async function waitFor(server: ServerChild, re: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const m = re.exec(server.tail());
-    if (m) return m;
-    if (Date.now() > deadline) throw new Error(`no ${re} within ${timeoutMs} ms:\n${server.tail()}`);
-    await sleep(200);
-  }
+  let m: RegExpExecArray | null = null;
+  await until(() => (m = re.exec(server.tail())) !== null, { ms: timeoutMs, every: 200, what: () => `no ${re}:\n${server.tail()}` });
+  return m!;
 }
 
 export async function run(): Promise<Figure[]> {

@@ -1,17 +1,8 @@
 // The value every trigger produces and the queue consumes: one path someone asked us to scan.
+import type { ArrSource } from './triggers/families.js';
 
-/** Where a request came from; shown in logs, history and metrics. */
-export type Source =
-  | 'sonarr'
-  | 'radarr'
-  | 'lidarr'
-  | 'readarr'
-  | 'whisparr'
-  | 'manual'
-  | 'drive'
-  | 'cli'
-  | 'api'
-  | 'watch';
+/** Where a request came from; shown in logs, history and metrics. The arr apps are those of the trigger table. */
+export type Source = ArrSource | 'manual' | 'drive' | 'cli' | 'api' | 'watch';
 
 export interface ScanRequest {
   /** The path as the sender gave it (before SERVER_PATH_MAPPINGS). */

@@ -1,4 +1,4 @@
-// `scanrelay scan`: run Plex's scanner on one folder right now (spec 4.4), without the service.
+// `scanrelay scan`: run Plex's scanner on one folder right now, without the service (docs/targets.md).
 import { Command, InvalidArgumentError } from 'commander';
 import { isInside } from '../paths/folder.js';
 import { describeRefusal, gatePath } from '../paths/gate.js';

@@ -1,36 +1,27 @@
 // The arr event names we know, spelled the way the apps send them today, and why the ones that
 // name no changed file are answered 200 without a scan.
+import { families, lookalikes } from './families.js';
 
-const knownEvents = [
+/** The events every arr app sends; each app's own are in its entry of the trigger table. */
+const commonEvents = [
   'Test',
-  'Manual',
-  'Refresh',
   'Grab',
   'Download',
   'Rename',
-  'Retag',
-  'SeriesAdd',
-  'SeriesDelete',
-  'EpisodeFileDelete',
-  'MovieAdded',
-  'MovieDelete',
-  'MovieFileDelete',
-  'ArtistAdd',
-  'ArtistDelete',
-  'AlbumDelete',
-  'AuthorAdded',
-  'AuthorDelete',
-  'BookDelete',
-  'BookFileDelete',
   'Health',
   'HealthRestored',
   'ApplicationUpdate',
   'ManualInteractionRequired',
   'DownloadFailure',
   'ImportFailure',
-] as const;
+];
+
+const knownEvents = [...new Set(['Manual', 'Refresh', ...commonEvents, ...families.flatMap((f) => f.events)])];
 
 const byLowerCase = new Map<string, string>(knownEvents.map((name) => [name.toLowerCase(), name]));
+
+/** "series, movie, artist or author": the key objects of the trigger table. */
+const familyKeys = families.map((f) => f.key).join(', ').replace(/, ([^,]*)$/, ' or $1');
 
 /**
  * The PascalCase spelling of a known event, so that Lidarr's old lower-case "download" is logged and
@@ -63,26 +54,21 @@ export function ignoredReason(event: string, family: string | undefined): string
   const silent = silentReasons[event];
   if (silent !== undefined) return silent;
   if (!byLowerCase.has(event.toLowerCase())) return `${event} is not an event scanrelay scans for`;
-  if (family === undefined) return `${event} event names no series, movie, artist or author`;
+  if (family === undefined) return `${event} event names no ${familyKeys}`;
   return `${event} events do not apply to a ${family} payload`;
 }
 
 // What each app's webhooks can be reported as (after canonicalEvent; an upgrading Download is "Upgrade").
-const arrCommon = ['Test', 'Grab', 'Download', 'Upgrade', 'Rename', 'Health', 'HealthRestored', 'ApplicationUpdate', 'ManualInteractionRequired', 'DownloadFailure', 'ImportFailure'];
-const sonarrOwn = ['SeriesAdd', 'SeriesDelete', 'EpisodeFileDelete'];
-const radarrOwn = ['MovieAdded', 'MovieDelete', 'MovieFileDelete'];
+const arrCommon = [...commonEvents, 'Upgrade'];
+const ownEvents = (source: string): readonly string[] => families.find((f) => f.source === source)?.events ?? [];
 
 /**
  * The closed set of event names per source, for metric labels: a name outside it is counted as "other", so
  * a sender cannot mint a new time series with every made-up eventType.
  */
 export const eventsBySource: Readonly<Record<string, readonly string[]>> = {
-  sonarr: [...arrCommon, ...sonarrOwn],
-  radarr: [...arrCommon, ...radarrOwn],
-  // Whisparr reuses Sonarr's (v2) or Radarr's (v3) payloads.
-  whisparr: [...arrCommon, ...sonarrOwn, ...radarrOwn],
-  lidarr: [...arrCommon, 'Retag', 'ArtistAdd', 'ArtistDelete', 'AlbumDelete'],
-  readarr: [...arrCommon, 'Retag', 'AuthorAdded', 'AuthorDelete', 'BookDelete', 'BookFileDelete'],
+  ...Object.fromEntries(families.map((f) => [f.source, [...arrCommon, ...f.events]])),
+  ...Object.fromEntries(lookalikes.map((l) => [l.source, [...arrCommon, ...l.sends.flatMap(ownEvents)]])),
   manual: ['Manual', 'Test'],
   api: ['Manual', 'Retry'],
   drive: ['Drive'],

@@ -1,30 +1,12 @@
 // Turns a decoded scan body (arr webhook JSON or manual form fields) into the scans it asks for.
-import type { Source } from '../request.js';
 import { canonicalEvent, ignoredReason } from './events.js';
-import { lidarrEvent } from './lidarr.js';
+import { families } from './families.js';
 import { manualRequest } from './manual.js';
-import { isPlainObject, objectAt, type Payload } from './payload.js';
-import { radarrEvent } from './radarr.js';
-import { readarrEvent } from './readarr.js';
-import { type AppOutcome, type TriggerResult } from './result.js';
-import { sonarrEvent } from './sonarr.js';
+import { isPlainObject, objectAt } from './payload.js';
+import { type TriggerResult } from './result.js';
 import { sourceFromUserAgent } from './source.js';
 
 export type { TriggerResult } from './result.js';
-
-interface Family {
-  /** The object every payload of this app carries (except Health and ApplicationUpdate). */
-  key: string;
-  source: Source;
-  parse: (payload: Payload, event: string, source: Source) => AppOutcome;
-}
-
-const families: Family[] = [
-  { key: 'series', source: 'sonarr', parse: sonarrEvent },
-  { key: 'movie', source: 'radarr', parse: radarrEvent },
-  { key: 'artist', source: 'lidarr', parse: lidarrEvent },
-  { key: 'author', source: 'readarr', parse: readarrEvent },
-];
 
 const noEventType = 'not a scan request: no eventType; expected an arr webhook or eventType=Manual&filepath=...';
 
@@ -53,5 +35,7 @@ export function parseScanBody(body: unknown, userAgent?: string): TriggerResult 
   }
   // The payload's shape decides how it is read; the User-Agent only decides what it is reported as.
   const reportedAs = source ?? family.source;
-  return { ...family.parse(body, event, reportedAs), source: reportedAs };
+  const outcome = family.parse(body, event, reportedAs);
+  if (outcome.kind === 'unhandled') return { kind: 'ignored', source: reportedAs, event: outcome.event, reason: ignoredReason(outcome.event, family.key) };
+  return { ...outcome, source: reportedAs };
 }

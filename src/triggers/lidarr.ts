@@ -1,9 +1,16 @@
 // Lidarr: which files an event changed. Track files carry absolute paths only.
 import type { Source } from '../request.js';
 import { filePathOf, objectAt, objectsAt, pathAt, type Payload } from './payload.js';
-import { ignored, type AppOutcome } from './result.js';
-import { ignoredReason } from './events.js';
+import type { Family } from './family.js';
+import { ignored, unhandled, type AppOutcome } from './result.js';
 import { ScanList } from './scan-list.js';
+
+export const lidarr: Family<'lidarr'> = {
+  source: 'lidarr',
+  key: 'artist',
+  events: ['Retag', 'ArtistAdd', 'ArtistDelete', 'AlbumDelete'],
+  parse: lidarrEvent,
+};
 
 export function lidarrEvent(payload: Payload, event: string, source: Source): AppOutcome {
   const artistPath = pathAt(objectAt(payload, 'artist'), 'path');
@@ -34,7 +41,7 @@ export function lidarrEvent(payload: Payload, event: string, source: Source): Ap
       if (artistPath === undefined) return ignored(event, `${event} event has no artist.path`);
       return { kind: 'scan', event, requests: new ScanList(source, event).deletedFolder(artistPath).requests() };
     default:
-      return ignored(event, ignoredReason(event, 'artist'));
+      return unhandled(event);
   }
 }
 

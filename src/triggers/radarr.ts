@@ -1,10 +1,17 @@
 // Radarr (and Whisparr v3, which sends the same shapes): which files an event changed.
 import type { Source } from '../request.js';
 import { filePathOf, objectAt, objectsAt, pathAt, type Payload } from './payload.js';
-import { ignored, type AppOutcome } from './result.js';
-import { ignoredReason } from './events.js';
+import type { Family } from './family.js';
+import { ignored, unhandled, type AppOutcome } from './result.js';
 import { externalIds, withIds } from './ids.js';
 import { ScanList } from './scan-list.js';
+
+export const radarr: Family<'radarr'> = {
+  source: 'radarr',
+  key: 'movie',
+  events: ['MovieAdded', 'MovieDelete', 'MovieFileDelete'],
+  parse: radarrEvent,
+};
 
 export function radarrEvent(payload: Payload, event: string, source: Source): AppOutcome {
   const folderPath = pathAt(objectAt(payload, 'movie'), 'folderPath');
@@ -38,6 +45,6 @@ export function radarrEvent(payload: Payload, event: string, source: Source): Ap
       if (folderPath === undefined) return ignored(event, 'MovieDelete event has no movie.folderPath');
       return { kind: 'scan', event, requests: new ScanList(source, event).deletedFolder(folderPath).requests() };
     default:
-      return ignored(event, ignoredReason(event, 'movie'));
+      return unhandled(event);
   }
 }

@@ -1,9 +1,16 @@
 // Readarr: which files an event changed. Book files carry absolute paths only.
 import type { Source } from '../request.js';
 import { filePathOf, objectAt, objectsAt, pathAt, type Payload } from './payload.js';
-import { ignored, type AppOutcome } from './result.js';
-import { ignoredReason } from './events.js';
+import type { Family } from './family.js';
+import { ignored, unhandled, type AppOutcome } from './result.js';
 import { ScanList } from './scan-list.js';
+
+export const readarr: Family<'readarr'> = {
+  source: 'readarr',
+  key: 'author',
+  events: ['Retag', 'AuthorAdded', 'AuthorDelete', 'BookDelete', 'BookFileDelete'],
+  parse: readarrEvent,
+};
 
 export function readarrEvent(payload: Payload, event: string, source: Source): AppOutcome {
   const authorPath = pathAt(objectAt(payload, 'author'), 'path');
@@ -38,7 +45,7 @@ export function readarrEvent(payload: Payload, event: string, source: Source): A
       if (authorPath === undefined) return ignored(event, `${event} event has no author.path`);
       return { kind: 'scan', event, requests: new ScanList(source, event).deletedFolder(authorPath).requests() };
     default:
-      return ignored(event, ignoredReason(event, 'author'));
+      return unhandled(event);
   }
 }
 

@@ -1,10 +1,17 @@
 // Sonarr (and Whisparr v2, which sends the same shapes): which files an event changed.
 import type { Source } from '../request.js';
 import { filePathOf, objectAt, objectsAt, pathAt, type Payload } from './payload.js';
-import { ignored, type AppOutcome } from './result.js';
-import { ignoredReason } from './events.js';
+import type { Family } from './family.js';
+import { ignored, unhandled, type AppOutcome } from './result.js';
 import { externalIds, withIds } from './ids.js';
 import { ScanList } from './scan-list.js';
+
+export const sonarr: Family<'sonarr'> = {
+  source: 'sonarr',
+  key: 'series',
+  events: ['SeriesAdd', 'SeriesDelete', 'EpisodeFileDelete'],
+  parse: sonarrEvent,
+};
 
 export function sonarrEvent(payload: Payload, event: string, source: Source): AppOutcome {
   const seriesPath = pathAt(objectAt(payload, 'series'), 'path');
@@ -27,7 +34,7 @@ export function sonarrEvent(payload: Payload, event: string, source: Source): Ap
       if (seriesPath === undefined) return ignored(event, 'SeriesDelete event has no series.path');
       return { kind: 'scan', event, requests: new ScanList(source, event).deletedFolder(seriesPath).requests() };
     default:
-      return ignored(event, ignoredReason(event, 'series'));
+      return unhandled(event);
   }
 }
 

@@ -1,7 +1,10 @@
 // Which app sent a webhook, read from its User-Agent ("Sonarr/4.0.17.2952 (ubuntu 24.04)").
 import type { Source } from '../request.js';
+import { families, lookalikes } from './families.js';
 
-const arrProduct = /(?:^|\s)(sonarr|radarr|lidarr|readarr|whisparr)\/\S/i;
+// "sonarr|radarr|…|whisparr": the apps of the trigger table (their names are plain words).
+const products = [...families, ...lookalikes].map((app) => app.source).join('|');
+const arrProduct = new RegExp(`(?:^|\\s)(${products})\\/\\S`, 'i');
 
 /**
  * The User-Agent is the only thing telling Whisparr from Sonarr or Radarr, since it reuses their

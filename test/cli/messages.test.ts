@@ -1,8 +1,9 @@
 // Messages written for the person reading them, and README/--help saying what the code does.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writeConfigFile } from '../support/config-file.js';
 import { repoRoot } from '../support/fixtures.js';
 import { runCli } from '../support/child.js';
 import { SECRET, testService } from '../support/service.js';
@@ -37,8 +38,7 @@ describe('README and --help match the code', () => {
 describe('plain-text errors from every command', () => {
   it('build-caches and authorize print their errors as sentences, not JSON', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-msg-'));
-    const config = join(dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ SERVER_PASS: SECRET }));
+    const config = writeConfigFile(dir, { SERVER_PASS: SECRET });
     for (const command of ['build-caches', 'authorize']) {
       const child = runCli(['--config', config, '--queuefile', join(dir, 'queue.db'), '--logfile', join(dir, 'log.txt'), command], { cwd: dir, input: '' });
       expect(await child.exited, child.output()).toBe(1);

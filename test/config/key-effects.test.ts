@@ -1,8 +1,6 @@
 // Effects of keys that no other test showed from the config file's side: the first Plex's mode, pause and
 // switch, the listen address, the folder fallback when a file never appears, and the start-up lines of the keys
 // accepted for compatibility.
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { compatibilityNotes } from '../../src/config/compat.js';
@@ -11,7 +9,9 @@ import type { Config } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/log.js';
 import type { PathState } from '../../src/paths/disk.js';
 import { buildTargets } from '../../src/targets/build.js';
+import { freePort } from '../support/net.js';
 import { testService, type TestService } from '../support/service.js';
+import { until } from '../support/until.js';
 
 let t: TestService | undefined;
 afterEach(async () => {
@@ -48,10 +48,7 @@ describe('TARGETS[].ENABLED', () => {
 
 describe('SERVER_IP and SERVER_PORT', () => {
   it('the server listens where they say', async () => {
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise<void>((r) => probe.close(() => r()));
+    const port = await freePort();
     t = await testService({ config: { SERVER_IP: '127.0.0.1', SERVER_PORT: port } });
     const url = await t.service.listen();
     expect(url).toBe(`http://127.0.0.1:${port}`);
@@ -104,14 +101,6 @@ describe('delivery and follow-up keys', () => {
     await svc?.close();
     svc = undefined;
   });
-
-  const until = async (check: () => boolean, ms = 10_000) => {
-    const end = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > end) throw new Error('condition not met in time');
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  };
 
   it('PLEX_SCAN_CONCURRENCY bounds the scans in flight to the first Plex; TARGETS[].SCAN_CONCURRENCY sets an entry\'s own', async () => {
     svc = await testService({ config: { PLEX_SCAN_CONCURRENCY: 2, PLEX_CONFIRM_SCANS: false, SERVER_SCAN_DELAY: 0 } });

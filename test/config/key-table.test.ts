@@ -1,10 +1,11 @@
 // No config key that does nothing: every key in docs/configuration.md's reference tables is listed here with
 // the test that proves its effect, or as accepted for compatibility with the log line that says what it does
 // instead (and the docs must say so too). A key added to the docs without an entry here fails this test.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { writeConfigFile } from '../support/config-file.js';
 import { repoRoot } from '../support/fixtures.js';
 import { runCli } from '../support/child.js';
 
@@ -27,8 +28,8 @@ const KEYS: Record<string, Entry> = {
   PLEX_SCAN_PAUSE: T('config/key-effects', 'PLEX_SCAN_PAUSE becomes the pause between its scans'),
   PLEX_DATABASE_PATH: T('e2e/drive-to-plex', 'a file already in Plex -> none'),
   PLEX_SCANNER: T('targets/scan-cli', 'takes the PLEX_* keys of a config'),
-  PLEX_SUPPORT_DIR: T('targets/scan-cli', 'with the spec 4.4 environment'),
-  PLEX_LD_LIBRARY_PATH: T('targets/scan-cli', 'with the spec 4.4 environment'),
+  PLEX_SUPPORT_DIR: T('targets/scan-cli', "with Plex's library path and support folder in its environment"),
+  PLEX_LD_LIBRARY_PATH: T('targets/scan-cli', "with Plex's library path and support folder in its environment"),
   PLEX_USER: T('targets/scan-cli', 'goes through sudo -u PLEX_USER env'),
   PLEX_WAIT_FOR_EXTERNAL_SCANNERS: T('targets/scanner', 'polls through the injected sleep until the other scanner is gone'),
   PLEX_CHECK_BEFORE_SCAN: T('targets/plex-after-scan', 'asks with backoff within a bounded budget'),
@@ -87,8 +88,8 @@ const KEYS: Record<string, Entry> = {
 
   GOOGLE: { section: true },
   'GOOGLE.ENABLED': T('e2e/drive-to-plex', 'new file -> one Plex refresh of the mapped folder'),
-  'GOOGLE.CLIENT_ID': T('drive/authorize', 'prints the spec URL with a loopback redirect'),
-  'GOOGLE.CLIENT_SECRET': T('drive/authorize', 'prints the spec URL with a loopback redirect'),
+  'GOOGLE.CLIENT_ID': T('drive/authorize', "prints Google's consent URL (drive scope, offline access) with a loopback redirect"),
+  'GOOGLE.CLIENT_SECRET': T('drive/authorize', "prints Google's consent URL (drive scope, offline access) with a loopback redirect"),
   'GOOGLE.SERVICE_ACCOUNT_FILE': T('drive/tokens', 'signs an RS256 JWT, gets a token with the jwt-bearer grant'),
   'GOOGLE.RCLONE_REMOTE': T('drive/tokens', 'uses the remote token while it is fresh'),
   'GOOGLE.RCLONE_CONFIG': T('drive/tokens', 'reads rclone.conf sections and tokens'),
@@ -104,7 +105,7 @@ const KEYS: Record<string, Entry> = {
   'GOOGLE.POLL_INTERVAL': T('drive/monitor', 'start() polls at once and then every POLL_INTERVAL'),
   'GOOGLE.SHOW_CACHE_LOGS': T('drive/monitor', 'folder renames and moves update cached descendants without fetching'),
   'GOOGLE.DISABLE_DISK_FILE_SIZE_CHECK': T('drive/monitor', 'DISABLE_DISK_FILE_SIZE_CHECK skips on name alone'),
-  'GOOGLE.AUTH_URL': T('drive/authorize', 'prints the spec URL with a loopback redirect'),
+  'GOOGLE.AUTH_URL': T('drive/authorize', "prints Google's consent URL (drive scope, offline access) with a loopback redirect"),
   'GOOGLE.TOKEN_URL': T('drive/tokens', 'refreshes after Drive answers 401 and carries on'),
   'GOOGLE.API_URL': T('e2e/drive-to-plex', 'new file -> one Plex refresh of the mapped folder'),
 
@@ -202,19 +203,16 @@ describe('every documented config key', () => {
     for (const [key] of accepted) expect(documented.get(key), key).toMatch(/accepted for compatibility|accepts them|Where it came from|Replaced by|Before 2019|develop branch|Cloudbox/i);
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-keys-'));
     dirs.push(dir);
-    writeFileSync(
-      join(dir, 'config.json'),
-      JSON.stringify({
-        SERVER_PASS: '0123456789abcdef0123456789abcdef',
-        SERVER_USE_SQLITE: false,
-        RCLONE: { BINARY: '/usr/bin/rclone', CRYPT_MAPPINGS: { 'My Drive/enc/': ['gcrypt:'] } },
-        PLEX_SECTION_PATH_MAPPINGS: { '1': ['/Movies/'] },
-        PLEX_SECTION_PATH_MAPPINGS_WITH_API: false,
-        GDRIVE: { SCAN_EXTENSIONS: [] },
-        RCLONE_RC_CACHE_EXPIRE: {},
-        MY_OWN_NOTES: 'kept for me',
-      }),
-    );
+    writeConfigFile(dir, {
+      SERVER_PASS: '0123456789abcdef0123456789abcdef',
+      SERVER_USE_SQLITE: false,
+      RCLONE: { BINARY: '/usr/bin/rclone', CRYPT_MAPPINGS: { 'My Drive/enc/': ['gcrypt:'] } },
+      PLEX_SECTION_PATH_MAPPINGS: { '1': ['/Movies/'] },
+      PLEX_SECTION_PATH_MAPPINGS_WITH_API: false,
+      GDRIVE: { SCAN_EXTENSIONS: [] },
+      RCLONE_RC_CACHE_EXPIRE: {},
+      MY_OWN_NOTES: 'kept for me',
+    });
     const log = join(dir, 'scanrelay.log');
     const child = runCli(['server', '--port', '0', '--host', '127.0.0.1', '--config', join(dir, 'config.json'), '--queuefile', join(dir, 'q.db'), '--logfile', log, '--loglevel', 'debug', '--log-format', 'json'], { cwd: dir });
     try {

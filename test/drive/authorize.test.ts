@@ -29,10 +29,7 @@ function run(args: string[], google: Partial<GoogleSettings> = {}) {
   let code: number | undefined;
   const settings = withGoogleDefaults({
     ENABLED: true,
-    CLIENT_ID: auth.clientId,
-    CLIENT_SECRET: auth.clientSecret,
-    AUTH_URL: auth.authUrl,
-    TOKEN_URL: auth.tokenUrl,
+    ...auth.clientKeys,
     ...google,
   });
   const cmd = authorizeCommand({
@@ -81,7 +78,7 @@ function expectStoredToken(r: ReturnType<typeof run>) {
 }
 
 describe('scanrelay authorize', () => {
-  it('prints the spec URL with a loopback redirect, and completes when the browser comes back by itself', async () => {
+  it("prints Google's consent URL (drive scope, offline access) with a loopback redirect, and completes when the browser comes back by itself", async () => {
     const r = run([]);
     const url = await r.authUrl();
     const q = url.searchParams;
@@ -121,7 +118,7 @@ describe('scanrelay authorize', () => {
     expectStoredToken(r);
   });
 
-  it('--oob keeps plex_autoscan\'s out-of-band redirect, with a warning, and takes the pasted code', async () => {
+  it('--oob asks for the out-of-band redirect Google retired, with a warning, and takes the pasted code', async () => {
     const r = run(['--oob']);
     const url = await r.authUrl();
     expect(url.searchParams.get('redirect_uri')).toBe('urn:ietf:wg:oauth:2.0:oob');

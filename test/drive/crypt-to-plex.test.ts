@@ -41,7 +41,7 @@ async function cryptService(crypt: Record<string, string[]>) {
     gcrypt: { type: 'crypt', remote: 'gdrive:encrypted', password: rclone(dir, ['obscure', 'media key']).trim(), password2: rclone(dir, ['obscure', 'media salt']).trim() },
   });
   const tokenFile = join(dir, 'token.json');
-  writeTokenFile(tokenFile, { access_token: auth.issueAccessToken(), refresh_token: auth.issueRefreshToken(), token_type: 'Bearer', expiry: new Date(Date.now() + 3600_000).toISOString() });
+  writeTokenFile(tokenFile, auth.issueToken(Date.now() + 3600_000));
   const plexDb = join(dir, 'library.db');
   makePlexDb(plexDb, {
     sections: [{ id: 2, name: 'TV Shows', type: 2, roots: ['/data/media/tv'] }],
@@ -53,7 +53,7 @@ async function cryptService(crypt: Record<string, string[]>) {
       PLEX_DATABASE_PATH: plexDb,
       RCLONE: { BINARY: '/usr/bin/rclone', CONFIG: conf, CRYPT_MAPPINGS: crypt, RC_CACHE_REFRESH: { ENABLED: false, RC_URL: '', FILE_EXISTS_TO_REMOTE_MAPPINGS: {} } },
       GOOGLE: {
-        ENABLED: true, CLIENT_ID: auth.clientId, CLIENT_SECRET: auth.clientSecret, AUTH_URL: auth.authUrl, TOKEN_URL: auth.tokenUrl,
+        ENABLED: true, ...auth.clientKeys,
         API_URL: drive.baseUrl, TOKEN_FILE: tokenFile, POLL_INTERVAL: 60,
         // Filters are written for the decoded path; MIME is off because crypt files are all octet-stream.
         ALLOWED: { FILE_PATHS: ['My Drive/encrypted/Media/'], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'], MIME_TYPES: false, MIME_TYPES_LIST: [] },

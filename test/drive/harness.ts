@@ -4,7 +4,6 @@ import Database from '../../src/sqlite.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { ManualClock } from '../../src/clock.js';
 import { DriveMonitor, type DriveMonitorDeps } from '../../src/drive/monitor.js';
 import { withGoogleDefaults, type GoogleSettings } from '../../src/drive/settings.js';
@@ -13,7 +12,7 @@ import { createLogger, type Logger } from '../../src/log.js';
 import { openPlexDatabase, type PlexDatabase } from '../../src/plex/database.js';
 import type { ScanRequest } from '../../src/request.js';
 import { FakeDrive } from '../fakes/drive.js';
-import { auditLogs } from '../support/log-audit.js';
+import { auditedSink } from '../support/log-audit.js';
 import { FakeGoogleAuth } from '../fakes/google-token.js';
 import { makePlexDb, type PlexDbContent } from '../support/plex-db.js';
 
@@ -22,14 +21,7 @@ export const SERVER_ROOT = '/mnt/unionfs/Media/';
 /** Collects pino's JSON lines. */
 export function logCollector(level = 'debug'): { logger: Logger; lines: string[]; messages: () => string[] } {
   const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(...chunk.toString().split('\n').filter(Boolean));
-      auditLogs(chunk.toString());
-      cb();
-    },
-  });
-  const logger = createLogger({ level, console: stream });
+  const logger = createLogger({ level, console: auditedSink((text) => lines.push(...text.split('\n').filter(Boolean))) });
   return { logger, lines, messages: () => lines.map((l) => (JSON.parse(l) as { msg: string }).msg) };
 }
 
@@ -58,19 +50,11 @@ export async function startHarness(
   drive.acceptToken = (t) => auth.isValidAccessToken(t);
   const clock = new ManualClock(Date.now());
   if (opts.writeToken !== false) {
-    writeTokenFile(join(dir, 'token.json'), {
-      access_token: auth.issueAccessToken(),
-      refresh_token: auth.issueRefreshToken(),
-      token_type: 'Bearer',
-      expiry: new Date(clock.now() + 3600_000).toISOString(),
-    });
+    writeTokenFile(join(dir, 'token.json'), auth.issueToken(clock.now() + 3600_000));
   }
   const settings = withGoogleDefaults({
     ENABLED: true,
-    CLIENT_ID: auth.clientId,
-    CLIENT_SECRET: auth.clientSecret,
-    AUTH_URL: auth.authUrl,
-    TOKEN_URL: auth.tokenUrl,
+    ...auth.clientKeys,
     API_URL: drive.baseUrl,
     POLL_INTERVAL: 60,
     ALLOWED: {

@@ -4,6 +4,7 @@ import { DriveCache } from '../../src/drive/cache.js';
 import { DriveCursors } from '../../src/drive/cursors.js';
 import { silentLogger } from '../../src/log.js';
 import { SERVER_ROOT, startHarness, tvTree, type Harness } from './harness.js';
+import { until } from '../support/until.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -304,15 +305,12 @@ describe('drive monitor: the polling loop', () => {
     h = await startHarness({ settings: { POLL_INTERVAL: 1 } });
     const t = tvTree(h.drive);
     await h.monitor.start();
-    const until = async (cond: () => boolean) => {
-      for (let i = 0; i < 300 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-      expect(cond()).toBe(true);
-    };
-    await until(() => h.monitor.status().drives.length === 1);
+    const within = { ms: 5_000, every: 10 };
+    await until(() => h.monitor.status().drives.length === 1, within);
     expect(h.monitor.status().running).toBe(true);
     const added = Date.now();
     h.drive.addFile(EP, t.season);
-    await until(() => h.enqueued.length === 1);
+    await until(() => h.enqueued.length === 1, within);
     expect(Date.now() - added).toBeLessThan(2000);
     await h.monitor.stop();
     const polls = h.drive.calls.get('changes');

@@ -76,12 +76,7 @@ describe('token file sign-in', () => {
     expect(errors[0].msg).toContain('invalid_grant');
 
     // The user re-runs authorize: a new token file; the next try picks it up.
-    writeTokenFile(join(h.dir, 'token.json'), {
-      access_token: h.auth.issueAccessToken(),
-      refresh_token: h.auth.issueRefreshToken(),
-      token_type: 'Bearer',
-      expiry: new Date(h.clock.now() + 3600_000).toISOString(),
-    });
+    writeTokenFile(join(h.dir, 'token.json'), h.auth.issueToken(h.clock.now() + 3600_000));
     h.drive.addFile('e.mkv', t.season);
     const s = await h.monitor.pollOnce();
     expect(s.errors).toEqual([]);

@@ -27,12 +27,7 @@ describe('Drive monitor through the whole relay', () => {
     drive.acceptToken = (tok) => auth!.isValidAccessToken(tok);
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-drive-e2e-'));
     const tokenFile = join(dir, 'token.json');
-    writeTokenFile(tokenFile, {
-      access_token: auth.issueAccessToken(),
-      refresh_token: auth.issueRefreshToken(),
-      token_type: 'Bearer',
-      expiry: new Date(Date.now() + 3600_000).toISOString(),
-    });
+    writeTokenFile(tokenFile, auth.issueToken(Date.now() + 3600_000));
     const plexDb = join(dir, 'library.db');
     makePlexDb(plexDb, {
       sections: [{ id: 2, name: 'TV Shows', type: 2, roots: ['/data/media/tv'] }],
@@ -44,10 +39,7 @@ describe('Drive monitor through the whole relay', () => {
         PLEX_DATABASE_PATH: plexDb,
         GOOGLE: {
           ENABLED: true,
-          CLIENT_ID: auth.clientId,
-          CLIENT_SECRET: auth.clientSecret,
-          AUTH_URL: auth.authUrl,
-          TOKEN_URL: auth.tokenUrl,
+          ...auth.clientKeys,
           API_URL: drive.baseUrl,
           TOKEN_FILE: tokenFile,
           POLL_INTERVAL: 60,

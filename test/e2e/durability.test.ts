@@ -1,54 +1,38 @@
 // kill -9 during a burst, then restart: every request that got a 2xx is delivered.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakePlex } from '../fakes/plex.js';
-import { runCli, type Child } from '../support/child.js';
+import { killChildren, startServer } from '../support/child.js';
+import { writeConfigFile } from '../support/config-file.js';
+import { until } from '../support/until.js';
 
 const SECRET = 'feedfacefeedfacefeedfacefeedface';
-let children: Child[] = [];
 let plex: FakePlex | undefined;
 afterEach(async () => {
-  for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
-  children = [];
+  killChildren();
   await plex?.stop();
 });
-
-function writeConfig(dir: string, plexUrl: string, token: string) {
-  const file = join(dir, 'config.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      SERVER_PASS: SECRET,
-      SERVER_IP: '127.0.0.1',
-      SERVER_PORT: 3468,
-      SERVER_SCAN_DELAY: 0,
-      SERVER_MAX_FILE_CHECKS: 0,
-      PLEX_LOCAL_URL: plexUrl,
-      PLEX_TOKEN: token,
-      PLEX_SCAN_MODE: 'api',
-      SERVER_PATH_MAPPINGS: {},
-    }),
-  );
-  return file;
-}
-
-async function start(config: string, queuefile: string, dir: string): Promise<{ child: Child; url: string }> {
-  const child = runCli(['--config', config, '--queuefile', queuefile, '--logfile', join(dir, 'log.txt'), 'server', '--port', '0'], { cwd: dir });
-  children.push(child);
-  const m = await child.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/[0-9a-f]{32}/);
-  return { child, url: m[1] };
-}
 
 describe('durability', () => {
   it('kill -9 during a burst loses no acknowledged request', async () => {
     plex = await new FakePlex({ sections: [{ key: '2', title: 'TV', locations: ['/tv'] }] }).start();
     plex.failure = { status: 503 }; // nothing drains during the burst: the queue must hold it all
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-kill-'));
-    const config = writeConfig(dir, plex.url, plex.token);
+    const config = writeConfigFile(dir, {
+      SERVER_PASS: SECRET,
+      SERVER_IP: '127.0.0.1',
+      SERVER_PORT: 3468,
+      SERVER_SCAN_DELAY: 0,
+      SERVER_MAX_FILE_CHECKS: 0,
+      PLEX_LOCAL_URL: plex.url,
+      PLEX_TOKEN: plex.token,
+      PLEX_SCAN_MODE: 'api',
+      SERVER_PATH_MAPPINGS: {},
+    });
     const queuefile = join(dir, 'queue.db');
-    const first = await start(config, queuefile, dir);
+    const first = await startServer({ config, queuefile, dir });
 
     const acked = new Set<string>();
     let sent = 0;
@@ -82,10 +66,10 @@ describe('durability', () => {
     expect(acked.size).toBeGreaterThan(100);
 
     plex.failure = undefined;
-    const second = await start(config, queuefile, dir);
-    const deadline = Date.now() + 20_000;
+    const second = await startServer({ config, queuefile, dir });
     const delivered = () => new Set(plex!.refreshes.map((r) => r.path));
-    while (Date.now() < deadline && [...acked].some((f) => !delivered().has(f))) await new Promise((r) => setTimeout(r, 100));
+    const missing = () => [...acked].filter((f) => !delivered().has(f));
+    await until(() => missing().length === 0, { ms: 20_000, every: 100, what: () => `not delivered: ${missing().join(', ')}` });
     const lost = [...acked].filter((f) => !delivered().has(f));
     expect(lost).toEqual([]);
     expect(sent).toBeGreaterThan(acked.size - 1);

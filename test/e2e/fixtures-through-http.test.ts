@@ -1,5 +1,5 @@
-// Every shared arr fixture, POSTed to the real HTTP server, yields exactly the Plex folder refreshes of
-// interfaces.md §1.8 (and nothing for Test/Grab/Health/...).
+// Every shared arr fixture, POSTed to the real HTTP server, yields exactly the Plex folder refreshes listed
+// below: the folders of the files it names (and nothing for Test/Grab/Health/...).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

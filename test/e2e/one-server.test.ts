@@ -1,35 +1,29 @@
 // One server per queue file: a second `scanrelay server` on the same queue exits at once naming the holder,
 // the read-only commands keep working beside it, and a killed holder leaves no stale lock behind.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakePlex } from '../fakes/plex.js';
-import { runCli, type Child } from '../support/child.js';
+import { killChildren, runCli } from '../support/child.js';
+import { writeConfigFile } from '../support/config-file.js';
 
 const SECRET = 'abad1deaabad1deaabad1deaabad1dea';
-const children: Child[] = [];
 let plex: FakePlex;
 let dir: string;
 let config: string;
 
 const cli = (args: string[]) => {
-  const child = runCli(['--config', config, '--queuefile', join(dir, 'queue.db'), '--logfile', join(dir, 'log.txt'), ...args], { cwd: dir });
-  children.push(child);
-  return child;
+  return runCli(['--config', config, '--queuefile', join(dir, 'queue.db'), '--logfile', join(dir, 'log.txt'), ...args], { cwd: dir });
 };
 
 beforeAll(async () => {
   plex = await new FakePlex({ sections: [{ key: '2', title: 'TV Shows', type: 'show', locations: ['/data/TV'] }] }).start();
   dir = mkdtempSync(join(tmpdir(), 'scanrelay-one-'));
-  config = join(dir, 'config.json');
-  writeFileSync(
-    config,
-    JSON.stringify({ SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, PLEX_SCAN_MODE: 'api', SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'] } }),
-  );
+  config = writeConfigFile(dir, { SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, PLEX_SCAN_MODE: 'api', SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'] } });
 });
 afterAll(async () => {
-  for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
+  killChildren();
   await plex.stop();
 });
 
@@ -66,7 +60,6 @@ describe('one server per queue file', { timeout: 90_000 }, () => {
     const m = await first.waitFor(/http:\/\/127\.0\.0\.1:(\d+)\//, 30_000);
     const other = mkdtempSync(join(tmpdir(), 'scanrelay-one-'));
     const clash = runCli(['--config', config, '--queuefile', join(other, 'queue.db'), '--logfile', join(other, 'log.txt'), 'server', '--port', m[1]], { cwd: other });
-    children.push(clash);
     expect(await clash.exited).toBe(1);
     expect(clash.output()).toMatch(/it is already running/);
     expect(clash.output()).not.toMatch(/Change SERVER_PORT/);

@@ -7,7 +7,6 @@
 // trying things out (`"SERVER_SCAN_DELAY": 5`), and the dashboard's Scan now is pressed as it says.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -15,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakePlex } from '../fakes/plex.js';
 import { repoRoot, unlessSkipped } from '../support/fixtures.js';
 import { lineAuditor } from '../support/log-audit.js';
+import { freePort, portIsFree } from '../support/net.js';
+import { until } from '../support/until.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
@@ -25,17 +26,6 @@ const committed = (() => {
     return false;
   }
 })();
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 interface Run {
   proc: ChildProcess;
@@ -61,13 +51,14 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): 
     output: () => out,
     exited,
     async waitFor(re, ms = 90_000) {
-      const end = Date.now() + ms;
-      for (;;) {
-        const m = out.match(re);
-        if (m) return m;
-        if (proc.exitCode !== null || Date.now() > end) throw new Error(`no ${re} in the output:\n${out}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      let m: RegExpMatchArray | null = null;
+      const seen = () => {
+        m = out.match(re);
+        if (!m && proc.exitCode !== null) throw new Error(`exited with no ${re} in the output:\n${out}`);
+        return m !== null;
+      };
+      await until(seen, { ms, every: 50, what: () => `no ${re} in the output:\n${out}` });
+      return m!;
     },
   };
 }
@@ -81,17 +72,7 @@ async function stop(r: Run, port?: number): Promise<void> {
   }
   await r.exited;
   if (port === undefined) return;
-  const end = Date.now() + 10_000;
-  while (Date.now() < end) {
-    const free = await new Promise<boolean>((resolve) => {
-      const s = createServer();
-      s.once('error', () => resolve(false));
-      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-    if (free) return;
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  throw new Error(`port ${port} still in use after Ctrl-C: the service did not stop`);
+  await until(() => portIsFree(port), { ms: 10_000, every: 50, what: `port ${port} still in use after Ctrl-C: the service did not stop` });
 }
 
 // A whole sitting: clone, build and three service starts; slow on a busy 2-core machine.

@@ -1,19 +1,20 @@
 // Targets are asked at start and every idle minute: a wrong PLEX_TOKEN or a stopped Plex shows on /health, the
 // dashboard and the log within seconds, with what to do, while queued folders keep waiting.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FakePlex } from '../fakes/plex.js';
-import { runCli, type Child } from '../support/child.js';
+import { killChildren, startServer, type Child } from '../support/child.js';
+import { writeConfigFile } from '../support/config-file.js';
+import { freePort } from '../support/net.js';
 import { testService } from '../support/service.js';
+import { until } from '../support/until.js';
 
 const SECRET = '5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e';
-const children: Child[] = [];
 const plexes: FakePlex[] = [];
 afterAll(async () => {
-  for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
+  killChildren();
   for (const p of plexes) await p.stop();
 });
 
@@ -21,23 +22,19 @@ type Health = { status: string; queue: { folders: number }; targets: { name: str
 
 async function serve(plexUrl: string, token: string): Promise<{ child: Child; url: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'scanrelay-probe-'));
-  const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', PLEX_LOCAL_URL: plexUrl, PLEX_TOKEN: token, PLEX_SCAN_MODE: 'api', SERVER_ALLOW_MANUAL_SCAN: true }));
-  const child = runCli(['--config', config, '--queuefile', join(dir, 'queue.db'), '--logfile', join(dir, 'log.txt'), 'server', '--port', '0'], { cwd: dir });
-  children.push(child);
-  const m = await child.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\//, 30_000);
-  return { child, url: m[1] };
+  const config = writeConfigFile(dir, { SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', PLEX_LOCAL_URL: plexUrl, PLEX_TOKEN: token, PLEX_SCAN_MODE: 'api', SERVER_ALLOW_MANUAL_SCAN: true });
+  return startServer({ config, queuefile: join(dir, 'queue.db'), dir, timeoutMs: 30_000 });
 }
 
 /** Polls /health until the first target is down; the default scan delay (180 s) means no scan was tried. */
 async function downWithin(url: string, ms: number): Promise<Health> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const health = (await (await fetch(`${url}/health`)).json()) as Health;
-    if (health.targets[0] && !health.targets[0].up) return health;
-    if (Date.now() > end) throw new Error(`still up after ${ms} ms: ${JSON.stringify(health)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let health: Health | undefined;
+  const down = async () => {
+    health = (await (await fetch(`${url}/health`)).json()) as Health;
+    return !!health.targets[0] && !health.targets[0].up;
+  };
+  await until(down, { ms, every: 100, what: () => `still up: ${JSON.stringify(health)}` });
+  return health!;
 }
 
 describe('targets probed at start', { timeout: 90_000 }, () => {
@@ -62,13 +59,7 @@ describe('targets probed at start', { timeout: 90_000 }, () => {
   });
 
   it('a stopped Plex (connection refused): down within seconds, with what to check', async () => {
-    const closed = await new Promise<number>((resolve) => {
-      const s = createServer();
-      s.listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as { port: number };
-        s.close(() => resolve(port));
-      });
-    });
+    const closed = await freePort();
     const { child, url } = await serve(`http://127.0.0.1:${closed}`, 'any-token');
     const health = await downWithin(url, 10_000);
     expect(health.targets[0].lastError).toMatch(/did not answer \(ECONNREFUSED\): start Plex, or point PLEX_LOCAL_URL/);

@@ -1,8 +1,8 @@
 // A minimal fake of the Drive API's drives.list (shared drives) on 127.0.0.1, serving the shared
 // fixture to a caller with any Bearer token and recording the token it was given.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ownFixture } from '../support/fixtures.js';
+import { closeServer, listenLocal } from '../support/net.js';
 
 export interface FakeDriveList {
   /** The API base to put in SCANRELAY_DRIVE_API_URL. */
@@ -26,15 +26,11 @@ export async function startFakeDriveList(fixture = 'drive/drives-list.json'): Pr
     bearerTokens.push(auth.slice('Bearer '.length));
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     drives: body.drives,
     bearerTokens,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -2,8 +2,8 @@
 // it serves changes.getStartPageToken, changes.list (paged), files.get, files.list and drives.list, counts
 // files.get per id, and fails on demand (401, 403 rate limit, 429, 500). Error bodies are the shared fixtures.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ownFixture } from '../support/fixtures.js';
+import { closeServer, listenLocal } from '../support/net.js';
 
 export const FOLDER = 'application/vnd.google-apps.folder';
 
@@ -60,14 +60,12 @@ export class FakeDrive {
   async start(): Promise<this> {
     this.server = createServer((req, res) => this.handle(req, res));
     this.server.keepAliveTimeout = 30_000;
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', () => r()));
-    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.baseUrl = await listenLocal(this.server);
     return this;
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+    await closeServer(this.server);
   }
 
   get totalFileGets(): number {

@@ -1,5 +1,6 @@
-// What Google's token endpoint answers (interfaces.md §4), as the fakes hand it out. Kept in code rather than
-// as JSON files so that no file shaped like a token is ever tracked. Every value is made up for the tests.
+// What Google's token endpoint answers, as the fakes hand it out
+// (https://developers.google.com/identity/protocols/oauth2/native-app). Kept in code rather than as JSON files so
+// that no file shaped like a token is ever tracked. Every value is made up for the tests.
 export const googleAnswers = {
   /** Authorization-code exchange. */
   token: {

@@ -2,8 +2,8 @@
 // back to the caller's redirect_uri with a code, and its token URL exchanges codes, refresh tokens and
 // service-account assertions for the shared fixture token responses.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { googleAnswer } from './google-answers.js';
+import { closeServer, listenLocal } from '../support/net.js';
 
 export interface RecordedRequest {
   method: string;
@@ -85,17 +85,12 @@ export async function startFakeGoogleOAuth(): Promise<FakeGoogleOAuth> {
     }
     res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base = await listenLocal(server);
   return {
     authUrl: `${base}/auth`,
     tokenUrl: `${base}/token`,
     requests,
     tokenResponse,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

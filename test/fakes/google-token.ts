@@ -3,8 +3,8 @@
 // invalid_grant on demand). Response bodies start from the shared OAuth fixtures.
 import { createHash, createPublicKey, createVerify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { googleAnswer } from './google-answers.js';
+import { closeServer, listenLocal } from '../support/net.js';
 
 interface IssuedCode {
   redirectUri: string;
@@ -42,16 +42,24 @@ export class FakeGoogleAuth {
     return `${this.baseUrl}/token`;
   }
 
+  /** The GOOGLE keys that make scanrelay sign in at this fake, as this fake's OAuth client. */
+  get clientKeys(): { CLIENT_ID: string; CLIENT_SECRET: string; AUTH_URL: string; TOKEN_URL: string } {
+    return { CLIENT_ID: this.clientId, CLIENT_SECRET: this.clientSecret, AUTH_URL: this.authUrl, TOKEN_URL: this.tokenUrl };
+  }
+
+  /** A signed-in token as the token file holds it: fresh access and refresh tokens, valid until `expiresAt` (ms). */
+  issueToken(expiresAt: number): { access_token: string; refresh_token: string; token_type: 'Bearer'; expiry: string } {
+    return { access_token: this.issueAccessToken(), refresh_token: this.issueRefreshToken(), token_type: 'Bearer', expiry: new Date(expiresAt).toISOString() };
+  }
+
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', () => r()));
-    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.baseUrl = await listenLocal(this.server);
     return this;
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+    await closeServer(this.server);
   }
 
   /** The Drive fake asks this whether a bearer token is good. */

@@ -1,8 +1,8 @@
 // A fake Jellyfin on 127.0.0.1 that records requests, answers from the shared fixtures and fails on demand.
 // Emby's fake (emby.ts) is the same MediaBrowser server with a different auth header and library route.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ownFixture } from '../support/fixtures.js';
+import { closeServer, listenLocal } from '../support/net.js';
 
 export interface RecordedRequest {
   method: string;
@@ -115,11 +115,10 @@ export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Prom
       answer(req, res, path);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const url = await listenLocal(server);
 
   const fake: FakeMediaBrowser = {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
     updates: () =>
       requests
@@ -136,8 +135,7 @@ export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Prom
     slowMs: 5_000,
     async close() {
       for (const t of timers) clearTimeout(t);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
     },
   };
   return fake;

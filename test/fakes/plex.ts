@@ -4,8 +4,8 @@
 // the order asked, each taking fifoMs. When a scan ends, the files of `onDisk` under the scanned folder join
 // `library`, which the undocumented ?file= lookup answers from. `hideActivities` makes /activities always empty.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { FakeMetadataRoutes } from './plex-metadata.js';
+import { closeServer, listenLocal } from '../support/net.js';
 
 export interface FakeSection {
   key: string;
@@ -229,15 +229,13 @@ export class FakePlex {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = await listenLocal(this.server);
     return this;
   }
 
   async stop(): Promise<void> {
     if (this.fifoTimer) clearTimeout(this.fifoTimer);
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+    await closeServer(this.server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

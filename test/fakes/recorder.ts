@@ -1,7 +1,7 @@
 // A small HTTP server on 127.0.0.1 that records every request and answers through a route function; the base of
 // the Audiobookshelf, Tdarr, Sonarr/Radarr and relay fakes.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenLocal } from '../support/net.js';
 
 export interface Recorded {
   method: string;
@@ -49,15 +49,12 @@ export async function startRecorder(route: (r: Recorded) => Answer): Promise<Rec
       res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     requests,
     fail: (f) => void (failure = f),
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server),
   };
 }
 

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isInside } from '../../src/paths/folder.js';
 import { MAX_PATH_BYTES } from '../../src/paths/gate.js';
 import { eventsBySource } from '../../src/triggers/events.js';
-import { SECRET, testService, type TestService } from '../support/service.js';
+import { leakedSecrets } from '../support/log-audit.js';
+import { SECRET, serviceLogs, testService, type TestService } from '../support/service.js';
 
 let t: TestService;
 beforeAll(async () => {
@@ -15,9 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t.close();
-  const text = t.logs.join('');
-  expect(text).not.toContain(SECRET);
-  expect(text).not.toContain(t.plex.token);
+  expect(leakedSecrets(serviceLogs())).toEqual([]);
 });
 
 const RUNS = 120;

@@ -4,24 +4,19 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ownFixture } from '../support/fixtures.js';
 import { BODY_LIMIT, connectionLimits } from '../../src/server/app.js';
-import { SECRET, testService, type TestService } from '../support/service.js';
+import { leakedSecrets } from '../support/log-audit.js';
+import { SECRET, serviceLogs, testService, type TestService } from '../support/service.js';
 
 let t: TestService;
 let url = '';
-const allLogs: string[] = [];
 beforeEach(async () => {
   t = await testService({ config: { SERVER_SCAN_DELAY: 3600 } as never });
   url = await t.service.listen(0, '127.0.0.1');
 });
 afterEach(async () => {
-  allLogs.push(...t.logs);
   await t.close();
 });
-afterAll(() => {
-  const text = allLogs.join('');
-  expect(text).not.toContain(SECRET);
-  expect(text).not.toContain('plex-token-1234');
-});
+afterAll(() => expect(leakedSecrets(serviceLogs())).toEqual([]));
 
 const port = () => Number(new URL(url).port);
 function rawSocket(): Promise<Socket> {
@@ -76,7 +71,6 @@ describe('limits', () => {
       fastPort = Number(new URL(await fast.service.listen(0, '127.0.0.1')).port);
     });
     afterEach(async () => {
-      allLogs.push(...fast.logs);
       await fast.close();
     });
     const open = () =>

@@ -3,23 +3,20 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { PlexTarget } from '../../src/targets/plex.js';
 import { FakePlex, type Failure } from '../fakes/plex.js';
-import { SECRET, testService, type TestService } from '../support/service.js';
+import { leakedSecrets } from '../support/log-audit.js';
+import { SECRET, serviceLogs, testService, type TestService } from '../support/service.js';
 
-const allLogs: string[] = [];
 let t: TestService | undefined;
 let plex: FakePlex | undefined;
 afterEach(async () => {
-  if (t) allLogs.push(...t.logs);
   await t?.close();
   await plex?.stop();
   t = undefined;
   plex = undefined;
 });
 afterAll(() => {
-  const text = allLogs.join('');
-  expect(text.length).toBeGreaterThan(0);
-  expect(text).not.toContain(SECRET);
-  expect(text).not.toContain('fault-plex-token');
+  expect(serviceLogs().length).toBeGreaterThan(0);
+  expect(leakedSecrets(serviceLogs())).toEqual([]);
 });
 
 /** A service whose one Plex target is our fake, with a short request timeout so 'hang' costs little. */

@@ -2,22 +2,17 @@
 // webhook answer 503, the log says why, nothing is believed queued that was not, and service resumes after.
 import Database from '../../src/sqlite.js';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SECRET, testService, type TestService } from '../support/service.js';
+import { leakedSecrets } from '../support/log-audit.js';
+import { SECRET, serviceLogs, testService, type TestService } from '../support/service.js';
 
 let t: TestService;
-const allLogs: string[] = [];
 beforeEach(async () => {
   t = await testService({ config: { SERVER_SCAN_DELAY: 0, PLEX_CONFIRM_SCANS: false } as never });
 });
 afterEach(async () => {
-  allLogs.push(...t.logs);
   await t.close();
 });
-afterAll(() => {
-  const text = allLogs.join('');
-  expect(text).not.toContain(SECRET);
-  expect(text).not.toContain('plex-token-1234');
-});
+afterAll(() => expect(leakedSecrets(serviceLogs())).toEqual([]));
 
 const webhook = (show: string, name = 'S01E01.mkv') =>
   t.service.app.inject({

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLogger, flushLogs } from '../../src/log.js';
+import { until } from '../support/until.js';
 
 const SECRET = 'f00dfeedcafe4b2a8c6e0f1d2b3a4c5d';
 const read = (file: string) => {
@@ -21,8 +22,7 @@ describe('buffered logging (the server)', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'scanrelay-log-')), 'logs', 'scanrelay.log');
     const logger = createLogger({ level: 'info', file, console: null, buffered: true, secrets: [SECRET] });
     logger.info({ url: `/api/${SECRET}/queue` }, `one line with ${SECRET}`);
-    const end = Date.now() + 500;
-    while (!read(file).includes('one line') && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    await until(() => read(file).includes('one line'), { ms: 500, every: 10, what: () => `the log file holds: ${read(file)}` });
     const text = read(file);
     expect(text).toContain('one line with ***');
     expect(text).not.toContain(SECRET);

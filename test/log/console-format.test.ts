@@ -1,16 +1,17 @@
 // The console for a person: human lines on a terminal (tmux), JSON lines on a pipe or with --log-format json,
 // --log-format human to force; the log file stays JSON; an upgrade's added keys are one line.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { consoleFormat, humanLine, parseLogFormat } from '../../src/log-format.js';
+import { writeConfigFile } from '../support/config-file.js';
 import { runCli, type Child } from '../support/child.js';
 import { repoRoot } from '../support/fixtures.js';
-
+import { openTerminal } from '../support/terminal.js';
+import { until } from '../support/until.js';
 
 const HUMAN = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (INFO |WARN |ERROR|DEBUG) \S/;
 const dirs: string[] = [];
@@ -61,7 +62,7 @@ describe('the human line', () => {
 /** `server` on a new config in a fresh folder, output on a pipe; resolves once the webhook URL is printed. */
 async function server(args: string[], config?: object): Promise<{ out: string; dir: string }> {
   const dir = tempDir();
-  if (config) writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  if (config) writeConfigFile(dir, config);
   const child = runCli(['server', '--port', '0', '--host', '127.0.0.1', '--config', join(dir, 'config.json'), '--queuefile', join(dir, 'q.db'), '--logfile', join(dir, 'scanrelay.log'), ...args], { cwd: dir });
   children.push(child);
   await child.waitFor(/Health: /, 15_000);
@@ -108,14 +109,15 @@ describe('the console of a running server', () => {
 describe('on a terminal (tmux)', () => {
   it('human lines without any flag', async () => {
     const dir = tempDir();
-    const socket = `scanrelay-console-${process.pid}`;
-    const tmux = (a: string[]) => execFileSync('tmux', ['-L', socket, ...a], { encoding: 'utf8' });
+    const terminal = openTerminal({
+      socket: `scanrelay-console-${process.pid}`,
+      session: 'srv',
+      dir,
+      argv: [process.execPath, '--import', 'tsx', join(repoRoot, 'src/cli/index.ts'), 'server', '--port', '0', '--host', '127.0.0.1', '--config', join(dir, 'config.json'), '--queuefile', join(dir, 'q.db'), '--logfile', join(dir, 'x.log')],
+    });
+    const screen = terminal.screen;
     try {
-      writeFileSync(join(dir, 'tmux.conf'), 'set -g remain-on-exit on\nset -g history-limit 5000\n');
-      tmux(['-f', join(dir, 'tmux.conf'), 'new-session', '-d', '-s', 'srv', '-c', repoRoot, '-x', '250', '-y', '50', process.execPath, '--import', 'tsx', join(repoRoot, 'src/cli/index.ts'), 'server', '--port', '0', '--host', '127.0.0.1', '--config', join(dir, 'config.json'), '--queuefile', join(dir, 'q.db'), '--logfile', join(dir, 'x.log')]);
-      const screen = () => tmux(['capture-pane', '-p', '-J', '-t', 'srv', '-S', '-', '-E', '-']);
-      const deadline = Date.now() + 15_000;
-      while (!screen().includes('Health: ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await until(() => screen().includes('Health: '), { ms: 15_000, every: 50, what: () => `'Health: ' on the screen:\n${screen()}` });
       const text = screen();
       expect(text).toContain('Health: ');
       const logLines = text.split('\n').filter((l) => /^\d{4}-/.test(l));
@@ -123,14 +125,7 @@ describe('on a terminal (tmux)', () => {
       for (const l of logLines) expect(l).toMatch(HUMAN);
       expect(text).not.toContain('{"level"');
     } finally {
-      let socketPath = '';
-      try {
-        socketPath = tmux(['display-message', '-p', '#{socket_path}']).trim();
-        tmux(['kill-server']);
-      } catch {
-        // already gone
-      }
-      if (socketPath) rmSync(socketPath, { force: true });
+      terminal.close();
     }
   });
 });

@@ -9,7 +9,7 @@ const mappings = {
   '/data/TV/Anime/': ['/tv/Anime/'],
 };
 
-describe('SERVER_PATH_MAPPINGS (spec item 2)', () => {
+describe("SERVER_PATH_MAPPINGS: the sender's path prefix becomes the media server's", () => {
   it.each([
     ['container form', '/movies/Heat (1995)/Heat.mkv', '/data/Movies/Heat (1995)/Heat.mkv'],
     ['mount form', '/mnt/unionfs/Media/TV/Mr. Robot (2015)/Season 01/e1.mkv', '/data/TV/Mr. Robot (2015)/Season 01/e1.mkv'],

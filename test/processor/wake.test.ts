@@ -11,6 +11,7 @@ import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
 import type { ScanRequest } from '../../src/request.js';
 import type { Target } from '../../src/targets/target.js';
+import { until } from '../support/until.js';
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -18,13 +19,7 @@ afterEach(async () => {
 });
 
 const turns = (n: number) => new Promise<void>((r) => (function next(i: number) { i ? setImmediate(() => next(i - 1)) : r(); })(n));
-async function until(cond: () => boolean, ms = 2_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}
+const soon = { ms: 2_000, every: 1 };
 
 function setup(delayMs: number) {
   const clock = new ManualClock();
@@ -64,7 +59,7 @@ const request = (i: number): ScanRequest => ({ path: `/tv/Show ${i}/Season 01/e0
 describe('processor wake-ups', () => {
   it('200 webhooks due in two minutes cause no extra pass of the processor', async () => {
     const { intake, passes } = setup(120_000);
-    await until(() => passes() >= 1);
+    await until(() => passes() >= 1, soon);
     await turns(5);
     const before = passes();
     for (let i = 0; i < 200; i++) await intake.submit([request(i)], 'c');
@@ -74,21 +69,21 @@ describe('processor wake-ups', () => {
 
   it('a webhook due now (SERVER_SCAN_DELAY 0) is scanned without waiting for the next timed pass', async () => {
     const { intake, scanned, passes } = setup(0);
-    await until(() => passes() >= 1);
+    await until(() => passes() >= 1, soon);
     // The loop now sleeps up to a second; the request must not wait for that.
     const started = Date.now();
     await intake.submit([request(1)], 'c');
-    await until(() => scanned.length === 1, 500);
+    await until(() => scanned.length === 1, { ...soon, ms: 500 });
     expect(scanned).toEqual(['/tv/Show 1/Season 01']);
     expect(Date.now() - started).toBeLessThan(500);
   });
 
   it('a burst due now shares passes: 100 requests in one turn take far fewer than 100 passes', async () => {
     const { intake, scanned, passes } = setup(0);
-    await until(() => passes() >= 1);
+    await until(() => passes() >= 1, soon);
     const before = passes();
     await Promise.all(Array.from({ length: 100 }, (_, i) => intake.submit([request(i)], 'c')));
-    await until(() => scanned.length === 100);
+    await until(() => scanned.length === 100, soon);
     expect(passes() - before).toBeLessThan(40);
   });
 });

@@ -7,18 +7,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { Checkpointer } from '../../src/queue/checkpointer.js';
 import { Queue } from '../../src/queue/store.js';
+import { until } from '../support/until.js';
 
 const open: { close: () => void }[] = [];
 afterEach(() => open.splice(0).forEach((q) => q.close()));
 
-/** Polls `done` every 20 ms; generous limit, since a loaded machine may be slow to start a thread. */
-async function until(done: () => boolean, limitMs = 20_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!done()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** A generous limit, since a loaded machine may be slow to start a thread. */
+const threadStarted = { ms: 20_000, every: 20 };
 
 const folder = (i: number) => ({
   folder: `/data/media/tv/Severance ${i} (2022)/Season 02`,
@@ -39,7 +34,7 @@ describe('checkpoints in a worker thread', () => {
     for (let batch = 0; batch < 20; batch++) q.enqueueMany(Array.from({ length: 500 }, (_, i) => folder(batch * 500 + i)));
     expect(statSync(`${file}-wal`).size).toBeGreaterThan(1024 * 1024); // enough to start the worker
     // Only a checkpoint writes the database file itself; commits go to the WAL.
-    await until(() => statSync(file).size > before + 1024 * 1024);
+    await until(() => statSync(file).size > before + 1024 * 1024, threadStarted);
     expect(onMain).not.toHaveBeenCalled();
     q.close();
     const again = new Queue(file, new ManualClock(), { delayMs: 0 });
@@ -76,6 +71,6 @@ describe('checkpoints in a worker thread', () => {
     const onMain = vi.fn();
     const c = new Checkpointer(file, 20, onMain);
     open.push({ close: () => c.stop() });
-    await until(() => onMain.mock.calls.length >= 2);
+    await until(() => onMain.mock.calls.length >= 2, threadStarted);
   });
 });

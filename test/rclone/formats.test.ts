@@ -13,7 +13,7 @@ import { googleAnswer } from '../fakes/google-answers.js';
 const hex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s.replace(/[\s:]/g, ''), 'hex'));
 
 describe('secretbox', () => {
-  it('Poly1305 matches the RFC 8439 §2.5.2 vector', () => {
+  it('Poly1305 matches the test vector of RFC 8439 section 2.5.2 (https://www.rfc-editor.org/rfc/rfc8439#section-2.5.2)', () => {
     const key = hex('85:d6:be:78:57:55:6d:33:7f:44:52:fe:42:d5:06:a8:01:03:80:8a:fb:0d:b2:fd:4a:bf:f6:af:41:49:f5:1b');
     const tag = poly1305(new Uint8Array(Buffer.from('Cryptographic Forum Research Group')), key);
     expect(Buffer.from(tag).toString('hex')).toBe('a8061dc1305136c6c22b8baf0c0127a9');

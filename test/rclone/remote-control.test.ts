@@ -10,14 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCacheRefresh } from '../../src/rclone/remote-control.js';
 import { logCollector } from '../drive/harness.js';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+import { freePort } from '../support/net.js';
 
 /** Records every call, then answers through the real fetch. */
 function recording(): { fetch: typeof fetch; calls: { method: string; body: unknown }[] } {

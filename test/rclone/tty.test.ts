@@ -1,46 +1,38 @@
 // The procedure on a real terminal: the CLI runs in a tmux pane, keys are typed with send-keys and the
 // screen is read with capture-pane, each prompt awaited against a deadline.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../support/fixtures.js';
+import { openTerminal, type Terminal } from '../support/terminal.js';
+import { until } from '../support/until.js';
 import { CLI_ENTRY } from './cli-session.js';
 
 const TOKEN = '{"access_token":"ya29.TTY","token_type":"Bearer","refresh_token":"1//TTY","expiry":"2026-11-21T04:42:34Z"}';
 
 let dir: string;
-let socket: string;
+let terminal: Terminal | undefined;
 const session = 'wizard';
 
-function tmux(args: string[]): string {
-  return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-}
-
-function screen(): string {
-  return tmux(['capture-pane', '-p', '-J', '-t', session, '-S', '-', '-E', '-']);
-}
+const tmux = (args: string[]): string => terminal!.tmux(args);
+const screen = (): string => terminal!.screen();
 
 /** How many screen lines start with the prompt (the whole scrollback, wrapped lines joined). */
 function promptCount(prompt: string): number {
   return screen().split('\n').filter((l) => l.startsWith(prompt.trimEnd())).length;
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n--- screen ---\n${screen()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Waits up to 15 s for the screen to show `what`; the error shows the screen. */
+const onScreen = (condition: () => boolean, what: string) =>
+  until(condition, { ms: 15_000, every: 25, what: () => `waiting for ${what}\n--- screen ---\n${screen()}` });
 
 /** Prompts already answered, by prompt text: the next answer waits for one more of them. */
 const answered = new Map<string, number>();
 
 async function answer(prompt: string, text: string): Promise<void> {
   const seen = answered.get(prompt) ?? 0;
-  await until(() => promptCount(prompt) > seen, `prompt ${JSON.stringify(prompt)} #${seen + 1}`);
+  await onScreen(() => promptCount(prompt) > seen, `prompt ${JSON.stringify(prompt)} #${seen + 1}`);
   answered.set(prompt, seen + 1);
   if (text !== '') tmux(['send-keys', '-t', session, '-l', text]);
   tmux(['send-keys', '-t', session, 'Enter']);
@@ -48,29 +40,23 @@ async function answer(prompt: string, text: string): Promise<void> {
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'scanrelay-tty-'));
-  socket = `scanrelay-test-${process.pid}`;
 });
 
 afterAll(() => {
-  let socketPath = '';
-  try {
-    socketPath = tmux(['display-message', '-p', '#{socket_path}']).trim();
-    tmux(['kill-server']);
-  } catch {
-    // already gone
-  }
-  // kill-server leaves the socket file behind.
-  if (socketPath) rmSync(socketPath, { force: true });
+  terminal?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe('on a terminal (tmux)', () => {
-  it('runs steps 1-19, then sets a password without echoing it', async () => {
+  it('runs the steps of docs/rclone.md, then sets a password without echoing it', async () => {
     const file = join(dir, 'tty.conf');
-    const conf = join(dir, 'tmux.conf');
-    // The pane stays after the program ends so its exit status can be read.
-    writeFileSync(conf, 'set -g remain-on-exit on\nset -g history-limit 5000\n');
-    tmux(['-f', conf, 'new-session', '-d', '-s', session, '-c', repoRoot, '-x', '250', '-y', '50', '-e', `HOME=${dir}`, '-e', 'SCANRELAY_RCLONE=', process.execPath, '--import', 'tsx', CLI_ENTRY, 'rclone', 'config', '--config', file]);
+    terminal = openTerminal({
+      socket: `scanrelay-test-${process.pid}`,
+      session,
+      dir,
+      env: { HOME: dir, SCANRELAY_RCLONE: '' },
+      argv: [process.execPath, '--import', 'tsx', CLI_ENTRY, 'rclone', 'config', '--config', file],
+    });
 
     await answer('n/s/q> ', 'n');
     await answer('name> ', 'gdrive');
@@ -82,7 +68,7 @@ describe('on a terminal (tmux)', () => {
     await answer('service_account_file> ', '');
     await answer('y/n> ', 'n');
     await answer('y/n> ', 'n');
-    await until(() => /scanrelay rclone authorize "drive" "[A-Za-z0-9+/]+"/.test(screen()), 'the authorize command');
+    await onScreen(() => /scanrelay rclone authorize "drive" "[A-Za-z0-9+/]+"/.test(screen()), 'the authorize command');
     await answer('config_token> ', TOKEN);
     await answer('y/n> ', 'n');
     await answer('y/e/d> ', 'y');
@@ -96,7 +82,7 @@ describe('on a terminal (tmux)', () => {
     // The pane is marked dead when the program ends; tmux 3.3 sometimes never reaps the child and so
     // never learns its status (seen here: a zombie with no status), so a status, when known, must be 0.
     const pane = (): string => tmux(['list-panes', '-t', session, '-F', '#{pane_dead}:#{pane_dead_status}']).trim();
-    await until(() => pane().startsWith('1:'), 'the program to end');
+    await onScreen(() => pane().startsWith('1:'), 'the program to end');
     expect(['1:0', '1:']).toContain(pane());
     const text = screen();
     expect(text).toContain('Password set');

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from '../../src/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { writeConfigFile } from '../support/config-file.js';
 import { runCli, type Child } from '../support/child.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 
@@ -23,8 +24,7 @@ afterEach(async () => {
 
 function setup(pass: string) {
   const dir = mkdtempSync(join(tmpdir(), 'scanrelay-start-'));
-  const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ SERVER_PASS: pass, PLEX_TOKEN: '', PLEX_ENABLED: false }), { mode: 0o600 });
+  const config = writeConfigFile(dir, { SERVER_PASS: pass, PLEX_TOKEN: '', PLEX_ENABLED: false }, { mode: 0o600 });
   return { dir, config, queue: join(dir, 'queue.db'), log: join(dir, 'scanrelay.log'), token: join(dir, 'token.json') };
 }
 

@@ -16,8 +16,12 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Child {
-  const proc = spawn(process.execPath, ['--import', tsxLoader, join(repoRoot, 'src/cli/index.ts'), ...args], {
+/** Children started by this test file and not yet exited, for killChildren. */
+const running = new Set<ChildProcess>();
+
+/** `root`: the checkout whose src/ runs (default: this one). */
+export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; root?: string } = {}): Child {
+  const proc = spawn(process.execPath, ['--import', tsxLoader, join(opts.root ?? repoRoot, 'src/cli/index.ts'), ...args], {
     cwd: opts.cwd ?? repoRoot,
     env: { ...process.env, ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -33,7 +37,8 @@ export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: st
   proc.stdout!.on('data', (d: Buffer) => onData(d, 'stdout'));
   proc.stderr!.on('data', (d: Buffer) => onData(d, 'stderr'));
   if (opts.input !== undefined) proc.stdin!.end(opts.input);
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  running.add(proc);
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => (running.delete(proc), resolve(code))));
   return {
     proc,
     output: () => out,
@@ -64,4 +69,19 @@ export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: st
       });
     },
   };
+}
+
+/** Kills every child this test file started that still runs (for an afterEach or afterAll hook). */
+export function killChildren(signal: NodeJS.Signals = 'SIGKILL'): void {
+  for (const proc of running) if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+}
+
+/**
+ * `scanrelay server` on a config and a queue file, with its log file and working directory in `dir` and a
+ * port of its own choosing; resolves with the base URL once the server prints its webhook URL.
+ */
+export async function startServer(opts: { config: string; queuefile: string; dir: string; timeoutMs?: number; root?: string }): Promise<{ child: Child; url: string }> {
+  const child = runCli(['--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'log.txt'), 'server', '--port', '0'], { cwd: opts.dir, root: opts.root });
+  const m = await child.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/[0-9a-f]{32}/, opts.timeoutMs);
+  return { child, url: m[1]! };
 }

@@ -1,10 +1,16 @@
-// Writing a config.json to a temporary folder and loading it as the service would: for tests of the schema.
+// Writing a config.json for a test or a benchmark, and loading one as the service would (for tests of the schema).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+
+/** Writes `values` as `dir`/config.json (JSON; the mode if given) and returns the file's path. */
+export function writeConfigFile(dir: string, values: object, opts: { mode?: number } = {}): string {
+  const file = join(dir, 'config.json');
+  writeFileSync(file, JSON.stringify(values), opts.mode === undefined ? undefined : { mode: opts.mode });
+  return file;
+}
 
 export interface ConfigFiles {
   /** Loads `content` as a config.json (without writing back) and returns the config. */
@@ -29,7 +35,7 @@ export function configFiles(prefix = 'scanrelay-config-'): ConfigFiles {
       try {
         load(content);
       } catch (err) {
-        expect(err).toBeInstanceOf(ConfigError);
+        if (!(err instanceof ConfigError)) throw err;
         return (err as Error).message.replace(/^config error in .*?\.json: /, '');
       }
       throw new Error(`expected a ConfigError for ${JSON.stringify(content)}`);

@@ -1,9 +1,9 @@
 // Vitest global setup: gives the workers a folder to copy their log lines to, and after the whole suite
-// fails the run if any line holds a secret (the issue's "asserted over the logs of the whole suite").
+// fails the run if any line holds a secret: one check over the logs of the whole suite, not of each file alone.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AUDIT_ENV, AUDITED_SECRETS } from './log-audit.js';
+import { AUDIT_ENV, AUDITED_SECRETS, leakedSecrets } from './log-audit.js';
 
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'scanrelay-log-audit-'));
@@ -15,7 +15,7 @@ export default function setup(): () => void {
       for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) {
         if (!line) continue;
         lines++;
-        for (const secret of AUDITED_SECRETS) if (line.includes(secret)) leaks.push(`'${secret}' in: ${line.slice(0, 300)}`);
+        for (const secret of leakedSecrets(line)) leaks.push(`'${secret}' in: ${line.slice(0, 300)}`);
       }
     }
     rmSync(dir, { recursive: true, force: true });

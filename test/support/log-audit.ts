@@ -2,6 +2,7 @@
 // for every secret and token the tests use (test/support/log-audit-global.ts): no log line may hold one.
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 
 /** The secrets and tokens the tests configure or their fakes hand out. */
 export const AUDITED_SECRETS = [
@@ -9,6 +10,7 @@ export const AUDITED_SECRETS = [
   'f00dcafef00dcafef00dcafef00dcafe',
   '9c4b81fe234e4d6eb9011cefe514d915',
   '0a1b2c3d4e5f60718293a4b5c6d7e8f9',
+  'c0c0a1c0c0a1c0c0a1c0c0a1c0c0a1c0', // test/triggers/recipe.test.ts
   'pass with space',
   'plex-token-1234',
   'plex-token-1',
@@ -35,6 +37,11 @@ export const AUDITED_SECRETS = [
 
 export const AUDIT_ENV = 'VITEST_LOG_AUDIT_DIR';
 
+/** The audited secrets that `text` holds (none, for a clean log). */
+export function leakedSecrets(text: string): string[] {
+  return AUDITED_SECRETS.filter((secret) => text.includes(secret));
+}
+
 /** Records log output: JSON log lines only (a command's own printed output, such as the URL banner, is not a log). */
 export function auditLogs(text: string): void {
   const dir = process.env[AUDIT_ENV];
@@ -52,4 +59,16 @@ export function lineAuditor(): (chunk: string) => void {
     partial = end === -1 ? text : text.slice(end + 1);
     if (end !== -1) auditLogs(text.slice(0, end + 1));
   };
+}
+
+/** A console stream for a test's logger: hands each chunk to `keep` and audits it. */
+export function auditedSink(keep: (text: string) => void): Writable {
+  return new Writable({
+    write(chunk, _enc, cb) {
+      const text = String(chunk);
+      keep(text);
+      auditLogs(text);
+      cb();
+    },
+  });
 }

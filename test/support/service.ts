@@ -2,7 +2,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { ManualClock } from '../../src/clock.js';
 import { defaultConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
@@ -11,9 +10,13 @@ import type { PathState } from '../../src/paths/disk.js';
 import { createService, type Service, type ServiceOptions } from '../../src/service.js';
 import type { Target } from '../../src/targets/target.js';
 import { FakePlex } from '../fakes/plex.js';
-import { auditLogs } from './log-audit.js';
+import { auditedSink } from './log-audit.js';
 
 export const SECRET = '0123456789abcdef0123456789abcdef';
+
+/** Every log line of every service this test file built, for a file's own check that none holds a secret. */
+const everyLine: string[] = [];
+export const serviceLogs = (): string => everyLine.join('');
 
 export interface TestService {
   service: Service;
@@ -45,14 +48,7 @@ export async function testService(
     ...opts.config,
   } as Config;
   const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      logs.push(String(chunk));
-      auditLogs(String(chunk));
-      cb();
-    },
-  });
-  const logger = createLogger({ level: 'debug', console: sink, secrets: [config.SERVER_PASS, config.PLEX_TOKEN] });
+  const logger = createLogger({ level: 'debug', console: auditedSink((text) => (logs.push(text), everyLine.push(text))), secrets: [config.SERVER_PASS, config.PLEX_TOKEN] });
   const queuefile = opts.queuefile ?? join(dir, 'queue.db');
   const service = await createService({
     config,

@@ -3,11 +3,10 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createLogger, silentLogger } from '../../src/log.js';
-import { auditLogs } from '../support/log-audit.js';
+import { auditedSink } from '../support/log-audit.js';
 import { PlexApi } from '../../src/plex/api.js';
 import type { AfterScanSettings } from '../../src/plex/after-scan.js';
 import { scanAndFollow } from '../support/follow.js';
@@ -38,14 +37,7 @@ beforeEach(async () => {
 afterEach(() => plex.stop());
 
 function logger() {
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      logs.push(String(chunk));
-      auditLogs(String(chunk));
-      cb();
-    },
-  });
-  return createLogger({ level: 'debug', console: sink });
+  return createLogger({ level: 'debug', console: auditedSink((text) => logs.push(text)) });
 }
 const logged = (text: string) => logs.some((l) => (JSON.parse(l) as { msg: string }).msg.includes(text));
 

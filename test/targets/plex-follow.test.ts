@@ -14,6 +14,7 @@ import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex.js';
 import type { ScanContext } from '../../src/targets/target.js';
 import { FakePlex } from '../fakes/plex.js';
 import { scanAndFollow } from '../support/follow.js';
+import { until } from '../support/until.js';
 
 let plex: FakePlex;
 let queue: Queue | undefined;
@@ -51,14 +52,6 @@ function relay(t: PlexTarget, settings: { fileCheckDelayMs?: number } = {}) {
     settings: { fileExistMappings: {}, maxFileChecks: 0, fileCheckDelayMs: settings.fileCheckDelayMs ?? 0, folderOnExhaustion: false, anchors: [], retryMaxDelayMs: 300_000 },
   });
   return { queue, processor };
-}
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 describe('deliver, then follow', () => {

@@ -1,6 +1,5 @@
 // A TARGETS "plex" entry's own empty-trash and analyze keys: what the schema accepts, how each falls back to its
 // PLEX_* key (EMPTY_TRASH only with the entry's own DATABASE_PATH), and the clock every pause runs on.
-import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../src/clock.js';
 import { configSchema } from '../../src/config/schema.js';
@@ -10,7 +9,7 @@ import type { ScanContext } from '../../src/targets/target.js';
 import { FakePlex } from '../fakes/plex.js';
 import { scanAndFollow } from '../support/follow.js';
 import { configFiles } from '../support/config-file.js';
-import { auditLogs } from '../support/log-audit.js';
+import { auditedSink } from '../support/log-audit.js';
 
 const files = configFiles('scanrelay-target-keys-');
 afterAll(() => files.cleanup());
@@ -111,13 +110,7 @@ describe('each Plex in TARGETS with its own settings', () => {
       ],
     });
     const opened: string[] = [];
-    const sink = new Writable({
-      write(chunk, _enc, cb) {
-        logs.push(String(chunk));
-        auditLogs(String(chunk));
-        cb();
-      },
-    });
+    const sink = auditedSink((text) => logs.push(text));
     const clock = new ManualClock();
     const targets = buildTargets(config, {
       clock,

@@ -1,4 +1,4 @@
-// `scanrelay scan` end to end with the fake scanner: the exact argv and environment of spec 4.4, plainly,
+// `scanrelay scan` end to end with the fake scanner: the exact argv and environment of docs/targets.md, plainly,
 // through sudo and through docker exec, and its failures reported with a non-zero exit.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -121,7 +121,7 @@ describe('scanrelay scan', () => {
   // Spaces, both quotes, a command substitution, backticks and a glob: a shell would have mangled or run them.
   const hostile = () => `/data/media/movies/It's "Dune" $(touch ${dir}/pwned) \`touch ${dir}/pwned2\` *`;
 
-  it('runs <scanner> --scan --refresh --section <id> --directory <path> with the spec 4.4 environment', async () => {
+  it("runs <scanner> --scan --refresh --section <id> --directory <path> with Plex's library path and support folder in its environment", async () => {
     const path = hostile();
     await scan(['--section', '3', '--directory', path]);
     expect(jsonl(scannerLog)).toEqual([

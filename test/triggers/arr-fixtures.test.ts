@@ -25,7 +25,7 @@ const dune = '/data/media/movies/Dune Part Two (2024)';
 const okComputer = '/data/media/music/Radiohead/OK Computer (1997)';
 const wayOfKings = '/data/media/books/Brandon Sanderson/The Way of Kings (2010)';
 
-/** Per shared fixture, what a request carrying the app's own User-Agent comes to (interfaces.md §1.8). */
+/** Per shared fixture, what a request carrying the app's own User-Agent comes to: the files it names, or why none. */
 const sharedExpectations: Record<string, TriggerResult> = {
   'sonarr-test.json': { kind: 'test', source: 'sonarr', event: 'Test' },
   'sonarr-download.json': scan('sonarr', 'Download', (r) => [
