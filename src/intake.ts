@@ -6,7 +6,7 @@ import { gateRequests, PathRefused, preview } from './paths/gate.js';
 import { ignoredBy, mapPath, priorityOf, type MappingMatch, type PathMappings } from './paths/mapping.js';
 import type { PathState } from './paths/disk.js';
 import type { FolderRequest, Queue } from './queue/store.js';
-import type { ScanRequest } from './request.js';
+import type { ScanRequest } from './scan.js';
 
 export interface IntakeSettings {
   pathMappings: PathMappings;

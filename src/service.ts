@@ -24,7 +24,7 @@ import { Retention } from './queue/retention.js';
 import { Metrics } from './server/metrics.js';
 import { buildTargets } from './targets/build.js';
 import { buildItemRefreshers } from './targets/refresh-items.js';
-import type { Target } from './targets/target.js';
+import type { Target } from './scan.js';
 import { WatchTrigger } from './watch/trigger.js';
 
 export interface ServiceOptions {

@@ -11,7 +11,7 @@ import { jellyfin } from '../targets/jellyfin.js';
 import type { MediaBrowserFlavour } from '../targets/mediabrowser.js';
 import { PlexTarget } from '../targets/plex.js';
 import { exclusionOf, rewritePath } from '../targets/rewrite.js';
-import type { Target } from '../targets/target.js';
+import type { Target } from '../scan.js';
 
 export interface Library {
   title: string;

@@ -3,7 +3,7 @@
 import type { Config, TargetConfig } from '../config/schema.js';
 import type { LibraryJudge, Unmatched } from '../intake.js';
 import type { MappingMatch } from '../paths/mapping.js';
-import type { Target } from '../targets/target.js';
+import type { Target } from '../scan.js';
 import { closestCandidates, judgeTarget, librarySource, suggestMapping, type DoctorDeps, type Library } from './explain.js';
 
 /** Library lists are asked again after this, or after half of it when a folder was in none of them. */

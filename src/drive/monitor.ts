@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { ScanRequest } from '../request.js';
+import type { ScanRequest } from '../scan.js';
 import { DriveApi } from './api.js';
 import { DriveCache } from './cache.js';
 import { ChangeReader } from './changes.js';

@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { DeliveryRef, PendingRow, Queue } from '../queue/store.js';
 import { runScanCommand, type CommandEnv, type CommandRunner } from '../targets/commands.js';
 import type { ItemRefresher } from '../targets/refresh-items.js';
-import type { FollowItem, FollowResult, ScanOutcome, Target } from '../targets/target.js';
+import type { FollowItem, FollowResult, ScanOutcome, Target } from '../scan.js';
 
 /** Stored with a `following` delivery: what the stage and the after-command need, and the target's own ticket. */
 interface Envelope {

@@ -2,7 +2,9 @@
 // checks and the path doctor all ask through this (tests pass their own).
 import { stat } from 'node:fs/promises';
 
-export type PathState = 'file' | 'folder' | 'missing';
+import type { PathState } from '../scan.js';
+
+export type { PathState };
 
 export async function diskPathState(path: string): Promise<PathState> {
   try {

@@ -2,7 +2,7 @@
 import { access } from 'node:fs/promises';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { ExternalIds } from '../request.js';
+import type { ExternalIds } from '../scan.js';
 import type { PlexApi } from './api.js';
 import type { MatchFixer } from './match.js';
 

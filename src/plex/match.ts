@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { PlexApi } from './api.js';
 
-import type { ExternalIds } from '../request.js';
+import type { ExternalIds } from '../scan.js';
 
 export type { ExternalIds };
 

@@ -4,7 +4,7 @@ import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Queue } from '../queue/store.js';
-import type { Target } from '../targets/target.js';
+import type { Target } from '../scan.js';
 
 export interface TargetHealth {
   name: string;

@@ -1,22 +1,5 @@
 // The queue's rows and the values its callers hand it: folders, deliveries and their stages, history.
-import type { ExternalIds } from '../request.js';
-
-export interface FolderRequest {
-  /** The folder to scan, as the media server sees it. */
-  folder: string;
-  priority: number;
-  source: string;
-  event: string;
-  /** A file inside the folder whose existence is checked before scanning. */
-  fileHint?: string;
-  deleted: boolean;
-  /** Refresh the item holding the file after the scan: asked for ('item') or where the target wants it. */
-  refresh?: 'item' | 'item-if-enabled';
-  /** The series'/movie's IDs from a Sonarr/Radarr download (PLEX_FIX_MISMATCHED). */
-  ids?: ExternalIds;
-  /** The path as the sender sent it (before SERVER_PATH_MAPPINGS); the latest request's is kept. */
-  received?: string;
-}
+import type { DeliveryRef, DeliveryState, FinalDeliveryState, FolderRequest } from '../scan.js';
 
 export interface FolderRow {
   id: number;
@@ -46,8 +29,6 @@ export interface FolderRow {
  * then one final state: `scanned` (taken, nothing to follow), `confirmed` / `not-found` / `unconfirmed` (what the
  * follow-up found), or `unmatched` (no library of that server holds the folder).
  */
-export type DeliveryState = 'pending' | 'following' | 'scanned' | 'confirmed' | 'not-found' | 'unconfirmed' | 'unmatched';
-export type FinalDeliveryState = Exclude<DeliveryState, 'pending' | 'following'>;
 
 export type PendingRow = FolderRow & { attempts: number; rescans: number };
 
@@ -99,10 +80,3 @@ export type DeliveryResult =
   /** `follow`: what the target's follower needs to resume after a restart (JSON). */
   | { state: 'following'; detail?: string; follow: string }
   | { state: 'retry'; error: string; nextAt: number };
-
-/** Which generation of which folder a follow-up belongs to: a newer request makes its answer moot. */
-export interface DeliveryRef {
-  folderId: number;
-  generation: number;
-}
-

@@ -3,10 +3,12 @@
 // acknowledged after enqueue() survives kill -9. The file itself (pragmas, WAL, group commit) is src/queue/file.ts.
 import type { Clock } from '../clock.js';
 import { QueueFile } from './file.js';
-import type { DeliveryRef, DeliveryResult, DeliveryRow, FinalDeliveryState, FolderRequest, FolderRow, FollowingRow, HistoryRow, PendingRow } from './rows.js';
+import type { DeliveryResult, DeliveryRow, FolderRow, FollowingRow, HistoryRow, PendingRow } from './rows.js';
+import type { DeliveryRef, FinalDeliveryState, FolderRequest } from '../scan.js';
 import { prepareStatements, type Statements } from './statements.js';
 
-export type { DeliveryRef, DeliveryResult, DeliveryRow, DeliveryState, FinalDeliveryState, FolderRequest, FolderRow, FollowingRow, HistoryRow, PendingRow } from './rows.js';
+export type { DeliveryResult, DeliveryRow, FolderRow, FollowingRow, HistoryRow, PendingRow } from './rows.js';
+export type { DeliveryRef, DeliveryState, FinalDeliveryState, FolderRequest } from '../scan.js';
 
 export interface QueueOptions {
   /** SERVER_SCAN_DELAY in milliseconds: a folder is due this long after its latest request. */

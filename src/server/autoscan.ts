@@ -6,7 +6,7 @@ import { AUTOSCAN_TRIGGER_TYPES, type AutoscanConfig } from '../config/autoscan-
 import { StorageError } from '../intake.js';
 import type { Logger } from '../log.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
-import type { ScanRequest, Source } from '../request.js';
+import type { ScanRequest, Source } from '../scan.js';
 import { parseScanBody } from '../triggers/index.js';
 import { isPlainObject } from '../triggers/payload.js';
 import type { AppDeps } from './deps.js';

@@ -1,6 +1,7 @@
 // The JSON the HTTP routes take and answer, as zod types: the one source of their TypeScript types, of the
 // route schemas Fastify validates and serializes with, and so of the control API's OpenAPI document.
 import { z } from 'zod';
+import { DELIVERY_STATES } from '../scan.js';
 
 const nullableText = (description?: string) => (description ? z.string().nullable().meta({ description }) : z.string().nullable());
 const RECEIVED = 'the path as the sender sent it, before SERVER_PATH_MAPPINGS';
@@ -24,7 +25,6 @@ export const actionResult = z.discriminatedUnion('ok', [
 ]);
 export type ActionResult = z.infer<typeof actionResult>;
 
-export const DELIVERY_STATES = ['pending', 'following', 'scanned', 'confirmed', 'not-found', 'unconfirmed', 'unmatched'] as const;
 
 export const queuedFolder = z.object({
   id: z.int(),

@@ -1,5 +1,5 @@
 // One HTTP call to a target's API, with its failure phrased for the log and sorted for the retry rules.
-import type { ScanOutcome } from './target.js';
+import type { ScanOutcome } from '../scan.js';
 
 /** A call that did not succeed. `targetDown`: the server itself is unreachable or refuses us. */
 export class ApiRefusal extends Error {

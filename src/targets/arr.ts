@@ -5,7 +5,7 @@ import { trimTrailingSeparator } from '../paths/folder.js';
 import { apiCaller } from './api-call.js';
 import type { HttpTargetOptions } from './audiobookshelf.js';
 import { OwnerList } from './owner-list.js';
-import type { ScanOutcome, Target } from './target.js';
+import type { ScanOutcome, Target } from '../scan.js';
 
 interface ArrFlavour {
   kind: 'sonarr' | 'radarr';

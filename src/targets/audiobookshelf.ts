@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import { apiCaller } from './api-call.js';
 import { OwnerList } from './owner-list.js';
-import type { ScanContext, ScanOutcome, Target } from './target.js';
+import type { ScanContext, ScanOutcome, Target } from '../scan.js';
 
 export interface HttpTargetOptions {
   name: string;

@@ -15,7 +15,7 @@ import { PlexTarget, type PlexTargetOptions } from './plex.js';
 import { relayTarget } from './relay.js';
 import { withRewrite } from './rewrite.js';
 import { tdarrTarget } from './tdarr.js';
-import type { Target } from './target.js';
+import type { Target } from '../scan.js';
 
 export interface BuildDeps {
   clock: Clock;

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import type { ScanContext, ScanOutcome, Target } from './target.js';
+import type { ScanContext, ScanOutcome, Target } from '../scan.js';
 
 export interface CommandTargetOptions {
   name: string;

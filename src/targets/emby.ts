@@ -1,5 +1,5 @@
 // Emby target: MediaBrowser scan with X-Emby-Token and libraries from /Library/SelectableMediaFolders.
-import type { Target } from './target.js';
+import type { Target } from '../scan.js';
 import { mediaBrowserTarget, type Library, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser.js';
 
 export const emby: MediaBrowserFlavour = {

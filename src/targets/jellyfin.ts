@@ -1,6 +1,6 @@
 // Jellyfin target: MediaBrowser scan with the Authorization header (Jellyfin 12 turned X-Emby-Token off)
 // and libraries from /Library/VirtualFolders.
-import type { Target } from './target.js';
+import type { Target } from '../scan.js';
 import { mediaBrowserTarget, stringsOf, type Library, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser.js';
 
 export const jellyfin: MediaBrowserFlavour = {

@@ -3,7 +3,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import { silentLogger, type Logger } from '../log.js';
 import { isInside, trimTrailingSeparator } from '../paths/folder.js';
-import type { ScanContext, ScanOutcome, Target } from './target.js';
+import type { ScanContext, ScanOutcome, Target } from '../scan.js';
 
 export interface MediaBrowserOptions {
   name: string;

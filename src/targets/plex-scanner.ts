@@ -6,7 +6,7 @@ import { silentLogger, type Logger } from '../log.js';
 import { isInside, trimTrailingSeparator } from '../paths/folder.js';
 import { scanSection, ScannerError, unescapeShellPath, type ScannerSettings } from '../plex/scanner.js';
 import { waitForExternalScanners, type WaitOptions } from '../plex/scanner-processes.js';
-import type { ScanContext, ScanOutcome, Target } from './target.js';
+import type { ScanContext, ScanOutcome, Target } from '../scan.js';
 
 export interface SectionLocations {
   id: number | string;

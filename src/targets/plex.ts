@@ -9,7 +9,7 @@ import type { FileInLibrary } from '../plex/confirm.js';
 import { PlexFollower, type PlexTicket } from '../plex/follower.js';
 import { MatchFixer } from '../plex/match.js';
 import { SectionCache } from '../plex/sections.js';
-import type { ScanContext, ScanOutcome, Target } from './target.js';
+import type { ScanContext, ScanOutcome, Target } from '../scan.js';
 
 export interface PlexTargetOptions {
   name: string;

@@ -3,7 +3,7 @@
 import type { Config, TargetConfig } from '../config/schema.js';
 import { PlexApi } from '../plex/api.js';
 import { refreshPlexItems } from '../plex/refresh-item.js';
-import type { ScanRequest } from '../request.js';
+import type { ScanRequest } from '../scan.js';
 import { emby } from './emby.js';
 import type { ItemRefreshResult } from './item-refresh.js';
 import { jellyfin } from './jellyfin.js';

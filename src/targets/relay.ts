@@ -2,7 +2,7 @@
 // (POST /triggers/manual?dir=<folder>, HTTP Basic auth), for chaining across machines.
 import { trimTrailingSeparator } from '../paths/folder.js';
 import { apiCaller } from './api-call.js';
-import type { ScanOutcome, Target } from './target.js';
+import type { ScanOutcome, Target } from '../scan.js';
 
 export interface RelayTargetOptions {
   name: string;

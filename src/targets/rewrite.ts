@@ -2,7 +2,7 @@
 // media servers, so each target turns the relay's path into its own form before scanning.
 import { isInside, separatorOf, trimTrailingSeparator } from '../paths/folder.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
-import type { ScanContext, ScanOutcome, Target } from './target.js';
+import type { ScanContext, ScanOutcome, Target } from '../scan.js';
 
 export type { PathMappings };
 

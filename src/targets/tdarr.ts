@@ -2,7 +2,7 @@
 import { trimTrailingSeparator } from '../paths/folder.js';
 import { apiCaller } from './api-call.js';
 import type { HttpTargetOptions } from './audiobookshelf.js';
-import type { ScanContext, ScanOutcome, Target } from './target.js';
+import type { ScanContext, ScanOutcome, Target } from '../scan.js';
 
 export function tdarrTarget(opts: HttpTargetOptions & { libraryId: string }): Target {
   const who = `tdarr '${opts.name}'`;

@@ -12,7 +12,7 @@ import { ManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Queue } from '../../src/queue/store.js';
 import { Metrics } from '../../src/server/metrics.js';
-import type { Target } from '../../src/targets/target.js';
+import type { Target } from '../../src/scan.js';
 import { repoRoot } from '../support/fixtures.js';
 import { testService } from '../support/service.js';
 

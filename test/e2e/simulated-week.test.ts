@@ -10,7 +10,7 @@ import { defaultConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createLogger, flushLogs } from '../../src/log.js';
 import { createService } from '../../src/service.js';
-import type { Target } from '../../src/targets/target.js';
+import type { Target } from '../../src/scan.js';
 
 const MIN = 60_000;
 const DAY = 24 * 60 * MIN;

@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
-import type { ScanOutcome, Target } from '../../src/targets/target.js';
+import type { ScanOutcome, Target } from '../../src/scan.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 const queues: Queue[] = [];

@@ -8,7 +8,7 @@ import type { PathState } from '../../src/paths/disk.js';
 import { Processor, type ProcessorSettings } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
 import { PlexTarget } from '../../src/targets/plex.js';
-import type { Target } from '../../src/targets/target.js';
+import type { Target } from '../../src/scan.js';
 import { FakePlex } from '../fakes/plex.js';
 
 let plex: FakePlex;

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Target } from '../../src/targets/target.js';
+import type { Target } from '../../src/scan.js';
 import { runCli } from '../support/child.js';
 import { repoRoot } from '../support/fixtures.js';
 import { testService, type TestService } from '../support/service.js';

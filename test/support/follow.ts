@@ -1,6 +1,6 @@
 // Runs one target scan and, when the target follows it, its follow-up to the end: the two stages in one call.
 import type { Clock } from '../../src/clock.js';
-import type { FollowResult, ScanContext, ScanOutcome, Target } from '../../src/targets/target.js';
+import type { FollowResult, ScanContext, ScanOutcome, Target } from '../../src/scan.js';
 
 export type Followed = ScanOutcome & { followed?: FollowResult };
 

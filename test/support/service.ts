@@ -8,7 +8,7 @@ import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import type { PathState } from '../../src/paths/disk.js';
 import { createService, type Service, type ServiceOptions } from '../../src/service.js';
-import type { Target } from '../../src/targets/target.js';
+import type { Target } from '../../src/scan.js';
 import { FakePlex } from '../fakes/plex.js';
 import { auditedSink } from './log-audit.js';
 

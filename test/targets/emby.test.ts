@@ -1,7 +1,7 @@
 // Emby target against a fake Emby on loopback: X-Emby-Token, SelectableMediaFolders, 200 as success.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { embyTarget } from '../../src/targets/emby.js';
-import type { ScanContext, Target } from '../../src/targets/target.js';
+import type { ScanContext, Target } from '../../src/scan.js';
 import { startFakeEmby, type FakeMediaBrowser } from '../fakes/emby.js';
 
 const TOKEN = 'emby-token-5678';

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { jellyfinTarget } from '../../src/targets/jellyfin.js';
-import type { ScanContext, Target } from '../../src/targets/target.js';
+import type { ScanContext, Target } from '../../src/scan.js';
 import { startFakeJellyfin, type FakeMediaBrowser } from '../fakes/jellyfin.js';
 import { ownFixture } from '../support/fixtures.js';
 

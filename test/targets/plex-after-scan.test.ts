@@ -18,7 +18,7 @@ import { jellyfinTarget } from '../../src/targets/jellyfin.js';
 import { plexScannerTarget } from '../../src/targets/plex-scanner.js';
 import { prepareFakeScanner, scannerSettings } from '../support/scanner.js';
 import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex.js';
-import type { ScanContext } from '../../src/targets/target.js';
+import type { ScanContext } from '../../src/scan.js';
 import { startFakeJellyfin } from '../fakes/jellyfin.js';
 import { FakePlex } from '../fakes/plex.js';
 

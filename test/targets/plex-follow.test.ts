@@ -11,7 +11,7 @@ import { lookupFileViaApi } from '../../src/plex/confirm.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
 import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex.js';
-import type { ScanContext } from '../../src/targets/target.js';
+import type { ScanContext } from '../../src/scan.js';
 import { FakePlex } from '../fakes/plex.js';
 import { scanAndFollow } from '../support/follow.js';
 import { until } from '../support/until.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { plexScannerTarget, type SectionLocations } from '../../src/targets/plex-scanner.js';
-import type { ScanContext } from '../../src/targets/target.js';
+import type { ScanContext } from '../../src/scan.js';
 import { prepareFakeScanner, scannerSettings } from '../support/scanner.js';
 
 const ctx: ScanContext = { event: 'Download', source: 'radarr', deleted: false };

@@ -5,7 +5,7 @@ import { ManualClock, systemClock } from '../../src/clock.js';
 import { configSchema } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { buildTargets } from '../../src/targets/build.js';
-import type { ScanContext } from '../../src/targets/target.js';
+import type { ScanContext } from '../../src/scan.js';
 import { FakePlex } from '../fakes/plex.js';
 import { scanAndFollow } from '../support/follow.js';
 import { configFiles } from '../support/config-file.js';

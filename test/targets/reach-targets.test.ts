@@ -10,7 +10,7 @@ import { audiobookshelfTarget } from '../../src/targets/audiobookshelf.js';
 import { commandTarget } from '../../src/targets/command.js';
 import { relayTarget } from '../../src/targets/relay.js';
 import { tdarrTarget } from '../../src/targets/tdarr.js';
-import type { ScanContext } from '../../src/targets/target.js';
+import type { ScanContext } from '../../src/scan.js';
 import { commands, startFakeArr } from '../fakes/arr.js';
 import { ABS_TOKEN, startFakeAudiobookshelf } from '../fakes/audiobookshelf.js';
 import type { Recorder } from '../fakes/recorder.js';

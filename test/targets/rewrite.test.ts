@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { embyTarget } from '../../src/targets/emby.js';
 import { jellyfinTarget } from '../../src/targets/jellyfin.js';
 import { rewritePath, withRewrite } from '../../src/targets/rewrite.js';
-import type { ScanContext, ScanOutcome, Target } from '../../src/targets/target.js';
+import type { ScanContext, ScanOutcome, Target } from '../../src/scan.js';
 import { startFakeEmby } from '../fakes/emby.js';
 import { startFakeJellyfin, type FakeMediaBrowser } from '../fakes/jellyfin.js';
 

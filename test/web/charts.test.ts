@@ -5,7 +5,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScanOutcome, Target } from '../../src/targets/target.js';
+import type { ScanOutcome, Target } from '../../src/scan.js';
 import { repoRoot } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 

@@ -1,7 +1,74 @@
-// The contract every media server implements: take a scan of one folder, say whether you are reachable, and,
-// for servers whose scans run after they are accepted, follow those scans to their end.
-import type { DeliveryRef, FinalDeliveryState } from '../queue/store.js';
-import type { ExternalIds } from '../request.js';
+// The nouns every part of scanrelay shares: what a trigger asks for (ScanRequest), the folder the queue keeps
+// (FolderRequest), the deliveries of it to each target and their states, the Target contract and its
+// ScanOutcome, the follow-up after a scan, and what the disk says of a path. The queue's rows (src/queue/rows.ts)
+// are its storage form; everything else speaks in these.
+import type { ArrSource } from './triggers/families.js';
+
+/** Where a request came from; shown in logs, history and metrics. The arr apps are those of the trigger table. */
+export type Source = ArrSource | 'manual' | 'drive' | 'cli' | 'api' | 'watch';
+
+export interface ScanRequest {
+  /** The path as the sender gave it (before SERVER_PATH_MAPPINGS). */
+  path: string;
+  source: Source;
+  /** The sender's event name as received, e.g. "Download", "Rename", "Manual", "Upgrade". */
+  event: string;
+  /**
+   * 'file': the folder to scan is the parent of `path`; the file is checked for existence first.
+   * 'folder': `path` itself is the folder to scan.
+   * 'auto': decide by looking at the disk (manual requests).
+   */
+  kind: 'file' | 'folder' | 'auto';
+  /** The payload says this path is gone: scan its folder without waiting for it to exist. */
+  deleted?: boolean;
+  /**
+   * Refresh the metadata of the item(s) holding the file after the scan. 'item': asked for by the sender
+   * (refresh=item, eventType=Refresh), done by every target that can. 'item-if-enabled': implied by the event
+   * (Rename, Upgrade), done only by targets whose REFRESH_ITEMS (or PLEX_REFRESH_ITEMS) is on.
+   */
+  refresh?: 'item' | 'item-if-enabled';
+  /** Sonarr/Radarr downloads: the series'/movie's IDs, for PLEX_FIX_MISMATCHED. */
+  ids?: ExternalIds;
+}
+
+export interface ExternalIds {
+  tvdb?: string;
+  tmdb?: string;
+  imdb?: string;
+  title?: string;
+}
+
+/** One folder to scan, as intake hands it to the queue (after mapping, ignore list and priorities). */
+export interface FolderRequest {
+  /** The folder to scan, as the media server sees it. */
+  folder: string;
+  priority: number;
+  source: string;
+  event: string;
+  /** A file inside the folder whose existence is checked before scanning. */
+  fileHint?: string;
+  deleted: boolean;
+  /** Refresh the item holding the file after the scan: asked for ('item') or where the target wants it. */
+  refresh?: 'item' | 'item-if-enabled';
+  /** The series'/movie's IDs from a Sonarr/Radarr download (PLEX_FIX_MISMATCHED). */
+  ids?: ExternalIds;
+  /** The path as the sender sent it (before SERVER_PATH_MAPPINGS); the latest request's is kept. */
+  received?: string;
+}
+
+/** What the disk this service sees says of a path (src/paths/disk.ts asks it). */
+export type PathState = 'file' | 'folder' | 'missing';
+
+/** A delivery is one folder to one target: pending, then following (a follower watches the scan), then final. */
+export const DELIVERY_STATES = ['pending', 'following', 'scanned', 'confirmed', 'not-found', 'unconfirmed', 'unmatched'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+export type FinalDeliveryState = Exclude<DeliveryState, 'pending' | 'following'>;
+
+/** Which generation of which folder a follow-up belongs to: a newer request makes its answer moot. */
+export interface DeliveryRef {
+  folderId: number;
+  generation: number;
+}
 
 /** What a target answered for one folder. */
 export type ScanOutcome =
