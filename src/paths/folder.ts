@@ -39,12 +39,20 @@ export function joinPath(base: string, relative: string): string {
   return trimTrailingSeparator(base) + sep + normalisedRel;
 }
 
-/** True when `path` equals `folder` or lies inside it (compared at a path boundary, case-sensitive). */
+/** Do two stretches of path name the same thing: Windows forms (backslashes) compare case-insensitively, as Windows does. */
+export function sameForm(a: string, b: string, form: string): boolean {
+  return separatorOf(form) === '\\' ? a.toLowerCase() === b.toLowerCase() : a === b;
+}
+
+/**
+ * True when `path` equals `folder` or lies inside it, compared at a path boundary. The one containment rule:
+ * library sections, path mappings, target rewrites and INCLUDE/EXCLUDE all use it.
+ */
 export function isInside(path: string, folder: string): boolean {
   const f = trimTrailingSeparator(folder);
   const p = trimTrailingSeparator(path);
-  if (p === f) return true;
-  if (!p.startsWith(f)) return false;
+  if (p.length < f.length || !sameForm(p.slice(0, f.length), f, f)) return false;
+  if (p.length === f.length) return true;
   if (f.endsWith('/') || f.endsWith('\\')) return true; // root
   const next = p[f.length];
   return next === '/' || next === '\\';

@@ -1,5 +1,5 @@
 // SERVER_PATH_MAPPINGS and its kin: rewrite a path from the form one machine uses to the form another uses.
-import { separatorOf } from './folder.js';
+import { sameForm, separatorOf } from './folder.js';
 
 /** `{ targetPrefix: [alternative prefixes] }`, the shape of SERVER_PATH_MAPPINGS and friends. */
 export type PathMappings = Record<string, string[]>;
@@ -28,8 +28,7 @@ export function startsAtBoundary(path: string, prefix: string): boolean {
   if (path.length === prefix.length - 1 && endsWithSeparator(prefix)) return startsAtBoundary(path + prefix.slice(-1), prefix);
   if (path.length < prefix.length) return false;
   const head = path.slice(0, prefix.length);
-  const same = separatorOf(prefix) === '\\' ? head.toLowerCase() === prefix.toLowerCase() : head === prefix;
-  if (!same) return false;
+  if (!sameForm(head, prefix, prefix)) return false;
   if (path.length === prefix.length || endsWithSeparator(prefix)) return true;
   const next = path[prefix.length];
   return next === '/' || next === '\\';

@@ -1,6 +1,6 @@
 // Per-target path rewrite and include/exclude lists: the same folder can live at different paths on two
 // media servers, so each target turns the relay's path into its own form before scanning.
-import { isInside, separatorOf, trimTrailingSeparator } from '../paths/folder.js';
+import { isInside, trimTrailingSeparator } from '../paths/folder.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
 import type { ScanContext, ScanOutcome, Target } from '../scan.js';
 
@@ -14,12 +14,6 @@ export interface RewriteOptions {
   exclude?: string[];
 }
 
-/** Windows paths compare case-insensitively; POSIX ones exactly. */
-function inside(path: string, prefix: string): boolean {
-  if (separatorOf(prefix) === '\\') return isInside(path.toLowerCase(), prefix.toLowerCase());
-  return isInside(path, prefix);
-}
-
 /**
  * The target's form of a folder or file: SERVER_PATH_MAPPINGS' own mechanism (longest form at a path
  * boundary, Windows forms case-insensitive, the server's separator for the rest), without a trailing
@@ -31,10 +25,10 @@ export function rewritePath(path: string, mappings: PathMappings = {}): string {
 
 /** Why a folder must not reach the target, or undefined when it may. Both its forms are checked. */
 export function exclusionOf(forms: string[], include: string[] = [], exclude: string[] = []): string | undefined {
-  const hit = exclude.find((prefix) => prefix && forms.some((f) => inside(f, prefix)));
+  const hit = exclude.find((prefix) => prefix && forms.some((f) => isInside(f, prefix)));
   if (hit) return `excluded by EXCLUDE '${hit}'`;
   const wanted = include.filter(Boolean);
-  if (wanted.length > 0 && !wanted.some((prefix) => forms.some((f) => inside(f, prefix)))) {
+  if (wanted.length > 0 && !wanted.some((prefix) => forms.some((f) => isInside(f, prefix)))) {
     return `excluded by INCLUDE (not under ${wanted.map((p) => `'${p}'`).join(', ')})`;
   }
   return undefined;

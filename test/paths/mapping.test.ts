@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ignoredBy, mapPath, priorityOf } from '../../src/paths/mapping.js';
 import { isInside, joinPath, parentFolder, trimTrailingSeparator } from '../../src/paths/folder.js';
+import { sectionsContaining } from '../../src/plex/sections.js';
 import { rewritePath } from '../../src/targets/rewrite.js';
 
 const mappings = {
@@ -90,5 +91,17 @@ describe('one mapping mechanism for SERVER_PATH_MAPPINGS and per-target rewrites
   ])('a target rewrite is the same mapping without the trailing separator: %s -> %s', (path, expected) => {
     expect(rewritePath(path, shared)).toBe(expected);
     expect(rewritePath(path, shared)).toBe(trimTrailingSeparator(mapPath(path, shared).path));
+  });
+});
+
+describe('one containment rule for POSIX and Windows paths', () => {
+  it('a Windows library location holds a folder written in another case, as Windows sees it; POSIX stays exact', () => {
+    expect(isInside('d:\\media\\tv\\Show\\Season 01', 'D:\\Media\\TV')).toBe(true);
+    expect(isInside('D:\\Media\\TVShows\\x', 'D:\\Media\\TV')).toBe(false);
+    expect(isInside('/data/Media/tv/Show', '/data/media/tv')).toBe(false);
+    expect(isInside('/data/media/tv', '/data/media/tv/')).toBe(true);
+    // Section matching uses the same rule as the mappings and rewrites, so they cannot disagree on a Windows path.
+    const sections = [{ id: '2', title: 'TV', type: 'show', locations: ['D:\\Media\\TV'], refreshing: false }];
+    expect(sectionsContaining(sections, 'd:\\media\\tv\\Show\\Season 01').map((s) => s.id)).toEqual(['2']);
   });
 });
