@@ -15,8 +15,6 @@ export interface PlexActivity {
   progress?: number;
 }
 
-export type Sleep = (ms: number) => Promise<void>;
-
 export async function activitiesOf(api: PlexApi): Promise<PlexActivity[] | 'unsupported'> {
   let res: Response;
   try {

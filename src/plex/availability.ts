@@ -5,11 +5,10 @@
 // (which never blocks other targets) decides when to try again.
 import type { Clock } from '../clock.js';
 import { PlexError, type PlexApi } from './api.js';
-import type { Sleep } from './activities.js';
 
 export interface AvailabilityOptions {
   clock: Clock;
-  sleep: Sleep;
+  sleep: Clock['sleep'];
   /** Total time to keep asking. */
   budgetMs?: number;
   firstDelayMs?: number;
