@@ -72,6 +72,7 @@ export const eventsBySource: Readonly<Record<string, readonly string[]>> = {
   manual: ['Manual', 'Test'],
   api: ['Manual', 'Retry'],
   drive: ['Drive'],
+  watch: ['Changed', 'Deleted'],
   cli: ['Manual'],
   unknown: [...knownEvents, 'Upgrade', 'unknown'],
 };

@@ -76,5 +76,7 @@ describe('Drive monitor through the whole relay', () => {
     expect(health.drive).toMatchObject({ enabled: true });
     const metrics = (await t.service.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toMatch(/scanrelay_drive_polls_total\{drive="all",outcome="ok"\} 2/);
+    // Requests from the Drive monitor count like webhooks: the one new file, queued.
+    expect(metrics).toMatch(/scanrelay_requests_total\{source="drive",event="Drive",outcome="queued"\} 1/);
   });
 });

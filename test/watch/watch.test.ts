@@ -54,6 +54,9 @@ describe('WATCH with inotify', () => {
     expect(t.plex.refreshes).toEqual([]);
     await runDelay(t, 1);
     expect(t.plex.refreshes).toEqual([{ section: '2', path: '/data/media/tv/Show/Season 01' }]);
+    // Counted like a webhook, under its own source.
+    const metrics = (await t.service.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/scanrelay_requests_total\{source="watch",event="Changed",outcome="queued"\} 1/);
   });
 
   it('new folders are watched as they appear (and files already in them are seen); a removed folder is queued as deleted', async () => {
