@@ -6,10 +6,9 @@ import { FollowStage } from '../follow/stage.js';
 import type { Logger } from '../log.js';
 import { diskPathState, type PathState } from '../paths/disk.js';
 import type { FolderRow, PendingRow, Queue } from '../queue/store.js';
-import { runScanCommand, type CommandRunner } from '../targets/commands.js';
-import type { ExternalIds } from '../scan.js';
+import { runBeforeScan, type CommandRunner } from '../targets/commands.js';
 import type { ItemRefresher } from '../targets/refresh-items.js';
-import type { ScanOutcome, Target } from '../scan.js';
+import type { ExternalIds, ScanOutcome, Target } from '../scan.js';
 import { Availability, healthOf, IDLE_PROBE_MS, newTargetState, type TargetHealth, type TargetState } from './availability.js';
 import { backoffDelay } from './backoff.js';
 import { FileChecks } from './checks.js';
@@ -250,7 +249,7 @@ export class Processor {
     state.inFlight.add(row.id);
     const run = async () => {
       const started = clock.now();
-      await this.commandBefore(state.target, row);
+      await runBeforeScan(settings.commandBefore ?? '', state.target, row, logger, this.deps.runCommand);
       let outcome: ScanOutcome;
       try {
         outcome = await state.target.scan(row.folder, {
@@ -307,25 +306,5 @@ export class Processor {
       state.lastFinishedAt = clock.now();
     };
     this.track(run().finally(() => state.inFlight.delete(row.id)));
-  }
-
-  /** RUN_COMMAND_BEFORE_SCAN: part of the delivery (plex_autoscan ran it before every scan); its failure is only logged. */
-  private async commandBefore(target: Target, row: PendingRow): Promise<void> {
-    const command = this.deps.settings.commandBefore ?? '';
-    if (!command.trim()) return;
-    const sections = target.sectionsOf ? await target.sectionsOf(row.folder).catch(() => []) : [];
-    await runScanCommand(
-      'before',
-      command,
-      {
-        SCANRELAY_PATH: row.file_hint ?? row.folder,
-        SCANRELAY_FOLDER: row.folder,
-        SCANRELAY_SECTION: sections.join(','),
-        SCANRELAY_EVENT: row.event,
-        SCANRELAY_TARGET: target.name,
-      },
-      this.deps.logger,
-      this.deps.runCommand,
-    );
   }
 }

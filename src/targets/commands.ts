@@ -1,6 +1,7 @@
 // RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN: the user's programs around every scan, of every target kind.
 import { execFile } from 'node:child_process';
 import type { Logger } from '../log.js';
+import type { Target } from '../scan.js';
 
 /**
  * Splits a configured command into argv the way a POSIX shell would split words, honouring '…', "…" and
@@ -118,4 +119,27 @@ export async function runScanCommand(
     logger.warn({ command: argv[0], output: result.output.slice(-2000) }, `External command (${key}) failed: ${why}.`);
   }
   return result;
+}
+
+/**
+ * RUN_COMMAND_BEFORE_SCAN: part of the delivery (plex_autoscan ran it before every scan), for every target kind;
+ * its failure is only logged.
+ */
+export async function runBeforeScan(
+  command: string,
+  target: Pick<Target, 'name' | 'sectionsOf'>,
+  row: { folder: string; file_hint: string | null; event: string },
+  logger: Logger,
+  runCommand?: CommandRunner,
+): Promise<void> {
+  if (!command.trim()) return;
+  const sections = target.sectionsOf ? await target.sectionsOf(row.folder).catch(() => []) : [];
+  const env: CommandEnv = {
+    SCANRELAY_PATH: row.file_hint ?? row.folder,
+    SCANRELAY_FOLDER: row.folder,
+    SCANRELAY_SECTION: sections.join(','),
+    SCANRELAY_EVENT: row.event,
+    SCANRELAY_TARGET: target.name,
+  };
+  await runScanCommand('before', command, env, logger, runCommand);
 }
