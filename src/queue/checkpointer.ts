@@ -7,8 +7,8 @@ import { sqliteBindingPath } from '../sqlite.js';
 
 // CommonJS, evaluated in the worker: its own connection to the same file, PASSIVE checkpoints (they never take
 // the write lock, so commits on the main thread go on meanwhile), closed when the queue closes. Asked to
-// truncate, it copies the WAL first (PASSIVE), so the TRUNCATE that follows holds the write lock only for the
-// few commits made in between, and gives up at once (busy_timeout 0) when another process reads.
+// truncate, it copies the WAL first (PASSIVE) and truncates only when that copied every frame, giving up at
+// once (busy_timeout 0) when another process reads.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
@@ -25,9 +25,14 @@ const timer = setInterval(() => {
 parentPort.on('message', (message) => {
   if (message === 'truncate') {
     try {
-      db.pragma('wal_checkpoint(PASSIVE)');
-      db.pragma('busy_timeout = 0');
-      db.pragma('wal_checkpoint(TRUNCATE)');
+      // Only a WAL copied to its last frame is truncated: then TRUNCATE holds the write lock for the few commits
+      // made since, never long enough to make a webhook wait. Under a steady stream of commits the next run
+      // tries again; meanwhile journal_size_limit keeps the file small.
+      const [copied] = db.pragma('wal_checkpoint(PASSIVE)');
+      if (copied && copied.busy === 0 && copied.log === copied.checkpointed) {
+        db.pragma('busy_timeout = 0');
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      }
     } catch {
       // Busy: the next run truncates.
     } finally {
