@@ -7,37 +7,41 @@ import { sqliteBindingPath } from '../sqlite.js';
 
 // CommonJS, evaluated in the worker: its own connection to the same file, PASSIVE checkpoints (they never take
 // the write lock, so commits on the main thread go on meanwhile), closed when the queue closes. Asked to
-// truncate, it copies the WAL first (PASSIVE) and truncates only when that copied every frame, giving up at
-// once (busy_timeout 0) when another process reads.
+// truncate, it waits for a quiet round (no commit since the last one, every frame copied): TRUNCATE holds the
+// write lock, and under load it would make webhooks wait (they get 503 after busy_timeout). Meanwhile
+// journal_size_limit keeps the WAL small each time it restarts.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('synchronous = NORMAL');
 db.pragma('cache_size = -256');
+let truncateWanted = false;
+let lastVersion = -1;
 const timer = setInterval(() => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const [copied] = db.pragma('wal_checkpoint(PASSIVE)');
+    // data_version moves whenever another connection commits: unchanged since the last round means quiet.
+    const version = db.pragma('data_version', { simple: true });
+    const quiet = version === lastVersion && copied && copied.busy === 0 && copied.log === copied.checkpointed;
+    lastVersion = version;
+    if (truncateWanted && quiet) {
+      db.pragma('busy_timeout = 0');
+      try {
+        const [done] = db.pragma('wal_checkpoint(TRUNCATE)');
+        // Busy (a reader in another process): the next quiet round tries again.
+        truncateWanted = !done || done.busy !== 0;
+      } finally {
+        db.pragma('busy_timeout = 5000');
+      }
+    }
   } catch {
     // Busy: the WAL keeps the commits and the next round copies them.
   }
 }, workerData.everyMs);
 parentPort.on('message', (message) => {
   if (message === 'truncate') {
-    try {
-      // Only a WAL copied to its last frame is truncated: then TRUNCATE holds the write lock for the few commits
-      // made since, never long enough to make a webhook wait. Under a steady stream of commits the next run
-      // tries again; meanwhile journal_size_limit keeps the file small.
-      const [copied] = db.pragma('wal_checkpoint(PASSIVE)');
-      if (copied && copied.busy === 0 && copied.log === copied.checkpointed) {
-        db.pragma('busy_timeout = 0');
-        db.pragma('wal_checkpoint(TRUNCATE)');
-      }
-    } catch {
-      // Busy: the next run truncates.
-    } finally {
-      db.pragma('busy_timeout = 5000');
-    }
+    truncateWanted = true;
     return;
   }
   clearInterval(timer);
@@ -111,8 +115,8 @@ export class Checkpointer {
   }
 
   /**
-   * Has the worker copy the WAL into the database and cut it to zero bytes, off the main thread. False when no
-   * worker runs (the WAL never reached a megabyte, so truncating it on the caller's thread is cheap).
+   * Has the worker cut the WAL to zero bytes at its next quiet round, off the main thread. False when no worker
+   * runs (the WAL never reached a megabyte, so truncating it on the caller's thread is cheap).
    */
   truncate(): boolean {
     if (!this.worker || this.stopped) return false;
