@@ -39,6 +39,12 @@ export interface PlexFollowerOptions {
   fixer?: MatchFixer;
 }
 
+/**
+ * File lookups in flight during a batch. They are reads Plex answers from its database in milliseconds; 16 keep
+ * a batch of 600 files (what arrives in one interval at full delivery speed) within that interval.
+ */
+const LOOKUPS_AT_ONCE = 16;
+
 interface Followed {
   item: FollowItem;
   ticket: PlexTicket;
@@ -171,6 +177,7 @@ export class PlexFollower implements Follower {
       files: withFile.map((f) => ({ file: f.ticket.file!, sectionIds: f.ticket.sections.map((s) => s.id) })),
       fileInLibrary: this.opts.fileInLibrary,
       wantItem: this.opts.analyze && this.opts.after.analyze !== 'off',
+      concurrency: LOOKUPS_AT_ONCE,
     });
     withFile.forEach((f, i) => (f.last = answers[i]));
     const out: { followed: Followed; result: FollowResult; ratingKey?: string; parentRatingKey?: string }[] = [];
