@@ -56,6 +56,89 @@ export interface FolderRequest {
   received?: string;
 }
 
+/** A folder in the queue: what was asked for it (merged over its requests) and where it stands. */
+export interface Folder {
+  id: number;
+  folder: string;
+  priority: number;
+  dueAt: number;
+  firstAt: number;
+  lastAt: number;
+  /** Requests merged into it. */
+  requests: number;
+  /** The latest request's source and event. */
+  source: string;
+  event: string;
+  /** A file inside the folder whose existence is checked before scanning. */
+  fileHint?: string;
+  /** Every request said its path is gone / at least one did. */
+  allDeleted: boolean;
+  anyDeleted: boolean;
+  /** Existence checks done. */
+  checks: number;
+  /** Bumped by every new request: an answer for an older generation is moot. */
+  generation: number;
+  state: 'waiting' | 'dispatching';
+  lastError?: string;
+  refresh?: 'item' | 'item-if-enabled';
+  ids?: ExternalIds;
+  /** The path as the sender sent it (before SERVER_PATH_MAPPINGS). */
+  received?: string;
+}
+
+/** A folder due for one target: with that delivery's attempts and rescans so far. */
+export interface DueDelivery extends Folder {
+  attempts: number;
+  rescans: number;
+}
+
+/** One folder to one target. */
+export interface Delivery {
+  folderId: number;
+  target: string;
+  state: DeliveryState;
+  attempts: number;
+  nextAt: number;
+  lastError?: string;
+  detail?: string;
+  /** When the folder passed its checks, the server took the scan, and the follow-up ended. */
+  readyAt?: number;
+  deliveredAt?: number;
+  followedAt?: number;
+  /** What the target's follower needs (JSON), while `following`. */
+  follow?: string;
+  rescans: number;
+}
+
+/** A finished folder as history keeps it: one entry per target (or one without a target when nothing was sent). */
+export interface HistoryEntry {
+  id: number;
+  folder: string;
+  source: string;
+  event: string;
+  requests: number;
+  firstAt: number;
+  finishedAt: number;
+  target?: string;
+  outcome: string;
+  detail?: string;
+  attempts: number;
+  deliveryMs?: number;
+  followMs?: number;
+  received?: string;
+}
+
+/** A delivery whose scan is being followed, as the follow-up stage resumes it (after a restart too). */
+export interface FollowedDelivery {
+  ref: DeliveryRef;
+  folder: string;
+  event: string;
+  deliveredAt: number;
+  /** What the target's follower needs (JSON). */
+  follow: string;
+  rescans: number;
+}
+
 /** What the disk this service sees says of a path (src/paths/disk.ts asks it). */
 export type PathState = 'file' | 'folder' | 'missing';
 

@@ -3,10 +3,10 @@
 import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { DeliveryRef, PendingRow, Queue } from '../queue/store.js';
+import type { DeliveryRef, Queue } from '../queue/store.js';
 import { runScanCommand, type CommandEnv, type CommandRunner } from '../targets/commands.js';
 import type { ItemRefresher } from '../targets/refresh-items.js';
-import type { FollowItem, FollowResult, ScanOutcome, Target } from '../scan.js';
+import type { DueDelivery, FollowItem, FollowResult, ScanOutcome, Target } from '../scan.js';
 
 /** Stored with a `following` delivery: what the stage and the after-command need, and the target's own ticket. */
 interface Envelope {
@@ -55,7 +55,7 @@ export class FollowStage {
       const rows = this.deps.queue.following(target.name);
       for (const row of rows) {
         const envelope = JSON.parse(row.follow) as Envelope;
-        follower.follow({ ref: { folderId: row.folder_id, generation: row.generation }, folder: row.folder, event: row.event, deliveredAt: row.delivered_at, ticket: envelope.ticket });
+        follower.follow({ ref: row.ref, folder: row.folder, event: row.event, deliveredAt: row.deliveredAt, ticket: envelope.ticket });
       }
       if (rows.length) this.deps.logger.info(`Resumed following ${rows.length} scan(s) on ${target.name}.`);
     }
@@ -65,19 +65,19 @@ export class FollowStage {
    * The server accepted a scan. Returns the state to record: `following` with its envelope when the target
    * follows it, else the delivery is final now and the after-command runs on its own.
    */
-  accepted(target: Target, row: PendingRow, outcome: Extract<ScanOutcome, { status: 'scanned' }>): { follow?: string } {
+  accepted(target: Target, row: DueDelivery, outcome: Extract<ScanOutcome, { status: 'scanned' }>): { follow?: string } {
     if (outcome.follow === undefined || !target.follower) {
-      const file = row.file_hint ?? undefined;
+      const file = row.fileHint;
       this.track(
         (async () => {
-          await this.refreshItem(target, row.folder, file, row.refresh ?? undefined);
+          await this.refreshItem(target, row.folder, file, row.refresh);
           await this.command(target, row.folder, row.event, file, outcome.sections, 'scanned');
         })(),
       );
       return {};
     }
     const envelope: Envelope = {
-      file: row.file_hint ?? undefined,
+      file: row.fileHint,
       sections: outcome.sections,
       ...(row.refresh ? { refresh: row.refresh } : {}),
       source: row.source,
@@ -88,7 +88,7 @@ export class FollowStage {
   }
 
   /** Called once the `following` state is committed. */
-  follow(target: Target, row: PendingRow, follow: string, deliveredAt: number): void {
+  follow(target: Target, row: DueDelivery, follow: string, deliveredAt: number): void {
     const envelope = JSON.parse(follow) as Envelope;
     target.follower?.follow({ ref: { folderId: row.id, generation: row.generation }, folder: row.folder, event: row.event, deliveredAt, ticket: envelope.ticket });
   }

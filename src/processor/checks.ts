@@ -4,7 +4,8 @@ import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { mapPath } from '../paths/mapping.js';
-import type { FolderRow, Queue } from '../queue/store.js';
+import type { Queue } from '../queue/store.js';
+import type { Folder } from '../scan.js';
 import type { PathState } from '../paths/disk.js';
 import type { ProcessorSettings } from './settings.js';
 
@@ -20,7 +21,7 @@ export interface FileCheckDeps {
   /** RCLONE.RC_CACHE_REFRESH: told of each missing file before its next check (src/rclone/remote-control.ts). */
   refreshCache?: (localPath: string) => Promise<void>;
   /** The folders that passed in one round: their deliveries begin (one transaction for all of them). */
-  begin: (rows: FolderRow[]) => void;
+  begin: (rows: Folder[]) => void;
 }
 
 export class FileChecks {
@@ -71,11 +72,11 @@ export class FileChecks {
   }
 
   /** The existence check of plex_autoscan: wait for the file to appear before scanning its folder. True: scan it. */
-  private async check(row: FolderRow): Promise<boolean> {
+  private async check(row: Folder): Promise<boolean> {
     const { queue, settings, logger, clock } = this.deps;
     try {
-      if (row.all_deleted || settings.maxFileChecks <= 0) return true;
-      const subject = row.file_hint ?? row.folder;
+      if (row.allDeleted || settings.maxFileChecks <= 0) return true;
+      const subject = row.fileHint ?? row.folder;
       const local = mapPath(subject, settings.fileExistMappings).path;
       const checks = row.checks + 1;
       if ((await this.deps.pathState(local)) !== 'missing') {
@@ -83,7 +84,7 @@ export class FileChecks {
         return true;
       }
       // A merged request said something in this folder is gone: the folder must be scanned regardless.
-      if (row.any_deleted) return true;
+      if (row.anyDeleted) return true;
       await this.deps.refreshCache?.(local);
       if (checks < settings.maxFileChecks) {
         const msg = `File '${local}' did not exist on check ${checks} of ${settings.maxFileChecks}. Checking again in ${Math.round(settings.fileCheckDelayMs / 1000)} seconds...`;
@@ -91,7 +92,7 @@ export class FileChecks {
         queue.deferCheck(row, checks, clock.now() + settings.fileCheckDelayMs, msg);
         return false;
       }
-      if (settings.folderOnExhaustion && row.file_hint) {
+      if (settings.folderOnExhaustion && row.fileHint) {
         const folderLocal = mapPath(row.folder, settings.fileExistMappings).path;
         if ((await this.deps.pathState(folderLocal)) === 'folder') {
           logger.warn(
@@ -104,7 +105,7 @@ export class FileChecks {
       // One sentence for people, then the technical part (the dashboard shows it behind "details").
       const detail =
         `The file never appeared where scanrelay looks for it, so nothing was scanned.\n` +
-        `File '${local}' exhausted all available checks (${settings.maxFileChecks}). If the file is there, check SERVER_FILE_EXIST_PATH_MAPPINGS (try: scanrelay explain '${row.received ?? row.file_hint ?? row.folder}').`;
+        `File '${local}' exhausted all available checks (${settings.maxFileChecks}). If the file is there, check SERVER_FILE_EXIST_PATH_MAPPINGS (try: scanrelay explain '${row.received ?? row.fileHint ?? row.folder}').`;
       logger.warn({ path: local, folder: row.folder }, detail.replace('\n', ' '));
       queue.finish(row, 'exhausted', detail);
       this.deps.activity?.emit('finished', { folder: row.folder, outcome: 'exhausted', detail });

@@ -5,10 +5,10 @@ import type { Clock } from '../clock.js';
 import { FollowStage } from '../follow/stage.js';
 import type { Logger } from '../log.js';
 import { diskPathState, type PathState } from '../paths/disk.js';
-import type { FolderRow, PendingRow, Queue } from '../queue/store.js';
+import type { Queue } from '../queue/store.js';
 import { runBeforeScan, type CommandRunner } from '../targets/commands.js';
 import type { ItemRefresher } from '../targets/refresh-items.js';
-import type { ExternalIds, ScanOutcome, Target } from '../scan.js';
+import type { DueDelivery, Folder, ScanOutcome, Target } from '../scan.js';
 import { Availability, healthOf, IDLE_PROBE_MS, newTargetState, type TargetHealth, type TargetState } from './availability.js';
 import { backoffDelay } from './backoff.js';
 import { FileChecks } from './checks.js';
@@ -181,7 +181,7 @@ export class Processor {
     }
   }
 
-  private begin(rows: FolderRow[]): void {
+  private begin(rows: Folder[]): void {
     if (this.deps.queue.startDispatchMany(rows, this.targetNames) > 0) {
       for (const state of this.states) this.dispatch(state);
     }
@@ -244,7 +244,7 @@ export class Processor {
     });
   }
 
-  private launch(state: TargetState, row: PendingRow): void {
+  private launch(state: TargetState, row: DueDelivery): void {
     const { queue, clock, logger, settings } = this.deps;
     state.inFlight.add(row.id);
     const run = async () => {
@@ -255,16 +255,16 @@ export class Processor {
         outcome = await state.target.scan(row.folder, {
           event: row.event,
           source: row.source,
-          file: row.file_hint ?? undefined,
-          deleted: row.any_deleted === 1,
-          ...(row.ids ? { ids: JSON.parse(row.ids) as ExternalIds } : {}),
+          file: row.fileHint,
+          deleted: row.anyDeleted,
+          ...(row.ids ? { ids: row.ids } : {}),
         });
       } catch (err) {
         outcome = { status: 'retry', error: `unexpected error: ${String(err)}`, targetDown: false };
       }
       const now = clock.now();
       const name = state.target.name;
-      const latencyMs = now - row.first_at;
+      const latencyMs = now - row.firstAt;
       if (outcome.status !== 'retry' || !outcome.targetDown) state.lastHeardAt = now;
       if (outcome.status === 'scanned') {
         state.scanned++;
@@ -279,7 +279,7 @@ export class Processor {
         }
       } else if (outcome.status === 'unmatched') {
         // The path as received is what to explain: mappings do not chain, so explaining the mapped one misleads.
-        const hint = `Try: scanrelay explain '${row.received ?? row.file_hint ?? row.folder}'.`;
+        const hint = `Try: scanrelay explain '${row.received ?? row.fileHint ?? row.folder}'.`;
         const detail = `'${row.folder}' is in no library of ${name}, so nothing was scanned there.\n${outcome.detail} ${hint}`;
         logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail} ${hint}`);
         await queue.grouped(() => queue.recordDelivery(row, name, { state: 'unmatched', detail }, this.targetNames));

@@ -1,5 +1,6 @@
-// The queue's rows and the values its callers hand it: folders, deliveries and their stages, history.
-import type { DeliveryRef, DeliveryState, FinalDeliveryState, FolderRequest } from '../scan.js';
+// The queue's rows as SQLite stores them (snake_case, 0/1 flags, JSON text), and their mapping to the shared
+// nouns of src/scan.ts at the queue's edge: nothing outside src/queue sees a row.
+import type { Delivery, DeliveryState, DueDelivery, ExternalIds, FinalDeliveryState, Folder, FollowedDelivery, HistoryEntry } from '../scan.js';
 
 export interface FolderRow {
   id: number;
@@ -80,3 +81,73 @@ export type DeliveryResult =
   /** `follow`: what the target's follower needs to resume after a restart (JSON). */
   | { state: 'following'; detail?: string; follow: string }
   | { state: 'retry'; error: string; nextAt: number };
+
+const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+
+export function folderOf(r: FolderRow): Folder {
+  return {
+    id: r.id,
+    folder: r.folder,
+    priority: r.priority,
+    dueAt: r.due_at,
+    firstAt: r.first_at,
+    lastAt: r.last_at,
+    requests: r.requests,
+    source: r.source,
+    event: r.event,
+    fileHint: opt(r.file_hint),
+    allDeleted: r.all_deleted === 1,
+    anyDeleted: r.any_deleted === 1,
+    checks: r.checks,
+    generation: r.generation,
+    state: r.state,
+    lastError: opt(r.last_error),
+    refresh: opt(r.refresh),
+    ids: r.ids ? (JSON.parse(r.ids) as ExternalIds) : undefined,
+    received: opt(r.received),
+  };
+}
+
+export function dueDeliveryOf(r: PendingRow): DueDelivery {
+  return { ...folderOf(r), attempts: r.attempts, rescans: r.rescans };
+}
+
+export function deliveryOf(r: DeliveryRow): Delivery {
+  return {
+    folderId: r.folder_id,
+    target: r.target,
+    state: r.state,
+    attempts: r.attempts,
+    nextAt: r.next_at,
+    lastError: opt(r.last_error),
+    detail: opt(r.detail),
+    readyAt: opt(r.ready_at),
+    deliveredAt: opt(r.delivered_at),
+    followedAt: opt(r.followed_at),
+    follow: opt(r.follow),
+    rescans: r.rescans,
+  };
+}
+
+export function historyEntryOf(r: HistoryRow): HistoryEntry {
+  return {
+    id: r.id,
+    folder: r.folder,
+    source: r.source,
+    event: r.event,
+    requests: r.requests,
+    firstAt: r.first_at,
+    finishedAt: r.finished_at,
+    target: opt(r.target),
+    outcome: r.outcome,
+    detail: opt(r.detail),
+    attempts: r.attempts,
+    deliveryMs: opt(r.delivery_ms),
+    followMs: opt(r.follow_ms),
+    received: opt(r.received),
+  };
+}
+
+export function followedOf(r: FollowingRow): FollowedDelivery {
+  return { ref: { folderId: r.folder_id, generation: r.generation }, folder: r.folder, event: r.event, deliveredAt: r.delivered_at, follow: r.follow, rescans: r.rescans };
+}

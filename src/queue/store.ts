@@ -3,11 +3,11 @@
 // acknowledged after enqueue() survives kill -9. The file itself (pragmas, WAL, group commit) is src/queue/file.ts.
 import type { Clock } from '../clock.js';
 import { QueueFile } from './file.js';
-import type { DeliveryResult, DeliveryRow, FolderRow, FollowingRow, HistoryRow, PendingRow } from './rows.js';
-import type { DeliveryRef, FinalDeliveryState, FolderRequest } from '../scan.js';
+import { deliveryOf, dueDeliveryOf, folderOf, followedOf, historyEntryOf, type DeliveryResult, type FolderRow, type HistoryRow, type PendingRow } from './rows.js';
+import type { Delivery, DeliveryRef, DueDelivery, FinalDeliveryState, Folder, FolderRequest, FollowedDelivery, HistoryEntry } from '../scan.js';
 import { prepareStatements, type Statements } from './statements.js';
 
-export type { DeliveryResult, DeliveryRow, FolderRow, FollowingRow, HistoryRow, PendingRow } from './rows.js';
+export type { DeliveryResult } from './rows.js';
 export type { DeliveryRef, DeliveryState, FinalDeliveryState, FolderRequest } from '../scan.js';
 
 export interface QueueOptions {
@@ -84,21 +84,23 @@ export class Queue extends QueueFile {
     return this.stmt.count.get()!.n;
   }
 
-  get(folder: string): FolderRow | undefined {
-    return this.stmt.find.get(folder);
+  get(folder: string): Folder | undefined {
+    const row = this.stmt.find.get(folder);
+    return row && folderOf(row);
   }
 
-  byId(id: number): FolderRow | undefined {
-    return this.stmt.byId.get(id);
+  byId(id: number): Folder | undefined {
+    const row = this.stmt.byId.get(id);
+    return row && folderOf(row);
   }
 
   /** Folders whose delay has passed and that still need their existence check, first by priority. */
-  dueWaiting(limit: number): FolderRow[] {
+  dueWaiting(limit: number): Folder[] {
     const now = this.clock.now();
-    const out: FolderRow[] = [];
+    const out: Folder[] = [];
     for (const p of this.priorities((after) => this.stmt.waitingPriorityAfter.get(after)!.p)) {
       if (out.length >= limit) break;
-      out.push(...this.stmt.dueWaitingAt.all(p, now, limit - out.length));
+      for (const row of this.stmt.dueWaitingAt.all(p, now, limit - out.length)) out.push(folderOf(row));
     }
     return out;
   }
@@ -130,17 +132,17 @@ export class Queue extends QueueFile {
   }
 
   /** The file was not there yet: check again at `dueAt`. */
-  deferCheck(row: FolderRow, checks: number, dueAt: number, error: string, fileHint = row.file_hint): void {
-    this.stmt.defer.run({ id: row.id, generation: row.generation, checks, due: dueAt, error, fileHint });
+  deferCheck(row: Folder, checks: number, dueAt: number, error: string, fileHint = row.fileHint): void {
+    this.stmt.defer.run({ id: row.id, generation: row.generation, checks, due: dueAt, error, fileHint: fileHint ?? null });
   }
 
   /** The folder passed its checks: create one pending delivery per target. */
-  startDispatch(row: FolderRow, targets: string[]): boolean {
+  startDispatch(row: Folder, targets: string[]): boolean {
     return this.startDispatchMany([row], targets) === 1;
   }
 
   /** Several folders passed their checks: one transaction for all; returns how many began (others moved on). */
-  startDispatchMany(rows: FolderRow[], targets: string[]): number {
+  startDispatchMany(rows: Folder[], targets: string[]): number {
     return this.db.transaction(() => {
       const now = this.clock.now();
       let begun = 0;
@@ -154,12 +156,12 @@ export class Queue extends QueueFile {
   }
 
   /** Folders whose delivery to `target` is due, first by priority. */
-  pendingFor(target: string, limit: number): PendingRow[] {
+  pendingFor(target: string, limit: number): DueDelivery[] {
     const now = this.clock.now();
-    const out: PendingRow[] = [];
+    const out: DueDelivery[] = [];
     for (const p of this.priorities((after) => this.stmt.pendingPriorityAfter.get(target, after)!.p)) {
       if (out.length >= limit) break;
-      out.push(...this.stmt.pendingAt.all(target, p, now, limit - out.length));
+      for (const row of this.stmt.pendingAt.all(target, p, now, limit - out.length)) out.push(dueDeliveryOf(row));
     }
     return out;
   }
@@ -180,7 +182,7 @@ export class Queue extends QueueFile {
    * generation moved on): the new generation will be scanned again anyway. Returns true when the folder is
    * now finished for every target in `targets` and has been moved to history.
    */
-  recordDelivery(row: FolderRow, target: string, result: DeliveryResult, targets: string[]): boolean {
+  recordDelivery(row: Folder, target: string, result: DeliveryResult, targets: string[]): boolean {
     const now = this.clock.now();
     return this.db.transaction(() => {
       const changed = this.stmt.setDelivery.run({
@@ -213,8 +215,8 @@ export class Queue extends QueueFile {
   }
 
   /** Deliveries of `target` whose follow-up has not ended (resumed at start). */
-  following(target: string): FollowingRow[] {
-    return this.stmt.following.all(target);
+  following(target: string): FollowedDelivery[] {
+    return this.stmt.following.all(target).map(followedOf);
   }
 
   /** Is this generation of the folder still the one being dispatched? */
@@ -244,7 +246,7 @@ export class Queue extends QueueFile {
   }
 
   /** Ends a folder without scanning it (checks exhausted, or dropped by a person) and says why in history. */
-  finish(row: FolderRow, outcome: 'exhausted' | 'dropped', detail: string): void {
+  finish(row: Folder, outcome: 'exhausted' | 'dropped', detail: string): void {
     this.db.transaction(() => {
       const current = this.stmt.byId.get(row.id);
       if (!current) return;
@@ -288,18 +290,19 @@ export class Queue extends QueueFile {
     return true;
   }
 
-  list(limit = 500, offset = 0): FolderRow[] {
+  list(limit = 500, offset = 0): Folder[] {
     return this.db
       .prepare<[number, number], FolderRow>('SELECT * FROM folders ORDER BY priority, due_at LIMIT ? OFFSET ?')
-      .all(limit, offset);
+      .all(limit, offset)
+      .map(folderOf);
   }
 
-  deliveries(folderId: number): DeliveryRow[] {
-    return this.stmt.deliveriesOf.all(folderId);
+  deliveries(folderId: number): Delivery[] {
+    return this.stmt.deliveriesOf.all(folderId).map(deliveryOf);
   }
 
-  history(limit = 100): HistoryRow[] {
-    return this.db.prepare<[number], HistoryRow>('SELECT * FROM history ORDER BY id DESC LIMIT ?').all(limit);
+  history(limit = 100): HistoryEntry[] {
+    return this.db.prepare<[number], HistoryRow>('SELECT * FROM history ORDER BY id DESC LIMIT ?').all(limit).map(historyEntryOf);
   }
 
   /** Counts of queued folders by state and of pending deliveries by target (health endpoint). */

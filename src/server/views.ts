@@ -1,5 +1,5 @@
-// What the dashboard and the JSON API show of the queue, the history and the Drive monitor: rows turned into
-// the shapes people read (camelCase, times as numbers, each stage's time), typed by schemas.ts.
+// What the dashboard and the JSON API show of the queue, the history and the Drive monitor: the queue's folders,
+// deliveries and history in the shapes the API promises (absent values as null), typed by schemas.ts.
 import { systemClock } from '../clock.js';
 import type { FinishedScan, QueuedFolder } from './schemas.js';
 import type { AppDeps } from './deps.js';
@@ -11,24 +11,24 @@ export function queueView(deps: Pick<AppDeps, 'queue' | 'clock'>, limit = 500): 
     folder: r.folder,
     priority: r.priority,
     state: r.state,
-    dueAt: r.due_at,
-    dueInMs: Math.max(0, r.due_at - now),
-    firstAt: r.first_at,
-    lastAt: r.last_at,
+    dueAt: r.dueAt,
+    dueInMs: Math.max(0, r.dueAt - now),
+    firstAt: r.firstAt,
+    lastAt: r.lastAt,
     requests: r.requests,
     source: r.source,
     event: r.event,
     fileChecks: r.checks,
-    lastError: r.last_error,
-    received: r.received,
+    lastError: r.lastError ?? null,
+    received: r.received ?? null,
     deliveries: deps.queue.deliveries(r.id).map((d) => ({
       target: d.target,
       state: d.state,
       attempts: d.attempts,
-      nextAt: d.next_at,
-      lastError: d.last_error,
-      detail: d.detail,
-      deliveredAt: d.delivered_at,
+      nextAt: d.nextAt,
+      lastError: d.lastError ?? null,
+      detail: d.detail ?? null,
+      deliveredAt: d.deliveredAt ?? null,
     })),
   }));
 }
@@ -40,15 +40,15 @@ export function historyView(deps: Pick<AppDeps, 'queue'>, limit = 100): Finished
     source: h.source,
     event: h.event,
     requests: h.requests,
-    askedAt: h.first_at,
-    finishedAt: h.finished_at,
-    target: h.target,
+    askedAt: h.firstAt,
+    finishedAt: h.finishedAt,
+    target: h.target ?? null,
     outcome: h.outcome,
-    detail: h.detail,
+    detail: h.detail ?? null,
     attempts: h.attempts,
-    deliveryMs: h.delivery_ms,
-    followMs: h.follow_ms,
-    received: h.received,
+    deliveryMs: h.deliveryMs ?? null,
+    followMs: h.followMs ?? null,
+    received: h.received ?? null,
   }));
 }
 

@@ -128,14 +128,14 @@ export async function runScanCommand(
 export async function runBeforeScan(
   command: string,
   target: Pick<Target, 'name' | 'sectionsOf'>,
-  row: { folder: string; file_hint: string | null; event: string },
+  row: { folder: string; fileHint?: string; event: string },
   logger: Logger,
   runCommand?: CommandRunner,
 ): Promise<void> {
   if (!command.trim()) return;
   const sections = target.sectionsOf ? await target.sectionsOf(row.folder).catch(() => []) : [];
   const env: CommandEnv = {
-    SCANRELAY_PATH: row.file_hint ?? row.folder,
+    SCANRELAY_PATH: row.fileHint ?? row.folder,
     SCANRELAY_FOLDER: row.folder,
     SCANRELAY_SECTION: sections.join(','),
     SCANRELAY_EVENT: row.event,

@@ -73,7 +73,7 @@ describe('media server faults', () => {
       const rows = t.service.queue.list();
       const deliveries = rows.flatMap((r) => t.service.queue.deliveries(r.id));
       expect(deliveries.length).toBe(3);
-      expect(deliveries.some((d) => d.attempts >= 1 && d.last_error)).toBe(true);
+      expect(deliveries.some((d) => d.attempts >= 1 && d.lastError)).toBe(true);
       const health = (await t.service.app.inject({ url: '/health' })).json();
       expect(health.queue.folders).toBe(3);
 
@@ -109,7 +109,7 @@ describe('media server faults', () => {
     const row = t.service.queue.get(poison)!;
     const [d] = t.service.queue.deliveries(row.id);
     expect(d.attempts).toBe(1);
-    expect(d.last_error).toMatch(/404/);
+    expect(d.lastError).toMatch(/404/);
     // Retries are bounded by the backoff: over an hour, far fewer than one per second.
     for (let i = 0; i < 60; i++) {
       t.clock.advance(60_000);

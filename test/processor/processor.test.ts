@@ -167,16 +167,16 @@ describe('processor with the Plex API target', () => {
     await p.drain();
     expect(queue.get('/good')).toBeUndefined();
     const bad = queue.get('/bad')!;
-    expect(queue.deliveries(bad.id)[0]).toMatchObject({ state: 'pending', attempts: 1, last_error: 'HTTP 404' });
+    expect(queue.deliveries(bad.id)[0]).toMatchObject({ state: 'pending', attempts: 1, lastError: 'HTTP 404' });
     // Backoff grows and is capped.
     let last = 0;
     for (let i = 0; i < 12; i++) {
       const d = queue.deliveries(bad.id)[0];
-      clock.set(d.next_at);
+      clock.set(d.nextAt);
       await p.drain();
       const next = queue.deliveries(bad.id)[0];
-      expect(next.next_at - clock.now()).toBeLessThanOrEqual(300_000);
-      last = next.next_at - clock.now();
+      expect(next.nextAt - clock.now()).toBeLessThanOrEqual(300_000);
+      last = next.nextAt - clock.now();
     }
     expect(last).toBe(300_000);
   });

@@ -40,7 +40,7 @@ describe('checkpoints in a worker thread', () => {
     const again = new Queue(file, new ManualClock(), { delayMs: 0 });
     open.push(again);
     expect(again.count()).toBe(10_000);
-    expect(again.get(folder(9_999).folder)?.file_hint).toBe(folder(9_999).fileHint);
+    expect(again.get(folder(9_999).folder)?.fileHint).toBe(folder(9_999).fileHint);
   });
 
   it('a large WAL is truncated to zero bytes by the worker in a quiet moment, not on the main thread and not under load', async () => {

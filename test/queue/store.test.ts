@@ -36,7 +36,7 @@ describe('queue', () => {
     const row = q.get('/tv/Show/S01')!;
     expect(row.priority).toBe(0);
     expect(row.requests).toBe(2);
-    expect(row.due_at).toBe(clock.now() + 180_000);
+    expect(row.dueAt).toBe(clock.now() + 180_000);
   });
 
   it('is durable: a reopened file holds every committed request', () => {
@@ -91,10 +91,10 @@ describe('queue', () => {
   it('a deleted request skips nothing else: all_deleted only when every merged request was a delete', () => {
     const { q } = open();
     q.enqueue(req('/tv/A', { deleted: true }));
-    expect(q.get('/tv/A')!.all_deleted).toBe(1);
+    expect(q.get('/tv/A')!.allDeleted).toBe(true);
     q.enqueue(req('/tv/A'));
     const row = q.get('/tv/A')!;
-    expect([row.all_deleted, row.any_deleted]).toEqual([0, 1]);
+    expect([row.allDeleted, row.anyDeleted]).toEqual([false, true]);
   });
 
   it('drop and scan-now are person actions recorded in history', () => {

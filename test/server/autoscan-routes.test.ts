@@ -37,7 +37,7 @@ const start = async (config: Partial<Config> = { AUTOSCAN: autoscan }) => {
 };
 const post = (url: string, payload: string, authorization = auth()) =>
   t.service.app.inject({ method: 'POST', url, headers: { authorization, 'content-type': 'application/json' }, payload });
-const queued = () => t.service.queue.list().map((r) => ({ folder: r.folder, deleted: r.all_deleted === 1 })).sort((a, b) => a.folder.localeCompare(b.folder));
+const queued = () => t.service.queue.list().map((r) => ({ folder: r.folder, deleted: r.allDeleted })).sort((a, b) => a.folder.localeCompare(b.folder));
 
 describe('autoscan-compatible routes', () => {
   it.each([

@@ -72,8 +72,8 @@ describe('deliver, then follow', () => {
     expect(queue.history().map((h) => h.outcome)).toEqual(['confirmed', 'confirmed', 'confirmed']);
     const [h] = queue.history();
     expect(h.detail).toMatch(/^In the library after \d+\.\d s \(confirmed through api\)\. Sent to section 2 TV Shows\.$/);
-    expect(h.delivery_ms).toBeGreaterThanOrEqual(0);
-    expect(h.follow_ms).toBeGreaterThan(0);
+    expect(h.deliveryMs).toBeGreaterThanOrEqual(0);
+    expect(h.followMs).toBeGreaterThan(0);
   });
 
   it('one /activities request per interval for all followed folders, then one batch: trash once per section, each item analyzed once', async () => {

@@ -36,7 +36,7 @@ async function watched(entry: Record<string, unknown>, debounce = 0.3): Promise<
   return { t, root };
 }
 
-const rows = (s: TestService) => s.service.queue.list().map((r) => ({ folder: r.folder, requests: r.requests, source: r.source, deleted: r.all_deleted === 1 }));
+const rows = (s: TestService) => s.service.queue.list().map((r) => ({ folder: r.folder, requests: r.requests, source: r.source, deleted: r.allDeleted }));
 
 async function runDelay(s: TestService, ms: number): Promise<void> {
   s.clock.advance(ms);
