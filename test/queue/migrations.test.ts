@@ -74,7 +74,7 @@ describe('one migrator keyed by component', () => {
       const cache = new DriveCache(q.db, { clock: new ManualClock(1000), logger: silentLogger });
       const cursors = new DriveCursors(q.db);
       expect(q.list().map((r) => [r.folder, r.received, r.state])).toEqual([
-        ['/movies/Film (2020)', null, 'dispatching'],
+        ['/movies/Film (2020)', undefined, 'dispatching'],
         ['/tv/Show/Season 1', '/downloads/Show/Season 1', 'waiting'],
       ]);
       expect(q.following('plex').map((r) => r.follow)).toEqual(['{"section":1}']);
