@@ -10,7 +10,17 @@ import { GroupCommit } from './group-commit.js';
 import { migrate } from './schema.js';
 
 export interface QueueFileOptions {
+  /**
+   * How long a write waits for another process's lock. SQLite waits synchronously, so in the server this
+   * stalls every request: short, and a webhook that cannot be written is answered 503 (the app retries).
+   */
   busyTimeoutMs: number;
+  /**
+   * Copy the WAL into the database file on this schedule, from a worker thread, instead of inside whichever
+   * commit crosses SQLite's 1,000-page mark. A page changed by a thousand commits is then copied once, and no
+   * webhook waits for a checkpoint or its fsyncs. Unset: SQLite's own automatic checkpoints (the CLI's
+   * short-lived uses).
+   */
   checkpointEveryMs?: number;
 }
 

@@ -2,7 +2,8 @@
 // Every write is committed before it returns (or, through grouped(), before its promise resolves), so a request
 // acknowledged after enqueue() survives kill -9. The file itself (pragmas, WAL, group commit) is src/queue/file.ts.
 import type { Clock } from '../clock.js';
-import { QueueFile } from './file.js';
+import { QueueFile, type QueueFileOptions } from './file.js';
+import { queueSummary, type QueueSummary } from './summary.js';
 import { deliveryOf, dueDeliveryOf, folderOf, followedOf, historyEntryOf, type DeliveryResult, type FolderRow, type HistoryRow, type PendingRow } from './rows.js';
 import type { Delivery, DeliveryRef, DueDelivery, FinalDeliveryState, Folder, FolderRequest, FollowedDelivery, HistoryEntry } from '../scan.js';
 import { prepareStatements, type Statements } from './statements.js';
@@ -10,23 +11,11 @@ import { prepareStatements, type Statements } from './statements.js';
 export type { DeliveryResult } from './rows.js';
 export type { DeliveryRef, DeliveryState, FinalDeliveryState, FolderRequest } from '../scan.js';
 
-export interface QueueOptions {
+export interface QueueOptions extends Partial<QueueFileOptions> {
   /** SERVER_SCAN_DELAY in milliseconds: a folder is due this long after its latest request. */
   delayMs: number;
   /** History rows kept (newest); older ones are trimmed. 0: not trimmed here (the server's src/queue/retention.ts does it). */
   historyLimit?: number;
-  /**
-   * How long a write waits for another process's lock. SQLite waits synchronously, so in the server this
-   * stalls every request: short, and a webhook that cannot be written is answered 503 (the app retries).
-   */
-  busyTimeoutMs?: number;
-  /**
-   * Copy the WAL into the database file on this schedule, from a worker thread, instead of inside whichever
-   * commit crosses SQLite's 1,000-page mark. A page changed by a thousand commits is then copied once, and no
-   * webhook waits for a checkpoint or its fsyncs. Unset: SQLite's own automatic checkpoints (the CLI's
-   * short-lived uses).
-   */
-  checkpointEveryMs?: number;
 }
 
 export class Queue extends QueueFile {
@@ -305,30 +294,9 @@ export class Queue extends QueueFile {
     return this.db.prepare<[number], HistoryRow>('SELECT * FROM history ORDER BY id DESC LIMIT ?').all(limit).map(historyEntryOf);
   }
 
-  /** Counts of queued folders by state and of pending deliveries by target (health endpoint). */
-  summary(): {
-    folders: number;
-    waiting: number;
-    dispatching: number;
-    pendingByTarget: Record<string, number>;
-    followingByTarget: Record<string, number>;
-  } {
-    const byState = this.db
-      .prepare<[], { state: string; n: number }>('SELECT state, COUNT(*) AS n FROM folders GROUP BY state')
-      .all();
-    const pending = this.db
-      .prepare<[], { target: string; state: string; n: number }>(
-        `SELECT target, state, COUNT(*) AS n FROM deliveries WHERE state IN ('pending', 'following') GROUP BY target, state`,
-      )
-      .all();
-    const n = (s: string) => byState.find((r) => r.state === s)?.n ?? 0;
-    return {
-      folders: n('waiting') + n('dispatching'),
-      waiting: n('waiting'),
-      dispatching: n('dispatching'),
-      pendingByTarget: Object.fromEntries(pending.filter((p) => p.state === 'pending').map((p) => [p.target, p.n])),
-      followingByTarget: Object.fromEntries(pending.filter((p) => p.state === 'following').map((p) => [p.target, p.n])),
-    };
+  /** Counts of queued folders by state and of deliveries pending or followed, by target (health, metrics). */
+  summary(): QueueSummary {
+    return queueSummary(this.db);
   }
 
   private writeHistory(
