@@ -2,10 +2,9 @@
 // section that went idle, one batch: confirm the files, empty the trash once, analyze each item once.
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { Follower, FollowItem, FollowResult } from '../scan.js';
+import type { ExternalIds, Follower, FollowItem, FollowResult } from '../scan.js';
 import { PlexScanProgress } from './activities.js';
 import { afterBatch, type AfterScanSettings, type DeletedCounter } from './after-scan.js';
-import type { ExternalIds } from '../scan.js';
 import type { PlexApi } from './api.js';
 import { confirmBatch, type BatchConfirmation, type FileInLibrary } from './confirm.js';
 import type { MatchFixer } from './match.js';

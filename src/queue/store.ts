@@ -4,9 +4,10 @@
 import type { Clock } from '../clock.js';
 import { QueueFile, type QueueFileOptions } from './file.js';
 import { queueSummary, type QueueSummary } from './summary.js';
-import { deliveryOf, dueDeliveryOf, folderOf, followedOf, historyEntryOf, type DeliveryResult, type FolderRow, type HistoryRow, type PendingRow } from './rows.js';
+import { deliveryOf, dueDeliveryOf, folderOf, followedOf, historyEntryOf, type DeliveryResult, type FolderRow, type HistoryRow } from './rows.js';
 import type { Delivery, DeliveryRef, DueDelivery, FinalDeliveryState, Folder, FolderRequest, FollowedDelivery, HistoryEntry } from '../scan.js';
 import { prepareStatements, type Statements } from './statements.js';
+import { DueWork } from './due.js';
 
 export type { DeliveryResult } from './rows.js';
 export type { DeliveryRef, DeliveryState, FinalDeliveryState, FolderRequest } from '../scan.js';
@@ -22,6 +23,7 @@ export class Queue extends QueueFile {
   private readonly clock: Clock;
   private readonly opts: Required<Omit<QueueOptions, 'checkpointEveryMs'>> & Pick<QueueOptions, 'checkpointEveryMs'>;
   private readonly stmt: Statements;
+  private readonly due: DueWork;
   private historyWrites = 0;
 
   constructor(file: string, clock: Clock, opts: QueueOptions) {
@@ -30,6 +32,7 @@ export class Queue extends QueueFile {
     this.opts = all;
     this.clock = clock;
     this.stmt = prepareStatements(this.db);
+    this.due = new DueWork(this.stmt);
   }
 
   /** Adds a request; a folder already queued is merged (due time reset, higher priority kept). Committed on return. */
@@ -85,49 +88,17 @@ export class Queue extends QueueFile {
 
   /** Folders whose delay has passed and that still need their existence check, first by priority. */
   dueWaiting(limit: number): Folder[] {
-    const now = this.clock.now();
-    const out: Folder[] = [];
-    for (const p of this.priorities((after) => this.stmt.waitingPriorityAfter.get(after)!.p)) {
-      if (out.length >= limit) break;
-      for (const row of this.stmt.dueWaitingAt.all(p, now, limit - out.length)) out.push(folderOf(row));
-    }
-    return out;
+    return this.due.folders(this.clock.now(), limit).map(folderOf);
   }
 
   /** The earliest moment anything becomes due (for sleeping until then), or undefined if nothing waits. */
   nextDue(targets: string[]): number | undefined {
-    let next: number | undefined;
-    const consider = (t: number | null) => {
-      if (t !== null && (next === undefined || t < next)) next = t;
-    };
-    for (const p of this.priorities((after) => this.stmt.waitingPriorityAfter.get(after)!.p)) {
-      consider(this.stmt.nextWaitingDueAt.get(p)!.t);
-    }
-    for (const target of targets) {
-      for (const p of this.priorities((after) => this.stmt.pendingPriorityAfter.get(target, after)!.p)) {
-        consider(this.stmt.nextDeliveryDueAt.get(target, p)!.t);
-      }
-    }
-    return next;
-  }
-
-  /** The distinct priorities present, lowest (most urgent) first, one index seek each. */
-  private *priorities(after: (p: number) => number | null): Generator<number> {
-    let p = after(Number.MIN_SAFE_INTEGER);
-    while (p !== null) {
-      yield p;
-      p = after(p);
-    }
+    return this.due.next(targets);
   }
 
   /** The file was not there yet: check again at `dueAt`. */
   deferCheck(row: Folder, checks: number, dueAt: number, error: string, fileHint = row.fileHint): void {
     this.stmt.defer.run({ id: row.id, generation: row.generation, checks, due: dueAt, error, fileHint: fileHint ?? null });
-  }
-
-  /** The folder passed its checks: create one pending delivery per target. */
-  startDispatch(row: Folder, targets: string[]): boolean {
-    return this.startDispatchMany([row], targets) === 1;
   }
 
   /** Several folders passed their checks: one transaction for all; returns how many began (others moved on). */
@@ -146,24 +117,12 @@ export class Queue extends QueueFile {
 
   /** Folders whose delivery to `target` is due, first by priority. */
   pendingFor(target: string, limit: number): DueDelivery[] {
-    const now = this.clock.now();
-    const out: DueDelivery[] = [];
-    for (const p of this.priorities((after) => this.stmt.pendingPriorityAfter.get(target, after)!.p)) {
-      if (out.length >= limit) break;
-      for (const row of this.stmt.pendingAt.all(target, p, now, limit - out.length)) out.push(dueDeliveryOf(row));
-    }
-    return out;
+    return this.due.deliveries(target, this.clock.now(), limit).map(dueDeliveryOf);
   }
 
   /** How many of `target`'s deliveries are due now, counting up to `limit` (the processor's lookahead). */
   pendingCount(target: string, limit: number): number {
-    const now = this.clock.now();
-    let n = 0;
-    for (const p of this.priorities((after) => this.stmt.pendingPriorityAfter.get(target, after)!.p)) {
-      if (n >= limit) break;
-      n += this.stmt.pendingCountAt.get(target, p, now, limit - n)!.n;
-    }
-    return n;
+    return this.due.deliveryCount(target, this.clock.now(), limit);
   }
 
   /**

@@ -61,7 +61,7 @@ describe('queue', () => {
     q.enqueue(req('/tv/A'));
     clock.advance(180_000);
     const row = q.dueWaiting(1)[0];
-    expect(q.startDispatch(row, ['plex', 'jellyfin'])).toBe(true);
+    expect(q.startDispatchMany([row], ['plex', 'jellyfin'])).toBe(1);
     expect(q.recordDelivery(row, 'plex', { state: 'scanned', detail: 'section 2' }, ['plex', 'jellyfin'])).toBe(false);
     expect(q.pendingFor('plex', 10)).toHaveLength(0);
     expect(q.pendingFor('jellyfin', 10)).toHaveLength(1);
@@ -81,7 +81,7 @@ describe('queue', () => {
     q.enqueue(req('/tv/A'));
     clock.advance(180_000);
     const row = q.dueWaiting(1)[0];
-    q.startDispatch(row, ['plex']);
+    q.startDispatchMany([row], ['plex']);
     q.enqueue(req('/tv/A'));
     // The in-flight answer belongs to the old generation: ignored, the folder stays.
     expect(q.recordDelivery(row, 'plex', { state: 'scanned' }, ['plex'])).toBe(false);
@@ -121,7 +121,7 @@ describe('queue order at scale', () => {
     clock.advance(180_000);
     expect(q.dueWaiting(10).map((r) => r.folder)).toEqual(['/pneg', '/p0-a', '/p0-b', '/p5-a', '/p5-b']);
     expect(q.dueWaiting(3).map((r) => r.folder)).toEqual(['/pneg', '/p0-a', '/p0-b']);
-    for (const row of q.dueWaiting(10)) q.startDispatch(row, ['plex']);
+    q.startDispatchMany(q.dueWaiting(10), ['plex']);
     expect(q.pendingFor('plex', 4).map((r) => r.folder)).toEqual(['/pneg', '/p0-a', '/p0-b', '/p5-a']);
     expect(q.pendingFor('other', 4)).toEqual([]);
   });
@@ -136,7 +136,7 @@ describe('queue order at scale', () => {
     expect(q.nextDue(['plex'])).toBe(start + 180_000);
     clock.advance(170_000);
     const [row] = q.dueWaiting(10);
-    q.startDispatch(row, ['plex']);
+    q.startDispatchMany([row], ['plex']);
     q.recordDelivery(row, 'plex', { state: 'retry', error: 'down', nextAt: clock.now() + 5_000 }, ['plex']);
     expect(q.nextDue(['plex'])).toBe(clock.now() + 5_000);
     expect(q.pendingFor('plex', 10)).toEqual([]);
