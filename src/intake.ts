@@ -1,19 +1,12 @@
 // The intake: a trigger's requests become queued folders (mapped, filtered, prioritised, committed).
 import type { Activity } from './activity.js';
 import type { Logger } from './log.js';
-import { baseName, parentFolder, trimTrailingSeparator } from './paths/folder.js';
 import { gateRequests, PathRefused, preview } from './paths/gate.js';
-import { ignoredBy, mapPath, priorityOf, type MappingMatch, type PathMappings } from './paths/mapping.js';
+import { priorityOf, type MappingMatch } from './paths/mapping.js';
 import type { PathState } from './paths/disk.js';
+import { routeKnown, routePath, type IntakeSettings, type Route } from './paths/route.js';
 import type { FolderRequest, Queue } from './queue/store.js';
 import type { ScanRequest } from './scan.js';
-
-export interface IntakeSettings {
-  pathMappings: PathMappings;
-  fileExistMappings: PathMappings;
-  ignoreList: string[];
-  priorities: Record<string, string[]>;
-}
 
 /** What became of one requested path. */
 export interface Admission {
@@ -41,56 +34,6 @@ export interface Unmatched {
  * it is queued as always), else what to say. Built from the path doctor (doctor/judge.ts).
  */
 export type LibraryJudge = (received: string, folder: string, match: MappingMatch | undefined) => Promise<Unmatched | null>;
-
-/** The steps every path takes before it is queued, shared by the intake and the path doctor. */
-export interface Route {
-  mapped: string;
-  match?: MappingMatch;
-  ignoredBy?: string;
-  kind: 'file' | 'folder';
-  folder: string;
-  /** Where the file-exist check looks (SERVER_FILE_EXIST_PATH_MAPPINGS) and what it found there ('auto' only). */
-  local: { path: string; match?: MappingMatch; state?: PathState };
-}
-
-/** Maps, filters and classifies one path; `kind: 'auto'` asks the disk (through the file-exist mapping), else the extension. */
-export async function routePath(
-  path: string,
-  kind: 'file' | 'folder' | 'auto',
-  settings: IntakeSettings,
-  pathState: (path: string) => Promise<PathState>,
-): Promise<Route> {
-  const { path: mapped, match } = mapPath(path, settings.pathMappings);
-  const local = mapPath(mapped, settings.fileExistMappings);
-  let state: PathState | undefined;
-  if (kind === 'auto') {
-    state = await pathState(local.path);
-    kind = state === 'folder' ? 'folder' : state === 'file' ? 'file' : hasMediaExtension(mapped) ? 'file' : 'folder';
-  }
-  return {
-    mapped,
-    match,
-    ignoredBy: ignoredBy([path, mapped], settings.ignoreList),
-    kind,
-    folder: kind === 'folder' ? trimTrailingSeparator(mapped) : parentFolder(mapped),
-    local: { path: local.path, match: local.match, state },
-  };
-}
-
-/** Extensions that make a not-yet-existing path a file rather than a folder. */
-const MEDIA_EXTENSIONS = new Set(
-  (
-    'webm mkv flv vob ogv ogg drc gif gifv mng avi mov qt wmv yuv rm rmvb asf amv mp4 m4p m4v mpg mp2 mpeg mpe mpv m2v ' +
-    'svi 3gp 3g2 mxf roq nsv f4v f4p f4a f4b mp3 flac ts m2ts iso wav aac m4a m4b opus wma alac ape dsf srt ass ssa sub ' +
-    'idx vtt sup nfo jpg jpeg png epub mobi azw azw3 pdf cbz cbr'
-  ).split(' '),
-);
-
-export function hasMediaExtension(path: string): boolean {
-  const name = baseName(path);
-  const dot = name.lastIndexOf('.');
-  return dot > 0 && MEDIA_EXTENSIONS.has(name.slice(dot + 1).toLowerCase());
-}
 
 export class StorageError extends Error {}
 
@@ -144,14 +87,19 @@ export class Intake {
       return this.admit(request, request.kind);
     });
     this.commit(admissions, client);
+    this.counted(requests, admissions);
     return admissions;
   }
 
+  /** One request (a webhook, a form, a Drive change, a WATCH folder) counted for /metrics and the dashboard. */
+  private counted(requests: ScanRequest[], admissions: Admission[]): void {
+    if (!requests[0]) return;
+    const folders = admissions.filter((a) => a.folder !== undefined && !a.unmatched).length;
+    this.deps.activity?.emit('request', { source: requests[0].source, event: requests[0].event, folders, outcome: folders ? 'queued' : 'ignored' });
+  }
+
   private admit(request: ScanRequest, kind: 'file' | 'folder'): Admission {
-    const { path: mapped, match } = mapPath(request.path, this.deps.settings.pathMappings);
-    const ignore = ignoredBy([request.path, mapped], this.deps.settings.ignoreList);
-    const folder = kind === 'folder' ? trimTrailingSeparator(mapped) : parentFolder(mapped);
-    return this.admission(request, { mapped, match, ignoredBy: ignore, kind, folder, local: { path: mapped } });
+    return this.admission(request, routeKnown(request.path, kind, this.deps.settings));
   }
 
   private admission(request: ScanRequest, r: Route): Admission {
@@ -165,6 +113,7 @@ export class Intake {
     this.recordUnmatched(admissions, client);
     const planned = this.plan(admissions, client);
     if (planned.length) this.record(planned, await this.groupCommit(planned.map((t) => t.r)), client);
+    this.counted(requests, admissions);
     return admissions;
   }
 

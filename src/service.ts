@@ -5,7 +5,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { createDoctor } from './doctor/explain.js';
 import { createLibraryJudge } from './doctor/judge.js';
-import { Intake, type Admission } from './intake.js';
+import { Intake } from './intake.js';
 import type { Logger } from './log.js';
 import { diskPathState, type PathState } from './paths/disk.js';
 import { Processor } from './processor/processor.js';
@@ -155,11 +155,6 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       priorities: config.SERVER_SCAN_PRIORITIES,
     },
   });
-  // The webhook routes count their own requests; the triggers without a route (Drive, WATCH) are counted here.
-  const counted = (source: string, event: string, admissions: Admission[]): void => {
-    const folders = admissions.filter((a) => a.folder !== undefined && !a.unmatched).length;
-    activity.emit('request', { source, event, folders, outcome: folders ? 'queued' : 'ignored' });
-  };
   const metrics = new Metrics({ activity, queue, processor });
   const readiness = new Readiness(targets.map((t) => t.name));
   const drive = config.GOOGLE.ENABLED
@@ -169,7 +164,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
         configDir: opts.configDir ?? '.',
         mapPath: (p) => mapPath(p, config.SERVER_PATH_MAPPINGS).path,
         inPlex: (p, size) => plexDb.hasFile(p, size),
-        enqueue: (req) => counted(req.source, req.event, intake.submitKnown([req], 'drive')),
+        enqueue: (req) => void intake.submitKnown([req], 'drive'),
         gate: (p) => {
           const verdict = gatePath(p, config.SERVER_PATH_MAPPINGS);
           return verdict.ok ? verdict : { ok: false, message: describeRefusal(p, verdict) };
@@ -185,14 +180,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
         fetch: opts.fetch,
       })
     : undefined;
-  const watched: Pick<Intake, 'submit'> = {
-    submit: async (requests, client) => {
-      const admissions = await intake.submit(requests, client);
-      if (requests[0]) counted(requests[0].source, requests[0].event, admissions);
-      return admissions;
-    },
-  };
-  const watch = config.WATCH.PATHS.length ? new WatchTrigger({ config: config.WATCH, intake: watched, logger }) : undefined;
+  const watch = config.WATCH.PATHS.length ? new WatchTrigger({ config: config.WATCH, intake, logger }) : undefined;
   const app = await buildApp({
     secret: config.SERVER_PASS,
     allowManualScan: config.SERVER_ALLOW_MANUAL_SCAN,

@@ -1,7 +1,7 @@
 // The path doctor: follows one path through every step the relay would take and says where it goes wrong.
 import type { Config, TargetConfig } from '../config/schema.js';
 import { editDistance } from './distance.js';
-import { routePath, type IntakeSettings } from '../intake.js';
+import { routePath, type IntakeSettings } from '../paths/route.js';
 import { trimTrailingSeparator, isInside, separatorOf } from '../paths/folder.js';
 import { mappingCandidates, priorityOf, type MappingMatch } from '../paths/mapping.js';
 import { PlexApi } from '../plex/api.js';
@@ -87,7 +87,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
 export async function explainPath(input: string, deps: DoctorDeps): Promise<Explanation> {
   const { config } = deps;
   const path = input.trim();
-  // The same steps the intake takes (intake.ts routePath): the doctor can never predict something else.
+  // The same steps the intake takes (paths/route.ts routePath): the doctor can never predict something else.
   const route = await routePath(path, 'auto', intakeSettings(config), deps.pathState);
   const { mapped, match, kind, folder } = route;
   const ignore = route.ignoredBy;

@@ -67,7 +67,6 @@ async function triggerRoutes(app: Parameters<FastifyPluginAsync>[0], deps: AppDe
       }
       throw err;
     }
-    deps.activity?.emit('request', { source: requests[0].source, event: requests[0].event, folders: requests.length, outcome: 'queued' });
     return reply.code(200).send();
   };
 

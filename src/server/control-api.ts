@@ -116,7 +116,6 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
     }
     try {
       const [a] = await deps.intake.submit([{ path, source: 'api', event: 'Manual', kind: 'auto', ...(refresh ? { refresh } : {}) }], req.ip);
-      deps.activity?.emit('request', { source: 'api', event: 'Manual', folders: a.folder && a.ignoredBy === undefined ? 1 : 0, outcome: a.ignoredBy === undefined ? 'queued' : 'ignored' });
       const body: ScanReply = {
         ok: true,
         path,

@@ -64,9 +64,7 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       }
       throw err;
     }
-    const queued = admissions.filter((a) => a.folder !== undefined && !a.unmatched);
     const unmatched = admissions.filter((a) => a.unmatched);
-    deps.activity?.emit('request', { source: result.source, event: result.event, folders: queued.length, outcome: queued.length ? 'queued' : 'ignored' });
     const summary: ReceivedReply['queued'] = admissions.map((a) => ({
       path: a.request.path,
       mapped: a.mapped,
