@@ -1,15 +1,16 @@
 // Benchmark 1 — intake: what users send. A Sonarr v4 "Download" webhook (about 3 KB, every field Sonarr sends)
-// from wrk (its own process, 64 keep-alive connections, 2 threads) for a sustained minute against the compiled
+// from wrk (its own process, 64 keep-alive connections, 2 threads) for a sustained minute against the bundled
 // server with a user's config (defaults everywhere: file checks and Plex confirmation on), all to one folder
 // and each to a new folder. Baseline: a bare Node http server driven the same way in the same run, once with
-// 1 wrk thread and once with 2, to show the client is not what limits it. The server's RSS is sampled every
+// 1 wrk thread and once with 2, to show the client is not what limits it; and two floors (bare http with
+// JSON.parse, a one-route Fastify) that show how much of bare is left for any receiver. The server's RSS is sampled every
 // second; a probe loaded with --import records event-loop stalls and GC. Afterwards the queue must hold every 2xx.
 import Database from '../src/sqlite.js';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FakePlex } from '../test/fakes/plex.js';
-import { cleanup, loadNote, log, peakRssMb, repoRoot, SECRET, standalone, startBare, startServerWith, tempDir, writeUserConfig, type Figure } from './support.js';
+import { cleanup, FLOOR_SERVERS, loadNote, log, peakRssMb, repoRoot, SECRET, standalone, startBare, startServerWith, tempDir, writeUserConfig, type Figure } from './support.js';
 import { MARK, runWrk, type WrkShot } from './wrk.js';
 
 const CONNECTIONS = 64;
@@ -56,8 +57,8 @@ interface ServerShot extends WrkShot {
   heapMaxMb: number;
 }
 
-async function bareShot(threads: number, dir: string, seconds: number): Promise<WrkShot> {
-  const b = await startBare();
+async function bareShot(threads: number, dir: string, seconds: number, script?: string): Promise<WrkShot> {
+  const b = await startBare(0, script);
   try {
     return await runWrk({ dir, url: b.url, path: `/${SECRET}`, template: intakeTemplate('new'), userAgent: USER_AGENT, threads, connections: CONNECTIONS, seconds, serverPid: b.pid });
   } finally {
@@ -148,6 +149,26 @@ export async function run(): Promise<Figure[]> {
       pass: !clientBound,
       note: clientBound ? 'wrk used as much CPU as the bare server: the client may limit the baseline' : undefined,
     });
+    // What 50% of bare means: the least a JSON webhook receiver does (read the body, JSON.parse it), alone and in
+    // Fastify, each against a bare server measured just before it, by requests per CPU-second.
+    for (const [floor, label] of [['parse', 'bare Node http + JSON.parse of the body'], ['fastify', 'Fastify, one JSON route answering {"ok":true}']] as const) {
+      const before = await bareShot(THREADS, scratch, BARE_SECONDS);
+      const f = await bareShot(THREADS, scratch, BARE_SECONDS, FLOOR_SERVERS[floor]);
+      log(`intake floor, ${label}: ${fmt(f)} (bare just before: ${fmt(before)})`);
+      const perCpu = f.rps / f.serverCores;
+      const barePerCpu = before.rps / before.serverCores;
+      figures.push({
+        id: '1',
+        name: `intake floor: ${label}, same payload and client, requests per CPU-second (${(1e6 / perCpu).toFixed(0)} µs of CPU per request, bare ${(1e6 / barePerCpu).toFixed(0)} µs; ${Math.round(f.rps)} req/s)`,
+        value: perCpu,
+        unit: 'req/CPU-s',
+        baseline: { label: 'bare Node http, just before', value: barePerCpu },
+        ratio: perCpu / barePerCpu,
+        target: 'informational: the ceiling under the intake',
+        pass: true,
+        note: `${Math.round((perCpu / barePerCpu) * 100)}% of bare before any work of scanrelay's own`,
+      });
+    }
     for (const mode of MODES) {
       const label = mode === 'one' ? 'one folder' : 'new folder each';
       const load = loadNote();

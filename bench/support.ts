@@ -46,21 +46,15 @@ export function cleanup(dir: string): void {
 
 let built: string | undefined;
 /**
- * The CLI as `npm start` runs it (compiled JavaScript, not tsx), built once per bench run into
+ * The CLI as `npm start` runs it (the bundle scripts/bundle.mjs builds, not tsx), built once per bench run into
  * node_modules/.cache so module resolution still finds the project's node_modules.
  */
 export function builtCli(): string {
   if (built) return built;
   // Per checkout: two checkouts sharing one node_modules must not build over each other.
-  const out = join(repoRoot, 'node_modules', '.cache', `scanrelay-bench-${createHash('sha1').update(repoRoot).digest('hex').slice(0, 8)}`, 'dist');
-  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  try {
-    execFileSync(process.execPath, [tsc, '-p', join(repoRoot, 'tsconfig.build.json'), '--outDir', out], { cwd: repoRoot, stdio: 'pipe' });
-  } catch {
-    // Type errors elsewhere in the tree still emit JavaScript; only a missing entry point is fatal.
-  }
-  built = join(out, 'cli', 'index.js');
-  readFileSync(built); // throws when the build produced nothing
+  const out = join(repoRoot, 'node_modules', '.cache', `scanrelay-bench-${createHash('sha1').update(repoRoot).digest('hex').slice(0, 8)}`, 'dist', 'scanrelay.mjs');
+  execFileSync(process.execPath, [join(repoRoot, 'scripts', 'bundle.mjs'), out], { cwd: repoRoot, stdio: 'pipe' });
+  built = out;
   return built;
 }
 
@@ -236,8 +230,34 @@ s.listen(Number(process.argv[1] || 0), '127.0.0.1', () => console.log('http://12
 process.on('SIGTERM', () => process.exit(0));
 `;
 
-export async function startBare(port = 0): Promise<ServerChild> {
-  const proc = spawn(process.execPath, ['-e', BARE_SERVER, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Floors under the intake, driven like the bare server: what any JSON webhook receiver does at least. 'parse':
+ * bare Node http that also reads the body as text and JSON.parses it. 'fastify': Fastify with its default JSON
+ * parser and one POST route answering {"ok":true} (no hooks, no log, no schema).
+ */
+export const FLOOR_SERVERS = {
+  parse: `
+const http = require('http');
+const s = http.createServer((req, res) => {
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (d) => { body += d; });
+  req.on('end', () => { JSON.parse(body); res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
+});
+s.keepAliveTimeout = 10000;
+s.listen(Number(process.argv[1] || 0), '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port));
+process.on('SIGTERM', () => process.exit(0));
+`,
+  fastify: `
+const app = require(${JSON.stringify(join(repoRoot, 'node_modules', 'fastify'))})({ logger: false });
+app.post('/:secret', async () => ({ ok: true }));
+app.listen({ port: Number(process.argv[1] || 0), host: '127.0.0.1' }).then((url) => console.log(url));
+process.on('SIGTERM', () => process.exit(0));
+`,
+} as const;
+
+export async function startBare(port = 0, script: string = BARE_SERVER): Promise<ServerChild> {
+  const proc = spawn(process.execPath, ['-e', script, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   const url = await new Promise<string>((res, rej) => {
     const t = setTimeout(() => rej(new Error('bare server did not start')), 10_000);

@@ -1,8 +1,13 @@
-// This scanrelay's version, read once from its package.json (`scanrelay --version`, the `version` on /health).
+// This scanrelay's version (`scanrelay --version`, the `version` on /health): written into the bundle when it is
+// built (scripts/bundle.mjs), else read once from package.json.
 import { readFileSync } from 'node:fs';
 
-/** From src/ (tsx) and dist/ alike, package.json is one folder up; the Docker image copies it too. */
+/** Defined by the bundler; absent when src/ (tsx) or tsc's dist/ runs. */
+declare const SCANRELAY_VERSION: string | undefined;
+
+/** From src/ and tsc's dist/ alike, package.json is one folder up. */
 function readVersion(): string {
+  if (typeof SCANRELAY_VERSION === 'string') return SCANRELAY_VERSION;
   try {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
     return typeof pkg.version === 'string' ? pkg.version : 'unknown';

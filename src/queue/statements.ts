@@ -10,18 +10,18 @@ export function prepareStatements(db: Database.Database) {
     byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
     insert: db.prepare(
       `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, source, event, file_hint,
-                            all_deleted, any_deleted, refresh, ids, received)
-       VALUES (@folder, @priority, @due, @now, @now, 1, @source, @event, @fileHint, @deleted, @deleted, @refresh, @ids, @received)`,
+                            all_deleted, any_deleted, refresh, ids, received, generation)
+       VALUES (@folder, @priority, @due, @now, @now, @count, @source, @event, @fileHint, @deleted, @anyDeleted, @refresh, @ids, @received, @count)`,
     ),
     merge: db.prepare(
       `UPDATE folders SET
          priority = MIN(priority, @priority),
-         due_at = @due, last_at = @now, requests = requests + 1,
+         due_at = @due, last_at = @now, requests = requests + @count,
          source = @source, event = @event,
          file_hint = CASE WHEN @deleted = 0 AND @fileHint IS NOT NULL THEN @fileHint ELSE file_hint END,
          all_deleted = CASE WHEN @deleted = 1 THEN all_deleted ELSE 0 END,
-         any_deleted = MAX(any_deleted, @deleted),
-         checks = 0, generation = generation + 1, state = 'waiting', last_error = NULL,
+         any_deleted = MAX(any_deleted, @anyDeleted),
+         checks = 0, generation = generation + @count, state = 'waiting', last_error = NULL,
          refresh = CASE WHEN @refresh = 'item' OR refresh = 'item' THEN 'item' ELSE COALESCE(@refresh, refresh) END,
          ids = COALESCE(@ids, ids),
          received = COALESCE(@received, received)

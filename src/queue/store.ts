@@ -40,36 +40,42 @@ export class Queue extends QueueFile {
     return this.enqueueMany([req])[0];
   }
 
-  /** Adds several requests in one transaction (one webhook naming several folders). */
+  /**
+   * Adds several requests in one transaction (one webhook naming several folders, or one turn's webhooks).
+   * Requests for the same folder are folded first (a season's episodes arrive together), so each folder costs
+   * one lookup and one write however many requests name it.
+   */
   enqueueMany(reqs: FolderRequest[]): { folder: string; merged: boolean; dueAt: number }[] {
     const now = this.clock.now();
     const due = now + this.opts.delayMs;
-    return this.db.transaction(() =>
-      reqs.map((req) => {
-        const params = {
-          folder: req.folder,
-          priority: req.priority,
-          due,
-          now,
-          source: req.source,
-          event: req.event,
-          fileHint: req.deleted ? null : (req.fileHint ?? null),
-          deleted: req.deleted ? 1 : 0,
-          refresh: req.refresh ?? null,
-          ids: req.ids ? JSON.stringify(req.ids) : null,
-          received: req.received ?? null,
-        };
-        const existing = this.stmt.findForMerge.get(req.folder);
+    const folded = new Map<string, Folded>();
+    for (const req of reqs) {
+      const f = folded.get(req.folder);
+      if (f) fold(f, req);
+      else folded.set(req.folder, first(req));
+    }
+    const existed = this.db.transaction(() => {
+      const found = new Map<string, boolean>();
+      for (const f of folded.values()) {
+        const params = { ...f, due, now, ids: f.ids ? JSON.stringify(f.ids) : null };
+        const existing = this.stmt.findForMerge.get(f.folder);
+        found.set(f.folder, existing !== undefined);
         if (!existing) {
           this.stmt.insert.run(params);
-          return { folder: req.folder, merged: false, dueAt: due };
+          continue;
         }
         this.stmt.merge.run({ ...params, id: existing.id });
         // Deliveries exist only once dispatch began; a merged folder starts over on every target.
         if (existing.state === 'dispatching') this.stmt.clearDeliveries.run(existing.id);
-        return { folder: req.folder, merged: true, dueAt: due };
-      }),
-    )();
+      }
+      return found;
+    })();
+    const seen = new Set<string>();
+    return reqs.map((req) => {
+      const merged = seen.has(req.folder) || existed.get(req.folder) === true;
+      seen.add(req.folder);
+      return { folder: req.folder, merged, dueAt: due };
+    });
   }
 
   count(): number {
@@ -279,4 +285,49 @@ export class Queue extends QueueFile {
     });
     if (this.opts.historyLimit > 0 && ++this.historyWrites % 500 === 0) this.stmt.trimHistory.run(this.opts.historyLimit);
   }
+}
+
+/** Several requests for one folder as one row's worth of change, with the merge statement's rules. */
+interface Folded {
+  folder: string;
+  priority: number;
+  source: string;
+  event: string;
+  fileHint: string | null;
+  /** 1 when every request says the path is gone (insert: all_deleted; merge: keeps the row's own). */
+  deleted: 0 | 1;
+  anyDeleted: 0 | 1;
+  refresh: string | null;
+  ids: FolderRequest['ids'] | null;
+  received: string | null;
+  count: number;
+}
+
+function first(req: FolderRequest): Folded {
+  return {
+    folder: req.folder,
+    priority: req.priority,
+    source: req.source,
+    event: req.event,
+    fileHint: req.deleted ? null : (req.fileHint ?? null),
+    deleted: req.deleted ? 1 : 0,
+    anyDeleted: req.deleted ? 1 : 0,
+    refresh: req.refresh ?? null,
+    ids: req.ids ?? null,
+    received: req.received ?? null,
+    count: 1,
+  };
+}
+
+function fold(f: Folded, req: FolderRequest): void {
+  f.priority = Math.min(f.priority, req.priority);
+  f.source = req.source;
+  f.event = req.event;
+  if (!req.deleted && req.fileHint) f.fileHint = req.fileHint;
+  if (!req.deleted) f.deleted = 0;
+  else f.anyDeleted = 1;
+  f.refresh = req.refresh === 'item' || f.refresh === 'item' ? 'item' : (req.refresh ?? f.refresh);
+  f.ids = req.ids ?? f.ids;
+  f.received = req.received ?? f.received;
+  f.count++;
 }

@@ -39,12 +39,13 @@ export function pagePolicy(html: string): string {
 export const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2f6fde"/><path d="M8 22l6-6-6-6M16 22h8" stroke="#fff" stroke-width="3" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>`;
 
 export function securityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (_req, reply, payload) => {
+  // Callback style, not async: it runs on every answer, and a promise per hook is measurable under load.
+  app.addHook('onSend', (_req, reply, payload, done) => {
     reply.headers(ALWAYS);
     const type = String(reply.getHeader('content-type') ?? '');
     const html = type.startsWith('text/html') && typeof payload === 'string';
     reply.header('content-security-policy', html ? pagePolicy(payload) : NOTHING);
-    return payload;
+    done(null, payload);
   });
   app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) =>
     reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON),

@@ -66,9 +66,15 @@ describe('deploy/compose.yaml', () => {
 });
 
 describe('Dockerfile', () => {
-  it('builds and runs on Node 24 LTS, without the Node 20 binding, and checks readiness', () => {
+  it('builds and runs on Node 24 LTS, without the Node 20 binding, runs the bundle, and checks readiness', () => {
     expect([...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1])).toEqual(['node:24-bookworm-slim', 'node:24-bookworm-slim']);
-    expect(dockerfile).toMatch(/npm ci --omit=optional/);
+    // No install script runs (none compiles better-sqlite3-node20); the build is run by name, then pruned.
+    expect(dockerfile).toMatch(/npm ci --ignore-scripts && npm run build && npm prune --omit=dev --omit=optional/);
+    expect(dockerfile).toMatch(/COPY scripts\/bundle\.mjs/);
+    const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
+    expect(dockerfile).toContain(`ENTRYPOINT ["node", "${pkg.bin.scanrelay}",`);
+    expect(pkg.scripts.start).toBe(`node ${pkg.bin.scanrelay} server`);
+    expect(readFileSync(join(repoRoot, 'deploy', 'scanrelay.service'), 'utf8')).toContain(`/opt/scanrelay/${pkg.bin.scanrelay} server`);
     expect(dockerfile).toMatch(/HEALTHCHECK[^\n]*\n\s+CMD node -e "fetch\('http:\/\/127\.0\.0\.1:'\+\(process\.env\.SERVER_PORT\|\|3468\)\+'\/health\?ready'\)/);
   });
 

@@ -26,6 +26,37 @@ const req = (folder: string, extra: Partial<FolderRequest> = {}): FolderRequest 
 });
 
 describe('queue', () => {
+  // One turn's webhooks are committed together; requests for one folder are folded before the SQL runs. Whatever
+  // the mix, the row must be the one the same requests give when enqueued one at a time.
+  const sequences: [string, FolderRequest[]][] = [
+    ['a season pack: one folder, several episodes', [req('/tv/S/S01', { fileHint: '/tv/S/S01/e1.mkv' }), req('/tv/S/S01', { fileHint: '/tv/S/S01/e2.mkv', priority: 0 }), req('/tv/S/S01', { fileHint: '/tv/S/S01/e3.mkv', priority: 3 })]],
+    ['deleted after a download keeps the download\'s file to check', [req('/tv/S/S01'), req('/tv/S/S01', { deleted: true, fileHint: '/tv/S/S01/gone.mkv', event: 'EpisodeFileDelete' })]],
+    ['only deletions', [req('/tv/S/S01', { deleted: true }), req('/tv/S/S01', { deleted: true, source: 'radarr' })]],
+    ['a deletion, then a download', [req('/tv/S/S01', { deleted: true }), req('/tv/S/S01', { fileHint: '/tv/S/S01/new.mkv' })]],
+    ['refresh: item wins, otherwise the latest given', [req('/tv/S/S01', { refresh: 'item-if-enabled' }), req('/tv/S/S01', { refresh: 'item' }), req('/tv/S/S01', { refresh: 'item-if-enabled' })]],
+    ['ids and received: the latest given', [req('/tv/S/S01', { ids: { tvdb: '1' }, received: '/a' }), req('/tv/S/S01'), req('/tv/S/S01', { ids: { tvdb: '2' } })]],
+    ['two folders interleaved', [req('/tv/A/S01'), req('/tv/B/S01', { priority: 0 }), req('/tv/A/S01', { event: 'Upgrade' }), req('/tv/B/S01', { deleted: true })]],
+  ];
+  const rowsOf = (q: Queue, folders: string[]) => folders.map((f) => {
+    const { id: _id, ...row } = q.get(f)!;
+    return row;
+  });
+
+  it.each(sequences)('folds one turn\'s requests for a folder like one at a time: %s', (_name, reqs) => {
+    const folders = [...new Set(reqs.map((r) => r.folder))];
+    for (const existing of [false, true]) {
+      const one = open();
+      const many = open();
+      if (existing) {
+        for (const { q } of [one, many]) q.enqueue(req(folders[0], { priority: 5, refresh: 'item-if-enabled' }));
+      }
+      const seq = reqs.map((r) => one.q.enqueue(r));
+      const together = many.q.enqueueMany(reqs);
+      expect(together.map((r) => r.merged)).toEqual(seq.map((r) => r.merged));
+      expect(rowsOf(many.q, folders)).toEqual(rowsOf(one.q, folders));
+    }
+  });
+
   it('keeps one row per folder; a new request resets the due time and keeps the higher priority', () => {
     const { q, clock } = open();
     q.enqueue(req('/tv/Show/S01', { priority: 2 }));

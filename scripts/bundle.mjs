@@ -1,0 +1,30 @@
+// Builds dist/scanrelay.mjs, the program `npm start`, the `scanrelay` command and the image run: the whole CLI
+// and its dependencies in one ES module. Start-up is mostly Node finding, reading and compiling several hundred
+// module files; one file cuts that by about a third (docs/performance.md). The SQLite modules stay outside:
+// they load native binaries (src/sqlite.ts picks the one for the running Node).
+//
+//   node scripts/bundle.mjs [outfile]      default dist/scanrelay.mjs
+import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const outfile = resolve(process.argv[2] ?? join(root, 'dist', 'scanrelay.mjs'));
+
+await build({
+  entryPoints: [join(root, 'src', 'cli', 'index.ts')],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  // src/version.ts: the bundle may run from anywhere, so it does not look for package.json.
+  define: { SCANRELAY_VERSION: JSON.stringify(version) },
+  external: ['better-sqlite3', 'better-sqlite3-node20'],
+  // The CommonJS dependencies (fastify, pino, prom-client) call require(); an ES module has none of its own.
+  banner: { js: "import { createRequire as scanrelayRequire } from 'node:module'; const require = scanrelayRequire(import.meta.url);" },
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
