@@ -63,9 +63,11 @@ ${out}
 ## What each line measures
 
 1. **Intake** — what users send: a Sonarr v4 \`Download\` webhook (about 3 KB, every field Sonarr sends) from
-   wrk (its own process, 64 keep-alive connections, 2 threads) for a sustained minute against the compiled server
-   with the default config, all to one folder and each to a new folder. Baseline: a bare Node \`http\` server
-   driven the same way in the same run, with 1 and with 2 wrk threads, to show the client is not the limit.
+   wrk (its own process, 64 keep-alive connections, 2 threads) for a sustained minute against the server as
+   users run it (the bundle, \`dist/scanrelay.mjs\`) with the default config, all to one folder and each to a new
+   folder. Baseline: a bare Node \`http\` server driven the same way in the same run, with 1 and with 2 wrk
+   threads, to show the client is not the limit. Two floors show what is left of bare for any JSON webhook
+   receiver: bare \`http\` that also \`JSON.parse\`s the body, and Fastify with one route answering \`{"ok":true}\`.
    The server's RSS is sampled every second, and requests per CPU-second are shown beside req/s because they do
    not depend on how busy the machine is. After each run the queue file must hold every request answered 2xx.
 2. **Coalescing** — 10,000 webhooks over 500 season folders inside \`SERVER_SCAN_DELAY\`, two Plex targets;
@@ -78,8 +80,8 @@ ${out}
 5. **Drain** — 100,000 queued folders, delay 0, a fake Plex answering each call in 5 ms. Baseline: a plain
    client with the same concurrency (8) against the same fake Plex, i.e. what the fake can take. Then
    \`PLEX_SCAN_PAUSE\` is set and the gaps between scans are checked.
-6. **Start-up** — from spawn to the first 200 on \`/health\` with 100,000 queued folders. Baselines: an empty
-   queue, and a bare Node \`http\` process.
+6. **Start-up** — from spawn to the first 200 on \`/health\` with 100,000 queued folders, running the bundle as
+   \`npm start\` does. Baselines: an empty queue, and a bare Node \`http\` process.
 7. **Follow** — a queued backlog, delay 0, default settings, against three fake Plex behaviours: (a) scans that
    end before anyone can poll (an empty \`/activities\`): folders delivered per second against a plain client,
    and the slowest follow-up after its scan; (b) one scan at a time for 40 ms each, shown in \`/activities\`

@@ -12,6 +12,7 @@ import type { MediaBrowserFlavour } from '../targets/mediabrowser.js';
 import { PlexTarget } from '../targets/plex.js';
 import { exclusionOf, rewritePath } from '../targets/rewrite.js';
 import type { Target } from '../scan.js';
+import { httpFetch } from '../http-fetch.js';
 
 export interface Library {
   title: string;
@@ -195,7 +196,7 @@ export function librarySource(target: Target, entry: TargetConfig | undefined, d
   if (entry.TYPE === 'plex' || entry.TYPE === 'plex-scanner') return plexAt(entry.URL, entry.TOKEN);
   if (entry.TYPE !== 'jellyfin' && entry.TYPE !== 'emby') return undefined;
   const flavour = entry.TYPE === 'jellyfin' ? jellyfin : emby;
-  return () => mediaBrowserLibraries(flavour, entry.URL!, entry.TOKEN!, deps.fetch ?? fetch);
+  return () => mediaBrowserLibraries(flavour, entry.URL!, entry.TOKEN!, deps.fetch ?? httpFetch);
 }
 
 async function mediaBrowserLibraries(flavour: MediaBrowserFlavour, url: string, token: string, send: typeof fetch): Promise<Library[]> {

@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import { listSharedDrives, type DrivesPage, type SharedDrive } from '../google/shared-drives.js';
 import { trimUrl } from './settings.js';
 import type { AccessTokenSource } from './token-store.js';
+import { httpFetch } from '../http-fetch.js';
 
 export const FOLDER_MIME = 'application/vnd.google-apps.folder';
 
@@ -76,7 +77,7 @@ export class DriveApi {
 
   constructor(private readonly opts: DriveApiOptions) {
     this.base = `${trimUrl(opts.apiUrl)}/drive/v3`;
-    this.doFetch = opts.fetch ?? fetch;
+    this.doFetch = opts.fetch ?? httpFetch;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
 

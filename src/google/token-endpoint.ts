@@ -1,5 +1,6 @@
 // Google's OAuth 2.0 token endpoint: posts a grant (authorization code, refresh token, service-account JWT) and
 // reads the answer or the refusal (RFC 6749 §5). Shared by the Drive monitor and the rclone wizard.
+import { httpFetch } from '../http-fetch.js';
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
 /** The token endpoint's JSON answer as sent. */
@@ -92,7 +93,7 @@ export interface GrantOptions {
  * says so in its own words). A refusal throws OAuthError; the body goes into no message, as it may hold tokens.
  */
 export async function postGrant(tokenUrl: string, form: Record<string, string>, opts: GrantOptions = {}): Promise<TokenResponse> {
-  const doFetch = opts.fetch ?? fetch;
+  const doFetch = opts.fetch ?? httpFetch;
   let res: Response;
   let text: string;
   try {

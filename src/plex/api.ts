@@ -1,4 +1,5 @@
 // The few Plex HTTP API calls scanrelay makes, with the token in a header and errors a person can act on.
+import { httpFetch } from '../http-fetch.js';
 
 export interface PlexSection {
   id: string;
@@ -38,7 +39,7 @@ export class PlexApi {
   async request(method: string, path: string, query?: Record<string, string>): Promise<Response> {
     const u = new URL(this.base + path);
     for (const [k, v] of Object.entries(query ?? {})) u.searchParams.set(k, v);
-    const f = this.opts.fetch ?? fetch;
+    const f = this.opts.fetch ?? httpFetch;
     let res: Response;
     try {
       res = await f(u, {

@@ -4,6 +4,7 @@
 // once rclone says it has no such method, only `vfs/refresh` is used.
 import type { Logger } from '../log.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
+import { httpFetch } from '../http-fetch.js';
 
 export interface CacheRefresh {
   /** Refreshes the folder of `localPath` (a file or folder as this service checks it). Never throws. */
@@ -26,7 +27,7 @@ type Answer = { ok: true } | { ok: false; unknownDir: boolean; error: string } |
 const parentOf = (dir: string): string => (dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) : '');
 
 export function createCacheRefresh(opts: CacheRefreshOptions): CacheRefresh {
-  const doFetch = opts.fetch ?? fetch;
+  const doFetch = opts.fetch ?? httpFetch;
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const url = new URL(opts.rcUrl);
   const auth = url.username ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : undefined;

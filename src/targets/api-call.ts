@@ -1,5 +1,6 @@
 // One HTTP call to a target's API, with its failure phrased for the log and sorted for the retry rules.
 import type { ScanOutcome } from '../scan.js';
+import { httpFetch } from '../http-fetch.js';
 
 /** A call that did not succeed. `targetDown`: the server itself is unreachable or refuses us. */
 export class ApiRefusal extends Error {
@@ -36,7 +37,7 @@ export interface ApiCallerOptions {
 
 export function apiCaller(opts: ApiCallerOptions): ApiCaller {
   const base = opts.url.replace(/\/+$/, '');
-  const send = opts.fetch ?? fetch;
+  const send = opts.fetch ?? httpFetch;
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const secrets = opts.secrets.filter((s) => s.length >= 4);
   const scrub = (text: string): string => secrets.reduce((t, s) => t.split(s).join('***'), text);

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { silentLogger, type Logger } from '../log.js';
 import { isInside, trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanContext, ScanOutcome, Target } from '../scan.js';
+import { httpFetch } from '../http-fetch.js';
 
 export interface MediaBrowserOptions {
   name: string;
@@ -20,7 +21,7 @@ export interface MediaBrowserOptions {
   missRefreshMs?: number;
   clock?: Clock;
   logger?: Logger;
-  /** Defaults to the global fetch. */
+  /** Defaults to httpFetch (src/http-fetch.ts). */
   fetch?: typeof fetch;
 }
 
@@ -55,7 +56,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
   const missRefreshMs = opts.missRefreshMs ?? 60_000;
   const clock = opts.clock ?? systemClock;
   const log = opts.logger ?? silentLogger;
-  const send = opts.fetch ?? fetch;
+  const send = opts.fetch ?? httpFetch;
   const who = `${flavour.kind} '${opts.name}'`;
   let libraries: { list: Library[]; at: number } | undefined;
 

@@ -1,0 +1,104 @@
+// The HTTP client every media server, Google and rclone call goes through: fetch's signature and errors, on
+// node:http. Node's own fetch (undici) parses responses with a WebAssembly module whose first compile held about
+// 40 MB at its peak and kept 20-30 MB, more than the rest of an idle server's own data (docs/performance.md).
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 20;
+/** Statuses whose response has no body by definition (a Response refuses one). */
+const NO_BODY = new Set([101, 103, 204, 205, 304]);
+
+type Init = NonNullable<Parameters<typeof fetch>[1]>;
+
+/**
+ * fetch(url, init) for what scanrelay sends: a method, headers, a string, URLSearchParams or bytes as the body,
+ * and a signal. Redirects are followed as fetch follows them. A network failure rejects with
+ * TypeError('fetch failed') whose cause is the socket's error (code ECONNREFUSED, ENOTFOUND…); an aborted or
+ * timed-out signal rejects with the signal's reason (a TimeoutError or AbortError), as fetch does.
+ */
+export const httpFetch: typeof fetch = async (input, init = {}) => {
+  let url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+  let method = (init.method ?? 'GET').toUpperCase();
+  const headers = new Headers(init.headers);
+  let body = bodyBytes(init.body, headers);
+  for (let hop = 0; ; hop++) {
+    const res = await send(url, method, headers, body, init.signal ?? undefined);
+    const location = res.headers.location;
+    if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined || init.redirect === 'manual') return responseOf(res, method);
+    res.resume();
+    if (init.redirect === 'error' || hop >= MAX_REDIRECTS) throw new TypeError('fetch failed', { cause: new Error(`redirect to ${location} not followed`) });
+    const next = new URL(location, url);
+    // A 303, or a 301/302 answering a POST, is followed with a GET and no body (fetch's rule).
+    if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
+      method = method === 'HEAD' ? 'HEAD' : 'GET';
+      body = undefined;
+      headers.delete('content-type');
+      headers.delete('content-length');
+    }
+    // Credentials go to the origin they were meant for only.
+    if (next.origin !== url.origin) headers.delete('authorization');
+    url = next;
+  }
+};
+
+function bodyBytes(body: Init['body'], headers: Headers): Buffer | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string') {
+    if (!headers.has('content-type')) headers.set('content-type', 'text/plain;charset=UTF-8');
+    return Buffer.from(body, 'utf8');
+  }
+  if (body instanceof URLSearchParams) {
+    if (!headers.has('content-type')) headers.set('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
+    return Buffer.from(body.toString(), 'utf8');
+  }
+  if (body instanceof ArrayBuffer) return Buffer.from(body);
+  if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  throw new TypeError(`httpFetch: a ${Object.prototype.toString.call(body)} body is not supported; send a string, URLSearchParams or bytes`);
+}
+
+function send(url: URL, method: string, headers: Headers, body: Buffer | undefined, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const outgoing: Record<string, string> = { ...Object.fromEntries(headers), ...(body ? { 'content-length': String(body.length) } : {}) };
+    if (!('accept' in outgoing)) outgoing.accept = '*/*';
+    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers: outgoing });
+    let settled = false;
+    const onAbort = () => {
+      req.destroy();
+      if (!settled) {
+        settled = true;
+        reject(signal!.reason);
+      }
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('response', (res) => {
+      settled = true;
+      // The body is read later: an abort from then on ends the body's stream with the signal's reason.
+      res.once('close', () => signal?.removeEventListener('abort', onAbort));
+      if (signal) signal.addEventListener('abort', () => res.destroy(signal.reason), { once: true });
+      resolve(res);
+    });
+    req.on('error', (err) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      reject(new TypeError('fetch failed', { cause: err }));
+    });
+    req.end(body);
+  });
+}
+
+function responseOf(res: IncomingMessage, method: string): Response {
+  const status = res.statusCode ?? 0;
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  const empty = method === 'HEAD' || NO_BODY.has(status);
+  if (empty) res.resume();
+  const body = empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+  return new Response(body, { status, statusText: res.statusMessage ?? '', headers });
+}
