@@ -25,6 +25,10 @@ beforeAll(async () => {
       if (url.pathname === '/see-other') return res.writeHead(303, { location: '/echo' }).end();
       if (url.pathname === '/slow') return setTimeout(() => res.end('late'), 2_000);
       if (url.pathname === '/big') return res.end('x'.repeat(1_000_000));
+      if (url.pathname === '/trickle') {
+        res.writeHead(200).write('part');
+        return setTimeout(() => res.end('rest'), 2_000);
+      }
       res.writeHead(200, { 'content-type': 'text/plain' }).end(`${req.method} ${body}`);
     });
   });
@@ -83,6 +87,9 @@ describe('httpFetch', () => {
   it('a timeout rejects with the signal reason (TimeoutError), an abort with AbortError', async () => {
     const timedOut = await httpFetch(`${base}/slow`, { signal: AbortSignal.timeout(100) }).catch((e: unknown) => e);
     expect((timedOut as Error).name).toBe('TimeoutError');
+    // The signal fires while the body is still on its way: the body's read rejects with the reason too.
+    const trickle = await httpFetch(`${base}/trickle`, { signal: AbortSignal.timeout(150) }).catch((e: unknown) => e);
+    expect((trickle as Error).name).toBe('TimeoutError');
     const controller = new AbortController();
     controller.abort();
     const aborted = await httpFetch(`${base}/json`, { signal: controller.signal }).catch((e: unknown) => e);
