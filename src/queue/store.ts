@@ -8,6 +8,7 @@ import { deliveryOf, dueDeliveryOf, folderOf, followedOf, historyEntryOf, type D
 import type { Delivery, DeliveryRef, DueDelivery, FinalDeliveryState, Folder, FolderRequest, FollowedDelivery, HistoryEntry } from '../scan.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { DueWork } from './due.js';
+import { foldByFolder } from './fold.js';
 
 export type { DeliveryResult } from './rows.js';
 export type { DeliveryRef, DeliveryState, FinalDeliveryState, FolderRequest } from '../scan.js';
@@ -48,12 +49,7 @@ export class Queue extends QueueFile {
   enqueueMany(reqs: FolderRequest[]): { folder: string; merged: boolean; dueAt: number }[] {
     const now = this.clock.now();
     const due = now + this.opts.delayMs;
-    const folded = new Map<string, Folded>();
-    for (const req of reqs) {
-      const f = folded.get(req.folder);
-      if (f) fold(f, req);
-      else folded.set(req.folder, first(req));
-    }
+    const folded = foldByFolder(reqs);
     const existed = this.db.transaction(() => {
       const found = new Map<string, boolean>();
       for (const f of folded.values()) {
@@ -285,49 +281,4 @@ export class Queue extends QueueFile {
     });
     if (this.opts.historyLimit > 0 && ++this.historyWrites % 500 === 0) this.stmt.trimHistory.run(this.opts.historyLimit);
   }
-}
-
-/** Several requests for one folder as one row's worth of change, with the merge statement's rules. */
-interface Folded {
-  folder: string;
-  priority: number;
-  source: string;
-  event: string;
-  fileHint: string | null;
-  /** 1 when every request says the path is gone (insert: all_deleted; merge: keeps the row's own). */
-  deleted: 0 | 1;
-  anyDeleted: 0 | 1;
-  refresh: string | null;
-  ids: FolderRequest['ids'] | null;
-  received: string | null;
-  count: number;
-}
-
-function first(req: FolderRequest): Folded {
-  return {
-    folder: req.folder,
-    priority: req.priority,
-    source: req.source,
-    event: req.event,
-    fileHint: req.deleted ? null : (req.fileHint ?? null),
-    deleted: req.deleted ? 1 : 0,
-    anyDeleted: req.deleted ? 1 : 0,
-    refresh: req.refresh ?? null,
-    ids: req.ids ?? null,
-    received: req.received ?? null,
-    count: 1,
-  };
-}
-
-function fold(f: Folded, req: FolderRequest): void {
-  f.priority = Math.min(f.priority, req.priority);
-  f.source = req.source;
-  f.event = req.event;
-  if (!req.deleted && req.fileHint) f.fileHint = req.fileHint;
-  if (!req.deleted) f.deleted = 0;
-  else f.anyDeleted = 1;
-  f.refresh = req.refresh === 'item' || f.refresh === 'item' ? 'item' : (req.refresh ?? f.refresh);
-  f.ids = req.ids ?? f.ids;
-  f.received = req.received ?? f.received;
-  f.count++;
 }
