@@ -2,8 +2,9 @@
 // from wrk (its own process, 64 keep-alive connections, 2 threads) for a sustained minute against the bundled
 // server with a user's config (defaults everywhere: file checks and Plex confirmation on), all to one folder
 // and each to a new folder. Baseline: a bare Node http server driven the same way in the same run, once with
-// 1 wrk thread and once with 2, to show the client is not what limits it; and two floors (bare http with
-// JSON.parse, a one-route Fastify) that show how much of bare is left for any receiver. The server's RSS is sampled every
+// 1 wrk thread and once with 2, to show the client is not what limits it; two floors (bare http with
+// JSON.parse, a one-route Fastify) that show how much of bare is left for any receiver; and the p99 of a bare
+// server that burns 100 µs of CPU per request, about what the intake costs. The server's RSS is sampled every
 // second; a probe loaded with --import records event-loop stalls and GC. Afterwards the queue must hold every 2xx.
 import Database from '../src/sqlite.js';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -167,6 +168,20 @@ export async function run(): Promise<Figure[]> {
         target: 'informational: the ceiling under the intake',
         pass: true,
         note: `${Math.round((perCpu / barePerCpu) * 100)}% of bare before any work of scanrelay's own`,
+      });
+    }
+    // What p99 < 20 ms asks of CPU per request on this machine: the same wrk against a bare server that spends
+    // about what scanrelay spends per request, and nothing else (no GC of its own, no SQLite, no logging).
+    {
+      const f = await bareShot(THREADS, scratch, BARE_SECONDS, FLOOR_SERVERS.busy);
+      log(`intake floor, bare http + JSON.parse + 100 µs of CPU: ${fmt(f)}`);
+      figures.push({
+        id: '1',
+        name: `intake floor: bare Node http + JSON.parse + 100 µs of busy CPU per request (${Math.round((1e6 * f.serverCores) / f.rps)} µs of CPU per request in all; ${Math.round(f.rps)} req/s, p50 ${f.p50.toFixed(1)} ms), same payload and client: p99 latency`,
+        value: f.p99,
+        unit: 'ms p99',
+        target: 'informational: the p99 of any receiver at this cost per request',
+        pass: true,
       });
     }
     for (const mode of MODES) {

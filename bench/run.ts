@@ -68,6 +68,8 @@ ${out}
    folder. Baseline: a bare Node \`http\` server driven the same way in the same run, with 1 and with 2 wrk
    threads, to show the client is not the limit. Two floors show what is left of bare for any JSON webhook
    receiver: bare \`http\` that also \`JSON.parse\`s the body, and Fastify with one route answering \`{"ok":true}\`.
+   A third, the same bare server burning 100 µs of CPU per request, shows the p99 that cost alone brings.
+   The server runs with the Node flags \`npm start\` passes (\`src/cli/heap.ts\`).
    The server's RSS is sampled every second, and requests per CPU-second are shown beside req/s because they do
    not depend on how busy the machine is. After each run the queue file must hold every request answered 2xx.
 2. **Coalescing** — 10,000 webhooks over 500 season folders inside \`SERVER_SCAN_DELAY\`, two Plex targets;

@@ -5,6 +5,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writ
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HEAP_FLAGS } from '../src/cli/heap.js';
 import { ManualClock } from '../src/clock.js';
 import { Queue, type FolderRequest } from '../src/queue/store.js';
 import { writeConfigFile } from '../test/support/config-file.js';
@@ -108,7 +109,7 @@ export interface ServerChild {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Launches `scanrelay server` (the built CLI) and resolves once it prints its URL. */
+/** Launches `scanrelay server` as `npm start` does (the built CLI, the Node flags HEAP_FLAGS) and resolves once it prints its URL. */
 export function spawnServer(opts: {
   dir: string;
   config: string;
@@ -124,7 +125,7 @@ export function spawnServer(opts: {
   proc: ChildProcess;
   ready: Promise<ServerChild>;
 } {
-  const args = [builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
+  const args = [...HEAP_FLAGS, builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
   if (opts.loglevel) args.push('--loglevel', opts.loglevel);
   args.push('server', '--port', String(opts.port ?? 0));
   if (opts.console === 'file') return spawnToFile(opts.dir, args);
@@ -243,6 +244,25 @@ const s = http.createServer((req, res) => {
   req.setEncoding('utf8');
   req.on('data', (d) => { body += d; });
   req.on('end', () => { JSON.parse(body); res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
+});
+s.keepAliveTimeout = 10000;
+s.listen(Number(process.argv[1] || 0), '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port));
+process.on('SIGTERM', () => process.exit(0));
+`,
+  /** JSON.parse, then 100 µs of CPU: a receiver that costs about what scanrelay's intake does, for its p99. */
+  busy: `
+const http = require('http');
+const s = http.createServer((req, res) => {
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (d) => { body += d; });
+  req.on('end', () => {
+    JSON.parse(body);
+    const t = process.hrtime.bigint();
+    while (process.hrtime.bigint() - t < 100000n);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"ok":true}');
+  });
 });
 s.keepAliveTimeout = 10000;
 s.listen(Number(process.argv[1] || 0), '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port));
@@ -395,7 +415,7 @@ export function writeUserConfig(dir: string, values: { mediaDir: string } & Reco
  * (--cpu-prof, --trace-gc, --import of a probe) and extra environment variables.
  */
 export function startServerWith(opts: Parameters<typeof spawnServer>[0] & { nodeArgs?: string[]; env?: Record<string, string> }): Promise<ServerChild> {
-  const args = [...(opts.nodeArgs ?? []), builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
+  const args = [...HEAP_FLAGS, ...(opts.nodeArgs ?? []), builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
   if (opts.loglevel) args.push('--loglevel', opts.loglevel);
   args.push('server', '--port', String(opts.port ?? 0));
   return spawnToFile(opts.dir, args, opts.env).ready;

@@ -19,10 +19,13 @@ export interface Child {
 /** Children started by this test file and not yet exited, for killChildren. */
 const running = new Set<ChildProcess>();
 
-/** `root`: the checkout whose src/ runs (default: this one). `entry`: a built program to run instead (the bundle). */
-export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; root?: string; entry?: string } = {}): Child {
+/**
+ * `root`: the checkout whose src/ runs (default: this one). `entry`: a built program to run instead (the bundle).
+ * `nodeArgs`: Node flags in front of the program (the launchers' HEAP_FLAGS).
+ */
+export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; root?: string; entry?: string; nodeArgs?: readonly string[] } = {}): Child {
   const program = opts.entry ? [opts.entry] : ['--import', tsxLoader, join(opts.root ?? repoRoot, 'src/cli/index.ts')];
-  const proc = spawn(process.execPath, [...program, ...args], {
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...program, ...args], {
     cwd: opts.cwd ?? repoRoot,
     env: { ...process.env, ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -81,8 +84,8 @@ export function killChildren(signal: NodeJS.Signals = 'SIGKILL'): void {
  * `scanrelay server` on a config and a queue file, with its log file and working directory in `dir` and a
  * port of its own choosing; resolves with the base URL once the server prints its webhook URL.
  */
-export async function startServer(opts: { config: string; queuefile: string; dir: string; timeoutMs?: number; root?: string; entry?: string }): Promise<{ child: Child; url: string }> {
-  const child = runCli(['--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'log.txt'), 'server', '--port', '0'], { cwd: opts.dir, root: opts.root, entry: opts.entry });
+export async function startServer(opts: { config: string; queuefile: string; dir: string; timeoutMs?: number; root?: string; entry?: string; nodeArgs?: readonly string[] }): Promise<{ child: Child; url: string }> {
+  const child = runCli(['--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'log.txt'), 'server', '--port', '0'], { cwd: opts.dir, root: opts.root, entry: opts.entry, nodeArgs: opts.nodeArgs });
   const m = await child.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/[0-9a-f]{32}/, opts.timeoutMs);
   return { child, url: m[1]! };
 }
