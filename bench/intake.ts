@@ -45,6 +45,8 @@ interface ProbeLine {
   longGc: { at: number; kind: string; ms: number }[];
   rssMb: number;
   heapUsedMb: number;
+  /** Since the server started: how long it held each request (ms). */
+  held: { count: number; p50: number; p99: number; max: number };
 }
 
 interface ServerShot extends WrkShot {
@@ -56,6 +58,8 @@ interface ServerShot extends WrkShot {
   gcMs: number;
   gcMaxMs: number;
   heapMaxMb: number;
+  /** How long the server held a request during the load (the probe's last line in it). */
+  held?: ProbeLine['held'];
 }
 
 async function bareShot(threads: number, dir: string, seconds: number, script?: string): Promise<WrkShot> {
@@ -116,6 +120,7 @@ async function serverShot(mode: Mode, plexUrl: string, round: number): Promise<S
       gcMs: during.reduce((a, p) => a + p.gc.ms, 0),
       gcMaxMs: Math.max(0, ...during.map((p) => p.gc.maxMs)),
       heapMaxMb: Math.max(0, ...during.map((p) => p.heapUsedMb)),
+      held: during.at(-1)?.held,
     };
   } finally {
     cleanup(dir);
@@ -225,7 +230,7 @@ export async function run(): Promise<Figure[]> {
       });
       figures.push({
         id: '1',
-        name: `intake, ${label}: p99 latency (p50 ${s.p50.toFixed(1)} ms, max ${s.max.toFixed(0)} ms; event-loop stalls >= 100 ms: ${warm.length} in the first second, ${steady.length} after, longest ${Math.max(0, ...steady.map((x) => x.ms))} ms)`,
+        name: `intake, ${label}: p99 latency (p50 ${s.p50.toFixed(1)} ms, max ${s.max.toFixed(0)} ms; inside the server, request to answer: ${s.held ? `p50 ${s.held.p50} ms, p99 ${s.held.p99} ms, max ${s.held.max.toFixed(0)} ms` : 'not recorded'}; event-loop stalls >= 100 ms: ${warm.length} in the first second, ${steady.length} after, longest ${Math.max(0, ...steady.map((x) => x.ms))} ms)`,
         value: s.p99,
         unit: 'ms p99',
         baseline: { label: `bare p99`, value: before.p99 },

@@ -1,8 +1,10 @@
 // Loaded into the server under benchmark with `node --import` (never by the service itself): records event-loop
-// delay, each stall of the loop over STALL_MS with its time, GC pauses and heap use, as JSON lines to the file
+// delay, each stall of the loop over STALL_MS with its time, GC pauses, heap use, and how long the server held
+// each HTTP request (from its 'request' event to the answer handed to the socket), as JSON lines to the file
 // named by SCANRELAY_BENCH_PROBE. Times are milliseconds since the epoch, so the bench can tell start-up from load.
 import { appendFileSync } from 'node:fs';
-import { monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
+import { Server } from 'node:http';
+import { createHistogram, monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 
 const out = process.env.SCANRELAY_BENCH_PROBE;
@@ -33,6 +35,18 @@ if (out) {
     }
   }).observe({ entryTypes: ['gc'] });
 
+  // In the server, from the request's headers parsed to its answer written: what the client's latency is made of
+  // apart from the time before the server reads the request and after it writes the answer. In µs, since start.
+  const held = createHistogram();
+  const emit = Server.prototype.emit;
+  Server.prototype.emit = function (event, req, res) {
+    if (event === 'request') {
+      const t0 = performance.now();
+      res.once('finish', () => held.record(Math.max(1, Math.round((performance.now() - t0) * 1000))));
+    }
+    return emit.apply(this, arguments);
+  };
+
   // A timer that should fire every TICK_MS: a late firing is a stall of the loop, and when it happened.
   const stalls = [];
   let last = performance.now();
@@ -53,6 +67,7 @@ if (out) {
       stalls: stalls.splice(0),
       gc: { ...gc, ms: Math.round(gc.ms), maxMs: +gc.maxMs.toFixed(1), majorMs: Math.round(gc.majorMs) },
       longGc: longGc.splice(0),
+      held: { count: held.count, p50: +(held.percentile(50) / 1000).toFixed(1), p99: +(held.percentile(99) / 1000).toFixed(1), max: +(held.max / 1000).toFixed(1) },
       rssMb: Math.round(mem.rss / 2 ** 20),
       heapUsedMb: Math.round(mem.heapUsed / 2 ** 20),
       heapTotalMb: Math.round(mem.heapTotal / 2 ** 20),

@@ -68,7 +68,9 @@ ${out}
    folder. Baseline: a bare Node \`http\` server driven the same way in the same run, with 1 and with 2 wrk
    threads, to show the client is not the limit. Two floors show what is left of bare for any JSON webhook
    receiver: bare \`http\` that also \`JSON.parse\`s the body, and Fastify with one route answering \`{"ok":true}\`.
-   A third, the same bare server burning 100 µs of CPU per request, shows the p99 that cost alone brings.
+   A third, the same bare server burning 100 µs of CPU per request, shows the p99 that cost alone brings. The
+   p99 line also gives how long the server itself held each request (from its headers read to its answer
+   written, recorded by the probe), apart from the time before the server reads a request and after it answers.
    The server runs with the Node flags \`npm start\` passes (\`src/cli/heap.ts\`).
    The server's RSS is sampled every second, and requests per CPU-second are shown beside req/s because they do
    not depend on how busy the machine is. After each run the queue file must hold every request answered 2xx.
