@@ -231,43 +231,32 @@ s.listen(Number(process.argv[1] || 0), '127.0.0.1', () => console.log('http://12
 process.on('SIGTERM', () => process.exit(0));
 `;
 
+/** Bare Node http that reads the body as text, JSON.parses it, then spends `burnUs` of CPU before answering. */
+function parsingServer(burnUs: number): string {
+  const burn = burnUs > 0 ? `const t = process.hrtime.bigint(); while (process.hrtime.bigint() - t < ${burnUs * 1000}n);` : '';
+  return `
+const http = require('http');
+const s = http.createServer((req, res) => {
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (d) => { body += d; });
+  req.on('end', () => { JSON.parse(body); ${burn} res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
+});
+s.keepAliveTimeout = 10000;
+s.listen(Number(process.argv[1] || 0), '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port));
+process.on('SIGTERM', () => process.exit(0));
+`;
+}
+
 /**
  * Floors under the intake, driven like the bare server: what any JSON webhook receiver does at least. 'parse':
- * bare Node http that also reads the body as text and JSON.parses it. 'fastify': Fastify with its default JSON
+ * bare Node http that also reads the body as text and JSON.parses it. 'busy': the same, then 100 µs of CPU, a
+ * receiver that costs about what scanrelay's intake does (for its p99). 'fastify': Fastify with its default JSON
  * parser and one POST route answering {"ok":true} (no hooks, no log, no schema).
  */
 export const FLOOR_SERVERS = {
-  parse: `
-const http = require('http');
-const s = http.createServer((req, res) => {
-  let body = '';
-  req.setEncoding('utf8');
-  req.on('data', (d) => { body += d; });
-  req.on('end', () => { JSON.parse(body); res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
-});
-s.keepAliveTimeout = 10000;
-s.listen(Number(process.argv[1] || 0), '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port));
-process.on('SIGTERM', () => process.exit(0));
-`,
-  /** JSON.parse, then 100 µs of CPU: a receiver that costs about what scanrelay's intake does, for its p99. */
-  busy: `
-const http = require('http');
-const s = http.createServer((req, res) => {
-  let body = '';
-  req.setEncoding('utf8');
-  req.on('data', (d) => { body += d; });
-  req.on('end', () => {
-    JSON.parse(body);
-    const t = process.hrtime.bigint();
-    while (process.hrtime.bigint() - t < 100000n);
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{"ok":true}');
-  });
-});
-s.keepAliveTimeout = 10000;
-s.listen(Number(process.argv[1] || 0), '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port));
-process.on('SIGTERM', () => process.exit(0));
-`,
+  parse: parsingServer(0),
+  busy: parsingServer(100),
   fastify: `
 const app = require(${JSON.stringify(join(repoRoot, 'node_modules', 'fastify'))})({ logger: false });
 app.post('/:secret', async () => ({ ok: true }));

@@ -19,8 +19,8 @@ const LARGE_LIMIT_BYTES = 1024 * 1024 * 1024;
 export function heapAdvice(limitBytes: number = getHeapStatistics().heap_size_limit): string | undefined {
   if (limitBytes <= LARGE_LIMIT_BYTES) return undefined;
   return (
-    `Node runs with a heap limit of ${Math.round(limitBytes / 1024 / 1024)} MB, so under load it lets garbage grow to 40-60 MB more ` +
-    `memory than needed. npm start, the Docker image and the systemd unit start it as \`node ${HEAP_FLAGS.join(' ')} dist/scanrelay.mjs server\`; ` +
-    `do the same (or set NODE_OPTIONS="${HEAP_FLAGS.join(' ')}") to keep it smaller.`
+    `Node runs with a heap limit of ${Math.round(limitBytes / 1024 / 1024)} MB, so under load this server holds 40-100 MB more ` +
+    `memory than it needs. npm start, the Docker image and the systemd unit start it as \`node ${HEAP_FLAGS.join(' ')} dist/scanrelay.mjs server\`: ` +
+    `start it the same way, or set NODE_OPTIONS="${HEAP_FLAGS.join(' ')}".`
   );
 }

@@ -1,6 +1,7 @@
 // Google's OAuth 2.0 token endpoint: posts a grant (authorization code, refresh token, service-account JWT) and
 // reads the answer or the refusal (RFC 6749 §5). Shared by the Drive monitor and the rclone wizard.
 import { httpFetch } from '../http-fetch.js';
+
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
 /** The token endpoint's JSON answer as sent. */
