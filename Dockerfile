@@ -24,6 +24,6 @@ EXPOSE 3468
 # /health?ready is 503 until the queue is open and every media server has been asked once (at most 30 s).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=45s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.SERVER_PORT||3468)+'/health?ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# The Node flags are src/cli/heap.ts HEAP_FLAGS (smaller heap growth; npm start and the unit pass them too).
-ENTRYPOINT ["node", "--max-semi-space-size=8", "--max-old-space-size=512", "dist/scanrelay.mjs", "--config", "/config/config.json", "--queuefile", "/config/queue.db", "--logfile", "/config/scanrelay.log"]
+# The Node flags are src/cli/node-flags.ts NODE_FLAGS (less memory under load; npm start and the unit pass them too).
+ENTRYPOINT ["node", "--max-semi-space-size=8", "--max-old-space-size=512", "--no-concurrent-recompilation", "dist/scanrelay.mjs", "--config", "/config/config.json", "--queuefile", "/config/queue.db", "--logfile", "/config/scanrelay.log"]
 CMD ["server"]

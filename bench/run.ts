@@ -71,7 +71,7 @@ ${out}
    A third, the same bare server burning 100 µs of CPU per request, shows the p99 that cost alone brings. The
    p99 line also gives how long the server itself held each request (from its headers read to its answer
    written, recorded by the probe), apart from the time before the server reads a request and after it answers.
-   The server runs with the Node flags \`npm start\` passes (\`src/cli/heap.ts\`).
+   The server runs with the Node flags \`npm start\` passes (\`src/cli/node-flags.ts\`).
    The server's RSS is sampled every second, and requests per CPU-second are shown beside req/s because they do
    not depend on how busy the machine is. After each run the queue file must hold every request answered 2xx.
 2. **Coalescing** — 10,000 webhooks over 500 season folders inside \`SERVER_SCAN_DELAY\`, two Plex targets;

@@ -5,7 +5,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writ
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HEAP_FLAGS } from '../src/cli/heap.js';
+import { NODE_FLAGS } from '../src/cli/node-flags.js';
 import { ManualClock } from '../src/clock.js';
 import { Queue, type FolderRequest } from '../src/queue/store.js';
 import { writeConfigFile } from '../test/support/config-file.js';
@@ -109,7 +109,7 @@ export interface ServerChild {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Launches `scanrelay server` as `npm start` does (the built CLI, the Node flags HEAP_FLAGS) and resolves once it prints its URL. */
+/** Launches `scanrelay server` as `npm start` does (the built CLI, the Node flags NODE_FLAGS) and resolves once it prints its URL. */
 export function spawnServer(opts: {
   dir: string;
   config: string;
@@ -125,7 +125,7 @@ export function spawnServer(opts: {
   proc: ChildProcess;
   ready: Promise<ServerChild>;
 } {
-  const args = [...HEAP_FLAGS, builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
+  const args = [...NODE_FLAGS, builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
   if (opts.loglevel) args.push('--loglevel', opts.loglevel);
   args.push('server', '--port', String(opts.port ?? 0));
   if (opts.console === 'file') return spawnToFile(opts.dir, args);
@@ -404,7 +404,7 @@ export function writeUserConfig(dir: string, values: { mediaDir: string } & Reco
  * (--cpu-prof, --trace-gc, --import of a probe) and extra environment variables.
  */
 export function startServerWith(opts: Parameters<typeof spawnServer>[0] & { nodeArgs?: string[]; env?: Record<string, string> }): Promise<ServerChild> {
-  const args = [...HEAP_FLAGS, ...(opts.nodeArgs ?? []), builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
+  const args = [...NODE_FLAGS, ...(opts.nodeArgs ?? []), builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
   if (opts.loglevel) args.push('--loglevel', opts.loglevel);
   args.push('server', '--port', String(opts.port ?? 0));
   return spawnToFile(opts.dir, args, opts.env).ready;

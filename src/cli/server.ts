@@ -6,7 +6,7 @@ import { octal, tightenPrivate } from '../private-files.js';
 import { QueueLockedError } from '../queue/lock.js';
 import { createService, type Service } from '../service.js';
 import { globalFlags, loadContext } from './context.js';
-import { heapAdvice } from './heap.js';
+import { flagAdvice } from './node-flags.js';
 
 export function serverCommand(): Command {
   return new Command('server')
@@ -44,8 +44,8 @@ export function serverCommand(): Command {
         process.exit(1);
       }
       logger.info({ queuefile: settings.queuefile, targets: service.targets.map((t) => t.name) }, `Listening on ${url.replace(/\/\/[^/]+/, `//${host}:${new URL(url).port}`)}`);
-      const heap = heapAdvice();
-      if (heap) logger.info(heap);
+      const advice = flagAdvice();
+      if (advice) logger.info(advice);
       // On the console only, at every start: the log file never holds the secret.
       flushLogs(logger);
       process.stdout.write(`\nscanrelay is running. Webhook and manual-scan URL:\n  ${url}/${config.SERVER_PASS}\nHealth: ${url}/health\n\n`);

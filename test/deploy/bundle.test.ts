@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HEAP_FLAGS } from '../../src/cli/heap.js';
+import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { FakePlex } from '../fakes/plex.js';
 import { killChildren, runCli, startServer } from '../support/child.js';
 import { writeConfigFile } from '../support/config-file.js';
@@ -53,8 +53,8 @@ describe('the bundle', () => {
       PLEX_TOKEN: plex.token,
       SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] },
     });
-    // As npm start, the image and the unit run it: with the heap flags, so no advice about them is logged.
-    const { url, child } = await startServer({ config, queuefile: join(dir, 'queue.db'), dir, entry: bundle, nodeArgs: HEAP_FLAGS });
+    // As npm start, the image and the unit run it: with the Node flags, so no advice about them is logged.
+    const { url, child } = await startServer({ config, queuefile: join(dir, 'queue.db'), dir, entry: bundle, nodeArgs: NODE_FLAGS });
     const body = readFileSync(join(repoRoot, 'test', 'fixtures', 'arr', 'sonarr-v4-download-bench.json'), 'utf8');
     const res = await fetch(`${url}/${SECRET}`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'Sonarr/4.0.14.2939' }, body });
     expect(res.status).toBe(200);
@@ -65,6 +65,6 @@ describe('the bundle', () => {
     expect(metrics).toMatch(/scanrelay_requests_total\{[^}]*source="sonarr"[^}]*\} 1/);
     expect((await fetch(`${url}/health`)).status).toBe(200);
     expect(child.output()).toContain('Listening on');
-    expect(child.output()).not.toContain('heap limit');
+    expect(child.output()).not.toContain('Node runs ');
   }, 60_000);
 });

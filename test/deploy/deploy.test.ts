@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ManualClock } from '../../src/clock.js';
-import { HEAP_FLAGS } from '../../src/cli/heap.js';
+import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Queue } from '../../src/queue/store.js';
 import { Metrics } from '../../src/server/metrics.js';
@@ -73,10 +73,10 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/npm ci --ignore-scripts && npm run build && npm prune --omit=dev --omit=optional/);
     expect(dockerfile).toMatch(/COPY scripts\/bundle\.mjs/);
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
-    // The same Node heap flags on every launcher (src/cli/heap.ts says why).
-    expect(dockerfile).toContain(`ENTRYPOINT ["node", ${HEAP_FLAGS.map((f) => `"${f}"`).join(', ')}, "${pkg.bin.scanrelay}",`);
-    expect(pkg.scripts.start).toBe(`node ${HEAP_FLAGS.join(' ')} ${pkg.bin.scanrelay} server`);
-    expect(readFileSync(join(repoRoot, 'deploy', 'scanrelay.service'), 'utf8')).toContain(`ExecStart=/usr/bin/node ${HEAP_FLAGS.join(' ')} /opt/scanrelay/${pkg.bin.scanrelay} server`);
+    // The same Node flags on every launcher (src/cli/node-flags.ts says why).
+    expect(dockerfile).toContain(`ENTRYPOINT ["node", ${NODE_FLAGS.map((f) => `"${f}"`).join(', ')}, "${pkg.bin.scanrelay}",`);
+    expect(pkg.scripts.start).toBe(`node ${NODE_FLAGS.join(' ')} ${pkg.bin.scanrelay} server`);
+    expect(readFileSync(join(repoRoot, 'deploy', 'scanrelay.service'), 'utf8')).toContain(`ExecStart=/usr/bin/node ${NODE_FLAGS.join(' ')} /opt/scanrelay/${pkg.bin.scanrelay} server`);
     expect(dockerfile).toMatch(/HEALTHCHECK[^\n]*\n\s+CMD node -e "fetch\('http:\/\/127\.0\.0\.1:'\+\(process\.env\.SERVER_PORT\|\|3468\)\+'\/health\?ready'\)/);
   });
 

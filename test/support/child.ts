@@ -21,7 +21,7 @@ const running = new Set<ChildProcess>();
 
 /**
  * `root`: the checkout whose src/ runs (default: this one). `entry`: a built program to run instead (the bundle).
- * `nodeArgs`: Node flags in front of the program (the launchers' HEAP_FLAGS).
+ * `nodeArgs`: Node flags in front of the program (the launchers' NODE_FLAGS).
  */
 export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; root?: string; entry?: string; nodeArgs?: readonly string[] } = {}): Child {
   const program = opts.entry ? [opts.entry] : ['--import', tsxLoader, join(opts.root ?? repoRoot, 'src/cli/index.ts')];
