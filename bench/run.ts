@@ -62,6 +62,9 @@ ${out}
 
 ## What each line measures
 
+Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-flags.ts\`);
+\`BENCH_NODE_FLAGS='--max-semi-space-size=8' npm run bench\` replaces them, to measure what a flag changes.
+
 1. **Intake** — what users send: a Sonarr v4 \`Download\` webhook (about 3 KB, every field Sonarr sends) from
    wrk (its own process, 64 keep-alive connections, 2 threads) for a sustained minute against the server as
    users run it (the bundle, \`dist/scanrelay.mjs\`) with the default config, all to one folder and each to a new
@@ -71,7 +74,6 @@ ${out}
    A third, the same bare server burning 100 µs of CPU per request, shows the p99 that cost alone brings. The
    p99 line also gives how long the server itself held each request (from its headers read to its answer
    written, recorded by the probe), apart from the time before the server reads a request and after it answers.
-   The server runs with the Node flags \`npm start\` passes (\`src/cli/node-flags.ts\`).
    The server's RSS is sampled every second, and requests per CPU-second are shown beside req/s because they do
    not depend on how busy the machine is. After each run the queue file must hold every request answered 2xx.
 2. **Coalescing** — 10,000 webhooks over 500 season folders inside \`SERVER_SCAN_DELAY\`, two Plex targets;

@@ -13,6 +13,11 @@ import { until } from '../test/support/until.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SECRET = 'be9c1a7e5d3f4b2a8c6e0f1d2b3a4c5d';
+/**
+ * The Node flags every server of the benchmarks starts with: the launchers' (`npm start`), unless
+ * BENCH_NODE_FLAGS names others, to measure what a flag changes (an empty string: Node's defaults).
+ */
+const SERVER_FLAGS: readonly string[] = process.env.BENCH_NODE_FLAGS === undefined ? NODE_FLAGS : process.env.BENCH_NODE_FLAGS.split(' ').filter(Boolean);
 
 /** One line of the table. */
 export interface Figure {
@@ -109,7 +114,7 @@ export interface ServerChild {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Launches `scanrelay server` as `npm start` does (the built CLI, the Node flags NODE_FLAGS) and resolves once it prints its URL. */
+/** Launches `scanrelay server` as `npm start` does (the built CLI, the Node flags NODE_FLAGS or BENCH_NODE_FLAGS) and resolves once it prints its URL. */
 export function spawnServer(opts: {
   dir: string;
   config: string;
@@ -125,7 +130,7 @@ export function spawnServer(opts: {
   proc: ChildProcess;
   ready: Promise<ServerChild>;
 } {
-  const args = [...NODE_FLAGS, builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
+  const args = [...SERVER_FLAGS, builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
   if (opts.loglevel) args.push('--loglevel', opts.loglevel);
   args.push('server', '--port', String(opts.port ?? 0));
   if (opts.console === 'file') return spawnToFile(opts.dir, args);
@@ -404,7 +409,7 @@ export function writeUserConfig(dir: string, values: { mediaDir: string } & Reco
  * (--cpu-prof, --trace-gc, --import of a probe) and extra environment variables.
  */
 export function startServerWith(opts: Parameters<typeof spawnServer>[0] & { nodeArgs?: string[]; env?: Record<string, string> }): Promise<ServerChild> {
-  const args = [...NODE_FLAGS, ...(opts.nodeArgs ?? []), builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
+  const args = [...SERVER_FLAGS, ...(opts.nodeArgs ?? []), builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
   if (opts.loglevel) args.push('--loglevel', opts.loglevel);
   args.push('server', '--port', String(opts.port ?? 0));
   return spawnToFile(opts.dir, args, opts.env).ready;
