@@ -224,34 +224,27 @@ export async function startServer(opts: Parameters<typeof spawnServer>[0]): Prom
   return spawnServer(opts).ready;
 }
 
-/** A bare Node `http` server in its own process answering 200 after reading the body: the intake baseline. */
-export const BARE_SERVER = `
-const http = require('http');
-const s = http.createServer((req, res) => {
-  req.on('data', () => {});
-  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
-});
-s.keepAliveTimeout = 10000;
-s.listen(Number(process.argv[1] || 0), '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port));
-process.on('SIGTERM', () => process.exit(0));
-`;
-
-/** Bare Node http that reads the body as text, JSON.parses it, then spends `burnUs` of CPU before answering. */
-function parsingServer(burnUs: number): string {
-  const burn = burnUs > 0 ? `const t = process.hrtime.bigint(); while (process.hrtime.bigint() - t < ${burnUs * 1000}n);` : '';
+/**
+ * A bare Node `http` server in its own process, answering {"ok":true} once the body is read. `parse`: it reads
+ * the body as text and JSON.parses it; `burnUs`: then spends that much CPU before answering.
+ */
+function bareServer({ parse = false, burnUs = 0 }: { parse?: boolean; burnUs?: number } = {}): string {
+  const read = parse ? `let body = ''; req.setEncoding('utf8'); req.on('data', (d) => { body += d; });` : `req.on('data', () => {});`;
+  const work = [parse ? 'JSON.parse(body);' : '', burnUs > 0 ? `const t = process.hrtime.bigint(); while (process.hrtime.bigint() - t < ${burnUs * 1000}n);` : ''].join(' ');
   return `
 const http = require('http');
 const s = http.createServer((req, res) => {
-  let body = '';
-  req.setEncoding('utf8');
-  req.on('data', (d) => { body += d; });
-  req.on('end', () => { JSON.parse(body); ${burn} res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
+  ${read}
+  req.on('end', () => { ${work} res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
 });
 s.keepAliveTimeout = 10000;
 s.listen(Number(process.argv[1] || 0), '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port));
 process.on('SIGTERM', () => process.exit(0));
 `;
 }
+
+/** The intake baseline: bare Node http that only reads the body. */
+export const BARE_SERVER = bareServer();
 
 /**
  * Floors under the intake, driven like the bare server: what any JSON webhook receiver does at least. 'parse':
@@ -260,8 +253,8 @@ process.on('SIGTERM', () => process.exit(0));
  * parser and one POST route answering {"ok":true} (no hooks, no log, no schema).
  */
 export const FLOOR_SERVERS = {
-  parse: parsingServer(0),
-  busy: parsingServer(100),
+  parse: bareServer({ parse: true }),
+  busy: bareServer({ parse: true, burnUs: 100 }),
   fastify: `
 const app = require(${JSON.stringify(join(repoRoot, 'node_modules', 'fastify'))})({ logger: false });
 app.post('/:secret', async () => ({ ok: true }));

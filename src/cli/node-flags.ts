@@ -43,6 +43,7 @@ export function flagAdvice(run: NodeRun = thisNode()): string | undefined {
   return (
     `Node runs ${what.join(' and ')}, so under load this server holds ${extra} more memory than it needs. ` +
     `npm start, the Docker image and the systemd unit start it as \`node ${NODE_FLAGS.join(' ')} dist/scanrelay.mjs server\`: ` +
-    `start it the same way (NODE_OPTIONS can carry the two heap flags, not ${COMPILER_FLAG}).`
+    `start it the same way (an installed command: \`node ${NODE_FLAGS.join(' ')} "$(command -v scanrelay)" server\`). ` +
+    `NODE_OPTIONS can carry the two heap flags, not ${COMPILER_FLAG}.`
   );
 }

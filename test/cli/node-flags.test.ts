@@ -33,6 +33,7 @@ describe('NODE_FLAGS', () => {
     expect(advice).toContain('Node runs with a heap limit of 4144 MB and without --no-concurrent-recompilation');
     expect(advice).toContain('40-100 MB more');
     expect(advice).toContain(`node ${NODE_FLAGS.join(' ')} dist/scanrelay.mjs server`);
+    expect(advice).toContain(`node ${NODE_FLAGS.join(' ')} "$(command -v scanrelay)" server`);
     expect(advice).toContain('NODE_OPTIONS can carry the two heap flags, not --no-concurrent-recompilation');
   });
 
