@@ -25,11 +25,13 @@ await build({
   external: ['better-sqlite3', 'better-sqlite3-node20'],
   // The CommonJS dependencies (fastify, pino, prom-client) call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as scanrelayRequire } from 'node:module'; const require = scanrelayRequire(import.meta.url);" },
-  // Minified without renaming what the code can see (function and class names), and ASCII only: V8 keeps the
-  // source of a module for its lazily compiled functions, and one character outside Latin-1 in 3.6 MB (a comment
-  // was enough) made it keep all of it two bytes a character. Licence comments go to scanrelay.mjs.LEGAL.txt.
-  minify: true,
-  keepNames: true,
+  // Whitespace and syntax minified, names left as written: renaming them would need esbuild's keepNames, which
+  // calls a helper to set `name` on every function each time one is created, and Fastify creates several per
+  // request (4% of the intake's CPU, docs/performance.md). ASCII only: V8 keeps the source of a module for its
+  // lazily compiled functions, and one character outside Latin-1 (a comment was enough) made it keep all of it
+  // two bytes a character. Licence comments go to scanrelay.mjs.LEGAL.txt.
+  minifyWhitespace: true,
+  minifySyntax: true,
   charset: 'ascii',
   legalComments: 'linked',
   sourcemap: 'linked',
