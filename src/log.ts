@@ -112,6 +112,18 @@ export function scrubber(secrets: string[] = []): (line: string) => string {
   };
 }
 
+let stampMs = -1;
+let stamp = '';
+/** pino's ISO timestamp, formatted once per millisecond: a busy server writes many lines in one. */
+export function isoTime(): string {
+  const now = Date.now();
+  if (now !== stampMs) {
+    stampMs = now;
+    stamp = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return stamp;
+}
+
 export function createLogger(opts: LogOptions): Logger {
   const scrub = scrubber(opts.secrets);
   const streams: pino.StreamEntry[] = [];
@@ -131,7 +143,7 @@ export function createLogger(opts: LogOptions): Logger {
     {
       level,
       base: undefined,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       formatters: { level: (label) => ({ level: label }) },
       hooks: { streamWrite: scrub },
     },
