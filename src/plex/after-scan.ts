@@ -227,6 +227,8 @@ export interface BatchContext {
   said: { deep: boolean };
   /** PLEX_FIX_MISMATCHED: runs for each confirmed item whose request carried IDs. */
   fixer?: MatchFixer;
+  /** The analyses of the whole batch by item (or parent), when it is finished in parts: each is still started once. */
+  analyses?: Map<string, Promise<string[]>>;
 }
 
 /**
@@ -262,16 +264,16 @@ export async function afterBatch(c: BatchContext): Promise<string[][]> {
     }
   }
   if (c.analyze && c.settings.analyze !== 'off') {
-    const done = new Map<string, string[]>();
+    const done = c.analyses ?? new Map<string, Promise<string[]>>();
     for (const [i, item] of c.items.entries()) {
       if (!item.file) continue;
       const scope = c.settings.analyzeDirectory && item.parentRatingKey ? `p${item.parentRatingKey}` : `i${item.ratingKey ?? item.file}`;
       if (!done.has(scope)) {
         const explainDeep = c.settings.analyze === 'deep' && !c.said.deep;
         if (explainDeep) c.said.deep = true;
-        done.set(scope, await analyzeItem({ api: c.api, file: item.file, ratingKey: item.ratingKey, parentRatingKey: item.parentRatingKey, settings: c.settings, logger: c.logger, explainDeep }));
+        done.set(scope, analyzeItem({ api: c.api, file: item.file, ratingKey: item.ratingKey, parentRatingKey: item.parentRatingKey, settings: c.settings, logger: c.logger, explainDeep }));
       }
-      const analyzed = done.get(scope)!;
+      const analyzed = await done.get(scope)!;
       if (analyzed.length) notes[i].push(`${c.settings.analyze === 'deep' ? 'Deep' : 'Basic'} analyze started (${analyzed.length === 1 ? `item ${analyzed[0]}` : `${analyzed.length} items`}).`);
     }
   }

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { ExternalIds, Follower, FollowItem, FollowResult } from '../scan.js';
 import { PlexScanProgress } from './activities.js';
-import { afterBatch, type AfterScanSettings, type DeletedCounter } from './after-scan.js';
+import { afterBatch, trashWanted, type AfterScanSettings, type DeletedCounter } from './after-scan.js';
 import type { PlexApi } from './api.js';
 import { confirmBatch, type BatchConfirmation, type FileInLibrary } from './confirm.js';
 import type { MatchFixer } from './match.js';
@@ -43,6 +43,13 @@ export interface PlexFollowerOptions {
  * a batch of 600 files (what arrives in one interval at full delivery speed) within that interval.
  */
 const LOOKUPS_AT_ONCE = 16;
+
+/**
+ * The files of a batch are looked up and finished this many at a time unless the trash is to be emptied (once
+ * per section, after the whole batch): a poll judges the oldest first, so those that waited longest for it do
+ * not also wait for the lookups of the whole batch (600 of them take most of an interval on a busy server).
+ */
+export const FINISHED_TOGETHER = LOOKUPS_AT_ONCE * 4;
 
 interface Followed {
   item: FollowItem;
@@ -162,10 +169,16 @@ export class PlexFollower implements Follower {
       if (f.ticket.sections.some((s) => running.has(s.id))) f.seenRunning = true;
       else judged.push(f);
     }
-    const now = clock.now();
-    const finished = await this.judge(judged, now);
-    this.expire(now, undefined, new Set(finished.map((r) => r.followed)));
-    if (finished.length) this.finishBatch(finished);
+    const together = trashWanted(this.opts.after) ? Math.max(1, judged.length) : FINISHED_TOGETHER;
+    const ended = new Set<Followed>();
+    // Shared by the parts of this batch, so each item (or parent) is analyzed once for all of them.
+    const analyses = new Map<string, Promise<string[]>>();
+    for (let i = 0; i < judged.length; i += together) {
+      const finished = await this.judge(judged.slice(i, i + together), clock.now());
+      for (const r of finished) ended.add(r.followed);
+      if (finished.length) this.finishBatch(finished, analyses);
+    }
+    this.expire(clock.now(), undefined, ended);
   }
 
   /** Items whose sections are idle: confirmed ones end now, the rest once their section's grace is over. */
@@ -223,7 +236,7 @@ export class PlexFollower implements Follower {
     for (const e of expired) this.track(this.report(e.followed.item, e.result));
   }
 
-  private finishBatch(finished: { followed: Followed; result: FollowResult; ratingKey?: string; parentRatingKey?: string }[]): void {
+  private finishBatch(finished: { followed: Followed; result: FollowResult; ratingKey?: string; parentRatingKey?: string }[], analyses: Map<string, Promise<string[]>>): void {
     for (const f of finished) this.items.delete(keyOf(f.followed.item));
     this.finishing += finished.length;
     const batch = afterBatch({
@@ -236,6 +249,7 @@ export class PlexFollower implements Follower {
       exists: this.opts.exists,
       said: this.said,
       fixer: this.opts.fixer,
+      analyses,
       items: finished.map((f) => ({
         sections: f.followed.ticket.sections,
         event: f.followed.item.event,

@@ -8,6 +8,7 @@ import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log.js';
 import { PlexApi } from '../../src/plex/api.js';
 import { lookupFileViaApi } from '../../src/plex/confirm.js';
+import { FINISHED_TOGETHER } from '../../src/plex/follower.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
 import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex.js';
@@ -205,6 +206,56 @@ describe('the Plex follower on its own (simulated time)', () => {
     expect(await target({}, clock).scan(FOLDER, ctx({ deleted: true }))).toEqual({ status: 'scanned', detail: 'section 2 TV Shows', sections: ['2'] });
     expect(plex.requests.filter((r) => r.path.endsWith('/refresh'))).toHaveLength(2);
     expect(polls()).toBe(0);
+  });
+
+  /** Follows `n` scans Plex ended before anyone polled; returns the lookups Plex had received at the first outcome. */
+  async function followBatch(t: PlexTarget, n: number): Promise<{ lookupsAtFirst: number; order: string[] }> {
+    plex.hideActivities = true;
+    plex.scanPolls = 0;
+    const lookups = () => plex.requests.filter((r) => r.path.endsWith('/all') && r.query.file).length;
+    const tickets = [];
+    for (let i = 0; i < n; i++) {
+      plex.onDisk.add(episode(i).file);
+      const outcome = await t.scan(episode(i).folder, ctx({ file: episode(i).file }));
+      if (outcome.status !== 'scanned' || outcome.follow === undefined) throw new Error(`not followed: ${JSON.stringify(outcome)}`);
+      tickets.push({ folder: episode(i).folder, ticket: outcome.follow });
+    }
+    const order: string[] = [];
+    let lookupsAtFirst = -1;
+    const all = new Promise<void>((resolve) => {
+      t.follower.start(async (item) => {
+        if (lookupsAtFirst < 0) lookupsAtFirst = lookups();
+        order.push(item.folder);
+        if (order.length === n) resolve();
+      });
+    });
+    tickets.forEach(({ folder, ticket }, i) => t.follower.follow({ ref: { folderId: i + 1, generation: 1 }, folder, event: 'Download', deliveredAt: clock.now(), ticket }));
+    await all;
+    await t.follower.stop();
+    return { lookupsAtFirst, order };
+  }
+
+  it('a large batch is finished a part at a time, oldest first: none waits for the lookups of the whole batch', async () => {
+    const n = FINISHED_TOGETHER * 2 + 8;
+    const { lookupsAtFirst, order } = await followBatch(target({}, clock), n);
+    expect(lookupsAtFirst).toBe(FINISHED_TOGETHER);
+    expect(order).toEqual(Array.from({ length: n }, (_, i) => episode(i).folder));
+  });
+
+  it('a batch finished in parts still analyzes each item (here: their parent) once', async () => {
+    const n = FINISHED_TOGETHER * 2 + 8;
+    const { lookupsAtFirst } = await followBatch(target({ after: { analyze: 'basic', analyzeDirectory: true } }, clock), n);
+    expect(lookupsAtFirst).toBeLessThan(n);
+    // The fake files every episode under one parent (200): analyzed once for the three parts.
+    expect(plex.analyzed).toEqual(['200']);
+  });
+
+  it('with the trash to empty, the batch stays whole: every lookup first, then the trash once for the section', async () => {
+    const n = FINISHED_TOGETHER + 8;
+    const t = target({ deletedCount: async () => 1, exists: async () => true, after: { analyze: 'off', emptyTrash: true, emptyTrashMaxFiles: 10 } }, clock);
+    const { lookupsAtFirst } = await followBatch(t, n);
+    expect(lookupsAtFirst).toBe(n);
+    expect(plex.emptiedTrash).toEqual(['2']);
   });
 
   it('the undocumented ?file= lookup only counts an item whose part is exactly the file', async () => {
