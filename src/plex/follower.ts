@@ -169,7 +169,7 @@ export class PlexFollower implements Follower {
       if (f.ticket.sections.some((s) => running.has(s.id))) f.seenRunning = true;
       else judged.push(f);
     }
-    const together = trashWanted(this.opts.after) ? Math.max(1, judged.length) : FINISHED_TOGETHER;
+    const together = trashWanted(this.opts.after) ? judged.length : FINISHED_TOGETHER;
     const ended = new Set<Followed>();
     // Shared by the parts of this batch, so each item (or parent) is analyzed once for all of them.
     const analyses = new Map<string, Promise<string[]>>();
