@@ -1,6 +1,7 @@
 // Loaded into the server under benchmark with `node --import` (never by the service itself): records event-loop
 // delay, each stall of the loop over STALL_MS with its time, GC pauses, heap use, and how long the server held
-// each HTTP request (from its 'request' event to the answer handed to the socket), as JSON lines to the file
+// each HTTP request (from its 'request' event to the answer handed to the socket; SIGUSR2 starts that over), as
+// JSON lines to the file
 // named by SCANRELAY_BENCH_PROBE. Times are milliseconds since the epoch, so the bench can tell start-up from load.
 import { appendFileSync } from 'node:fs';
 import { Server } from 'node:http';
@@ -38,6 +39,8 @@ if (out) {
   // In the server, from the request's headers parsed to its answer written: what the client's latency is made of
   // apart from the time before the server reads the request and after it writes the answer. In µs, since start.
   const held = createHistogram();
+  // The bench sends SIGUSR2 when its warm-up ends, so the figures it reads cover only the measured load.
+  process.on('SIGUSR2', () => held.reset());
   const emit = Server.prototype.emit;
   Server.prototype.emit = function (event, req, res) {
     if (event === 'request') {

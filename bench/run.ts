@@ -68,11 +68,15 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
 1. **Intake** — what users send: a Sonarr v4 \`Download\` webhook (about 3 KB, every field Sonarr sends) from
    wrk (its own process, 64 keep-alive connections, 2 threads) for a sustained minute against the server as
    users run it (the bundle, \`dist/scanrelay.mjs\`) with the default config, all to one folder and each to a new
-   folder. Baseline: a bare Node \`http\` server driven the same way in the same run, with 1 and with 2 wrk
-   threads, to show the client is not the limit. Two floors show what is left of bare for any JSON webhook
-   receiver: bare \`http\` that also \`JSON.parse\`s the body, and Fastify with one route answering \`{"ok":true}\`.
-   A third, the same bare server burning 100 µs of CPU per request, shows the p99 that cost alone brings. The
-   p99 line also gives how long the server itself held each request (from its headers read to its answer
+   folder. Each measured minute follows 5 s of the same load on the same server, which warms up V8's compiled
+   code as a server that has run for a while has; the p99 line gives that warm-up's own p99 and max, and the
+   peak RSS counts it. Baseline: a bare Node \`http\` server driven the same way in the same run, with 1 and
+   with 2 wrk threads, to show the client is not the limit. Three floors show what is left of bare for any JSON
+   webhook receiver: bare \`http\` that also \`JSON.parse\`s the body; Fastify with one route answering
+   \`{"ok":true}\`; and bare \`http\` that parses the body and commits its folder to a SQLite file (WAL, one
+   transaction per turn of the event loop) before it answers, the least a receiver that never loses a request
+   does. Another, the same bare server burning 100 µs of CPU per request, shows the p99 that cost alone brings.
+   The p99 line also gives how long the server itself held each request (from its headers read to its answer
    written, recorded by the probe), apart from the time before the server reads a request and after it answers.
    The server's RSS is sampled every second, and requests per CPU-second are shown beside req/s because they do
    not depend on how busy the machine is. After each run the queue file must hold every request answered 2xx.

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { NODE_FLAGS } from '../src/cli/node-flags.js';
 import { ManualClock } from '../src/clock.js';
 import { Queue, type FolderRequest } from '../src/queue/store.js';
+import { sqliteBindingPath } from '../src/sqlite.js';
 import { writeConfigFile } from '../test/support/config-file.js';
 import { until } from '../test/support/until.js';
 
@@ -236,6 +237,43 @@ const http = require('http');
 const s = http.createServer((req, res) => {
   ${read}
   req.on('end', () => { ${work} res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
+});
+s.keepAliveTimeout = 10000;
+s.listen(Number(process.argv[1] || 0), '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port));
+process.on('SIGTERM', () => process.exit(0));
+`;
+}
+
+/**
+ * The least a receiver that never loses a request does: bare Node http that JSON.parses the body, takes the
+ * folder out of the Sonarr payload, writes it to a SQLite file (WAL, synchronous NORMAL, as the queue does) in
+ * one transaction per turn of the event loop, and answers each request once that transaction has committed.
+ */
+export function durableFloorServer(dbFile: string): string {
+  return `
+const http = require('http');
+const Database = require(${JSON.stringify(sqliteBindingPath)});
+const db = new Database(${JSON.stringify(dbFile)});
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.exec('CREATE TABLE IF NOT EXISTS folders (folder TEXT PRIMARY KEY, requests INTEGER NOT NULL)');
+const upsert = db.prepare('INSERT INTO folders (folder, requests) VALUES (?, 1) ON CONFLICT(folder) DO UPDATE SET requests = requests + 1');
+const write = db.transaction((batch) => { for (const [folder] of batch) upsert.run(folder); });
+let waiting = [];
+function commit() {
+  const batch = waiting;
+  waiting = [];
+  write(batch);
+  for (const [, res] of batch) { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); }
+}
+const s = http.createServer((req, res) => {
+  let body = ''; req.setEncoding('utf8'); req.on('data', (d) => { body += d; });
+  req.on('end', () => {
+    const p = JSON.parse(body);
+    const file = p.episodeFile.relativePath;
+    if (waiting.length === 0) setImmediate(commit);
+    waiting.push([p.series.path + '/' + file.slice(0, file.lastIndexOf('/')), res]);
+  });
 });
 s.keepAliveTimeout = 10000;
 s.listen(Number(process.argv[1] || 0), '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port));
