@@ -8,10 +8,12 @@ export function prepareStatements(db: Database.Database) {
     find: db.prepare<[string], FolderRow>('SELECT * FROM folders WHERE folder = ?'),
     findForMerge: db.prepare<[string], { id: number; state: string }>('SELECT id, state FROM folders WHERE folder = ?'),
     byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
-    insert: db.prepare(
-      `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, source, event, file_hint,
-                            all_deleted, any_deleted, refresh, ids, received, generation)
-       VALUES (@folder, @priority, @due, @now, @now, @count, @source, @event, @fileHint, @deleted, @anyDeleted, @refresh, @ids, @received, @count)`,
+    // Positional, unlike the rest: a new folder per webhook runs it once per request, and binding by name looks
+    // each of the 15 names up in an object.
+    insert: db.prepare<[string, number, number, number, number, number, number, string, string, string | null, 0 | 1, 0 | 1, string | null, string | null, string | null]>(
+      `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, generation, source, event,
+                            file_hint, all_deleted, any_deleted, refresh, ids, received)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     merge: db.prepare(
       `UPDATE folders SET

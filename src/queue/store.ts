@@ -53,14 +53,14 @@ export class Queue extends QueueFile {
     const existed = this.db.transaction(() => {
       const found = new Map<string, boolean>();
       for (const f of folded.values()) {
-        const params = { ...f, due, now, ids: f.ids ? JSON.stringify(f.ids) : null };
+        const ids = f.ids ? JSON.stringify(f.ids) : null;
         const existing = this.stmt.findForMerge.get(f.folder);
         found.set(f.folder, existing !== undefined);
         if (!existing) {
-          this.stmt.insert.run(params);
+          this.stmt.insert.run(f.folder, f.priority, due, now, now, f.count, f.count, f.source, f.event, f.fileHint, f.deleted, f.anyDeleted, f.refresh, ids, f.received);
           continue;
         }
-        this.stmt.merge.run({ ...params, id: existing.id });
+        this.stmt.merge.run({ ...f, due, now, ids, id: existing.id });
         // Deliveries exist only once dispatch began; a merged folder starts over on every target.
         if (existing.state === 'dispatching') this.stmt.clearDeliveries.run(existing.id);
       }
