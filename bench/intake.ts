@@ -180,9 +180,9 @@ export async function run(): Promise<Figure[]> {
       pass: !clientBound,
       note: clientBound ? 'wrk used as much CPU as the bare server: the client may limit the baseline' : undefined,
     });
-    // What 50% of bare means: the least a JSON webhook receiver does (read the body, JSON.parse it), alone and in
-    // Fastify, each against a bare server measured just before it, by requests per CPU-second.
-    // The third, 'durable', adds what never losing a request takes: the folder committed to SQLite before the answer.
+    // What 50% of bare means: the least a JSON webhook receiver does (read the body, JSON.parse it), alone, in
+    // Fastify, and with what never losing a request takes (the folder committed before the answer), each against
+    // a bare server measured just before it, by requests per CPU-second.
     const floors = [
       ['bare Node http + JSON.parse of the body', FLOOR_SERVERS.parse],
       ['Fastify, one JSON route answering {"ok":true}', FLOOR_SERVERS.fastify],

@@ -1,8 +1,8 @@
 // Loaded into the server under benchmark with `node --import` (never by the service itself): records event-loop
 // delay, each stall of the loop over STALL_MS with its time, GC pauses, heap use, and how long the server held
 // each HTTP request (from its 'request' event to the answer handed to the socket; SIGUSR2 starts that over), as
-// JSON lines to the file
-// named by SCANRELAY_BENCH_PROBE. Times are milliseconds since the epoch, so the bench can tell start-up from load.
+// JSON lines to the file named by SCANRELAY_BENCH_PROBE. Times are milliseconds since the epoch, so the bench can
+// tell start-up from load.
 import { appendFileSync } from 'node:fs';
 import { Server } from 'node:http';
 import { createHistogram, monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
