@@ -1,9 +1,8 @@
-// Every shared arr fixture, POSTed to the real HTTP server, yields exactly the Plex folder refreshes listed
-// below: the folders of the files it names (and nothing for Test/Grab/Health/...).
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Every arr fixture of one app and event (test/fixtures/arr/<app>-<event>.json), POSTed to the real HTTP server,
+// yields exactly the Plex folder refreshes listed below: the folders of the files it names (and nothing for
+// Test/Grab/Health/...).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasSharedFixtures, NO_SHARED_FIXTURES, sharedFixturesDir, unlessSkipped } from '../support/fixtures.js';
+import { arrEventFixtures, ownFixtureText } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 
 const TV = '/data/media/tv/The Expanse (2015)';
@@ -60,15 +59,14 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-describe.skipIf(!hasSharedFixtures())(`arr fixtures through the real HTTP server${unlessSkipped(hasSharedFixtures(), NO_SHARED_FIXTURES)}`, () => {
-  it('has an expectation for every shared fixture', () => {
-    const files = readdirSync(join(sharedFixturesDir()!, 'arr')).filter((f) => f.endsWith('.json'));
-    expect(files.sort()).toEqual(Object.keys(expected).sort());
+describe('arr fixtures through the real HTTP server', () => {
+  it('has an expectation for every event fixture', () => {
+    expect(arrEventFixtures()).toEqual(Object.keys(expected).sort());
   });
 
   it.each(Object.entries(expected))('%s', async (file, [userAgent, folders]) => {
     const before = t.plex.refreshes.length;
-    const body = readFileSync(join(sharedFixturesDir()!, 'arr', file), 'utf8');
+    const body = ownFixtureText(`arr/${file}`);
     const res = await fetch(`${base}/${SECRET}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': userAgent },

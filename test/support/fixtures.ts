@@ -1,32 +1,34 @@
-// Locates the shared fixture payloads (kept outside the repository, beside the checkout) and the
-// project's own fixtures under test/fixtures.
-import { existsSync, readFileSync } from 'node:fs';
+// The project's fixtures under test/fixtures (their sources are listed in test/fixtures/README.md). Tests and
+// benches read nothing outside the repository: test/support/self-contained.test.ts checks it.
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** Folder of the shared fixtures: $SCANRELAY_SHARED_FIXTURES, else ../shared/fixtures beside the checkout. */
-export function sharedFixturesDir(): string | undefined {
-  const candidates = [process.env.SCANRELAY_SHARED_FIXTURES, join(repoRoot, '..', 'shared', 'fixtures')];
-  return candidates.find((c): c is string => !!c && existsSync(c));
-}
-
-export function sharedFixture<T = unknown>(relative: string): T {
-  const dir = sharedFixturesDir();
-  if (!dir) throw new Error(`shared fixtures not found (set SCANRELAY_SHARED_FIXTURES): ${relative}`);
-  return JSON.parse(readFileSync(join(dir, relative), 'utf8')) as T;
-}
+const fixturesDir = join(repoRoot, 'test', 'fixtures');
 
 export function ownFixture<T = unknown>(relative: string): T {
-  return JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', relative), 'utf8')) as T;
+  return JSON.parse(readFileSync(join(fixturesDir, relative), 'utf8')) as T;
 }
 
-export const hasSharedFixtures = (): boolean => sharedFixturesDir() !== undefined;
+/** The text of a fixture, for tests that send it as a body byte for byte. */
+export function ownFixtureText(relative: string): string {
+  return readFileSync(join(fixturesDir, relative), 'utf8');
+}
 
 /**
- * A skipped test's title says why it skipped, so a run from a fresh clone explains its skips. Empty when the
- * condition for running holds.
+ * The arr webhook payloads, one per app and event: `<app>-<event>.json` (test/fixtures/arr). Longer names
+ * (`sonarr-v3-download.json`, `radarr-windows-download.json`, ...) are variants with tests of their own.
+ */
+export function arrEventFixtures(): string[] {
+  return readdirSync(join(fixturesDir, 'arr'))
+    .filter((f) => /^[a-z]+-[a-z]+\.json$/.test(f))
+    .sort();
+}
+
+/**
+ * A skipped test's title says why it skipped, so a run explains its skips. Empty when the condition for running
+ * holds. (Used by the browser tests, which need a Chromium on the machine.)
  */
 export function unlessSkipped(runs: boolean, reason: string): string {
   if (runs) return '';
@@ -37,6 +39,4 @@ export function unlessSkipped(runs: boolean, reason: string): string {
 }
 const said = new Set<string>();
 
-export const NO_SHARED_FIXTURES =
-  'the shared arr payloads are not beside the checkout (../shared/fixtures); set SCANRELAY_SHARED_FIXTURES to their folder';
-export { repoRoot };
+export { fixturesDir, repoRoot };

@@ -1,10 +1,10 @@
-// Every arr payload we have, shared and our own, against the exact scan requests it must produce.
+// Every arr payload of test/fixtures/arr against the exact scan requests it must produce.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Source } from '../../src/scan.js';
 import { parseScanBody, type TriggerResult } from '../../src/triggers/index.js';
-import { hasSharedFixtures, NO_SHARED_FIXTURES, ownFixture, sharedFixture, sharedFixturesDir, unlessSkipped } from '../support/fixtures.js';
+import { arrEventFixtures, fixturesDir, ownFixture } from '../support/fixtures.js';
 import { scan } from '../support/requests.js';
 import { withoutIds } from '../support/requests.js';
 
@@ -25,8 +25,8 @@ const dune = '/data/media/movies/Dune Part Two (2024)';
 const okComputer = '/data/media/music/Radiohead/OK Computer (1997)';
 const wayOfKings = '/data/media/books/Brandon Sanderson/The Way of Kings (2010)';
 
-/** Per shared fixture, what a request carrying the app's own User-Agent comes to: the files it names, or why none. */
-const sharedExpectations: Record<string, TriggerResult> = {
+/** Per event fixture (`<app>-<event>.json`), what a request carrying the app's own User-Agent comes to: the files it names, or why none. */
+const eventExpectations: Record<string, TriggerResult> = {
   'sonarr-test.json': { kind: 'test', source: 'sonarr', event: 'Test' },
   'sonarr-download.json': scan('sonarr', 'Download', (r) => [
     r.file(`${expanse}/The Expanse (2015) - S01E01 - Dulcinea [WEBDL-1080p][EAC3 5.1][h264]-NTb.mkv`),
@@ -152,7 +152,7 @@ const sharedExpectations: Record<string, TriggerResult> = {
 /** Without a User-Agent the source comes from the media object; Whisparr v2 then reads as Sonarr. */
 function withoutUserAgent(expected: TriggerResult, file: string): TriggerResult {
   if (expected.kind === 'invalid') return expected;
-  const body = sharedFixture<Record<string, unknown>>(`arr/${file}`);
+  const body = ownFixture<Record<string, unknown>>(`arr/${file}`);
   const family: Source | 'unknown' = body.series
     ? 'sonarr'
     : body.movie
@@ -167,35 +167,34 @@ function withoutUserAgent(expected: TriggerResult, file: string): TriggerResult 
   return { ...expected, source, requests: expected.requests.map((r) => ({ ...r, source })) };
 }
 
-describe.skipIf(!hasSharedFixtures())(`shared arr fixtures${unlessSkipped(hasSharedFixtures(), NO_SHARED_FIXTURES)}`, () => {
-  const files = hasSharedFixtures()
-    ? readdirSync(join(sharedFixturesDir()!, 'arr')).filter((f) => f.endsWith('.json')).sort()
-    : [];
+describe('arr fixtures, one per app and event', () => {
+  const files = arrEventFixtures();
 
   it('has an expectation for every fixture file, and a file for every expectation', () => {
-    expect(Object.keys(sharedExpectations).sort()).toEqual(files);
+    expect(Object.keys(eventExpectations).sort()).toEqual(files);
   });
 
   it.each(files)('%s with its app User-Agent', (file) => {
-    const body = sharedFixture(`arr/${file}`);
-    expect(withoutIds(parseScanBody(body, userAgents[appOf(file)]))).toStrictEqual(sharedExpectations[file]);
+    const body = ownFixture(`arr/${file}`);
+    expect(withoutIds(parseScanBody(body, userAgents[appOf(file)]))).toStrictEqual(eventExpectations[file]);
   });
 
   it.each(files)('%s without a User-Agent', (file) => {
-    const expected = sharedExpectations[file];
+    const expected = eventExpectations[file];
     expect(expected, `no expectation for ${file}`).toBeDefined();
-    expect(withoutIds(parseScanBody(sharedFixture(`arr/${file}`)))).toStrictEqual(withoutUserAgent(expected!, file));
+    expect(withoutIds(parseScanBody(ownFixture(`arr/${file}`)))).toStrictEqual(withoutUserAgent(expected!, file));
   });
 
   it('never scans the test paths the apps put in Test payloads', () => {
     for (const file of files.filter((f) => f.endsWith('-test.json'))) {
-      expect(parseScanBody(sharedFixture(`arr/${file}`)).kind).toBe('test');
+      expect(parseScanBody(ownFixture(`arr/${file}`)).kind).toBe('test');
     }
   });
 });
 
 const robot = '/data/media/tv/Mr. Robot (2015)';
 const whiteAlbum = '/data/media/music/The Beatles/The Beatles (1968)';
+const exampleScene = '/data/media/adult/Example Studio - Example Scene Title (2024)';
 
 /** Our own payloads: unicode, Windows paths, season packs, multi-disc albums, old app versions. */
 const ownExpectations: Array<[file: string, userAgent: string | undefined, expected: TriggerResult]> = [
@@ -260,10 +259,33 @@ const ownExpectations: Array<[file: string, userAgent: string | undefined, expec
     undefined,
     scan('lidarr', 'Download', (r) => [r.file('/music/Sigur Rós/Ágætis byrjun (1999)/01 - Svefn-g-englar.flac')]),
   ],
+  [
+    // Whisparr v3 is Radarr-based: a movie and its movieFile. Only the User-Agent says Whisparr.
+    'whisparr-v3-download.json',
+    'Whisparr/3.0.1.1181 (alpine 3.21)',
+    scan('whisparr', 'Download', (r) => [r.file(`${exampleScene}/Example Studio - 2024-06-14 - Example Scene Title [WEBDL-2160p].mp4`)]),
+  ],
+  [
+    'whisparr-v3-download.json',
+    undefined,
+    scan('radarr', 'Download', (r) => [r.file(`${exampleScene}/Example Studio - 2024-06-14 - Example Scene Title [WEBDL-2160p].mp4`)]),
+  ],
 ];
 
-describe('own arr fixtures', () => {
+/** Variants checked by a test file of their own. */
+const checkedElsewhere: Record<string, string> = {
+  'sonarr-v4-download-bench.json': 'test/triggers/sonarr-v4-bench-payload.test.ts',
+};
+
+describe('variant arr fixtures', () => {
   it.each(ownExpectations)('%s (User-Agent %s)', (file, userAgent, expected) => {
     expect(withoutIds(parseScanBody(ownFixture(`arr/${file}`), userAgent))).toStrictEqual(expected);
+  });
+
+  it('every arr fixture has an expectation here or a test of its own', () => {
+    const covered = new Set([...Object.keys(eventExpectations), ...ownExpectations.map(([file]) => file), ...Object.keys(checkedElsewhere)]);
+    const files = readdirSync(join(fixturesDir, 'arr')).filter((f) => f.endsWith('.json'));
+    expect(files.filter((f) => !covered.has(f))).toEqual([]);
+    expect([...covered].filter((f) => !files.includes(f))).toEqual([]);
   });
 });

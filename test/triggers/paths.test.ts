@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ScanRequest } from '../../src/scan.js';
 import { parseScanBody } from '../../src/triggers/index.js';
-import { hasSharedFixtures, NO_SHARED_FIXTURES, ownFixture, sharedFixture, unlessSkipped } from '../support/fixtures.js';
+import { ownFixture } from '../support/fixtures.js';
 
 type Body = Record<string, unknown>;
 
@@ -76,19 +76,12 @@ describe('relative paths are joined with the base folder separator', () => {
     return copy;
   }
 
-  const ownWithRelative = [
+  /** Every fixture whose files carry a relativePath beside the absolute path. */
+  const withRelative = [
     'sonarr-v4-download-unicode.json',
     'radarr-windows-download.json',
     'sonarr-importcomplete-24.json',
     'sonarr-v3-download.json',
-  ];
-
-  it.each(ownWithRelative)('%s: the join gives the same requests as the absolute paths', (file) => {
-    const body = ownFixture(`arr/${file}`);
-    expect(pathsOf(withoutAbsolutePaths(body))).toStrictEqual(pathsOf(body));
-  });
-
-  it.skipIf(!hasSharedFixtures()).each([
     'sonarr-download.json',
     'sonarr-upgrade.json',
     'sonarr-importcomplete.json',
@@ -99,8 +92,11 @@ describe('relative paths are joined with the base folder separator', () => {
     'radarr-rename.json',
     'radarr-moviefiledelete.json',
     'whisparr-download.json',
-  ])(`shared %s: the join gives the same requests as the absolute paths${unlessSkipped(hasSharedFixtures(), NO_SHARED_FIXTURES)}`, (file) => {
-    const body = sharedFixture(`arr/${file}`);
+    'whisparr-v3-download.json',
+  ];
+
+  it.each(withRelative)('%s: the join gives the same requests as the absolute paths', (file) => {
+    const body = ownFixture(`arr/${file}`);
     expect(pathsOf(withoutAbsolutePaths(body))).toStrictEqual(pathsOf(body));
   });
 });
