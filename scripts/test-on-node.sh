@@ -44,9 +44,6 @@ rm -rf "$work/repo/node_modules"
 git -C "$work/repo" init -q
 git -C "$work/repo" add -A
 git -C "$work/repo" -c user.name=scanrelay-tests -c user.email=tests@localhost.invalid commit -qm "checkout as tested on Node $major"
-# Fixtures kept beside the checkout (../shared) are beside the copy too. A link, not SCANRELAY_SHARED_FIXTURES:
-# some tests compare every SCANRELAY_* variable a child process gets.
-if [ -d "$repo/../shared" ]; then ln -s "$(cd "$repo/../shared" && pwd)" "$work/shared"; fi
 
 export PATH="$nodedir/bin:$PATH"
 # node-gyp builds native modules against these headers instead of downloading them; prebuild-install is
