@@ -15,6 +15,7 @@ import { loadDriveNames } from './drive/crypt-paths.js';
 import { DriveMonitor } from './drive/monitor.js';
 import { cacheRefresh } from './rclone/remote-control.js';
 import { openPlexDatabase } from './plex/database.js';
+import { ConditionLog } from './log-condition.js';
 import { groupLocations } from './plex/locations.js';
 import { mapPath } from './paths/mapping.js';
 import { describeRefusal, gatePath } from './paths/gate.js';
@@ -87,9 +88,12 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     { days: config.HISTORY_DAYS, maxRows: config.HISTORY_MAX_ROWS, truncate: (here) => queue.truncateWal(here) },
     logger,
   );
+  // One "say it once" record for every handle on Plex's database (src/log-condition.ts).
+  const plexDbConditions = new ConditionLog({ logger, clock });
   const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, {
     logger,
     clock,
+    conditions: plexDbConditions,
     without: config.GOOGLE.ENABLED
       ? 'Drive files will be scanned without the "already in Plex" check, and scans are confirmed through the Plex API'
       : 'scans are confirmed through the Plex API instead',
@@ -101,14 +105,14 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       logger,
       fetch: opts.fetch,
       plexDatabase: (path) => {
-        const db = path === config.PLEX_DATABASE_PATH ? plexDb : openPlexDatabase(path, { logger, clock });
+        const db = path === config.PLEX_DATABASE_PATH ? plexDb : openPlexDatabase(path, { logger, clock, conditions: plexDbConditions });
         return {
           fileInLibrary: async (file) => db.hasFile(file),
           deletedCount: async (sectionId) => db.deletedCount(sectionId),
         };
       },
       scannerSections: async (path) => {
-        const db = openPlexDatabase(path, { logger, clock });
+        const db = openPlexDatabase(path, { logger, clock, conditions: plexDbConditions });
         try {
           const rows = db.sectionLocations();
           if (rows === 'unknown') throw new Error(`Plex's database '${path}' is not readable: set PLEX_TOKEN or fix PLEX_DATABASE_PATH`);

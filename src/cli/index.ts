@@ -19,6 +19,7 @@ import { serverCommand } from './server.js';
 import { sectionsCommand } from './sections.js';
 import { updateConfigCommand } from './update-config.js';
 import { backupCommand, restoreCommand } from './backup.js';
+import { checkCommand } from './check.js';
 import { version } from '../version.js';
 
 export function buildProgram(): Command {
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   program.addCommand(importAutoscanCommand());
   program.addCommand(backupCommand());
   program.addCommand(restoreCommand());
+  program.addCommand(checkCommand());
   program.addCommand(
     scanCommand({
       settings: () => scannerSettingsFrom(loadContext(globalFlags(program), { consoleLog: false }).loaded.config),

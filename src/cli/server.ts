@@ -1,8 +1,12 @@
 // `scanrelay server`: run the relay (HTTP intake, queue processor) until SIGTERM.
 import { Command } from 'commander';
 import { tokenFilePath } from '../drive/settings.js';
-import { flushLogs, type Logger } from '../log.js';
+import { createLogger, flushLogs, type Logger } from '../log.js';
+import { sizeInBytes } from '../log-file.js';
 import { octal, tightenPrivate } from '../private-files.js';
+import { secretsOf } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { checkQueueFile, damagedLine, EX_CONFIG } from '../queue/file-check.js';
 import { QueueLockedError } from '../queue/lock.js';
 import { createService, type Service } from '../service.js';
 import { globalFlags, loadContext } from './context.js';
@@ -16,11 +20,16 @@ export function serverCommand(): Command {
     .action(async (opts: { port?: number; host?: string }, cmd: Command) => {
       const { settings, loaded, logger, configDir } = loadContext(globalFlags(cmd), { buffered: true });
       const { config } = loaded;
+      // Before anything touches the file (permissions, lock, migrations): a bad queue file stops the start, as is.
+      const checked = checkQueueFile(settings.queuefile);
+      if (checked.state === 'refused') refuseQueueFile(checked.line, logger, settings.logfile, loaded.config);
       tightenAtStart([settings.queuefile, `${settings.queuefile}-wal`, `${settings.queuefile}-shm`, settings.logfile, tokenFilePath(config.GOOGLE, configDir)], logger);
       let service: Service;
       try {
         service = await createService({ config, queuefile: settings.queuefile, logger, configDir });
       } catch (err) {
+        // Damage the quick check cannot see shows when the queue is read; it is still the file's fault.
+        if (isDamage(err)) refuseQueueFile(damagedLine(settings.queuefile, (err as Error).message), logger, settings.logfile, loaded.config);
         if (!(err instanceof QueueLockedError)) throw err;
         logger.error({ queuefile: settings.queuefile, pid: err.pid }, `Not starting: ${err.message}`);
         flushLogs(logger);
@@ -32,6 +41,10 @@ export function serverCommand(): Command {
       try {
         url = await service.listen(port, host);
       } catch (err) {
+        if (isDamage(err)) {
+          await service.close().catch(() => undefined);
+          refuseQueueFile(damagedLine(settings.queuefile, (err as Error).message), logger, settings.logfile, loaded.config);
+        }
         const inUse = (err as { code?: string }).code === 'EADDRINUSE';
         // Not "change SERVER_PORT": that advice starts a second relay beside the first, and both scan everything.
         logger.error(
@@ -62,6 +75,23 @@ export function serverCommand(): Command {
       process.on('SIGINT', () => void stop('SIGINT'));
     });
 }
+
+/**
+ * The queue file cannot be used: one line on stderr and in the log file, then exit 78 (EX_CONFIG), which the
+ * systemd unit does not restart on (RestartPreventExitStatus=78): restarting every 5 s cannot mend a file.
+ */
+function refuseQueueFile(line: string, logger: Logger, logfile: string, config: Config): never {
+  flushLogs(logger);
+  process.stderr.write(`${line}\n`);
+  if (logfile !== '-') {
+    // The console already has the line; this logger writes the log file only.
+    const fileOnly = createLogger({ level: 'error', file: logfile, console: null, secrets: secretsOf(config), rotate: { maxBytes: sizeInBytes(config.LOG_MAX_SIZE), keep: config.LOG_KEEP } });
+    fileOnly.error({ exitCode: EX_CONFIG }, line);
+  }
+  process.exit(EX_CONFIG);
+}
+
+const isDamage = (err: unknown) => /^SQLITE_(CORRUPT|NOTADB)/.test((err as { code?: string })?.code ?? '');
 
 /** Files left readable by others (by an older version, a copy, a umask) are tightened: one INFO line says which. */
 function tightenAtStart(paths: string[], logger: Logger): void {

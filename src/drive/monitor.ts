@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { ConditionLog } from '../log-condition.js';
 import type { ScanRequest } from '../scan.js';
 import { DriveApi } from './api.js';
 import { DriveCache } from './cache.js';
@@ -53,13 +54,15 @@ export class DriveMonitor {
   private setupError: string | undefined;
   private setupRetryAt: number | undefined;
   private lastPollAt: number | undefined;
-  private lastLoggedError: string | undefined;
+  /** A start or a drive that keeps failing is said once, then summarized (src/log-condition.ts); keyed by drive, '*' for the start. */
+  private readonly failing: ConditionLog;
   private running = false;
   private timer: NodeJS.Timeout | undefined;
   private inflight: Promise<PollSummary> | undefined;
 
   constructor(private readonly deps: DriveMonitorDeps) {
     const { settings: s, clock, logger } = deps;
+    this.failing = new ConditionLog({ logger, clock, level: 'error' });
     this.tokens = deps.tokens ?? createTokenSource(s, deps.configDir, { clock, logger, fetch: deps.fetch });
     this.api = new DriveApi({ apiUrl: s.API_URL, tokens: this.tokens, logger, fetch: deps.fetch, sleep: deps.sleep });
     this.cache = new DriveCache(deps.db, { clock, logger, showCacheLogs: s.SHOW_CACHE_LOGS });
@@ -173,11 +176,12 @@ export class DriveMonitor {
         this.setupFailures = 0;
         this.setupError = undefined;
         this.setupRetryAt = undefined;
+        this.failing.ends('*', 'Google Drive monitoring started');
       } catch (err) {
         this.setupFailures++;
         this.setupError = (err as Error).message;
         this.setupRetryAt = this.deps.clock.now() + this.backoffMs(this.setupFailures);
-        this.logFailure('Google Drive monitoring could not start', this.setupError, this.setupRetryAt);
+        this.logFailure('*', 'Google Drive monitoring could not start', this.setupError, this.setupRetryAt);
         summary.errors.push({ drive: '*', error: this.setupError });
         return summary;
       }
@@ -193,15 +197,12 @@ export class DriveMonitor {
         d.lastError = undefined;
         d.consecutiveFailures = 0;
         d.nextAttemptAt = undefined;
-        if (this.lastLoggedError) {
-          this.deps.logger.info({ drive: d.name }, 'Google Drive polling recovered');
-          this.lastLoggedError = undefined;
-        }
+        this.failing.ends(d.key, `Google Drive polling recovered for '${d.name}'`, { drive: d.name });
       } catch (err) {
         d.consecutiveFailures++;
         d.lastError = (err as Error).message;
         d.nextAttemptAt = this.deps.clock.now() + this.backoffMs(d.consecutiveFailures);
-        this.logFailure(`Polling Google Drive '${d.name}' failed`, d.lastError, d.nextAttemptAt);
+        this.logFailure(d.key, `Polling Google Drive '${d.name}' failed`, d.lastError, d.nextAttemptAt, { drive: d.name });
         summary.errors.push({ drive: d.name, error: d.lastError });
       } finally {
         addCounts(d.counts, counts);
@@ -218,15 +219,11 @@ export class DriveMonitor {
     return summary;
   }
 
-  /** One line per distinct failure: a token that stays invalid does not fill the log every retry. */
-  private logFailure(what: string, error: string, retryAt: number): void {
+  /** A token that stays invalid does not fill the log every retry: each retry is DEBUG, the condition said once. */
+  private logFailure(key: string, what: string, error: string, retryAt: number, fields: Record<string, unknown> = {}): void {
     const retryIn = Math.round((retryAt - this.deps.clock.now()) / 1000);
-    if (error === this.lastLoggedError) {
-      this.deps.logger.debug({ retryInSeconds: retryIn }, `${what}: ${error}`);
-      return;
-    }
-    this.lastLoggedError = error;
-    this.deps.logger.error({ retryInSeconds: retryIn }, `${what}: ${error}`);
+    this.deps.logger.debug({ ...fields, retryInSeconds: retryIn }, `${what}: ${error}`);
+    this.failing.holds(key, `${what}: ${error}`, { ...fields, retryInSeconds: retryIn });
   }
 
   /** Finds the drives to watch and their cursors; a first run starts each cursor at "now". */

@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
+import { ConditionLog } from '../log-condition.js';
 
 export interface SectionLocation {
   sectionId: number;
@@ -36,6 +37,11 @@ export interface PlexDatabaseOptions {
   retryMs?: number;
   /** What goes without the database, for the warning (it depends on what is configured to use it). */
   without?: string;
+  /**
+   * Shared by every handle the service opens on Plex's database (one kept open, one per scanner section read), so
+   * a database that stays unavailable is said once, not once per handle; see src/log-condition.ts.
+   */
+  conditions?: ConditionLog;
 }
 
 /** Opens lazily and re-tries after failures, so a Plex that starts after us (or a late mount) is picked up. */
@@ -46,12 +52,11 @@ export function openPlexDatabase(path: string, opts: PlexDatabaseOptions = {}): 
   let db: Database.Database | undefined;
   let hasFileStmt: Database.Statement | undefined;
   let retryAt = 0;
-  let lastProblem: string | undefined;
+  const conditions = opts.conditions ?? new ConditionLog({ logger, clock });
 
   const problem = (what: string, err: unknown) => {
     const msg = `${what} ${path}: ${(err as Error).message}`;
-    if (msg !== lastProblem) logger.warn(`Plex database unavailable (${msg}); ${opts.without ?? 'scans are confirmed through the Plex API instead'}.`);
-    lastProblem = msg;
+    conditions.holds(path, `Plex database unavailable (${msg}); ${opts.without ?? 'scans are confirmed through the Plex API instead'}.`, { path });
   };
 
   const open = (): Database.Database | undefined => {
@@ -65,8 +70,7 @@ export function openPlexDatabase(path: string, opts: PlexDatabaseOptions = {}): 
       // Items in Plex's trash still have rows; they are not "in the library" for our purpose.
       const live = cols.includes('deleted_at') ? ' AND deleted_at IS NULL' : '';
       hasFileStmt = db.prepare(`SELECT size FROM media_parts WHERE file = ?${live}`);
-      if (lastProblem) logger.info({ path }, 'Plex database is readable again');
-      lastProblem = undefined;
+      conditions.ends(path, 'Plex database is readable again', { path });
       return db;
     } catch (err) {
       problem('cannot open', err);

@@ -1,6 +1,7 @@
 // The queue's SQLite file: created 0600, opened in WAL mode with a small cache, migrated; its WAL copied into
 // the database by a worker thread; the writes of one turn of the event loop grouped into one transaction.
-// The queue's rules (src/queue/store.ts) are built on it.
+// The queue's rules (src/queue/store.ts) are built on it. The server checks an existing file first, read-only
+// (./file-check.ts): opening here writes (WAL mode, migrations), which a damaged file must not get.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createPrivate } from '../private-files.js';

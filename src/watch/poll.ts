@@ -3,7 +3,9 @@
 // million files costs one map entry per folder, not per file. A folder whose number changed is reported.
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { ConditionLog } from '../log-condition.js';
 import type { PathFilter } from './filter.js';
 import type { FolderChange } from './inotify.js';
 import { walkFolders } from './walk.js';
@@ -17,6 +19,8 @@ export interface PollOptions {
   logger: Logger;
   /** Stats in flight at once: enough to keep a network mount busy, few enough to leave the thread pool to others. */
   concurrency?: number;
+  /** For the "still unreadable" summaries (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface PollSummary {
@@ -44,8 +48,12 @@ export class PollWatcher {
   private stopped = false;
   private walking = false;
   last?: PollSummary;
+  /** Folders that cannot be read are said once, not on every walk (src/log-condition.ts). */
+  private readonly unreadable: ConditionLog;
 
-  constructor(private readonly opts: PollOptions) {}
+  constructor(private readonly opts: PollOptions) {
+    this.unreadable = new ConditionLog({ logger: opts.logger, clock: opts.clock ?? systemClock });
+  }
 
   /** True while a walk is running. */
   get busy(): boolean {
@@ -94,8 +102,11 @@ export class PollWatcher {
     const next = new Map<string, number>();
     let files = 0;
     const concurrency = this.opts.concurrency ?? 16;
+    const failed = new Set<string>();
     const onError = (folder: string, err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') this.opts.logger.warn({ folder, code: err.code }, `Cannot read '${folder}' while polling (${err.code}): changes under it are not seen.`);
+      if (err.code === 'ENOENT') return;
+      failed.add(folder);
+      this.unreadable.holds(folder, `Cannot read '${folder}' while polling (${err.code}): changes under it are not seen.`, { folder, code: err.code });
     };
     for await (const { folder, entries } of walkFolders(this.opts.root, this.opts.recursive, onError)) {
       if (this.stopped) break;
@@ -131,6 +142,10 @@ export class PollWatcher {
           this.opts.onChange({ folder, deleted: true });
         }
       }
+    }
+    if (!this.stopped) {
+      const over = (folder: string) => (next.has(folder) ? `'${folder}' can be read again while polling` : `'${folder}' is no longer there to poll`);
+      this.unreadable.endAllBut((folder) => failed.has(folder), over, (folder) => ({ folder }));
     }
     if (!this.stopped) this.snapshot = next;
     this.last = { folders: next.size, files, changed, ms: Date.now() - started };

@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { ManualClock } from '../../src/clock.js';
 import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { loadConfig } from '../../src/config/load.js';
+import { EX_CONFIG } from '../../src/queue/file-check.js';
 import { Queue } from '../../src/queue/store.js';
 import { Metrics } from '../../src/server/metrics.js';
 import type { Target } from '../../src/scan.js';
@@ -87,6 +88,14 @@ describe('Dockerfile', () => {
     expect(readme).toMatch(/Node 24 LTS/);
     expect(readme).toMatch(/tested on Node 20 and Node 24/i);
     expect(readme).toContain('scripts/test-on-node.sh');
+  });
+});
+
+describe('deploy/scanrelay.service', () => {
+  it('does not restart a server that refused its queue file (exit 78): a restart every 5 s cannot mend the file', () => {
+    const unit = readFileSync(join(repoRoot, 'deploy', 'scanrelay.service'), 'utf8');
+    expect(unit).toMatch(/^Restart=on-failure$/m);
+    expect(unit).toMatch(new RegExp(`^RestartPreventExitStatus=${EX_CONFIG}$`, 'm'));
   });
 });
 

@@ -146,6 +146,11 @@ export class FakeDrive {
     this.failures.push({ status, times: opts.times ?? 1, path: opts.path, retryAfter: opts.retryAfter, skip: opts.skip ?? 0 });
   }
 
+  /** Drops the failures not yet served: the API answers again. */
+  recover(): void {
+    this.failures.length = 0;
+  }
+
   private add(item: FakeItem, silent = false): string {
     const driveId = this.driveOf(item.parents![0]);
     if (driveId) item.driveId = driveId;
