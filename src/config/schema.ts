@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { autoscanSchema } from './autoscan-schema.js';
 import { googleSchema, rcloneSchema } from './drive-schema.js';
 import { FIRST_PLEX_NAME, targetSchema } from './target-schema.js';
-import { bool, choice, integer, logSize, optionalHttpUrl, pathMappings, positiveSeconds, seconds, stringList, text, trustProxy } from './values.js';
+import { bool, choice, reservedPassReason, integer, logSize, optionalHttpUrl, pathMappings, positiveSeconds, seconds, stringList, text, trustProxy } from './values.js';
 import { watchSchema } from './watch-schema.js';
 
 export { targetSchema };
@@ -69,6 +69,10 @@ export const configSchema = z
       SERVER_PASS: z
         .string({ error: 'a non-empty string without "/"' })
         .regex(/^[^/]+$/, { error: 'a non-empty string without "/"' })
+        // These are routes of their own: such a secret would make a public or Basic-auth path pass as it.
+        .refine((p) => reservedPassReason(p) === undefined, {
+          error: 'not "health", "metrics", "triggers", "api" or "favicon.ico" (routes of their own): run `scanrelay update-config --new-pass` for a random one',
+        })
         .default(newServerPass),
       SERVER_PATH_MAPPINGS: pathMappings().default({}),
       SERVER_SCAN_DELAY: seconds().default(180),

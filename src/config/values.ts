@@ -111,3 +111,14 @@ export function bool() {
 export function text() {
   return z.string({ error: 'a string' });
 }
+
+/**
+ * URL segments that are routes of their own. A SERVER_PASS equal to one would make a public or Basic-auth path
+ * look like the secret, so none of them is ever a valid one (the config refuses it at start).
+ */
+export const RESERVED_PASSES = ['health', 'metrics', 'triggers', 'api', 'favicon.ico'] as const;
+
+export function reservedPassReason(pass: string): string | undefined {
+  const lower = pass.toLowerCase();
+  return (RESERVED_PASSES as readonly string[]).includes(lower) ? `"${pass}" is the name of a route of its own` : undefined;
+}

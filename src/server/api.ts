@@ -1,9 +1,11 @@
 // /api/<SERVER_PASS>: plex_autoscan's API (cmd=queue_count), answered exactly as it did (the secret is
 // checked in guard.ts before this runs).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
 
 type Params = { secret: string };
+const secret = rule('secret');
 
 export const apiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   const handler = async (req: FastifyRequest<{ Params: Params }>, reply: import('fastify').FastifyReply) => {
@@ -23,6 +25,6 @@ export const apiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
     }
     return { error: `Unknown cmd: ${cmd}` };
   };
-  app.get<{ Params: Params }>('/api/:secret', handler);
-  app.post<{ Params: Params }>('/api/:secret', handler);
+  app.get<{ Params: Params }>('/api/:secret', secret, handler);
+  app.post<{ Params: Params }>('/api/:secret', secret, handler);
 };

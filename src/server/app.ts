@@ -10,12 +10,21 @@ import { liveRoutes } from './live.js';
 import type { AppDeps, ConnectionLimits } from './deps.js';
 import { metricsRoutes } from './metrics-route.js';
 import { guardRequests } from './guard.js';
+import { recordRoutes, type RouteEntry } from './access.js';
+import { reservedPassReason } from '../config/values.js';
 import { securityHeaders } from './headers.js';
 import { healthRoutes } from './health.js';
 import { redactUrl, weakPassReason } from './secret.js';
 import { scanRoutes } from './scan.js';
 
 export type { AppDeps } from './deps.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route with its access rule, as registered (src/server/access.ts). */
+    routeTable: RouteEntry[];
+  }
+}
 
 /** A slow client cannot hold the service: these bound every socket it opens. */
 export const connectionLimits: ConnectionLimits = {
@@ -51,7 +60,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const weak = weakPassReason(deps.secret);
   if (weak) deps.logger.warn(`SERVER_PASS is weak: ${weak}. Anyone who guesses it can queue scans and read the queue. Run \`scanrelay update-config --new-pass\`, then give your apps the new URL.`);
   // Before any route: the secret is checked before a body is read, and security headers go on every answer.
-  guardRequests(app, { secret: deps.secret, logger: deps.logger, clock: deps.clock, ownAuth: deps.autoscan?.ENABLED ? ['triggers'] : [] });
+  const reserved = reservedPassReason(deps.secret);
+  if (reserved) throw new Error(`SERVER_PASS cannot be used: ${reserved}. Run \`scanrelay update-config --new-pass\`, then give your apps the new URL.`);
+  const routes = recordRoutes(app);
+  app.decorate('routeTable', routes);
+  guardRequests(app, {
+    secret: deps.secret,
+    logger: deps.logger,
+    clock: deps.clock,
+    basic: deps.autoscan?.ENABLED ? { user: deps.autoscan.USER, password: deps.autoscan.PASSWORD } : undefined,
+    bearer: deps.metricsToken || undefined,
+  });
   securityHeaders(app);
 
   // JSON with or without "; charset=...". Our own parser so a broken body says where it broke.

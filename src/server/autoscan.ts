@@ -1,6 +1,6 @@
 // /triggers/…: autoscan's routes and answers (200 with an empty body, 400 on a body it cannot read), behind the
-// AUTOSCAN block's own HTTP Basic auth, so the URLs already typed into every arr keep working.
-import { createHash, timingSafeEqual } from 'node:crypto';
+// AUTOSCAN block's own HTTP Basic auth (the `basic` rule, checked by the gate in guard.ts), so the URLs already
+// typed into every arr keep working.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AUTOSCAN_TRIGGER_TYPES, type AutoscanConfig } from '../config/autoscan-schema.js';
 import { StorageError } from '../intake.js';
@@ -9,21 +9,10 @@ import { mapPath, type PathMappings } from '../paths/mapping.js';
 import type { ScanRequest, Source } from '../scan.js';
 import { parseScanBody } from '../triggers/index.js';
 import { isPlainObject } from '../triggers/payload.js';
+import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
 
-const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
-
-/** Constant time whatever the lengths: both sides are hashed first, and user and password are both always compared. */
-export function basicAuthMatches(header: string | undefined, user: string, password: string): boolean {
-  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
-  const decoded = m ? Buffer.from(m[1], 'base64').toString('utf8') : '';
-  const colon = decoded.indexOf(':');
-  const givenUser = colon < 0 ? '' : decoded.slice(0, colon);
-  const givenPassword = colon < 0 ? '' : decoded.slice(colon + 1);
-  const userOk = timingSafeEqual(digest(givenUser), digest(user));
-  const passwordOk = timingSafeEqual(digest(givenPassword), digest(password));
-  return userOk && passwordOk && colon >= 0 && user !== '' && password !== '';
-}
+const basic = rule('basic');
 
 const MANUAL_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>scanrelay: manual scan</title></head>
 <body><h1>Scan a folder</h1><form method="get"><label>Folder <input name="dir" required size="60"></label>
@@ -46,12 +35,6 @@ async function triggerRoutes(app: Parameters<FastifyPluginAsync>[0], deps: AppDe
   const { logger } = deps;
   const triggers = new Map(autoscanTriggers(config).map((t) => [t.NAME.toLowerCase(), t]));
 
-  // Checked before the body is read: a stranger cannot make us buffer or parse anything.
-  app.addHook('onRequest', async (req, reply) => {
-    if (basicAuthMatches(req.headers.authorization, config.USER, config.PASSWORD)) return;
-    logger.warn({ client: req.ip, method: req.method }, `Rejected a ${req.method} request to /triggers/ from '${req.ip}': wrong or missing Basic auth (AUTOSCAN.USER and AUTOSCAN.PASSWORD).`);
-    return reply.code(401).header('WWW-Authenticate', 'Basic realm="scanrelay"').send();
-  });
   // autoscan reads JSON itself and answers a bare 400 when it cannot; the app-wide parsers would answer with a JSON error.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
@@ -70,7 +53,7 @@ async function triggerRoutes(app: Parameters<FastifyPluginAsync>[0], deps: AppDe
     return reply.code(200).send();
   };
 
-  app.head('/manual', async (_req, reply) => reply.code(200).send());
+  app.head('/manual', basic, async (_req, reply) => reply.code(200).send());
   const manual = async (req: FastifyRequest<{ Querystring: Record<string, string | string[]> }>, reply: FastifyReply) => {
     const dirs = listOf(req.query.dir);
     if (dirs.length === 0) {
@@ -87,10 +70,10 @@ async function triggerRoutes(app: Parameters<FastifyPluginAsync>[0], deps: AppDe
     }));
     return queue(req, reply, requests, 'a manual trigger');
   };
-  app.get('/manual', manual);
-  app.post('/manual', manual);
+  app.get('/manual', basic, manual);
+  app.post('/manual', basic, manual);
 
-  app.post<{ Params: { drive: string } }>('/a-train/:drive', async (req, reply) => {
+  app.post<{ Params: { drive: string } }>('/a-train/:drive', basic, async (req, reply) => {
     const body = readJson(req.body);
     if (!isPlainObject(body)) return badRequest(reply, logger, req.ip, 'the A-Train body is not a JSON object');
     // autoscan decodes with Go's encoding/json, which matches field names without regard to case.
@@ -110,7 +93,7 @@ async function triggerRoutes(app: Parameters<FastifyPluginAsync>[0], deps: AppDe
     return queue(req, reply, requests, 'an A-Train request');
   });
 
-  app.post<{ Params: { name: string } }>('/:name', async (req, reply) => {
+  app.post<{ Params: { name: string } }>('/:name', basic, async (req, reply) => {
     const trigger = triggers.get(req.params.name.toLowerCase());
     if (!trigger) return reply.code(404).send();
     const body = readJson(req.body);

@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import { StorageError } from '../intake.js';
+import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
 import { PathRefused } from '../paths/gate.js';
 import { MANUAL_OFF } from './scan.js';
@@ -31,6 +32,7 @@ import {
 import { steer } from './steer.js';
 import { driveView, historyView, queueView } from './views.js';
 
+const secret = rule('secret');
 const params = jsonSchema(secretParams, 'input');
 const error = jsonSchema(errorReply);
 const action = jsonSchema(actionResult);
@@ -53,6 +55,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
   const answer = (reply: FastifyReply, r: ActionResult) => (r.ok ? r : reply.code(404).send(r));
 
   app.get('/api/:secret/queue', {
+    ...secret,
     schema: {
       summary: 'Folders waiting to be scanned, first by priority then due time, with each target\'s delivery state',
       tags: ['queue'],
@@ -66,6 +69,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
   });
 
   app.get('/api/:secret/history', {
+    ...secret,
     schema: {
       summary: 'Finished folders, newest first: one row per target (or one row for exhausted/dropped folders)',
       tags: ['queue'],
@@ -76,6 +80,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
   }, async (req) => ({ history: historyView(deps, (req.query as z.output<typeof historyQuery>).limit) }));
 
   app.get('/api/:secret/targets', {
+    ...secret,
     schema: {
       summary: 'Media servers and their health; `held` says why all scans wait (a missing anchor file)',
       tags: ['targets'],
@@ -85,6 +90,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
   }, async (): Promise<TargetsReply> => ({ held: deps.processor?.held ?? null, targets: deps.processor?.health() ?? [] }));
 
   app.get('/api/:secret/drive', {
+    ...secret,
     schema: {
       summary: "The Google Drive monitor's state (null when it is not running)",
       tags: ['drive'],
@@ -94,6 +100,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
   }, async () => ({ drive: driveView(deps) ?? null }));
 
   app.post('/api/:secret/scan', {
+    ...secret,
     schema: {
       summary: 'Ask for a scan of a file or folder, like the manual page (path mappings and the ignore list apply)',
       tags: ['actions'],
@@ -139,6 +146,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
     ['drop', 'Remove a folder from the queue without scanning it (recorded in history)'],
   ] as const) {
     app.post(`/api/:secret/queue/${name}`, {
+    ...secret,
       schema: { summary, tags: ['actions'], params, body: jsonSchema(folderBody, 'input'), response: { 200: action, 401: error, 404: action } },
     }, async (req, reply) => {
       const { folder } = req.body as z.input<typeof folderBody>;
@@ -149,6 +157,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
   if (deps.explain) {
     const explain = deps.explain;
     app.get('/api/:secret/explain', {
+    ...secret,
       schema: {
         summary: 'The path doctor: every step a path takes, and the closest candidates and a suggested mapping when nothing matches',
         tags: ['doctor'],
@@ -158,5 +167,5 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
     }, async (req) => explain((req.query as z.input<typeof explainQuery>).path));
   }
 
-  app.get('/api/:secret/openapi.json', { schema: { hide: true, params } }, async () => app.swagger());
+  app.get('/api/:secret/openapi.json', { schema: { hide: true, params }, ...secret }, async () => app.swagger());
 };

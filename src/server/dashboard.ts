@@ -2,6 +2,7 @@
 // find out why a path does not scan.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { systemClock } from '../clock.js';
+import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
 import { driveView, historyView, queueView } from './views.js';
 import { steer } from './steer.js';
@@ -11,6 +12,7 @@ import { doctorPage } from './doctor-page.js';
 import { weakPassReason } from './secret.js';
 
 type Params = { secret: string };
+const secret = rule('secret');
 const ACTIONS = ['scan-now', 'retry', 'drop'] as const;
 
 export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
@@ -36,14 +38,14 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
   const html = (reply: FastifyReply, body: string) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
 
-  app.get<{ Params: Params; Querystring: { said?: string } }>('/:secret/dashboard', async (req, reply) =>
+  app.get<{ Params: Params; Querystring: { said?: string } }>('/:secret/dashboard', secret, async (req, reply) =>
     html(reply, dashboardPage(view(typeof req.query.said === 'string' ? req.query.said.slice(0, 500) : undefined))),
   );
-  app.get<{ Params: Params }>('/:secret/dashboard/live', async (_req, reply) => html(reply, dashboardLive(view())));
+  app.get<{ Params: Params }>('/:secret/dashboard/live', secret, async (_req, reply) => html(reply, dashboardLive(view())));
 
   const actions = steer(deps, 'the dashboard');
   for (const action of ACTIONS) {
-    app.post<{ Params: Params; Body: { folder?: unknown } }>(`/:secret/dashboard/${action}`, async (req, reply) => {
+    app.post<{ Params: Params; Body: { folder?: unknown } }>(`/:secret/dashboard/${action}`, secret, async (req, reply) => {
       const folder = typeof req.body?.folder === 'string' ? req.body.folder : '';
       const result = await (action === 'scan-now' ? actions.scanNow(folder) : action === 'retry' ? actions.retry(folder) : actions.drop(folder));
       const said = result.ok ? `${result.done}: ${result.folder}` : result.error;
@@ -52,7 +54,7 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     });
   }
 
-  app.get<{ Params: Params; Querystring: { path?: string } }>('/:secret/doctor', async (req, reply) => {
+  app.get<{ Params: Params; Querystring: { path?: string } }>('/:secret/doctor', secret, async (req, reply) => {
     const path = typeof req.query.path === 'string' ? req.query.path.trim() : '';
     if (!path) return html(reply, doctorPage({}));
     if (!deps.explain) return html(reply, doctorPage({ path, error: 'The path doctor is not available in this setup.' }));

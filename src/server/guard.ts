@@ -1,36 +1,27 @@
-// The checks every request passes before its body is read: the secret in the URL, then (for POSTs a browser
-// could send from another site) same-origin. docs/security.md explains each.
+// The one gate every request passes before its body is read: the credential its route declares (access.ts),
+// compared in constant time, then (for requests a browser could send from another site) same-origin.
+// docs/security.md explains each.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { secretMatches } from './secret.js';
-
-/** Paths anyone may ask for; everything else carries the secret as its first segment (or second, after /api). */
-const PUBLIC = new Set(['health', 'metrics', 'favicon.ico']);
-const NONE: ReadonlySet<string> = new Set();
+import type { Access } from './access.js';
+import { basicAuthMatches, bearerMatches, secretMatches } from './secret.js';
 
 export const UNAUTHORIZED = { error: 'unauthorized: the URL must hold your SERVER_PASS (/<SERVER_PASS>/... or /api/<SERVER_PASS>/...)' };
+const BEARER_UNAUTHORIZED = { error: 'unauthorized: send Authorization: Bearer <SERVER_METRICS_TOKEN>' };
 
-/** The secret segment of a URL path, decoded; undefined for public paths. '' when there is none. */
-export function secretSegment(url: string, ownAuth: ReadonlySet<string> = NONE): string | undefined {
-  const path = url.split('?')[0];
-  const parts = path.split('/');
-  const first = parts[1] ?? '';
-  if (PUBLIC.has(first) && parts.length <= 3 && (parts[2] ?? '') === '') return undefined;
-  if (ownAuth.has(first)) return undefined;
-  const raw = first === 'api' ? (parts[2] ?? '') : first;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return '';
-  }
-}
+/** What a refused credential is called in the log, per rule. */
+const REFUSED: Record<Exclude<Access, 'public'>, string> = {
+  secret: 'a wrong secret',
+  basic: 'wrong or missing Basic auth (AUTOSCAN.USER and AUTOSCAN.PASSWORD)',
+  bearer: 'a missing or wrong bearer token (SERVER_METRICS_TOKEN)',
+};
 
 /**
- * One WARN per client per minute for wrong secrets; the rest are counted and the count is told with the next
- * WARN. A scan of the LAN or a misconfigured app retrying every second writes one line a minute, not 60.
+ * One WARN per client and credential per minute; the rest are counted and the count is told with the next WARN.
+ * A scan of the LAN or a misconfigured app retrying every second writes one line a minute, not 60.
  */
-export class WrongSecretLog {
+export class RefusedCredentialLog {
   private readonly seen = new Map<string, { at: number; more: number }>();
 
   constructor(
@@ -41,22 +32,23 @@ export class WrongSecretLog {
     private readonly maxClients = 10_000,
   ) {}
 
-  note(client: string, method: string): void {
+  note(client: string, method: string, access: Exclude<Access, 'public'> = 'secret'): void {
     const now = this.clock.now();
-    const last = this.seen.get(client);
+    const key = `${access} ${client}`;
+    const last = this.seen.get(key);
     if (last && now - last.at < this.windowMs) {
       last.more++;
       return;
     }
     const more = last?.more ?? 0;
-    this.seen.delete(client);
+    this.seen.delete(key);
     if (this.seen.size >= this.maxClients) this.seen.delete(this.seen.keys().next().value as string);
-    this.seen.set(client, { at: now, more: 0 });
+    this.seen.set(key, { at: now, more: 0 });
     // The URL is not logged: a near-miss may hold most of the secret.
     const tail = more > 0 ? ` (${more} more from this client since the last warning)` : '';
     this.logger.warn(
-      { client, method, suppressed: more },
-      `Rejected a ${method} request with a wrong secret from '${client}'${tail}. At most one such line per client per minute is written.`,
+      { client, method, access, suppressed: more },
+      `Rejected a ${method} request with ${REFUSED[access]} from '${client}'${tail}. At most one such line per client per minute is written.`,
     );
   }
 }
@@ -68,10 +60,11 @@ const BROWSER_SITES_OK = new Set(['same-origin', 'none']);
  * with Sec-Fetch-Site (or at least Origin); an arr app, curl or a script sends neither and is not a browser.
  * A JSON body cannot come from another site's form, and fetch() would need a CORS preflight we never grant.
  */
-export function crossSiteReason(req: FastifyRequest): string | undefined {
-  if (req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'DELETE' && req.method !== 'PATCH') return undefined;
+export function crossSiteReason(req: FastifyRequest, anyMethod = false): string | undefined {
+  const writes = req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE' || req.method === 'PATCH';
+  if (!writes && !anyMethod) return undefined;
   const type = String(req.headers['content-type'] ?? '').toLowerCase();
-  if (/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/.test(type)) return undefined;
+  if (writes && /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/.test(type)) return undefined;
   const site = req.headers['sec-fetch-site'];
   if (typeof site === 'string') {
     return BROWSER_SITES_OK.has(site) ? undefined : `the browser marked it Sec-Fetch-Site: ${site}`;
@@ -96,26 +89,56 @@ export interface GuardOptions {
   secret: string;
   logger: Logger;
   clock?: Clock;
-  /** First path segments whose routes check their own credentials before the body (autoscan's /triggers/). */
-  ownAuth?: string[];
+  /** AUTOSCAN.USER and PASSWORD for `basic` routes; without them every `basic` route is refused. */
+  basic?: { user: string; password: string };
+  /** SERVER_METRICS_TOKEN for `bearer` routes; without it every `bearer` route is refused. */
+  bearer?: string;
+}
+
+/** Whether an unmatched URL starts with the secret (`/<secret>/…` or `/api/<secret>/…`). */
+function holdsSecretSegment(url: string, secret: string): boolean {
+  const parts = url.split('?')[0].split('/');
+  const raw = parts[1] === 'api' ? (parts[2] ?? '') : (parts[1] ?? '');
+  try {
+    return secretMatches(decodeURIComponent(raw), secret);
+  } catch {
+    return false;
+  }
 }
 
 /** Registers the hook on the root instance, so it runs for every route, unknown ones included. */
 export function guardRequests(app: FastifyInstance, opts: GuardOptions): void {
-  const wrong = new WrongSecretLog(opts.logger, opts.clock ?? systemClock);
-  const ownAuth = new Set(opts.ownAuth ?? []);
+  const refused = new RefusedCredentialLog(opts.logger, opts.clock ?? systemClock);
+  const holds = (access: Exclude<Access, 'public'>, req: FastifyRequest): boolean => {
+    if (access === 'secret') return secretMatches((req.params as { secret?: string }).secret ?? '', opts.secret);
+    if (access === 'basic') return basicAuthMatches(req.headers.authorization, opts.basic?.user ?? '', opts.basic?.password ?? '');
+    return bearerMatches(req.headers.authorization, opts.bearer ?? '');
+  };
   // Callback style, not async: this runs on every request, and a promise per hook is measurable under load.
   app.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const given = secretSegment(req.url, ownAuth);
-    if (given === undefined) return done();
-    if (!secretMatches(given, opts.secret)) {
-      wrong.note(req.ip, req.method);
-      // A body still on its way is not worth reading: the socket closes after the answer.
+    // No route matched: nothing is served, so this only chooses the answer. Without the secret it is the same
+    // 401 as a wrong secret on a real route, so a stranger cannot map the routes; with it, a plain 404.
+    const access = req.is404 ? (holdsSecretSegment(req.url, opts.secret) ? 'unknown' : undefined) : req.routeOptions.config.access;
+    if (access === 'unknown') {
       if (hasBody(req)) reply.header('connection', 'close');
-      reply.code(401).send(UNAUTHORIZED);
+      reply.code(404).send({ error: 'not found' });
       return;
     }
-    const crossSite = crossSiteReason(req);
+    if (access === 'public') return done();
+    // A route without a rule cannot be registered (access.ts); should one slip through, it is closed.
+    if (access === undefined || !holds(access, req)) {
+      const as = access ?? 'secret';
+      refused.note(req.ip, req.method, as);
+      // A body still on its way is not worth reading: the socket closes after the answer.
+      if (hasBody(req)) reply.header('connection', 'close');
+      if (as === 'basic') reply.code(401).header('www-authenticate', 'Basic realm="scanrelay"').send();
+      else if (as === 'bearer') reply.code(401).header('www-authenticate', 'Bearer realm="scanrelay metrics"').send(BEARER_UNAUTHORIZED);
+      else reply.code(401).send(UNAUTHORIZED);
+      return;
+    }
+    // autoscan's GET /triggers/manual?dir= queues a scan, and a browser keeps Basic auth: no method of a `basic`
+    // route is taken from another site.
+    const crossSite = crossSiteReason(req, access === 'basic');
     if (crossSite !== undefined) {
       opts.logger.warn({ client: req.ip, method: req.method }, `Refused a cross-site ${req.method} from '${req.ip}': ${crossSite}. Post from scanrelay's own pages, or send JSON.`);
       reply.code(403).send({

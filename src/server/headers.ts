@@ -1,5 +1,6 @@
 // Security headers on every answer, a Content-Security-Policy for the pages, and the favicon browsers ask for.
 import { createHash } from 'node:crypto';
+import { rule } from './access.js';
 import type { FastifyInstance } from 'fastify';
 
 /** What every answer carries: no MIME sniffing, no referrer (the secret is in the URL), no framing. */
@@ -47,7 +48,7 @@ export function securityHeaders(app: FastifyInstance): void {
     reply.header('content-security-policy', html ? pagePolicy(payload) : NOTHING);
     done(null, payload);
   });
-  app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) =>
+  app.get('/favicon.ico', { schema: { hide: true }, ...rule('public') }, async (_req, reply) =>
     reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON),
   );
 }

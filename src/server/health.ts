@@ -2,10 +2,11 @@
 // GET /health?ready: 503 until the queue is open and every target has been probed once, then as /health.
 import type { FastifyPluginAsync } from 'fastify';
 import { version } from '../version.js';
+import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
 
 export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
-  app.get<{ Querystring: Record<string, string | undefined> }>('/health', async (req, reply) => {
+  app.get<{ Querystring: Record<string, string | undefined> }>('/health', rule('public'), async (req, reply) => {
     const readiness = deps.readiness?.state() ?? { ready: true, waitingFor: [], targets: [] };
     let queue;
     try {

@@ -1,6 +1,7 @@
 // GET /<SERVER_PASS>/events: the activity feed as server-sent events, so the dashboard updates live.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ActivityEvents } from '../activity.js';
+import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
 
 const FEED: (keyof ActivityEvents)[] = ['request', 'queued', 'delivery', 'followed', 'finished', 'target'];
@@ -10,7 +11,7 @@ const HEARTBEAT_MS = 20_000;
 export const liveRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   const open = new Set<FastifyReply>();
 
-  app.get<{ Params: { secret: string } }>('/:secret/events', async (req, reply) => {
+  app.get<{ Params: { secret: string } }>('/:secret/events', rule('secret'), async (req, reply) => {
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -19,6 +20,8 @@ export const liveRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
+    // A HEAD has no body, and Node sends no headers for a write it ignores: answer it and end.
+    if (req.method === 'HEAD') return void res.end();
     res.write('retry: 3000\n\n');
     const listeners = FEED.map((name) => {
       const listener = (payload: unknown) => res.write(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`);

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { StorageError, type Admission } from '../intake.js';
 import { parseScanBody, type TriggerResult } from '../triggers/index.js';
+import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
 import { manualPage, type PageOutcome } from './page.js';
 import { PathRefused } from '../paths/gate.js';
@@ -14,7 +15,7 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
 
   const wantsHtml = (req: FastifyRequest) => (req.headers.accept ?? '').includes('text/html');
 
-  app.get<{ Params: Params }>('/:secret', async (_req, reply) => {
+  app.get<{ Params: Params }>('/:secret', rule('secret'), async (_req, reply) => {
     if (!deps.allowManualScan) return reply.code(403).send({ error: MANUAL_OFF });
     return reply.type('text/html; charset=utf-8').send(manualPage({}));
   });
@@ -99,8 +100,8 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
     return reply.code(200).send({ ok: true, queued: summary } satisfies ReceivedReply);
   };
 
-  app.post<{ Params: Params }>('/:secret', { schema: receiveSchema }, receive);
-  app.put<{ Params: Params }>('/:secret', { schema: receiveSchema }, receive);
+  app.post<{ Params: Params }>('/:secret', { schema: receiveSchema, ...rule('secret') }, receive);
+  app.put<{ Params: Params }>('/:secret', { schema: receiveSchema, ...rule('secret') }, receive);
 };
 
 /** Every manual entry point (page, form/curl POST, control API) answers this when manual scans are off. */

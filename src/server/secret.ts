@@ -1,4 +1,5 @@
-// The secret path segment: compared in constant time, and never echoed into logs.
+// The credentials the gate compares (the secret path segment, Basic auth, a bearer token): each in constant time,
+// and never echoed into logs.
 import { hash, timingSafeEqual } from 'node:crypto';
 
 /** Constant-time comparison whatever the lengths: both sides are hashed to 32 bytes first. */
@@ -6,6 +7,26 @@ export function secretMatches(given: string, expected: string): boolean {
   // The one-shot hash: no Hash object per request.
   const a = hash('sha256', given, 'buffer');
   return timingSafeEqual(a, digestOf(expected)) && expected.length > 0;
+}
+
+const digest = (s: string): Buffer => hash('sha256', s, 'buffer');
+
+/** Constant time whatever the lengths: both sides are hashed first, and user and password are both always compared. */
+export function basicAuthMatches(header: string | undefined, user: string, password: string): boolean {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  const decoded = m ? Buffer.from(m[1], 'base64').toString('utf8') : '';
+  const colon = decoded.indexOf(':');
+  const givenUser = colon < 0 ? '' : decoded.slice(0, colon);
+  const givenPassword = colon < 0 ? '' : decoded.slice(colon + 1);
+  const userOk = timingSafeEqual(digest(givenUser), digest(user));
+  const passwordOk = timingSafeEqual(digest(givenPassword), digest(password));
+  return userOk && passwordOk && colon >= 0 && user !== '' && password !== '';
+}
+
+/** `Authorization: Bearer <token>`, compared as the secret is; never true for an empty token. */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
+  return timingSafeEqual(digest(given), digest(token)) && token !== '';
 }
 
 // The configured secret's digest, computed once per secret rather than once per request.
