@@ -17,6 +17,7 @@ const benches: { id: string; name: string; load: () => Promise<{ run: () => Prom
   { id: '5', name: 'drain', load: () => import('./drain.js') },
   { id: '6', name: 'startup', load: () => import('./startup.js') },
   { id: '7', name: 'follow', load: () => import('./follow.js') },
+  { id: '8', name: 'fold', load: () => import('./fold.js') },
 ];
 
 const args = process.argv.slice(2);

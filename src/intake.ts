@@ -37,6 +37,13 @@ export type LibraryJudge = (received: string, folder: string, match: MappingMatc
 
 export class StorageError extends Error {}
 
+/** More paths in one request than SERVER_MAX_REQUEST_PATHS: refused whole (413), nothing queued. */
+export class TooManyPaths extends Error {
+  constructor(readonly count: number, readonly limit: number) {
+    super(`this request names ${count} paths; at most ${limit} are taken from one request (SERVER_MAX_REQUEST_PATHS). Nothing was queued: send them in smaller requests, or raise SERVER_MAX_REQUEST_PATHS in config.json`);
+  }
+}
+
 export interface IntakeDeps {
   queue: Queue;
   settings: IntakeSettings;
@@ -47,6 +54,8 @@ export interface IntakeDeps {
   onQueued?: (dueAt: number) => void;
   /** Tells paths in no target's library apart at intake; without it every path is queued. */
   judge?: LibraryJudge;
+  /** SERVER_MAX_REQUEST_PATHS: the most paths one request may name (without it, no limit). */
+  maxPaths?: number;
 }
 
 type Enqueued = ReturnType<Queue['enqueueMany']>;
@@ -109,6 +118,12 @@ export class Intake {
 
   /** Resolves and queues; returns only after the rows are committed. Throws StorageError when the queue can't be written. */
   async submit(requests: ScanRequest[], client: string): Promise<Admission[]> {
+    const limit = this.deps.maxPaths;
+    if (limit !== undefined && requests.length > limit) {
+      const err = new TooManyPaths(requests.length, limit);
+      this.deps.logger.warn({ client, source: requests[0].source, event: requests[0].event, paths: requests.length }, `Refused a ${requests[0].source} ${requests[0].event} request from '${client}': ${err.message}.`);
+      throw err;
+    }
     const admissions = await this.resolve(this.gate(requests, client, true));
     this.recordUnmatched(admissions, client);
     const planned = this.plan(admissions, client);

@@ -152,6 +152,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     pathState,
     onQueued: (dueAt) => processor.wake(dueAt),
     judge: createLibraryJudge({ config, targets, fetch: opts.fetch, now: () => clock.now() }),
+    maxPaths: config.SERVER_MAX_REQUEST_PATHS,
     settings: {
       pathMappings: config.SERVER_PATH_MAPPINGS,
       fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,

@@ -82,6 +82,8 @@ export const configSchema = z
       SERVER_ALLOW_MANUAL_SCAN: bool().default(false),
       // An empty entry would be a substring of every path and silently ignore every manual request.
       SERVER_IGNORE_LIST: stringList(true).default([]),
+      /** The most paths one request may name; more is a 413 (a 30,000-file payload would hold the event loop for seconds). */
+      SERVER_MAX_REQUEST_PATHS: integer(1, 1_000_000, 'a whole number, 1 or more').default(1000),
       /** Accepted for compatibility; the queue is always durable. */
       SERVER_USE_SQLITE: bool().default(true),
       SERVER_SCAN_PRIORITIES: z

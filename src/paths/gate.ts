@@ -112,8 +112,10 @@ export function gateRequests(requests: ScanRequest[], mappings: PathMappings): {
   const passed: ScanRequest[] = [];
   const refused: Refusal[] = [];
   for (const request of requests) {
-    const verdict = typeof request.path === 'string' ? gatePath(request.path, mappings, { file: request.kind === 'file' }) : refuse('not-absolute');
-    if (verdict.ok) passed.push(verdict.path === request.path ? request : { ...request, path: verdict.path });
+    // Judged in NFC, as the mapping forms are; a path that needs no change keeps the spelling it was sent in.
+    const nfc = typeof request.path === 'string' ? request.path.normalize('NFC') : undefined;
+    const verdict = nfc !== undefined ? gatePath(nfc, mappings, { file: request.kind === 'file' }) : refuse('not-absolute');
+    if (verdict.ok) passed.push(verdict.path === nfc ? request : { ...request, path: verdict.path });
     else refused.push({ request, rule: verdict.rule, message: describeRefusal(String(request.path), verdict) });
   }
   return { passed, refused };

@@ -50,7 +50,8 @@ export function mappingCandidates(mappings: PathMappings): MappingMatch[] {
 function candidatesOf(mappings: PathMappings): MappingMatch[] {
   const pairs: MappingMatch[] = [];
   for (const [to, forms] of Object.entries(mappings ?? {})) {
-    for (const from of forms ?? []) if (typeof from === 'string' && from.length > 0) pairs.push({ to, from });
+    // Compared in NFC, as every path is at intake: a form typed on a Mac (NFD) still matches.
+    for (const from of forms ?? []) if (typeof from === 'string' && from.length > 0) pairs.push({ to: to.normalize('NFC'), from: from.normalize('NFC') });
   }
   return pairs.sort((a, b) => b.from.length - a.from.length);
 }

@@ -31,14 +31,17 @@ export async function routePath(
   pathState: (path: string) => Promise<PathState>,
 ): Promise<Route> {
   if (kind !== 'auto') return routeKnown(path, kind, settings);
-  const mapped = mapPath(path, settings.pathMappings).path;
+  const mapped = mapPath(path.normalize('NFC'), settings.pathMappings).path;
   const state = await pathState(mapPath(mapped, settings.fileExistMappings).path);
   const route = routeKnown(path, state === 'folder' ? 'folder' : state === 'file' ? 'file' : hasMediaExtension(mapped) ? 'file' : 'folder', settings);
   return { ...route, local: { ...route.local, state } };
 }
 
 /** The same for a path whose kind the sender already said (webhooks, Drive): no look at the disk. */
-export function routeKnown(path: string, kind: 'file' | 'folder', settings: IntakeSettings): Route {
+export function routeKnown(received: string, kind: 'file' | 'folder', settings: IntakeSettings): Route {
+  // One spelling of a path: "Amélie" sent precomposed (NFC) or decomposed (NFD, as macOS names files) is one
+  // folder in the queue. The spelling to send is found again on the disk, or taken from the request (checks.ts).
+  const path = received.normalize('NFC');
   const { path: mapped, match } = mapPath(path, settings.pathMappings);
   const local = mapPath(mapped, settings.fileExistMappings);
   return {

@@ -10,6 +10,13 @@ import type { PathState } from '../paths/disk.js';
 import type { ProcessorSettings } from './settings.js';
 
 const CHECK_BATCH = 256;
+/** Folders remembered with a disk spelling of their own; beyond it the oldest fall back to the request's spelling. */
+const SPELLINGS_KEPT = 10_000;
+
+/** NFD when a path is written decomposed (as macOS names files), else NFC: the form to send a folder in. */
+export function spellingOf(path: string | undefined): 'NFC' | 'NFD' {
+  return path !== undefined && path !== path.normalize('NFC') ? 'NFD' : 'NFC';
+}
 
 export interface FileCheckDeps {
   queue: Queue;
@@ -27,8 +34,19 @@ export interface FileCheckDeps {
 export class FileChecks {
   private anchorProblem?: string;
   private readonly checking = new Set<number>();
+  /** Queued folders (keyed in NFC) whose file the disk holds in NFD: row id → that form. */
+  private readonly onDisk = new Map<number, 'NFD'>();
 
   constructor(private readonly deps: FileCheckDeps) {}
+
+  /**
+   * The folder as the media server should be asked for it: in the spelling found on the disk, else in the one
+   * it was requested in (queue rows hold NFC, so both spellings of a name are one row).
+   */
+  spelling(row: Folder): string {
+    const form = this.onDisk.get(row.id) ?? spellingOf(row.received);
+    return form === 'NFD' ? row.folder.normalize('NFD') : row.folder;
+  }
 
   /** Why scans are held, when an anchor file is missing. */
   get held(): string | undefined {
@@ -71,6 +89,19 @@ export class FileChecks {
     }
   }
 
+  /** What the disk says of `local`, in its NFC spelling or, failing that, its NFD one (remembered for the scan). */
+  private async present(row: Folder, local: string): Promise<PathState> {
+    const state = await this.deps.pathState(local);
+    const decomposed = local.normalize('NFD');
+    if (state !== 'missing' || decomposed === local) return state;
+    const other = await this.deps.pathState(decomposed);
+    if (other !== 'missing') {
+      if (this.onDisk.size >= SPELLINGS_KEPT) this.onDisk.delete(this.onDisk.keys().next().value as number);
+      this.onDisk.set(row.id, 'NFD');
+    }
+    return other;
+  }
+
   /** The existence check of plex_autoscan: wait for the file to appear before scanning its folder. True: scan it. */
   private async check(row: Folder): Promise<boolean> {
     const { queue, settings, logger, clock } = this.deps;
@@ -79,7 +110,7 @@ export class FileChecks {
       const subject = row.fileHint ?? row.folder;
       const local = mapPath(subject, settings.fileExistMappings).path;
       const checks = row.checks + 1;
-      if ((await this.deps.pathState(local)) !== 'missing') {
+      if ((await this.present(row, local)) !== 'missing') {
         logger.debug({ path: local, check: checks }, `File '${local}' exists on check ${checks} of ${settings.maxFileChecks}.`);
         return true;
       }

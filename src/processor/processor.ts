@@ -252,10 +252,12 @@ export class Processor {
       await runBeforeScan(settings.commandBefore ?? '', state.target, row, logger, this.deps.runCommand);
       let outcome: ScanOutcome;
       try {
-        outcome = await state.target.scan(row.folder, {
+        // The row is keyed in NFC; the server is asked in the spelling its disk (or the sender) uses.
+        const folder = this.checks.spelling(row);
+        outcome = await state.target.scan(folder, {
           event: row.event,
           source: row.source,
-          file: row.fileHint,
+          file: folder === row.folder ? row.fileHint : row.fileHint?.normalize('NFD'),
           deleted: row.anyDeleted,
           ...(row.ids ? { ids: row.ids } : {}),
         });

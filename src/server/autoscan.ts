@@ -3,7 +3,7 @@
 // typed into every arr keep working.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AUTOSCAN_TRIGGER_TYPES, type AutoscanConfig } from '../config/autoscan-schema.js';
-import { StorageError } from '../intake.js';
+import { StorageError, TooManyPaths } from '../intake.js';
 import type { Logger } from '../log.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
 import type { ScanRequest, Source } from '../scan.js';
@@ -44,6 +44,8 @@ async function triggerRoutes(app: Parameters<FastifyPluginAsync>[0], deps: AppDe
     try {
       await deps.intake.submit(requests, req.ip);
     } catch (err) {
+      // autoscan answers with status codes alone; the log line says the limit.
+      if (err instanceof TooManyPaths) return reply.code(413).send();
       if (err instanceof StorageError) {
         logger.error({ client: req.ip }, `Could not queue ${what}: ${err.message}. Answered 503 so the sender records a failure.`);
         return reply.code(503).send();

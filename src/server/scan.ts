@@ -1,6 +1,6 @@
 // /<SERVER_PASS>: webhooks and manual requests in (POST/PUT), the manual scan page out (GET).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { StorageError, type Admission } from '../intake.js';
+import { StorageError, TooManyPaths, type Admission } from '../intake.js';
 import { parseScanBody, type TriggerResult } from '../triggers/index.js';
 import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
@@ -58,6 +58,10 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
           return reply.code(400).type('text/html; charset=utf-8').send(manualPage({ outcome }));
         }
         return reply.code(400).send({ error: err.message, rule: err.rule });
+      }
+      if (err instanceof TooManyPaths) {
+        deps.activity?.emit('request', { source: result.source, event: result.event, folders: 0, outcome: 'rejected' });
+        return reply.code(413).send({ error: err.message });
       }
       if (err instanceof StorageError) {
         logger.error({ client, source: result.source, event: result.event }, `Could not queue a ${result.source} request: ${err.message}. Answered 503 so the sender records a failure.`);
@@ -122,6 +126,7 @@ const receiveSchema = {
     400: jsonSchema(refusalReply),
     401: jsonSchema(errorReply),
     403: jsonSchema(errorReply),
+    413: jsonSchema(errorReply),
     503: jsonSchema(errorReply),
   },
 };

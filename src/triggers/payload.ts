@@ -30,8 +30,9 @@ export function objectsAt(payload: Payload, key: string): Payload[] | undefined 
  */
 export function pathAt(payload: Payload | undefined, key: string): string | undefined {
   const value = payload?.[key];
-  // A NUL byte can be in no file name on any system: such a value is no path we could scan.
-  return typeof value === 'string' && value.trim() !== '' && !value.includes('\0') ? value : undefined;
+  // A NUL is kept: the path gate refuses it (400, rule control-character), as docs/security.md promises, rather
+  // than the request passing as one that names no path.
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 }
 
 /**

@@ -68,6 +68,7 @@ const KEYS: Record<string, Entry> = {
   SERVER_SCAN_PRIORITIES: T('paths/mapping', 'SERVER_SCAN_PRIORITIES: first matching entry, unmatched is 0'),
   SERVER_ANCHOR_FILES: T('processor/processor', 'holds every scan while an anchor file is missing'),
   SERVER_SCAN_RETRY_MAX_DELAY: T('processor/processor', 'retries back off and stay visible'),
+  SERVER_MAX_REQUEST_PATHS: T('server/closed-by-default', 'SERVER_MAX_REQUEST_PATHS: more paths than the limit is a 413'),
   SERVER_METRICS_TOKEN: T('server/metrics', 'with SERVER_METRICS_TOKEN, needs the bearer token'),
   SERVER_USE_SQLITE: { accepted: /SERVER_USE_SQLITE \(false\) is accepted for compatibility and has no effect/ },
   RUN_COMMAND_BEFORE_SCAN: T('targets/plex-after-scan', 'runs both commands for every target kind as argv'),

@@ -199,6 +199,7 @@ describe('plex_autoscan config files', () => {
         'PLEX_SCAN_MODE',
         'PLEX_SCAN_PAUSE',
         'SERVER_ANCHOR_FILES',
+        'SERVER_MAX_REQUEST_PATHS',
         'SERVER_METRICS_TOKEN',
         'SERVER_SCAN_RETRY_MAX_DELAY',
         'SERVER_TRUST_PROXY',

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import type { Config } from '../../src/config/schema.js';
-import { testService, type TestService } from '../support/service.js';
+import { SECRET, testService, type TestService } from '../support/service.js';
 
 const USER = 'autoscan-user';
 const PASSWORD = 'autoscan-pass-7c2e9d41';
@@ -36,6 +36,55 @@ describe('a public path never takes a webhook', () => {
     expect(t.service.queue.count()).toBe(0);
     await t.service.processor.drain();
     expect(t.plex.refreshes).toEqual([]);
+  });
+});
+
+describe('a NUL in a path', () => {
+  it.each([
+    ['episodeFile.path', { episodeFile: { id: 2, relativePath: 'Season 01/Hole - S01E01.mkv', path: '/data/media/TV/Hole/Season 01/Hole\u0000.mkv' } }],
+    ['series.path', { series: { id: 1, title: 'Hole', path: '/data/media/TV/Ho\u0000le' }, episodeFile: { id: 2, relativePath: 'Season 01/x.mkv' } }],
+  ])('in %s of a Sonarr import is a 400 naming the rule, and nothing is queued', async (_field, over) => {
+    t = await testService();
+    const body = { ...JSON.parse(sonarr), ...over };
+    const res = await t.service.app.inject({ method: 'POST', url: `/${SECRET}`, headers: { 'content-type': 'application/json', 'user-agent': 'Sonarr/4.0' }, payload: JSON.stringify(body) });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ rule: 'control-character' });
+    expect(t.service.queue.count()).toBe(0);
+  });
+});
+
+describe('bounded requests', () => {
+  /** A Sonarr "On Import Complete" with `n` files, each in a season folder of its own. */
+  const manyFiles = (n: number) =>
+    JSON.stringify({
+      eventType: 'Download',
+      series: { id: 1, title: 'Long', path: '/data/media/TV/Long' },
+      episodeFiles: Array.from({ length: n }, (_, i) => ({ id: i + 1, relativePath: `Season ${i + 1}/Long - S${i + 1}E01.mkv`, path: `/data/media/TV/Long/Season ${i + 1}/Long - S${i + 1}E01.mkv` })),
+    });
+  const post = (payload: string, url = `/${SECRET}`) =>
+    t.service.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', 'user-agent': 'Sonarr/4.0' }, payload });
+
+  it('SERVER_MAX_REQUEST_PATHS: more paths than the limit is a 413 that says the limit; nothing is queued; at the limit all are', async () => {
+    t = await testService({ config: { SERVER_MAX_REQUEST_PATHS: 50 } });
+    t.plex.sections.push({ key: '9', title: 'TV', locations: ['/data/media/TV'] });
+    const over = await post(manyFiles(51));
+    expect(over.statusCode).toBe(413);
+    expect(over.json().error).toMatch(/names 51 paths; at most 50 .*SERVER_MAX_REQUEST_PATHS/);
+    expect(t.service.queue.count()).toBe(0);
+    expect(t.logs.some((l) => /Refused a sonarr Download request .* names 51 paths/.test(l))).toBe(true);
+    const at = await post(manyFiles(50));
+    expect(at.statusCode).toBe(200);
+    expect(t.service.queue.count()).toBe(50);
+  });
+
+  it('the default is 1,000 paths, on autoscan routes too (a bare 413 as autoscan answers)', async () => {
+    t = await testService({ config: { AUTOSCAN: autoscan() } });
+    expect((await post(manyFiles(1001))).statusCode).toBe(413);
+    const authorization = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+    const res = await t.service.app.inject({ method: 'POST', url: '/triggers/sonarr', headers: { authorization, 'content-type': 'application/json' }, payload: manyFiles(1001) });
+    expect(res.statusCode).toBe(413);
+    expect(res.body).toBe('');
+    expect(t.service.queue.count()).toBe(0);
   });
 });
 
