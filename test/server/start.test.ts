@@ -53,7 +53,10 @@ describe('files that hold paths and tokens', () => {
 
   it('looser existing files (queue, WAL, log, token file) are tightened at start with one INFO line; 0640 is kept', async () => {
     const files = setup(SECRET);
-    new Database(files.queue).close();
+    // A database with its header written (an empty file is refused at start as no queue at all).
+    const db = new Database(files.queue);
+    db.pragma('journal_mode = WAL');
+    db.close();
     writeFileSync(`${files.queue}-wal`, '');
     writeFileSync(files.log, '');
     writeFileSync(files.token, '{}');
