@@ -27,6 +27,11 @@ export interface BuildDeps {
   plexDatabase?: (databasePath: string) => { fileInLibrary?: FileInLibrary; deletedCount?: DeletedCounter } | undefined;
 }
 
+/** How messages name a TARGETS entry's URL key ("set ... to https://..."). */
+export function entryUrlKey(name: string): string {
+  return `the URL of TARGETS entry "${name}"`;
+}
+
 /** PLEX_SCAN_MODE "auto": the API when a token is set (the scanner's --scan is deprecated), else the scanner. */
 export function firstPlexMode(config: Config): 'api' | 'scanner' {
   if (config.PLEX_SCAN_MODE === 'api' || config.PLEX_SCAN_MODE === 'scanner') return config.PLEX_SCAN_MODE;
@@ -42,6 +47,7 @@ export function buildTargets(config: Config, deps: BuildDeps): Target[] {
           new PlexTarget({
             name: 'plex',
             url: config.PLEX_LOCAL_URL,
+            urlKey: 'PLEX_LOCAL_URL',
             token: config.PLEX_TOKEN,
             pauseMs: config.PLEX_SCAN_PAUSE * 1000,
             concurrency: config.PLEX_SCAN_CONCURRENCY,
@@ -75,7 +81,7 @@ export function buildTargets(config: Config, deps: BuildDeps): Target[] {
 
 function buildOne(t: TargetConfig, config: Config, deps: BuildDeps): Target {
   const pauseMs = (t.SCAN_PAUSE ?? 0) * 1000;
-  const common = { name: t.NAME, url: t.URL ?? '', token: t.TOKEN ?? '', pauseMs, concurrency: t.SCAN_CONCURRENCY, clock: deps.clock, logger: deps.logger, fetch: deps.fetch };
+  const common = { name: t.NAME, url: t.URL ?? '', urlKey: entryUrlKey(t.NAME), token: t.TOKEN ?? '', pauseMs, concurrency: t.SCAN_CONCURRENCY, clock: deps.clock, logger: deps.logger, fetch: deps.fetch };
   switch (t.TYPE) {
     case 'jellyfin':
       return jellyfinTarget(common);
