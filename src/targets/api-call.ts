@@ -3,6 +3,11 @@ import type { ScanOutcome } from '../scan.js';
 import { timeoutSignal, type Clock } from '../clock.js';
 import { httpFetch, RedirectRefused } from '../http-fetch.js';
 
+/** How messages name a TARGETS entry's URL key ("set ... to https://..."). */
+export function entryUrlKey(name: string): string {
+  return `the URL of TARGETS entry "${name}"`;
+}
+
 /**
  * A call that did not succeed. `targetDown`: the server gave no answer (the processor marks it down).
  * `tokenRefused`: 401/403 (the processor probes it). Neither: the answer concerns this one call.

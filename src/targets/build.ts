@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { DeletedCounter } from '../plex/after-scan.js';
 import { PlexApi } from '../plex/api.js';
 import type { FileInLibrary } from '../plex/confirm.js';
+import { entryUrlKey } from './api-call.js';
 import { arrTarget } from './arr.js';
 import { audiobookshelfTarget } from './audiobookshelf.js';
 import { commandTarget } from './command.js';
@@ -25,11 +26,6 @@ export interface BuildDeps {
   scannerSections?: (databasePath: string) => Promise<SectionLocations[]>;
   /** Plex's read-only database at a path, for confirming files and counting deleted items (empty trash). */
   plexDatabase?: (databasePath: string) => { fileInLibrary?: FileInLibrary; deletedCount?: DeletedCounter } | undefined;
-}
-
-/** How messages name a TARGETS entry's URL key ("set ... to https://..."). */
-export function entryUrlKey(name: string): string {
-  return `the URL of TARGETS entry "${name}"`;
 }
 
 /** PLEX_SCAN_MODE "auto": the API when a token is set (the scanner's --scan is deprecated), else the scanner. */
