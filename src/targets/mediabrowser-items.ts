@@ -79,6 +79,8 @@ export async function refreshMediaBrowserItems(flavour: MediaBrowserFlavour, opt
     return { status: 'refreshed', items: ids, detail: `refreshed item ${ids.join(', ')}` };
   } catch (err) {
     const outcome = api.retry(err);
-    return outcome.status === 'retry' ? outcome : { status: 'retry', error: String(err), targetDown: false };
+    // An item refresh reports a refused token as the server's, as it did before scans told the two apart.
+    if (outcome.status === 'retry') return { status: 'retry', error: outcome.error, targetDown: outcome.targetDown || outcome.tokenRefused === true };
+    return { status: 'retry', error: String(err), targetDown: false };
   }
 }
