@@ -1,4 +1,4 @@
-// Benchmark 8 — folding one large request: a Sonarr "On Import Complete" webhook naming SERVER_MAX_REQUEST_PATHS
+// Benchmark 9 — folding one large request: a Sonarr "On Import Complete" webhook naming SERVER_MAX_REQUEST_PATHS
 // (the default, 1,000) files, each in a folder of its own, sent to the service as users run it (default config,
 // the real disk check, a log file, a Plex whose library holds the folders). Figure: the longest the event loop
 // was held while the request was received, folded and committed (perf_hooks' event-loop delay, 1 ms resolution),
@@ -82,7 +82,7 @@ export async function run(): Promise<Figure[]> {
     log(`fold: stalls ${stalls.map((s) => s.toFixed(1)).join(', ')} ms; whole requests ${totals.map((s) => s.toFixed(0)).join(', ')} ms; ${queued} folders queued`);
     return [
       {
-        id: '8a',
+        id: '9a',
         name: `fold: longest event-loop stall while one ${limit}-path webhook is folded (median of ${ROUNDS})`,
         value: stall,
         unit: 'ms',
@@ -93,7 +93,7 @@ export async function run(): Promise<Figure[]> {
         note: `whole request ${median(totals).toFixed(0)} ms; ${queued} folders queued of ${(ROUNDS + 1) * limit}`,
       },
       {
-        id: '8b',
+        id: '9b',
         name: `fold: a request of ${limit + 1} paths is refused before folding`,
         value: over.statusCode,
         unit: '',

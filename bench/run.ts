@@ -17,7 +17,8 @@ const benches: { id: string; name: string; load: () => Promise<{ run: () => Prom
   { id: '5', name: 'drain', load: () => import('./drain.js') },
   { id: '6', name: 'startup', load: () => import('./startup.js') },
   { id: '7', name: 'follow', load: () => import('./follow.js') },
-  { id: '8', name: 'fold', load: () => import('./fold.js') },
+  { id: '8', name: 'failing-server', load: () => import('./failing-server.js') },
+  { id: '9', name: 'fold', load: () => import('./fold.js') },
 ];
 
 const args = process.argv.slice(2);
@@ -99,6 +100,9 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    (Plex's floor: N × 40 ms), for N = 200 and 2,000: first refresh to last outcome, and the \`/activities\`
    requests in that time; (c) a 60 s library scan while 100 folders are due: delivery time, and the last
    follow-up after the scan ended.
+8. **Failing server** — the default config against a fake Plex that (a) answers every refresh with 500: refresh
+   attempts in 60 s of the service's clock; (b) never answers 8 refreshes (PLEX_SCAN_CONCURRENCY): how long a
+   healthy folder due behind them waits for its refresh. The service runs on a ManualClock moved in 100 ms steps.
 
 Every benchmark runs the defaults a user gets (file checks on, scans followed and confirmed), with the two path
 mappings a user writes; the files the requests name exist on the benchmark's disk and in the fake Plex.

@@ -5,24 +5,56 @@ export interface Clock {
   now(): number;
   /** Waits `ms` of this clock's time: real time for the system clock, simulated (and instant) for a manual one. */
   sleep(ms: number): Promise<void>;
+  /**
+   * A signal that aborts with a TimeoutError once `ms` of this clock's time has passed: the per-request timeout
+   * of calls to servers, so a test or benchmark can let a hung request run out without waiting for it.
+   */
+  timeout?(ms: number): AbortSignal;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  timeout: (ms) => AbortSignal.timeout(ms),
 };
+
+/** The clock's timeout signal, or the wall clock's for a clock that has none. */
+export function timeoutSignal(clock: Clock | undefined, ms: number): AbortSignal {
+  return clock?.timeout ? clock.timeout(ms) : AbortSignal.timeout(ms);
+}
 
 /** A clock tests move by hand. */
 export class ManualClock implements Clock {
+  private readonly deadlines: { at: number; controller: AbortController }[] = [];
   constructor(private t = Date.UTC(2026, 0, 1)) {}
   now(): number {
     return this.t;
   }
   advance(ms: number): void {
     this.t += ms;
+    this.expire();
   }
   set(ms: number): void {
     this.t = ms;
+    this.expire();
+  }
+  /**
+   * Aborts when this clock has moved `ms` on, or after `ms` of real time, whichever comes first: tests that
+   * never move the clock still see a hung request end, and those that do need not wait for it.
+   */
+  timeout(ms: number): AbortSignal {
+    const controller = new AbortController();
+    this.deadlines.push({ at: this.t + ms, controller });
+    return AbortSignal.any([controller.signal, AbortSignal.timeout(ms)]);
+  }
+  private expire(): void {
+    for (let i = this.deadlines.length - 1; i >= 0; i--) {
+      const d = this.deadlines[i];
+      if (d.controller.signal.aborted || this.t >= d.at) {
+        this.deadlines.splice(i, 1);
+        d.controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+      }
+    }
   }
   /**
    * Moves time to `ms` after the call and resolves on the next turn of the event loop (setImmediate, so pending
@@ -34,6 +66,7 @@ export class ManualClock implements Clock {
     return new Promise((resolve) =>
       setImmediate(() => {
         if (this.t < until) this.t = until;
+        this.expire();
         resolve();
       }),
     );

@@ -5,7 +5,6 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const MAX_REDIRECTS = 20;
 /** Statuses whose response has no body by definition (a Response refuses one). */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
 
@@ -13,7 +12,9 @@ type Init = NonNullable<Parameters<typeof fetch>[1]>;
 
 /**
  * fetch(url, init) for what scanrelay sends: a method, headers, a string, URLSearchParams or bytes as the body,
- * and a signal. Redirects are followed as fetch follows them. A network failure rejects with
+ * and a signal. A redirect is followed once, and only when it stays home (see `staysHome`): every caller sends a
+ * token (X-Plex-Token, X-Emby-Token, a Bearer) that must never reach another server, and a header list cannot
+ * say which of them are secret. Any other redirect rejects with RedirectRefused. A network failure rejects with
  * TypeError('fetch failed') whose cause is the socket's error (code ECONNREFUSED, ENOTFOUND…); an aborted or
  * timed-out signal rejects with the signal's reason (a TimeoutError or AbortError), as fetch does.
  */
@@ -27,8 +28,10 @@ export const httpFetch: typeof fetch = async (input, init = {}) => {
     const location = res.headers.location;
     if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined || init.redirect === 'manual') return await responseOf(res, method, init.signal ?? undefined);
     res.resume();
-    if (init.redirect === 'error' || hop >= MAX_REDIRECTS) throw new TypeError('fetch failed', { cause: new Error(`redirect to ${location} not followed`) });
+    if (init.redirect === 'error') throw new TypeError('fetch failed', { cause: new Error(`redirect to ${location} not followed`) });
     const next = new URL(location, url);
+    if (!staysHome(url, next)) throw new RedirectRefused(url, next, 'another server');
+    if (hop >= 1) throw new RedirectRefused(url, next, 'a second redirect');
     // A 303, or a 301/302 answering a POST, is followed with a GET and no body (fetch's rule).
     if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
       method = method === 'HEAD' ? 'HEAD' : 'GET';
@@ -36,11 +39,45 @@ export const httpFetch: typeof fetch = async (input, init = {}) => {
       headers.delete('content-type');
       headers.delete('content-length');
     }
-    // Credentials go to the origin they were meant for only.
-    if (next.origin !== url.origin) headers.delete('authorization');
     url = next;
   }
 };
+
+/**
+ * A redirect the client did not follow, so the request's credentials stayed with the server they were meant for.
+ * Callers phrase it with the config key to change (`suggestedBase`).
+ */
+export class RedirectRefused extends TypeError {
+  /** Where the server pointed, without its query (which may echo what we sent). */
+  readonly location: string;
+  constructor(
+    readonly from: URL,
+    to: URL,
+    readonly why: 'another server' | 'a second redirect',
+  ) {
+    const location = to.origin + to.pathname;
+    super(`redirected to ${location} (${why}); not followed, so the credentials stayed with ${from.origin}`);
+    this.name = 'RedirectRefused';
+    this.location = location;
+  }
+
+  /** The base URL that would have reached the same place: the Location minus the `path` asked for. */
+  suggestedBase(path: string): string {
+    const to = new URL(this.location);
+    const asked = path.split('?')[0];
+    return asked && asked !== '/' && to.pathname.endsWith(asked) ? to.origin + to.pathname.slice(0, -asked.length) : to.origin;
+  }
+}
+
+/**
+ * Same scheme, host and port; or the same host moving from http to https (its own port, or 80 to 443). A move
+ * to https on the same host is the one redirect servers commonly send that still ends at the server configured.
+ */
+export function staysHome(from: URL, to: URL): boolean {
+  if (to.origin === from.origin) return true;
+  if (to.hostname !== from.hostname || from.protocol !== 'http:' || to.protocol !== 'https:') return false;
+  return to.port === from.port || (from.port === '' && to.port === '');
+}
 
 function bodyBytes(body: Init['body'], headers: Headers): Buffer | undefined {
   if (body === undefined || body === null) return undefined;

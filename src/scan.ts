@@ -164,10 +164,12 @@ export type ScanOutcome =
   /** No library of this server contains the folder: recorded, not retried. */
   | { status: 'unmatched'; detail: string }
   /**
-   * The scan did not happen and should be tried again later. `targetDown` means the server itself is
-   * unreachable or refusing us (network error, 5xx, 401/403) rather than this folder being the problem.
+   * The scan did not happen; this folder is tried again after its own backoff. `targetDown`: the server gave no
+   * answer at all (refused connection, timeout, DNS), which marks the whole server down. `tokenRefused`: it
+   * answered 401/403, so the processor asks it at once whether the token still works (its probe lists libraries
+   * with it). Any other answer (4xx, 5xx, a redirect) concerns this folder only.
    */
-  | { status: 'retry'; error: string; targetDown: boolean };
+  | { status: 'retry'; error: string; targetDown: boolean; tokenRefused?: boolean };
 
 export interface Target {
   /** Unique, stable name used as the delivery key in the queue (e.g. "plex", "jellyfin-4k"). */

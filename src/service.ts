@@ -225,8 +225,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       if (restored > 0) logger.info(`Restored ${restored} queued folder(s) from the queue file.`);
       readiness.queueOpened();
       retention.start();
-      void readiness.probeTargets(targets, logger);
-      processor.start();
+      void readiness.probeTargets(targets, logger, undefined, (name, result) => processor.probed(name, result));
+      processor.start({ probedElsewhere: true });
       await drive?.start();
       await app.listen({ port, host });
       // A large tree takes a while to walk: requests are served meanwhile.

@@ -1,5 +1,6 @@
 // The few Plex HTTP API calls scanrelay makes, with the token in a header and errors a person can act on.
-import { httpFetch } from '../http-fetch.js';
+import { timeoutSignal, type Clock } from '../clock.js';
+import { httpFetch, RedirectRefused } from '../http-fetch.js';
 
 export interface PlexSection {
   id: string;
@@ -12,7 +13,7 @@ export interface PlexSection {
 export class PlexError extends Error {
   constructor(
     message: string,
-    /** HTTP status, or 0 for a network error / timeout. */
+    /** HTTP status, or 0 for a network error / timeout; a redirect not followed keeps its 3xx. */
     readonly status: number,
   ) {
     super(message);
@@ -24,6 +25,10 @@ export interface PlexApiOptions {
   token: string;
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** Whose time the per-request timeout counts (the wall clock by default). */
+  clock?: Clock;
+  /** The config key that holds `url`, for messages: PLEX_LOCAL_URL, or a TARGETS entry's URL. */
+  urlKey?: string;
 }
 
 export class PlexApi {
@@ -36,6 +41,10 @@ export class PlexApi {
     return this.base;
   }
 
+  private get urlKey(): string {
+    return this.opts.urlKey ?? 'PLEX_LOCAL_URL';
+  }
+
   async request(method: string, path: string, query?: Record<string, string>): Promise<Response> {
     const u = new URL(this.base + path);
     for (const [k, v] of Object.entries(query ?? {})) u.searchParams.set(k, v);
@@ -45,11 +54,18 @@ export class PlexApi {
       res = await f(u, {
         method,
         headers: { 'X-Plex-Token': this.opts.token, Accept: 'application/json', 'X-Plex-Product': 'scanrelay' },
-        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000),
+        signal: timeoutSignal(this.opts.clock, this.opts.timeoutMs ?? 30_000),
       });
     } catch (err) {
+      if (err instanceof RedirectRefused) {
+        // A redirect is an answer, not silence: the server is there but points elsewhere, so the token stayed here.
+        throw new PlexError(
+          `Plex at ${this.base} redirected ${method} ${path} to ${err.location} (${err.why}); scanrelay does not follow it, so PLEX_TOKEN was not sent there: set ${this.urlKey} to ${err.suggestedBase(path)} if that is your Plex`,
+          302,
+        );
+      }
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-      throw new PlexError(`Plex at ${this.base} did not answer (${cause}): start Plex, or point PLEX_LOCAL_URL (a TARGETS entry's URL) at it`, 0);
+      throw new PlexError(`Plex at ${this.base} did not answer (${cause}): start Plex, or point ${this.urlKey} at it`, 0);
     }
     if (res.status === 401 || res.status === 403) {
       await res.body?.cancel();

@@ -1,5 +1,6 @@
-// Whether each target answers: its slot state, marked down when it fails, probed with backoff while down, and
-// asked again when it has been idle (so a wrong token or a stopped server shows before a scan is due).
+// Whether each target answers: its slot state, marked down when it gives no answer, probed with backoff while
+// down, and asked again when it has been idle (so a wrong token or a stopped server shows before a scan is due).
+// Down is per server and only for silence: an answer that refuses one folder's scan is that folder's to back off.
 import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -35,7 +36,10 @@ export interface TargetState {
   failed: number;
 }
 
+const PROBE_FIRST_MS = 1_000;
 const PROBE_MAX_MS = 30_000; // a target that comes back is used again within this
+/** The "folders resume" count stops here: counting a backlog of 100,000 for a log line is not worth it. */
+const DUE_COUNT_LIMIT = 10_000;
 export const IDLE_PROBE_MS = 60_000;
 
 export function newTargetState(target: Target): TargetState {
@@ -77,20 +81,42 @@ export class Availability {
     }
   }
 
-  markDown(state: TargetState, error: string): void {
-    const now = this.deps.clock.now();
-    state.probeDelayMs = Math.min(PROBE_MAX_MS, Math.max(1_000, state.probeDelayMs * 2));
-    state.nextProbeAt = now + Math.round(state.probeDelayMs * (0.8 + 0.2 * this.deps.random()));
+  /**
+   * A scan got no answer. Several scans in flight time out together when a server hangs: the first marks it down,
+   * the rest only update the error, so the probe's backoff takes one step for them all, not one each.
+   */
+  noAnswer(state: TargetState, error: string): void {
     state.lastError = error;
-    if (state.up) {
-      state.up = false;
-      state.downSince = now;
-      this.deps.logger.error(
-        { target: state.target.name },
-        `Target ${state.target.name} is unavailable: ${sentence(error)} Its folders stay queued and are retried when it answers again.`,
-      );
-      this.deps.activity?.emit('target', { target: state.target.name, up: false, error });
-    }
+    if (state.up) this.goDown(state, error);
+  }
+
+  /** A probe failed, or the first probe (done by the readiness check) did: down, and the probe backs off. */
+  probeFailed(state: TargetState, error: string): void {
+    state.lastError = error;
+    if (state.up) return this.goDown(state, error);
+    state.probeDelayMs = Math.min(PROBE_MAX_MS, state.probeDelayMs * 2);
+    this.scheduleProbe(state);
+  }
+
+  /** A probe's answer, wherever it was asked (this class, or the readiness check at start). */
+  probed(state: TargetState, result: { ok: true } | { ok: false; error: string }): void {
+    state.lastHeardAt = this.deps.clock.now();
+    if (!result.ok) return this.probeFailed(state, result.error);
+    if (state.up) return; // an idle check that found nothing wrong
+    state.up = true;
+    state.probeDelayMs = 0;
+    state.downSince = undefined;
+    state.lastError = undefined;
+    // Folders that waited for the server are due already; those in their own backoff keep it.
+    const due = this.deps.queue.pendingCount(state.target.name, DUE_COUNT_LIMIT);
+    const count = due >= DUE_COUNT_LIMIT ? `${DUE_COUNT_LIMIT} or more` : String(due);
+    this.deps.logger.info({ target: state.target.name }, `Target ${state.target.name} is available again; ${count} folder(s) due resume.`);
+    this.deps.activity?.emit('target', { target: state.target.name, up: true });
+  }
+
+  /** A refused token: ask the server now whether the token works at all, unless a probe is already on its way. */
+  probeSoon(state: TargetState): void {
+    if (state.up && !state.probing) this.probe(state);
   }
 
   probe(state: TargetState): void {
@@ -103,21 +129,26 @@ export class Availability {
         result = { ok: false, error: String(err) };
       }
       state.probing = false;
-      state.lastHeardAt = this.deps.clock.now();
-      if (!result.ok) {
-        this.markDown(state, result.error);
-        return;
-      }
-      if (state.up) return; // an idle check that found nothing wrong
-      state.up = true;
-      state.probeDelayMs = 0;
-      state.downSince = undefined;
-      state.lastError = undefined;
-      const woken = this.deps.queue.wakeTarget(state.target.name);
-      this.deps.logger.info({ target: state.target.name }, `Target ${state.target.name} is available again; ${woken} folder(s) resume.`);
-      this.deps.activity?.emit('target', { target: state.target.name, up: true });
+      this.probed(state, result);
     };
     this.deps.track(run());
+  }
+
+  private goDown(state: TargetState, error: string): void {
+    const now = this.deps.clock.now();
+    state.up = false;
+    state.downSince = now;
+    state.probeDelayMs = PROBE_FIRST_MS;
+    this.scheduleProbe(state);
+    this.deps.logger.error(
+      { target: state.target.name },
+      `Target ${state.target.name} is unavailable: ${sentence(error)} Its folders stay queued and are retried when it answers again.`,
+    );
+    this.deps.activity?.emit('target', { target: state.target.name, up: false, error });
+  }
+
+  private scheduleProbe(state: TargetState): void {
+    state.nextProbeAt = this.deps.clock.now() + Math.round(state.probeDelayMs * (0.8 + 0.2 * this.deps.random()));
   }
 }
 

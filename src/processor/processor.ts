@@ -20,6 +20,9 @@ export type { ProcessorSettings };
 /** Folders checked ahead of delivery, in multiples of a target's slots (the rest wait, unchecked). */
 const LOOKAHEAD = 4;
 
+/** How long a shutdown waits for scans in flight (systemd's default stop timeout is 90 s, docker's 10 s). */
+const STOP_GRACE_MS = 5_000;
+
 /** Deliveries in flight per target when the target sets no concurrency and no pause. */
 export const DEFAULT_CONCURRENCY = 8;
 
@@ -55,6 +58,8 @@ export class Processor {
   private again = false;
   private wakeQueued = false;
   private loopDone?: Promise<void>;
+  /** Shutdown stopped waiting for the scans still in flight: their late answers are not recorded. */
+  private abandoned = false;
   private readonly checks: FileChecks;
   private readonly availability: Availability;
 
@@ -113,21 +118,48 @@ export class Processor {
     }
   }
 
-  start(): void {
+  /**
+   * The loop's first pass asks each target, so a wrong token or a stopped server shows before a scan is due;
+   * `probedElsewhere`: the caller asks them itself and hands the answers to `probed` (the readiness check).
+   */
+  start(opts: { probedElsewhere?: boolean } = {}): void {
     if (this.running) return;
     this.running = true;
-    // The loop's first pass asks each target, so a wrong token or a stopped server shows before a scan is due.
+    if (opts.probedElsewhere) for (const state of this.states) state.lastHeardAt = this.deps.clock.now();
     this.followUps.start();
     this.loopDone = this.loop();
   }
 
-  /** Stops taking new work, waits for deliveries in flight; follow-ups left stay recorded and resume at start. */
-  async stop(): Promise<void> {
+  /** A probe of target `name` asked by someone else (the first probe at start): its answer counts as ours. */
+  probed(name: string, result: { ok: true } | { ok: false; error: string }): void {
+    const state = this.states.find((s) => s.target.name === name);
+    if (state) this.availability.probed(state, result);
+  }
+
+  /**
+   * Stops taking new work and waits for deliveries in flight, but no longer than STOP_GRACE_MS: a hung server must
+   * not hold a shutdown past the stop timeout of systemd or docker. A scan not answered by then stays pending in
+   * the queue and is sent again at the next start; follow-ups left stay recorded and resume at start.
+   */
+  async stop(graceMs = this.deps.settings.stopGraceMs ?? STOP_GRACE_MS): Promise<void> {
     this.running = false;
     this.wake();
     await this.loopDone;
-    await this.idle();
-    await this.followUps.stop();
+    const finished = (async () => {
+      await this.idle();
+      await this.followUps.stop();
+      return true;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
+    const inTime = await Promise.race([finished, late]);
+    clearTimeout(timer);
+    if (inTime) return;
+    this.abandoned = true;
+    const waiting = this.states.reduce((n, s) => n + s.inFlight.size, 0);
+    this.deps.logger.warn(
+      `Stopping without the answer of ${waiting} scan(s) after ${Math.round(graceMs / 1000)} s: they stay queued and are sent again at the next start.`,
+    );
   }
 
   /**
@@ -165,7 +197,8 @@ export class Processor {
         continue;
       }
       const now = this.deps.clock.now();
-      const next = this.deps.queue.nextDue(this.targetNames) ?? now + 1000;
+      // A target that is down is asked again at its probe time, so its due deliveries must not wake the loop.
+      const next = this.deps.queue.nextDue(this.states.filter((s) => s.up).map((s) => s.target.name)) ?? now + 1000;
       const probes = this.states.filter((s) => !s.up).map((s) => s.nextProbeAt);
       const wait = Math.max(5, Math.min(1000, Math.min(next, ...probes) - now));
       this.sleepingUntil = now + wait;
@@ -264,6 +297,7 @@ export class Processor {
       } catch (err) {
         outcome = { status: 'retry', error: `unexpected error: ${String(err)}`, targetDown: false };
       }
+      if (this.abandoned) return; // the queue is closing: the delivery stays pending for the next start
       const now = clock.now();
       const name = state.target.name;
       const latencyMs = now - row.firstAt;
@@ -290,12 +324,13 @@ export class Processor {
         const attempts = row.attempts + 1;
         const delay = backoffDelay(attempts, { baseMs: 5_000, capMs: settings.retryMaxDelayMs, random: this.deps.random });
         await queue.grouped(() => queue.recordDelivery(row, name, { state: 'retry', error: outcome.error, nextAt: now + delay }, this.targetNames));
-        if (outcome.targetDown) this.availability.markDown(state, outcome.error);
-        else
-          logger.warn(
-            { target: name, folder: row.folder, attempts },
-            `Scan of '${row.folder}' on ${name} failed (attempt ${attempts}): ${outcome.error}. Retrying in ${Math.round(delay / 1000)} s; the folder stays queued.`,
-          );
+        // Every failure backs off its own folder; only silence takes the whole server down (one line per change).
+        logger.warn(
+          { target: name, folder: row.folder, attempts },
+          `Scan of '${row.folder}' on ${name} failed (attempt ${attempts}): ${outcome.error}. Retrying in ${Math.round(delay / 1000)} s; the folder stays queued.`,
+        );
+        if (outcome.targetDown) this.availability.noAnswer(state, outcome.error);
+        else if (outcome.tokenRefused) this.availability.probeSoon(state);
       }
       this.deps.activity?.emit('delivery', {
         folder: row.folder,

@@ -19,4 +19,6 @@ export interface ProcessorSettings {
   commandAfter?: string;
   /** How often an idle target that is up is asked whether it still answers (a wrong token shows at once). */
   idleProbeMs?: number;
+  /** How long stop() waits for scans in flight before leaving them queued (default 5 s). */
+  stopGraceMs?: number;
 }

@@ -42,10 +42,16 @@ export class Readiness {
   }
 
   /**
-   * Probes every target once, all at once, and records each answer. The processor needs none of this (it
-   * sends scans to a target until it fails); the probe only tells readiness that each server has been asked.
+   * Probes every target once, all at once, and records each answer; the service hands each answer to the
+   * processor too, so a failed first probe shows the target down on /health at once, with no second probe.
    */
-  async probeTargets(targets: Target[], logger: Logger, limitMs = FIRST_PROBE_LIMIT_MS): Promise<void> {
+  async probeTargets(
+    targets: Target[],
+    logger: Logger,
+    limitMs = FIRST_PROBE_LIMIT_MS,
+    /** Each answer as it comes: the processor takes it as its own first probe, so /health agrees with the log. */
+    onResult?: (name: string, result: { ok: true } | { ok: false; error: string }) => void,
+  ): Promise<void> {
     await Promise.all(
       targets.map(async (target) => {
         let timer: NodeJS.Timeout | undefined;
@@ -53,7 +59,7 @@ export class Readiness {
           timer = setTimeout(() => resolve({ ok: false, error: `no answer within ${Math.round(limitMs / 1000)} s` }), limitMs);
           timer.unref();
         });
-        let result: { ok: boolean; error?: string };
+        let result: { ok: true } | { ok: false; error: string };
         try {
           result = await Promise.race([target.available(), late]);
         } catch (err) {
@@ -65,6 +71,7 @@ export class Readiness {
           logger.warn({ target: target.name }, `First probe of ${target.name} failed: ${result.error}. Its scans wait in the queue until it answers.`);
         }
         this.targetProbed(target.name, result);
+        onResult?.(target.name, result);
       }),
     );
   }

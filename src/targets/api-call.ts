@@ -1,12 +1,22 @@
 // One HTTP call to a target's API, with its failure phrased for the log and sorted for the retry rules.
 import type { ScanOutcome } from '../scan.js';
-import { httpFetch } from '../http-fetch.js';
+import { timeoutSignal, type Clock } from '../clock.js';
+import { httpFetch, RedirectRefused } from '../http-fetch.js';
 
-/** A call that did not succeed. `targetDown`: the server itself is unreachable or refuses us. */
+/** How messages name a TARGETS entry's URL key ("set ... to https://..."). */
+export function entryUrlKey(name: string): string {
+  return `the URL of TARGETS entry "${name}"`;
+}
+
+/**
+ * A call that did not succeed. `targetDown`: the server gave no answer (the processor marks it down).
+ * `tokenRefused`: 401/403 (the processor probes it). Neither: the answer concerns this one call.
+ */
 export class ApiRefusal extends Error {
   constructor(
     message: string,
     readonly targetDown: boolean,
+    readonly tokenRefused = false,
   ) {
     super(message);
   }
@@ -31,6 +41,10 @@ export interface ApiCallerOptions {
   secrets: string[];
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** Whose time the per-request timeout counts (the wall clock by default). */
+  clock?: Clock;
+  /** The config key holding `url`, named when the server redirects elsewhere (default: the entry's URL). */
+  urlKey?: string;
   /** What to check when the server refuses us (401/403). */
   authHint: string;
 }
@@ -52,17 +66,24 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
         method,
         headers: { Accept: 'application/json', ...(o.body === undefined ? {} : { 'Content-Type': 'application/json' }), ...opts.headers },
         body: o.body === undefined ? undefined : JSON.stringify(o.body),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: timeoutSignal(opts.clock, timeoutMs),
       });
     } catch (err) {
+      if (err instanceof RedirectRefused) {
+        const key = opts.urlKey ?? 'the URL of its TARGETS entry';
+        throw new ApiRefusal(
+          scrub(`${opts.who} at ${base} redirected ${method} ${path} to ${err.location} (${err.why}); scanrelay does not follow it, so the credentials were not sent there: set ${key} to ${err.suggestedBase(path)} if that is the server`),
+          false,
+        );
+      }
       throw new ApiRefusal(scrub(`${opts.who} is unreachable at ${base} (${method} ${path}): ${networkCause(err, timeoutMs)}`), true);
     }
     if (response.ok) return response;
     const text = scrub((await response.text().catch(() => '')).trim().slice(0, 200));
     const said = text ? `: ${text}` : '';
     const status = response.status;
-    if (status === 401 || status === 403) throw new ApiRefusal(`${opts.who} refused us (HTTP ${status} on ${method} ${path}): ${opts.authHint}`, true);
-    if (status >= 500) throw new ApiRefusal(`${opts.who} failed with HTTP ${status} on ${method} ${path}${said}`, true);
+    if (status === 401 || status === 403) throw new ApiRefusal(`${opts.who} refused us (HTTP ${status} on ${method} ${path}): ${opts.authHint}`, false, true);
+    if (status >= 500) throw new ApiRefusal(`${opts.who} failed with HTTP ${status} on ${method} ${path}${said}`, false);
     const hint = status === 404 ? ' (check URL)' : '';
     throw new ApiRefusal(`${opts.who} answered HTTP ${status} on ${method} ${path}${hint}${said}`, false);
   }
@@ -78,7 +99,7 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
       }
     },
     retry(err: unknown): ScanOutcome {
-      if (err instanceof ApiRefusal) return { status: 'retry', error: err.message, targetDown: err.targetDown };
+      if (err instanceof ApiRefusal) return { status: 'retry', error: err.message, targetDown: err.targetDown, ...(err.tokenRefused ? { tokenRefused: true } : {}) };
       return { status: 'retry', error: scrub(`${opts.who}: ${(err as Error).message}`), targetDown: false };
     },
     scrub,

@@ -2,7 +2,7 @@
 // (POST /api/v3/command RescanSeries / RescanMovie), so the app notices files it did not import itself.
 import { systemClock } from '../clock.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
-import { apiCaller } from './api-call.js';
+import { apiCaller, entryUrlKey } from './api-call.js';
 import type { HttpTargetOptions } from './audiobookshelf.js';
 import { OwnerList } from './owner-list.js';
 import type { ScanOutcome, Target } from '../scan.js';
@@ -27,6 +27,7 @@ export function arrTarget(kind: 'sonarr' | 'radarr', opts: HttpTargetOptions): T
   const api = apiCaller({
     who,
     url: opts.url,
+    urlKey: entryUrlKey(opts.name),
     headers: { 'X-Api-Key': opts.token },
     secrets: [opts.token],
     timeoutMs: opts.timeoutMs,

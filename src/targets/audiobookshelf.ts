@@ -2,7 +2,7 @@
 // that the file changed (POST /api/watcher/update), the way Audiobookshelf's own folder watcher would.
 import { systemClock, type Clock } from '../clock.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
-import { apiCaller } from './api-call.js';
+import { apiCaller, entryUrlKey } from './api-call.js';
 import { OwnerList } from './owner-list.js';
 import type { ScanContext, ScanOutcome, Target } from '../scan.js';
 
@@ -26,6 +26,7 @@ export function audiobookshelfTarget(opts: HttpTargetOptions): Target {
   const api = apiCaller({
     who,
     url: opts.url,
+    urlKey: entryUrlKey(opts.name),
     headers: { Authorization: `Bearer ${opts.token}` },
     secrets: [opts.token],
     timeoutMs: opts.timeoutMs,

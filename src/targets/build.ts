@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { DeletedCounter } from '../plex/after-scan.js';
 import { PlexApi } from '../plex/api.js';
 import type { FileInLibrary } from '../plex/confirm.js';
+import { entryUrlKey } from './api-call.js';
 import { arrTarget } from './arr.js';
 import { audiobookshelfTarget } from './audiobookshelf.js';
 import { commandTarget } from './command.js';
@@ -42,6 +43,7 @@ export function buildTargets(config: Config, deps: BuildDeps): Target[] {
           new PlexTarget({
             name: 'plex',
             url: config.PLEX_LOCAL_URL,
+            urlKey: 'PLEX_LOCAL_URL',
             token: config.PLEX_TOKEN,
             pauseMs: config.PLEX_SCAN_PAUSE * 1000,
             concurrency: config.PLEX_SCAN_CONCURRENCY,
@@ -75,7 +77,7 @@ export function buildTargets(config: Config, deps: BuildDeps): Target[] {
 
 function buildOne(t: TargetConfig, config: Config, deps: BuildDeps): Target {
   const pauseMs = (t.SCAN_PAUSE ?? 0) * 1000;
-  const common = { name: t.NAME, url: t.URL ?? '', token: t.TOKEN ?? '', pauseMs, concurrency: t.SCAN_CONCURRENCY, clock: deps.clock, logger: deps.logger, fetch: deps.fetch };
+  const common = { name: t.NAME, url: t.URL ?? '', urlKey: entryUrlKey(t.NAME), token: t.TOKEN ?? '', pauseMs, concurrency: t.SCAN_CONCURRENCY, clock: deps.clock, logger: deps.logger, fetch: deps.fetch };
   switch (t.TYPE) {
     case 'jellyfin':
       return jellyfinTarget(common);

@@ -1,7 +1,7 @@
 // Refreshes the metadata of the Jellyfin or Emby item(s) holding a file: the library holding it is paged through
 // (GET /Items with Fields=Path) for the item whose Path is the file, which then gets POST /Items/{id}/Refresh.
 import { isInside } from '../paths/folder.js';
-import { apiCaller } from './api-call.js';
+import { apiCaller, entryUrlKey } from './api-call.js';
 import { lookupCandidates, type ItemRefreshResult } from './item-refresh.js';
 import type { MediaBrowserFlavour } from './mediabrowser.js';
 
@@ -40,6 +40,7 @@ export async function refreshMediaBrowserItems(flavour: MediaBrowserFlavour, opt
   const api = apiCaller({
     who,
     url: opts.url,
+    urlKey: entryUrlKey(opts.name),
     headers: flavour.authHeaders(opts.token),
     secrets: [opts.token],
     timeoutMs: opts.timeoutMs,
@@ -78,6 +79,8 @@ export async function refreshMediaBrowserItems(flavour: MediaBrowserFlavour, opt
     return { status: 'refreshed', items: ids, detail: `refreshed item ${ids.join(', ')}` };
   } catch (err) {
     const outcome = api.retry(err);
-    return outcome.status === 'retry' ? outcome : { status: 'retry', error: String(err), targetDown: false };
+    // An item refresh reports a refused token as the server's, as it did before scans told the two apart.
+    if (outcome.status === 'retry') return { status: 'retry', error: outcome.error, targetDown: outcome.targetDown || outcome.tokenRefused === true };
+    return { status: 'retry', error: String(err), targetDown: false };
   }
 }

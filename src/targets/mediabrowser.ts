@@ -1,15 +1,17 @@
 // The MediaBrowser API that Jellyfin and Emby share: tell the server a folder changed, after checking
 // that one of its libraries holds the folder. The two differ only in auth header and library listing.
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, timeoutSignal, type Clock } from '../clock.js';
 import { silentLogger, type Logger } from '../log.js';
 import { isInside, trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanContext, ScanOutcome, Target } from '../scan.js';
-import { httpFetch } from '../http-fetch.js';
+import { httpFetch, RedirectRefused } from '../http-fetch.js';
 
 export interface MediaBrowserOptions {
   name: string;
   /** Base URL, e.g. http://jellyfin:8096 (Emby behind /emby: include it). */
   url: string;
+  /** The config key holding `url`, named in messages (a TARGETS entry's URL). */
+  urlKey?: string;
   token: string;
   pauseMs?: number;
   concurrency?: number;
@@ -39,11 +41,14 @@ export interface MediaBrowserFlavour {
   parseLibraries(body: unknown): Library[];
 }
 
-/** A request that did not succeed, already phrased for the log and mapped to the queue's retry rules. */
+/**
+ * A request that did not succeed, already phrased for the log and mapped to the queue's retry rules: silence
+ * marks the server down, a refused token has it probed, anything else concerns the one folder.
+ */
 class Refusal extends Error {
   constructor(
     message: string,
-    readonly targetDown: boolean,
+    readonly kind: 'silent' | 'token' | 'folder',
   ) {
     super(message);
   }
@@ -74,10 +79,17 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
           ...(auth ? flavour.authHeaders(opts.token) : {}),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: timeoutSignal(clock, timeoutMs),
       });
     } catch (err) {
-      throw new Refusal(scrub(`${who} is unreachable at ${base} (${method} ${path}): ${networkCause(err, timeoutMs)}`), true);
+      if (err instanceof RedirectRefused) {
+        const key = opts.urlKey ?? 'its URL';
+        throw new Refusal(
+          scrub(`${who} at ${base} redirected ${method} ${path} to ${err.location} (${err.why}); scanrelay does not follow it, so the token was not sent there: set ${key} to ${err.suggestedBase(path)} if that is the server`),
+          'folder',
+        );
+      }
+      throw new Refusal(scrub(`${who} is unreachable at ${base} (${method} ${path}): ${networkCause(err, timeoutMs)}`), 'silent');
     }
     if (response.ok) return response;
     const text = scrub((await response.text().catch(() => '')).trim().slice(0, 200));
@@ -88,11 +100,11 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
         flavour.kind === 'jellyfin' && path === flavour.librariesPath && status === 403
           ? ' (listing libraries needs an admin API key)'
           : '';
-      throw new Refusal(`${who} refused the token (HTTP ${status} on ${method} ${path}): check TOKEN${extra}`, true);
+      throw new Refusal(`${who} refused the token (HTTP ${status} on ${method} ${path}): check TOKEN${extra}`, 'token');
     }
-    if (status >= 500) throw new Refusal(`${who} failed with HTTP ${status} on ${method} ${path}${said}`, true);
+    if (status >= 500) throw new Refusal(`${who} failed with HTTP ${status} on ${method} ${path}${said}`, 'folder');
     const hint = status === 404 ? ' (check URL; Emby may need the /emby prefix)' : '';
-    throw new Refusal(`${who} answered HTTP ${status} on ${method} ${path}${hint}${said}`, false);
+    throw new Refusal(`${who} answered HTTP ${status} on ${method} ${path}${hint}${said}`, 'folder');
   }
 
   async function loadLibraries(): Promise<Library[]> {
@@ -101,7 +113,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     try {
       body = await response.json();
     } catch {
-      throw new Refusal(`${who} sent a library list that is not JSON (GET ${flavour.librariesPath}): check URL`, false);
+      throw new Refusal(`${who} sent a library list that is not JSON (GET ${flavour.librariesPath}): check URL`, 'folder');
     }
     const list = flavour.parseLibraries(body);
     libraries = { list, at: clock.now() };
@@ -145,7 +157,9 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
         });
         return { status: 'scanned', detail: found.map((l) => l.name).join(', ') };
       } catch (err) {
-        if (err instanceof Refusal) return { status: 'retry', error: err.message, targetDown: err.targetDown };
+        if (err instanceof Refusal) {
+          return { status: 'retry', error: err.message, targetDown: err.kind === 'silent', ...(err.kind === 'token' ? { tokenRefused: true } : {}) };
+        }
         return { status: 'retry', error: scrub(`${who}: ${(err as Error).message}`), targetDown: false };
       }
     },

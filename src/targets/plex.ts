@@ -19,7 +19,10 @@ export interface PlexTargetOptions {
   /** Refreshes sent at once while no pause is set. */
   concurrency?: number;
   clock: Clock;
+  /** Per request, counted on `clock`. */
   timeoutMs?: number;
+  /** The config key holding `url`, named in messages (PLEX_LOCAL_URL by default). */
+  urlKey?: string;
   fetch?: typeof fetch;
   logger?: Logger;
   /** PLEX_CONFIRM_SCANS: follow the scan to its end and confirm the request's file. Default true. */
@@ -61,7 +64,7 @@ export class PlexTarget implements Target {
     this.name = opts.name;
     this.pauseMs = opts.pauseMs ?? 0;
     this.concurrency = opts.concurrency;
-    this.api = new PlexApi({ url: opts.url, token: opts.token, timeoutMs: opts.timeoutMs, fetch: opts.fetch });
+    this.api = new PlexApi({ url: opts.url, token: opts.token, timeoutMs: opts.timeoutMs, fetch: opts.fetch, clock: opts.clock, urlKey: opts.urlKey });
     this.sections = new SectionCache(this.api, opts.clock);
     this.after = { ...NO_AFTER_SCAN, ...opts.after };
     this.confirmScans = opts.confirmScans ?? true;
@@ -88,7 +91,8 @@ export class PlexTarget implements Target {
       if (this.opts.checkBeforeScan) {
         const answer = await waitUntilPlexAnswers(this.api, { clock: this.opts.clock, sleep: this.opts.sleep ?? ((ms) => this.opts.clock.sleep(ms)), budgetMs: this.opts.checkBudgetMs });
         if (!answer.ok) {
-          return { status: 'retry', error: `PLEX_CHECK_BEFORE_SCAN: ${answer.error} (asked ${answer.attempts} time(s))`, targetDown: true };
+          const error = `PLEX_CHECK_BEFORE_SCAN: ${answer.error} (asked ${answer.attempts} time(s))`;
+          return { status: 'retry', error, ...failureKind(answer.status) };
         }
       }
       const found = await this.sections.containing(folder);
@@ -131,10 +135,16 @@ export class PlexTarget implements Target {
 }
 
 function retryFrom(err: unknown): ScanOutcome {
-  if (err instanceof PlexError) {
-    // 404 for one folder is the folder's problem; anything else means Plex itself can't take scans now.
-    const targetDown = err.status === 0 || err.status === 401 || err.status === 403 || err.status >= 500;
-    return { status: 'retry', error: err.message, targetDown };
-  }
+  if (err instanceof PlexError) return { status: 'retry', error: err.message, ...failureKind(err.status) };
   return { status: 'retry', error: String(err), targetDown: false };
+}
+
+/**
+ * Only silence (status 0: refused, timeout, DNS) is the server's; a refused token asks the server-level question
+ * (the processor probes at once); any other answer (404, 500, a redirect) is this folder's and backs it off.
+ */
+function failureKind(status: number): { targetDown: boolean; tokenRefused?: true } {
+  if (status === 0) return { targetDown: true };
+  if (status === 401 || status === 403) return { targetDown: false, tokenRefused: true };
+  return { targetDown: false };
 }

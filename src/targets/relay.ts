@@ -1,7 +1,7 @@
 // The "relay" target: hands the folder to another scanrelay or an autoscan through its manual trigger
 // (POST /triggers/manual?dir=<folder>, HTTP Basic auth), for chaining across machines.
 import { trimTrailingSeparator } from '../paths/folder.js';
-import { apiCaller } from './api-call.js';
+import { apiCaller, entryUrlKey } from './api-call.js';
 import type { ScanOutcome, Target } from '../scan.js';
 
 export interface RelayTargetOptions {
@@ -20,6 +20,7 @@ export function relayTarget(opts: RelayTargetOptions): Target {
   const api = apiCaller({
     who,
     url: opts.url,
+    urlKey: entryUrlKey(opts.name),
     headers: auth ? { Authorization: auth } : {},
     secrets: [opts.password ?? '', auth ?? ''],
     timeoutMs: opts.timeoutMs,

@@ -1,6 +1,6 @@
 // The "tdarr" target: asks Tdarr to look for new files in the folder (POST /api/v2/scan-files) for one library.
 import { trimTrailingSeparator } from '../paths/folder.js';
-import { apiCaller } from './api-call.js';
+import { apiCaller, entryUrlKey } from './api-call.js';
 import type { HttpTargetOptions } from './audiobookshelf.js';
 import type { ScanContext, ScanOutcome, Target } from '../scan.js';
 
@@ -9,6 +9,7 @@ export function tdarrTarget(opts: HttpTargetOptions & { libraryId: string }): Ta
   const api = apiCaller({
     who,
     url: opts.url,
+    urlKey: entryUrlKey(opts.name),
     // Tdarr checks the key only when its own API-key setting is on; sending none is fine otherwise.
     headers: opts.token ? { 'x-api-key': opts.token } : {},
     secrets: [opts.token],

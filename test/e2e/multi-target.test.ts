@@ -166,11 +166,15 @@ describe('two Plex, Jellyfin and Emby from one config', () => {
     await run(DELAY_S * 1000);
     expect(t.plex.refreshes).toHaveLength(1);
     expect(jellyfin.updates()).toHaveLength(1);
-    expect(t.service.processor.health().find((h) => h.name === 'plex-4k')).toMatchObject({ up: false, lastError: expect.stringContaining('503') });
+    // A 503 answer backs the folder off on that server; only silence would mark the server down.
+    expect(t.service.processor.health().find((h) => h.name === 'plex-4k')).toMatchObject({ up: true });
+    const heat = t.service.queue.get('/data/media/movies/Heat (1995)')!;
+    expect(t.service.queue.deliveries(heat.id).find((d) => d.target === 'plex-4k')!.lastError).toContain('503');
     await run(60 * MINUTE);
     plex4k.failure = undefined;
     plex4k.onDisk.add(`/media4k/${MOVIE}`);
-    await run(60_000);
+    // The folder keeps its own backoff (at most SERVER_SCAN_RETRY_MAX_DELAY, 300 s) after the server recovers.
+    await run(6 * MINUTE);
     expect(plex4k.refreshes.filter((r) => r.path === '/media4k/movies/Heat (1995)').length).toBeGreaterThanOrEqual(1);
     expect(t.service.queue.count()).toBe(0);
     const h = t.service.queue.history().find((x) => x.target === 'plex-4k')!;

@@ -78,6 +78,13 @@ export class FakePlex {
   failure: Failure;
   /** Delay (ms) before each answer. */
   latencyMs = 0;
+  /** Requests this matches get no answer at all (a refresh Plex sits on), whatever `failure` says. */
+  hangWhen?: (path: string, query: Record<string, string>) => boolean;
+  /**
+   * Requests whose path matches `paths` are answered 302 to `to` + the same path and query (marked
+   * `redirected=1`, which is never redirected again, so a same-origin redirect ends).
+   */
+  redirect?: { to: string; paths: RegExp; status?: number };
   /** false = an old server without GET /activities (404); the section `refreshing` flag still works. */
   activitiesSupported = true;
   /**
@@ -243,6 +250,11 @@ export class FakePlex {
     const token = (req.headers['x-plex-token'] as string | undefined) ?? u.searchParams.get('X-Plex-Token') ?? undefined;
     this.requests.push({ method: req.method ?? 'GET', path: u.pathname, query: Object.fromEntries(u.searchParams), token, at: Date.now() });
     if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));
+    if (this.hangWhen?.(u.pathname, Object.fromEntries(u.searchParams))) return;
+    if (this.redirect && this.redirect.paths.test(u.pathname) && !u.searchParams.has('redirected')) {
+      u.searchParams.set('redirected', '1');
+      return void res.writeHead(this.redirect.status ?? 302, { location: `${this.redirect.to}${u.pathname}?${u.searchParams}` }).end();
+    }
     const failure = this.failure;
     if (failure === 'reset') return void req.socket.destroy();
     if (failure === 'hang') return;

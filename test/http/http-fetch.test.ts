@@ -3,7 +3,7 @@
 // the targets turn into "unreachable" and "no answer within" messages.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpFetch } from '../../src/http-fetch.js';
+import { httpFetch, RedirectRefused, staysHome } from '../../src/http-fetch.js';
 import { closeServer, freePort, listenLocal } from '../support/net.js';
 
 let server: Server;
@@ -94,5 +94,64 @@ describe('httpFetch', () => {
     controller.abort();
     const aborted = await httpFetch(`${base}/json`, { signal: controller.signal }).catch((e: unknown) => e);
     expect((aborted as Error).name).toBe('AbortError');
+  });
+});
+
+describe('httpFetch redirects: tokens stay home', () => {
+  let other: Server;
+  let otherBase: string;
+  const reached: IncomingMessage['headers'][] = [];
+  beforeAll(async () => {
+    other = createServer((req, res) => {
+      reached.push(req.headers);
+      res.end('elsewhere');
+    });
+    otherBase = await listenLocal(other);
+  });
+  afterAll(() => closeServer(other));
+
+  it('a redirect to another port is not followed: RedirectRefused names the Location, the other server sees nothing', async () => {
+    const hop = createServer((req, res) => res.writeHead(302, { location: `${otherBase}/library/sections/1/refresh?path=/tv&X-Plex-Token=echo` }).end());
+    const hopBase = await listenLocal(hop);
+    try {
+      const err = await httpFetch(`${hopBase}/library/sections/1/refresh`, { headers: { 'X-Plex-Token': 'tok', authorization: 'Bearer b' } }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RedirectRefused);
+      const refused = err as RedirectRefused;
+      expect(refused.location).toBe(`${otherBase}/library/sections/1/refresh`); // its query (an echo) left out
+      expect(refused.why).toBe('another server');
+      expect(refused.suggestedBase('/library/sections/1/refresh')).toBe(otherBase);
+      expect(reached).toEqual([]);
+    } finally {
+      await closeServer(hop);
+    }
+  });
+
+  it('a same-origin redirect is followed once with the token; a second one is refused', async () => {
+    const before = seen.length;
+    const moved = await httpFetch(`${base}/moved`, { headers: { 'X-Plex-Token': 'tok' } });
+    expect(moved.status).toBe(200);
+    expect(seen.slice(before).map((s) => [s.url, s.headers['x-plex-token']])).toEqual([
+      ['/moved', 'tok'],
+      ['/json?from=moved', 'tok'],
+    ]);
+    const loop = createServer((req, res) => res.writeHead(307, { location: req.url === '/a' ? '/b' : '/c' }).end());
+    const loopBase = await listenLocal(loop);
+    try {
+      const err = await httpFetch(`${loopBase}/a`).catch((e: unknown) => e);
+      expect((err as RedirectRefused).why).toBe('a second redirect');
+    } finally {
+      await closeServer(loop);
+    }
+  });
+
+  it('home is the same origin, or http -> https on the same host and port; never a downgrade or another host', () => {
+    const home = (a: string, b: string) => staysHome(new URL(a), new URL(b));
+    expect(home('http://plex:32400/a', 'http://plex:32400/b')).toBe(true);
+    expect(home('http://plex:32400/a', 'https://plex:32400/a')).toBe(true);
+    expect(home('http://plex/a', 'https://plex/a')).toBe(true);
+    expect(home('https://plex:32400/a', 'http://plex:32400/a')).toBe(false);
+    expect(home('http://plex:32400/a', 'http://plex:32401/a')).toBe(false);
+    expect(home('http://plex:32400/a', 'https://plex.direct:32400/a')).toBe(false);
+    expect(home('http://plex/a', 'https://plex:8443/a')).toBe(false);
   });
 });

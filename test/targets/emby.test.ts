@@ -39,15 +39,15 @@ describe('emby target', () => {
     });
   });
 
-  it('maps 403 to a down target naming TOKEN, and 500 to down', async () => {
+  it('maps 403 to a refused token naming TOKEN, and 500 to a failure of the folder', async () => {
     server.fail(403);
     const refused = await target.scan('/data/media/tv/Show', ctx);
-    expect(refused).toMatchObject({ status: 'retry', targetDown: true });
+    expect(refused).toMatchObject({ status: 'retry', targetDown: false, tokenRefused: true });
     expect(refused.status === 'retry' && refused.error).toMatch(/^emby 'emby' refused the token \(HTTP 403 .*check TOKEN$/);
     expect(refused.status === 'retry' && refused.error).not.toContain(TOKEN);
 
     server.fail(500, { path: '/Library/Media/Updated' });
-    expect(await target.scan('/data/media/tv/Show', ctx)).toMatchObject({ status: 'retry', targetDown: true });
+    expect(await target.scan('/data/media/tv/Show', ctx)).toMatchObject({ status: 'retry', targetDown: false });
   });
 
   it('hints at the /emby prefix on a 404', async () => {

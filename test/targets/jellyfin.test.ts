@@ -71,10 +71,10 @@ describe('jellyfin target', () => {
     expect(libraryLoads()).toBe(3);
   });
 
-  it('retries with the target down and "check TOKEN" on 401, never showing the token', async () => {
+  it('retries with the token refused (the processor probes) and "check TOKEN" on 401, never showing the token', async () => {
     const wrong = jellyfinTarget({ name: 'jf-4k', url: server.url, token: 'wrong-token-9999', clock });
     const outcome = await wrong.scan('/data/media/movies/A', ctx);
-    expect(outcome).toMatchObject({ status: 'retry', targetDown: true });
+    expect(outcome).toMatchObject({ status: 'retry', targetDown: false, tokenRefused: true });
     const error = outcome.status === 'retry' ? outcome.error : '';
     expect(error).toContain("jellyfin 'jf-4k'");
     expect(error).toContain('HTTP 401');
@@ -85,13 +85,14 @@ describe('jellyfin target', () => {
   it('explains a 403 on the library list (needs an admin key)', async () => {
     server.fail(403, { path: '/Library/VirtualFolders' });
     const outcome = await target.scan('/data/media/movies/A', ctx);
-    expect(outcome).toMatchObject({ status: 'retry', targetDown: true });
+    expect(outcome).toMatchObject({ status: 'retry', targetDown: false, tokenRefused: true });
     expect(outcome.status === 'retry' && outcome.error).toMatch(/HTTP 403 .*check TOKEN \(listing libraries needs an admin API key\)/);
   });
 
   it.each([
-    [500, true],
-    [503, true],
+    // Only silence takes a server down; an answer, even a 5xx, concerns the one folder.
+    [500, false],
+    [503, false],
     [404, false],
     [400, false],
   ])('maps HTTP %i on the scan to retry with targetDown=%s', async (status, down) => {

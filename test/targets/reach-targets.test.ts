@@ -66,11 +66,11 @@ describe('audiobookshelf target', () => {
     expect(await target.available()).toEqual({ ok: true });
   });
 
-  it('a refused token marks it down without printing the token; an unreachable server too', async () => {
+  it('a refused token is told apart (the processor probes) without printing the token; an unreachable server is down', async () => {
     const abs = track(await startFakeAudiobookshelf());
     const wrong = audiobookshelfTarget({ name: 'abs', url: abs.url, token: 'wrong-token-123', clock: new ManualClock() });
     const outcome = await wrong.scan('/audiobooks/x', ctx());
-    expect(outcome).toMatchObject({ status: 'retry', targetDown: true, error: expect.stringContaining('check TOKEN') });
+    expect(outcome).toMatchObject({ status: 'retry', targetDown: false, tokenRefused: true, error: expect.stringContaining('check TOKEN') });
     expect(JSON.stringify(outcome)).not.toContain('wrong-token-123');
     await abs.close();
     open.length = 0;
@@ -79,7 +79,7 @@ describe('audiobookshelf target', () => {
 });
 
 describe('tdarr target', () => {
-  it('asks Tdarr to scan the file into its library; deletions are not sent; 5xx is retried as down, 4xx as not down', async () => {
+  it('asks Tdarr to scan the file into its library; deletions are not sent; 5xx and 4xx concern the folder, not down', async () => {
     const tdarr = track(await startFakeTdarr());
     const target = tdarrTarget({ name: 'tdarr', url: tdarr.url, token: '', libraryId: 'L1' });
     expect(await target.scan('/media/tv/S/Season 1', ctx('/media/tv/S/Season 1/e.mkv'))).toEqual({ status: 'scanned', detail: 'library L1' });
@@ -87,7 +87,7 @@ describe('tdarr target', () => {
     expect(await target.scan('/media/tv/S/Season 1', ctx(undefined, true))).toMatchObject({ status: 'unmatched' });
     expect(tdarr.requests).toHaveLength(1);
     tdarr.fail(502);
-    expect(await target.scan('/media/x', ctx())).toMatchObject({ status: 'retry', targetDown: true });
+    expect(await target.scan('/media/x', ctx())).toMatchObject({ status: 'retry', targetDown: false, error: expect.stringContaining('HTTP 502') });
     tdarr.fail(400);
     expect(await target.scan('/media/x', ctx())).toMatchObject({ status: 'retry', targetDown: false, error: expect.stringContaining('HTTP 400') });
   });
@@ -115,12 +115,12 @@ describe('sonarr and radarr targets', () => {
     expect(await target.scan('/tv/B/S1', ctx())).toEqual({ status: 'scanned', detail: 'RescanSeries B' });
   });
 
-  it('radarr: RescanMovie with movieId; a wrong API key marks it down', async () => {
+  it('radarr: RescanMovie with movieId; a wrong API key is a refused token', async () => {
     const radarr = track(await startFakeArr('radarr', 'key-5678', [{ id: 4, title: 'Heat', path: '/movies/Heat (1995)' }]));
     expect(await arrTarget('radarr', { name: 'r', url: radarr.url, token: 'key-5678' }).scan('/movies/Heat (1995)', ctx())).toMatchObject({ status: 'scanned' });
     expect(commands(radarr)).toEqual([{ name: 'RescanMovie', movieId: 4 }]);
     const refused = await arrTarget('radarr', { name: 'r', url: radarr.url, token: 'nope-nope' }).scan('/movies/Heat (1995)', ctx());
-    expect(refused).toMatchObject({ status: 'retry', targetDown: true });
+    expect(refused).toMatchObject({ status: 'retry', targetDown: false, tokenRefused: true });
     expect(JSON.stringify(refused)).not.toContain('nope-nope');
   });
 });
@@ -133,7 +133,7 @@ describe('relay target', () => {
     expect(relayed(relay)).toEqual(['/media/tv/Show/Season 1']);
     expect(await target.available()).toEqual({ ok: true });
     const wrong = await relayTarget({ name: 'edge', url: relay.url, user: 'u', password: 'bad-pass' }).scan('/m', ctx());
-    expect(wrong).toMatchObject({ status: 'retry', targetDown: true, error: expect.stringContaining('check USER and PASSWORD') });
+    expect(wrong).toMatchObject({ status: 'retry', targetDown: false, tokenRefused: true, error: expect.stringContaining('check USER and PASSWORD') });
   });
 
   it('chains into a real scanrelay: its /triggers/manual queues the folder', async () => {
