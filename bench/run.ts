@@ -103,6 +103,11 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
 8. **Failing server** — the default config against a fake Plex that (a) answers every refresh with 500: refresh
    attempts in 60 s of the service's clock; (b) never answers 8 refreshes (PLEX_SCAN_CONCURRENCY): how long a
    healthy folder due behind them waits for its refresh. The service runs on a ManualClock moved in 100 ms steps.
+9. **Fold** — one Sonarr "On Import Complete" webhook naming SERVER_MAX_REQUEST_PATHS (1,000) files, each in a
+   folder of its own, through the service as users run it (default config, real disk check, a log file, a Plex
+   whose library holds the folders): the longest the event loop is held while it is received, folded and
+   committed (perf_hooks' event-loop delay), median of 7; baseline: JSON.parse of the same body. And one path
+   more than the limit, which must be a 413 before anything is folded.
 
 Every benchmark runs the defaults a user gets (file checks on, scans followed and confirmed), with the two path
 mappings a user writes; the files the requests name exist on the benchmark's disk and in the fake Plex.
