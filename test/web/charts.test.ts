@@ -1,15 +1,15 @@
 // The dashboard's charts in real headless Chromium: empty at first, then after a scripted hour of traffic
 // (webhooks every minute, one server failing for ten minutes), at phone and desktop width, updating live.
 // Screenshots go to test-artifacts/.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanOutcome, Target } from '../../src/scan.js';
 import { repoRoot } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
+import { chromiumPath } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const artifacts = join(repoRoot, 'test-artifacts');
 const MIN = 60_000;
 
@@ -27,7 +27,7 @@ function server(name: string, unmatched: (folder: string) => boolean = () => fal
   return { target, state };
 }
 
-describe.skipIf(!existsSync(CHROMIUM))('dashboard charts in Chromium', () => {
+describe('dashboard charts in Chromium', () => {
   let t: TestService;
   let browser: Browser;
   let base: string;
@@ -79,7 +79,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard charts in Chromium', () => {
     mkdirSync(artifacts, { recursive: true });
     t = await testService({ targets: [plex.target, jellyfin.target] });
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: chromiumPath(),
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
   });
