@@ -67,7 +67,8 @@ export class Readiness {
         } finally {
           clearTimeout(timer);
         }
-        if (!result.ok) {
+        // With onResult, the processor takes the answer and says the target is unavailable: one line, not two.
+        if (!result.ok && !onResult) {
           logger.warn({ target: target.name }, `First probe of ${target.name} failed: ${result.error}. Its scans wait in the queue until it answers.`);
         }
         this.targetProbed(target.name, result);
