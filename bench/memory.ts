@@ -1,11 +1,70 @@
 // Benchmark 4 — memory: peak RSS (VmHWM) of the server process, idle and with 100,000 folders queued, measured
 // in the child process so the harness does not count. Baseline: a bare Node http server process, same run.
+// First, what a home server holds all year: RSS after 20 s of idling (a Plex target, every other setting its
+// default) beside a bare Node http server started at the same moment on the same Node, on the machine's Node and
+// on Node 24 (the image's), target at most 16 MB above bare. `node --import tsx bench/memory.ts --idle` runs
+// only that part.
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
-import { cleanup, createMediaFiles, log, median, peakRssMb, prefilledFile, prefillQueue, SECRET, sleep, standalone, startBare, startServer, tempDir, writeConfig, type Figure } from './support.js';
+import { node24, versionOf } from './other-node.js';
+import { cleanup, createMediaFiles, log, median, peakRssMb, prefilledFile, prefillQueue, rssMb, SECRET, sleep, standalone, startBare, startServer, tempDir, writeConfig, type Figure } from './support.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const FOLDERS = 100_000;
+const IDLE_MS = 20_000;
+const IDLE_ROUNDS = Number(process.env.BENCH_IDLE_ROUNDS ?? 2);
+/** How far above a bare Node http server an idle relay may sit. */
+const IDLE_ALLOWANCE_MB = 16;
+
+/** RSS of the idle relay and of a bare http server, started together on `node`, after IDLE_MS. */
+async function idlePair(node: string, plexUrl: string, token: string): Promise<{ server: number; bare: number }> {
+  const dir = tempDir('mem-idle');
+  try {
+    const config = writeConfig(dir, { PLEX_LOCAL_URL: plexUrl, PLEX_TOKEN: token });
+    const [bare, server] = await Promise.all([startBare(0, undefined, node), startServer({ dir, config, queuefile: join(dir, 'queue.db'), node })]);
+    try {
+      await sleep(IDLE_MS);
+      return { server: rssMb(server.pid), bare: rssMb(bare.pid) };
+    } finally {
+      await Promise.all([server.stop(), bare.stop()]);
+    }
+  } finally {
+    cleanup(dir);
+  }
+}
+
+async function idleFigures(): Promise<Figure[]> {
+  const plex = await new FakePlex({ sections: [{ key: '2', title: 'TV', type: 'show', locations: ['/data/media/tv'] }] }).start();
+  const nodes = [process.execPath, node24()].filter((n): n is string => n !== undefined);
+  const figures: Figure[] = [];
+  try {
+    for (const node of nodes) {
+      const version = versionOf(node);
+      const pairs: { server: number; bare: number }[] = [];
+      for (let r = 0; r < IDLE_ROUNDS; r++) {
+        pairs.push(await idlePair(node, plex.url, plex.token));
+        log(`idle on Node ${version}, round ${r + 1}/${IDLE_ROUNDS}: relay ${pairs[r].server.toFixed(1)} MB, bare ${pairs[r].bare.toFixed(1)} MB, +${(pairs[r].server - pairs[r].bare).toFixed(1)} MB`);
+      }
+      const above = pairs.map((p) => p.server - p.bare);
+      const v = median(above);
+      const range = `${Math.min(...above).toFixed(1)}-${Math.max(...above).toFixed(1)} MB over ${pairs.length} runs; relay ${median(pairs.map((p) => p.server)).toFixed(1)} MB`;
+      figures.push({
+        id: '4',
+        name: `memory: RSS after ${IDLE_MS / 1000} s idle above a bare Node http server started beside it, Node ${version} (${range})`,
+        value: v,
+        unit: 'MB',
+        baseline: { label: 'bare Node http, same Node, same moment', value: median(pairs.map((p) => p.bare)) },
+        ratio: median(pairs.map((p) => p.server / p.bare)),
+        target: `<= ${IDLE_ALLOWANCE_MB} MB above bare`,
+        pass: v <= IDLE_ALLOWANCE_MB,
+        note: v <= IDLE_ALLOWANCE_MB ? undefined : `${v.toFixed(1)} MB above bare; see Notes`,
+      });
+    }
+  } finally {
+    await plex.stop();
+  }
+  return figures;
+}
 
 /** Exercises the server a little (health, API, a few webhooks) so the figure is not a cold process. */
 async function exercise(url: string): Promise<void> {
@@ -39,6 +98,8 @@ async function measure(queued: number, plexUrl: string, token: string, dispatchi
 }
 
 export async function run(): Promise<Figure[]> {
+  const sideBySide = await idleFigures();
+  if (process.argv.includes('--idle')) return sideBySide;
   const plex = await new FakePlex({ sections: [{ key: '2', title: 'TV', type: 'show', locations: ['/data/media/tv'] }] }).start();
   plex.failure = { status: 503 };
   const bare: number[] = [];
@@ -75,6 +136,7 @@ export async function run(): Promise<Figure[]> {
     };
   };
   return [
+    ...sideBySide,
     fig('memory: peak RSS idle', idle, 100),
     fig('memory: peak RSS with 100,000 folders queued (waiting)', full, 250),
     fig('memory: peak RSS with 100,000 folders queued (all due, Plex refusing)', busy, 250),

@@ -87,8 +87,9 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
 3. **Durability** — 64 concurrent clients send a 20,000-request burst to the real server; \`kill -9\` lands at a
    random request; the server is restarted on the same queue file and drains to a fake Plex. Every
    acknowledged folder must reach Plex.
-4. **Memory** — peak RSS (VmHWM) of the server process itself, idle, with 100,000 queued folders waiting, and
-   with 100,000 due while Plex refuses every scan. Baseline: a bare Node \`http\` process.
+4. **Memory** — RSS after 20 s idle (a Plex target, defaults) above a bare Node \`http\` server started beside it,
+   on the machine's Node and on Node 24; then peak RSS (VmHWM) of the server process itself, idle, with 100,000
+   queued folders waiting, and with 100,000 due while Plex refuses every scan. Baseline: a bare Node \`http\` process.
 5. **Drain** — 100,000 queued folders, delay 0, a fake Plex answering each call in 5 ms. Baseline: a plain
    client with the same concurrency (8) against the same fake Plex, i.e. what the fake can take. Then
    \`PLEX_SCAN_PAUSE\` is set and the gaps between scans are checked.

@@ -127,6 +127,8 @@ export function spawnServer(opts: {
    * (which also runs the load generator) does not spend its CPU reading the server's log lines.
    */
   console?: 'pipe' | 'file';
+  /** The Node binary to run it with (default: the one running the benchmarks). */
+  node?: string;
 }): {
   proc: ChildProcess;
   ready: Promise<ServerChild>;
@@ -135,7 +137,7 @@ export function spawnServer(opts: {
   if (opts.loglevel) args.push('--loglevel', opts.loglevel);
   args.push('server', '--port', String(opts.port ?? 0));
   if (opts.console === 'file') return spawnToFile(opts.dir, args);
-  const proc = spawn(process.execPath, args, { cwd: opts.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(opts.node ?? process.execPath, args, { cwd: opts.dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const keep = (d: Buffer) => {
     out = (out + d.toString()).slice(-16_384);
@@ -301,8 +303,8 @@ process.on('SIGTERM', () => process.exit(0));
 `,
 } as const;
 
-export async function startBare(port = 0, script: string = BARE_SERVER): Promise<ServerChild> {
-  const proc = spawn(process.execPath, ['-e', script, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startBare(port = 0, script: string = BARE_SERVER, node: string = process.execPath): Promise<ServerChild> {
+  const proc = spawn(node, ['-e', script, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   const url = await new Promise<string>((res, rej) => {
     const t = setTimeout(() => rej(new Error('bare server did not start')), 10_000);

@@ -3,6 +3,7 @@
 // 40 MB at its peak and kept 20-30 MB, more than the rest of an idle server's own data (docs/performance.md).
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { answerOf, HeaderFields } from './http-answer.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Statuses whose response has no body by definition (a Response refuses one). */
@@ -21,12 +22,12 @@ type Init = NonNullable<Parameters<typeof fetch>[1]>;
 export const httpFetch: typeof fetch = async (input, init = {}) => {
   let url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
   let method = (init.method ?? 'GET').toUpperCase();
-  const headers = new Headers(init.headers);
+  const headers = new HeaderFields(init.headers);
   let body = bodyBytes(init.body, headers);
   for (let hop = 0; ; hop++) {
     const res = await send(url, method, headers, body, init.signal ?? undefined);
     const location = res.headers.location;
-    if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined || init.redirect === 'manual') return await responseOf(res, method, init.signal ?? undefined);
+    if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined || init.redirect === 'manual') return await responseOf(res, method, init.signal ?? undefined, url.href);
     res.resume();
     if (init.redirect === 'error') throw new TypeError('fetch failed', { cause: new Error(`redirect to ${location} not followed`) });
     const next = new URL(location, url);
@@ -79,7 +80,7 @@ export function staysHome(from: URL, to: URL): boolean {
   return to.port === from.port || (from.port === '' && to.port === '');
 }
 
-function bodyBytes(body: Init['body'], headers: Headers): Buffer | undefined {
+function bodyBytes(body: Init['body'], headers: HeaderFields): Buffer | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') {
     if (!headers.has('content-type')) headers.set('content-type', 'text/plain;charset=UTF-8');
@@ -94,7 +95,7 @@ function bodyBytes(body: Init['body'], headers: Headers): Buffer | undefined {
   throw new TypeError(`httpFetch: a ${Object.prototype.toString.call(body)} body is not supported; send a string, URLSearchParams or bytes`);
 }
 
-function send(url: URL, method: string, headers: Headers, body: Buffer | undefined, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+function send(url: URL, method: string, headers: HeaderFields, body: Buffer | undefined, signal: AbortSignal | undefined): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const outgoing: Record<string, string> = { ...Object.fromEntries(headers), ...(body ? { 'content-length': String(body.length) } : {}) };
@@ -134,9 +135,9 @@ function send(url: URL, method: string, headers: Headers, body: Buffer | undefin
  * The answer with its body read in full: the bodies scanrelay asks for are small JSON, and a buffered body costs
  * a third less than a stream adapter per call (a drain makes thousands of calls).
  */
-function responseOf(res: IncomingMessage, method: string, signal: AbortSignal | undefined): Promise<Response> {
+function responseOf(res: IncomingMessage, method: string, signal: AbortSignal | undefined, url: string): Promise<Response> {
   const status = res.statusCode ?? 0;
-  const headers = new Headers();
+  const headers = new HeaderFields();
   for (const [name, value] of Object.entries(res.headers)) {
     if (value === undefined) continue;
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
@@ -144,7 +145,7 @@ function responseOf(res: IncomingMessage, method: string, signal: AbortSignal | 
   const statusText = res.statusMessage ?? '';
   if (method === 'HEAD' || NO_BODY.has(status)) {
     res.resume();
-    return Promise.resolve(new Response(null, { status, statusText, headers }));
+    return Promise.resolve(answerOf(null, { status, statusText, headers, url }));
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -152,7 +153,7 @@ function responseOf(res: IncomingMessage, method: string, signal: AbortSignal | 
     res.on('end', () => {
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
       // Node hands the bytes over in an ArrayBuffer of its own (never a shared one).
-      resolve(new Response(new Uint8Array(body.buffer, body.byteOffset, body.byteLength) as Uint8Array<ArrayBuffer>, { status, statusText, headers }));
+      resolve(answerOf(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), { status, statusText, headers, url }));
     });
     // A body cut off is the signal's reason when the signal fired, else fetch's network error.
     const cut = (cause: Error) => reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause }));
