@@ -11,6 +11,7 @@ import { QueueLockedError } from '../queue/lock.js';
 import { createService, type Service } from '../service.js';
 import { globalFlags, loadContext } from './context.js';
 import { flagAdvice } from './node-flags.js';
+import { trimWhenIdle } from '../idle-memory.js';
 
 export function serverCommand(): Command {
   return new Command('server')
@@ -71,6 +72,7 @@ export function serverCommand(): Command {
         logger.info('Stopped cleanly.');
         process.exit(0);
       };
+      trimWhenIdle(service.app.server);
       process.on('SIGTERM', () => void stop('SIGTERM'));
       process.on('SIGINT', () => void stop('SIGINT'));
     });
