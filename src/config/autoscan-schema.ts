@@ -1,11 +1,9 @@
 // The AUTOSCAN block: autoscan-compatible routes under /triggers/, behind their own HTTP Basic auth.
 import { z } from 'zod';
+import { pathMappings } from './values.js';
 
-const rewrite = z.record(
-  z.string().min(1, { error: 'a non-empty path as key' }),
-  z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string().min(1, { error: 'a non-empty string' }), { error: 'a list of strings' })),
-  { error: 'an object of "path": ["prefix", ...]' },
-);
+// autoscan's rewrites: prefix mappings, or its regex rules ({"FROM", "TO"}), as every mapping takes them.
+const rewrite = pathMappings();
 
 export const AUTOSCAN_TRIGGER_TYPES = ['sonarr', 'radarr', 'lidarr', 'readarr'] as const;
 const nameExpected = 'a route name made of letters, digits, "_", "." or "-"';
