@@ -72,6 +72,11 @@ export class Intake {
 
   constructor(private readonly deps: IntakeDeps) {}
 
+  /** The mappings, ignore list and priorities requests are routed with. */
+  get settings(): IntakeSettings {
+    return this.deps.settings;
+  }
+
   /** Maps and classifies requests without queueing them (Retry and Scan now map a received path again here). */
   async resolve(requests: ScanRequest[]): Promise<Admission[]> {
     const { settings, pathState, judge } = this.deps;
@@ -130,6 +135,11 @@ export class Intake {
     if (planned.length) this.record(planned, await this.groupCommit(planned.map((t) => t.r)), client);
     this.counted(requests, admissions);
     return admissions;
+  }
+
+  /** The path gate alone, for a request held before it is submitted (hash=): throws PathRefused as submit does. */
+  checkPaths(requests: ScanRequest[], client: string): void {
+    this.gate(requests, client, true);
   }
 
   /**

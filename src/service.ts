@@ -5,7 +5,9 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { createDoctor } from './doctor/explain.js';
 import { createLibraryJudge } from './doctor/judge.js';
+import { HashHold } from './hash-hold.js';
 import { Intake } from './intake.js';
+import { routeKnown } from './paths/route.js';
 import type { Logger } from './log.js';
 import { diskPathState, type PathState } from './paths/disk.js';
 import { Processor } from './processor/processor.js';
@@ -61,6 +63,8 @@ export interface Service {
   retention: Retention;
   /** Startup state behind /health?ready. */
   readiness: Readiness;
+  /** Requests waiting for their file's SHA-256 (autopulse's hash=). */
+  hashHold: HashHold;
   /** Starts the processor and listens on SERVER_IP:SERVER_PORT (port 0 picks a free one). Returns the base URL. */
   listen(port?: number, host?: string): Promise<string>;
   /** Stops accepting, finishes what is in flight, closes the database. */
@@ -160,6 +164,17 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       priorities: config.SERVER_SCAN_PRIORITIES,
     },
   });
+  const intakeSettings = intake.settings;
+  const hashHold = new HashHold({
+    intake,
+    queue,
+    clock,
+    logger,
+    activity,
+    localPath: (received) => routeKnown(received, 'file', intakeSettings).local.path,
+    checks: config.SERVER_MAX_FILE_CHECKS,
+    delayMs: config.SERVER_FILE_CHECK_DELAY * 1000,
+  });
   const metrics = new Metrics({ activity, queue, processor });
   const readiness = new Readiness(targets.map((t) => t.name));
   const drive = config.GOOGLE.ENABLED
@@ -202,6 +217,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false } }),
     limits: opts.limits,
     autoscan: config.AUTOSCAN,
+    hashHold,
     readiness,
   });
 
@@ -220,6 +236,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     watch,
     retention,
     readiness,
+    hashHold,
     async listen(port = config.SERVER_PORT, host = config.SERVER_IP) {
       const restored = queue.count();
       if (restored > 0) logger.info(`Restored ${restored} queued folder(s) from the queue file.`);
@@ -241,6 +258,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       await app.close();
       await watch?.stop();
       metrics.close();
+      await hashHold.stop();
       await processor.stop();
       await retention.stop();
       queue.close();

@@ -149,7 +149,7 @@ export function text() {
  * URL segments that are routes of their own. A SERVER_PASS equal to one would make a public or Basic-auth path
  * look like the secret, so none of them is ever a valid one (the config refuses it at start).
  */
-export const RESERVED_PASSES = ['health', 'metrics', 'triggers', 'api', 'favicon.ico'] as const;
+export const RESERVED_PASSES = ['health', 'metrics', 'triggers', 'api', 'favicon.ico', 'stats'] as const;
 
 export function reservedPassReason(pass: string): string | undefined {
   const lower = pass.toLowerCase();

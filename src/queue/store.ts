@@ -205,12 +205,15 @@ export class Queue extends QueueFile {
     })();
   }
 
-  /** A request for a folder in no target's library: straight into history as `unmatched`, never queued. */
-  recordUnmatched(r: { folder: string; received: string; source: string; event: string; detail: string }): void {
+  /**
+   * A request for a folder in no target's library: straight into history as `unmatched`, never queued. Also a
+   * request held for its file's hash that never matched (`not-found`, src/hash-hold.ts).
+   */
+  recordUnmatched(r: { folder: string; received: string; source: string; event: string; detail: string; outcome?: 'unmatched' | 'not-found' }): void {
     const now = this.clock.now();
     this.writeHistory(
       { folder: r.folder, source: r.source, event: r.event, requests: 1, first_at: now, received: r.received } as FolderRow,
-      { target: null, outcome: 'unmatched', detail: r.detail, attempts: 0 },
+      { target: null, outcome: r.outcome ?? 'unmatched', detail: r.detail, attempts: 0 },
     );
   }
 
