@@ -54,6 +54,8 @@ export interface FolderRequest {
   ids?: ExternalIds;
   /** The path as the sender sent it (before SERVER_PATH_MAPPINGS); the latest request's is kept. */
   received?: string;
+  /** SERVER_SCAN_DELAYS: this request's own delay (ms), when its source or event has one; else SERVER_SCAN_DELAY. */
+  delayMs?: number;
 }
 
 /** A folder in the queue: what was asked for it (merged over its requests) and where it stands. */

@@ -162,6 +162,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
       ignoreList: config.SERVER_IGNORE_LIST,
       priorities: config.SERVER_SCAN_PRIORITIES,
+      scanDelays: config.SERVER_SCAN_DELAYS,
     },
   });
   const intakeSettings = intake.settings;

@@ -76,6 +76,8 @@ export const configSchema = z
         .default(newServerPass),
       SERVER_PATH_MAPPINGS: pathMappings().default({}),
       SERVER_SCAN_DELAY: seconds().default(180),
+      /** Per source or event ("upgrade", "sonarr", "sonarr:rename"): the delay a request of that kind asks for. */
+      SERVER_SCAN_DELAYS: z.record(z.string().min(1, { error: 'a non-empty source or event name as key' }), seconds(), { error: 'an object of "<event or source>": seconds' }).default({}),
       SERVER_MAX_FILE_CHECKS: integer(0, 1_000_000, 'a whole number, 0 or more').default(10),
       SERVER_FILE_CHECK_DELAY: seconds().default(60),
       SERVER_FILE_EXIST_PATH_MAPPINGS: pathMappings().default({}),

@@ -59,6 +59,7 @@ const KEYS: Record<string, Entry> = {
   SERVER_PASS: T('server/scan-routes', 'a wrong secret is 401 and the URL is not logged'),
   SERVER_PATH_MAPPINGS: T('server/scan-routes', 'a form-encoded Manual request is mapped and queued'),
   SERVER_FILE_EXIST_PATH_MAPPINGS: T('rclone/cache-refresh-checks', 'one refresh of the folder per missed check'),
+  SERVER_SCAN_DELAYS: T('queue/scan-delays', 'an upgrade is scanned after its own delay while a new import waits for SERVER_SCAN_DELAY'),
   SERVER_SCAN_DELAY: T('processor/processor', '24 Download webhooks for one season within the delay make exactly one Plex refresh'),
   SERVER_MAX_FILE_CHECKS: T('processor/processor', 'waits for the file to exist, up to SERVER_MAX_FILE_CHECKS'),
   SERVER_FILE_CHECK_DELAY: T('rclone/cache-refresh-checks', 'one refresh of the folder per missed check'),
