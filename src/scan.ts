@@ -5,7 +5,7 @@
 import type { ArrSource } from './triggers/families.js';
 
 /** Where a request came from; shown in logs, history and metrics. The arr apps are those of the trigger table. */
-export type Source = ArrSource | 'manual' | 'drive' | 'cli' | 'api' | 'watch';
+export type Source = ArrSource | 'manual' | 'drive' | 'cli' | 'api' | 'watch' | 'tdarr';
 
 export interface ScanRequest {
   /** The path as the sender gave it (before SERVER_PATH_MAPPINGS). */

@@ -9,6 +9,7 @@ import { mapPath, type PathMappings } from '../paths/mapping.js';
 import type { ScanRequest, Source } from '../scan.js';
 import { parseScanBody } from '../triggers/index.js';
 import { isPlainObject } from '../triggers/payload.js';
+import { tdarrPaths } from '../triggers/tdarr.js';
 import { rule } from './access.js';
 import { answerPaths } from './autopulse.js';
 import type { AppDeps } from './deps.js';
@@ -90,6 +91,19 @@ async function triggerRoutes(app: Parameters<FastifyPluginAsync>[0], deps: AppDe
   app.head('/bazarr', basic, async (_req, reply) => reply.code(200).send());
   app.get('/bazarr', basic, bazarr);
   app.post('/bazarr', basic, bazarr);
+
+  // Tdarr: its notification plugin's body, or {"path": …} from a Send Web Request flow (src/triggers/tdarr.ts).
+  app.post('/tdarr', basic, async (req, reply) => {
+    const body = readJson(req.body);
+    if (body === undefined) return badRequest(reply, logger, req.ip, 'the body sent to /triggers/tdarr is not JSON');
+    const result = tdarrPaths(body);
+    if (result.kind === 'invalid') return badRequest(reply, logger, req.ip, result.reason);
+    if (result.kind !== 'scan') {
+      logger.info({ client: req.ip, event: result.event }, `Nothing to scan for Tdarr '${result.event}' on /triggers/tdarr.`);
+      return reply.code(200).send();
+    }
+    return queue(req, reply, result.requests.map((r) => ({ ...r, path: rewrite(r.path, config.MANUAL_REWRITE) })), 'a Tdarr request on /triggers/tdarr');
+  });
 
   app.post<{ Params: { drive: string } }>('/a-train/:drive', basic, async (req, reply) => {
     const body = readJson(req.body);

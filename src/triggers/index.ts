@@ -6,6 +6,7 @@ import { manualRequest } from './manual.js';
 import { isPlainObject, objectAt } from './payload.js';
 import { type TriggerResult } from './result.js';
 import { sourceFromUserAgent } from './source.js';
+import { isTdarrNotification, tdarrNotification } from './tdarr.js';
 
 export type { TriggerResult } from './result.js';
 
@@ -19,6 +20,8 @@ export function parseScanBody(body: unknown, userAgent?: string): TriggerResult 
   if (sent !== undefined && typeof sent !== 'string') {
     return { kind: 'invalid', reason: 'eventType must be a single string' };
   }
+  // Tdarr's notification plugin sends a Discord body, without eventType.
+  if (sent === undefined && isTdarrNotification(body)) return tdarrNotification(body);
   const event = sent === undefined || sent.trim() === '' ? undefined : canonicalEvent(sent);
   const fromAgent = sourceFromUserAgent(userAgent);
   // The key object decides; without it (an older release, a script, another relay), the app the User-Agent
