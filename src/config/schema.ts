@@ -10,6 +10,7 @@ import { googleSchema, rcloneSchema } from './drive-schema.js';
 import { FIRST_PLEX_NAME, targetSchema } from './target-schema.js';
 import { bool, choice, reservedPassReason, integer, logSize, optionalHttpUrl, pathMappings, positiveSeconds, seconds, stringList, text, trustProxy } from './values.js';
 import { watchSchema } from './watch-schema.js';
+import { notifySchema } from '../notify/schema.js';
 
 export { targetSchema };
 
@@ -127,6 +128,8 @@ export const configSchema = z
       PLEX_REFRESH_ITEMS: bool().default(false),
       WATCH: watchSchema,
       AUTOSCAN: autoscanSchema,
+      /** Notifications: off while empty (src/notify/). */
+      NOTIFY: notifySchema,
     },
     { error: 'a JSON object' },
   )

@@ -158,6 +158,13 @@ const KEYS: Record<string, Entry> = {
   'TARGETS[].ANALYZE_TYPE': T('targets/plex-target-keys', 'the other keys follow their PLEX_* key unless set'),
   'TARGETS[].ANALYZE_DIRECTORY': T('targets/plex-target-keys', 'the other keys follow their PLEX_* key unless set'),
 
+  NOTIFY: T('notify/notifications', 'a server down past DOWN_AFTER reaches Discord once, and its return once'),
+  'NOTIFY.NAME': T('notify/notifications', 'a receiver that fails is retried, then logged; /health and the dashboard show its last result'),
+  'NOTIFY.TYPE': T('notify/notifications', 'ntfy, Apprise and JSON get a scan that gave up in their own formats'),
+  'NOTIFY.URL': T('notify/notifications', 'a server down past DOWN_AFTER reaches Discord once, and its return once'),
+  'NOTIFY.EVENTS': T('notify/notifications', 'EVENTS filters'),
+  'NOTIFY.DOWN_AFTER': T('notify/notifications', 'a short outage says nothing'),
+
   PLEX_SECTION_PATH_MAPPINGS: ignoredLine('PLEX_SECTION_PATH_MAPPINGS'),
   PLEX_SECTION_PATH_MAPPINGS_WITH_API: ignoredLine('PLEX_SECTION_PATH_MAPPINGS_WITH_API'),
   GDRIVE: ignoredLine('GDRIVE'),

@@ -189,6 +189,7 @@ describe('plex_autoscan config files', () => {
         'HISTORY_MAX_ROWS',
         'LOG_KEEP',
         'LOG_MAX_SIZE',
+        'NOTIFY',
         'PLEX_CONFIRM_SCANS',
         'PLEX_CONFIRM_TIMEOUT',
         'PLEX_ENABLED',
