@@ -72,6 +72,11 @@ export class Intake {
 
   constructor(private readonly deps: IntakeDeps) {}
 
+  /** The mappings, ignore list and priorities requests are routed with. */
+  get settings(): IntakeSettings {
+    return this.deps.settings;
+  }
+
   /** Maps and classifies requests without queueing them (Retry and Scan now map a received path again here). */
   async resolve(requests: ScanRequest[]): Promise<Admission[]> {
     const { settings, pathState, judge } = this.deps;
@@ -130,6 +135,11 @@ export class Intake {
     if (planned.length) this.record(planned, await this.groupCommit(planned.map((t) => t.r)), client);
     this.counted(requests, admissions);
     return admissions;
+  }
+
+  /** The path gate alone, for a request held before it is submitted (hash=): throws PathRefused as submit does. */
+  checkPaths(requests: ScanRequest[], client: string): void {
+    this.gate(requests, client, true);
   }
 
   /**
@@ -248,6 +258,7 @@ export class Intake {
           ...(a.request.refresh ? { refresh: a.request.refresh } : {}),
           ...(a.request.ids ? { ids: a.request.ids } : {}),
           received: a.request.path,
+          ...delayOf(a.request, settings.scanDelays),
         },
       });
     }
@@ -268,4 +279,17 @@ export class Intake {
       this.deps.activity?.emit('queued', { folder: res.folder, merged: res.merged, source: a.request.source, event: a.request.event });
     });
   }
+}
+
+/**
+ * SERVER_SCAN_DELAYS: the most specific entry for a request ("sonarr:upgrade", then "upgrade", then "sonarr"),
+ * names compared without regard to case; none leaves the request to SERVER_SCAN_DELAY.
+ */
+export function delayOf(request: ScanRequest, delays: Record<string, number> | undefined): { delayMs?: number } {
+  if (!delays) return {};
+  const source = request.source.toLowerCase();
+  const event = request.event.toLowerCase();
+  const lookup = new Map(Object.entries(delays).map(([k, v]) => [k.toLowerCase(), v]));
+  const seconds = lookup.get(`${source}:${event}`) ?? lookup.get(event) ?? lookup.get(source);
+  return seconds === undefined ? {} : { delayMs: seconds * 1000 };
 }

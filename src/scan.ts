@@ -5,7 +5,7 @@
 import type { ArrSource } from './triggers/families.js';
 
 /** Where a request came from; shown in logs, history and metrics. The arr apps are those of the trigger table. */
-export type Source = ArrSource | 'manual' | 'drive' | 'cli' | 'api' | 'watch';
+export type Source = ArrSource | 'manual' | 'drive' | 'cli' | 'api' | 'watch' | 'tdarr';
 
 export interface ScanRequest {
   /** The path as the sender gave it (before SERVER_PATH_MAPPINGS). */
@@ -54,6 +54,8 @@ export interface FolderRequest {
   ids?: ExternalIds;
   /** The path as the sender sent it (before SERVER_PATH_MAPPINGS); the latest request's is kept. */
   received?: string;
+  /** SERVER_SCAN_DELAYS: this request's own delay (ms), when its source or event has one; else SERVER_SCAN_DELAY. */
+  delayMs?: number;
 }
 
 /** A folder in the queue: what was asked for it (merged over its requests) and where it stands. */

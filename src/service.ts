@@ -5,7 +5,10 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { createDoctor } from './doctor/explain.js';
 import { createLibraryJudge } from './doctor/judge.js';
+import { HashHold } from './hash-hold.js';
+import { Notifications } from './notify/notifications.js';
 import { Intake } from './intake.js';
+import { routeKnown } from './paths/route.js';
 import type { Logger } from './log.js';
 import { diskPathState, type PathState } from './paths/disk.js';
 import { Processor } from './processor/processor.js';
@@ -61,6 +64,10 @@ export interface Service {
   retention: Retention;
   /** Startup state behind /health?ready. */
   readiness: Readiness;
+  /** NOTIFY: what is told to people, and each notifier's last result. */
+  notifications: Notifications;
+  /** Requests waiting for their file's SHA-256 (autopulse's hash=). */
+  hashHold: HashHold;
   /** Starts the processor and listens on SERVER_IP:SERVER_PORT (port 0 picks a free one). Returns the base URL. */
   listen(port?: number, host?: string): Promise<string>;
   /** Stops accepting, finishes what is in flight, closes the database. */
@@ -158,8 +165,21 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
       ignoreList: config.SERVER_IGNORE_LIST,
       priorities: config.SERVER_SCAN_PRIORITIES,
+      scanDelays: config.SERVER_SCAN_DELAYS,
     },
   });
+  const intakeSettings = intake.settings;
+  const hashHold = new HashHold({
+    intake,
+    queue,
+    clock,
+    logger,
+    activity,
+    localPath: (received) => routeKnown(received, 'file', intakeSettings).local.path,
+    checks: config.SERVER_MAX_FILE_CHECKS,
+    delayMs: config.SERVER_FILE_CHECK_DELAY * 1000,
+  });
+  const notifications = new Notifications(config.NOTIFY, { activity, clock, logger, fetch: opts.fetch });
   const metrics = new Metrics({ activity, queue, processor });
   const readiness = new Readiness(targets.map((t) => t.name));
   const drive = config.GOOGLE.ENABLED
@@ -199,9 +219,10 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     metricsToken: config.SERVER_METRICS_TOKEN,
     trustProxy: config.SERVER_TRUST_PROXY,
     explain: createDoctor({ config, targets, pathState, fetch: opts.fetch }),
-    status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false } }),
+    status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false }, notify: notifications.status() }),
     limits: opts.limits,
     autoscan: config.AUTOSCAN,
+    hashHold,
     readiness,
   });
 
@@ -220,11 +241,14 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     watch,
     retention,
     readiness,
+    hashHold,
+    notifications,
     async listen(port = config.SERVER_PORT, host = config.SERVER_IP) {
       const restored = queue.count();
       if (restored > 0) logger.info(`Restored ${restored} queued folder(s) from the queue file.`);
       readiness.queueOpened();
       retention.start();
+      notifications.start();
       void readiness.probeTargets(targets, logger, undefined, (name, result) => processor.probed(name, result));
       processor.start({ probedElsewhere: true });
       await drive?.start();
@@ -241,6 +265,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       await app.close();
       await watch?.stop();
       metrics.close();
+      notifications.stop();
+      await hashHold.stop();
       await processor.stop();
       await retention.stop();
       queue.close();

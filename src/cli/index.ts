@@ -20,6 +20,7 @@ import { sectionsCommand } from './sections.js';
 import { updateConfigCommand } from './update-config.js';
 import { backupCommand, restoreCommand } from './backup.js';
 import { checkCommand } from './check.js';
+import { notifyTestCommand } from './notify-test.js';
 import { version } from '../version.js';
 
 export function buildProgram(): Command {
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   program.addCommand(backupCommand());
   program.addCommand(restoreCommand());
   program.addCommand(checkCommand());
+  program.addCommand(notifyTestCommand());
   program.addCommand(
     scanCommand({
       settings: () => scannerSettingsFrom(loadContext(globalFlags(program), { consoleLog: false }).loaded.config),

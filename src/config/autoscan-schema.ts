@@ -1,11 +1,12 @@
 // The AUTOSCAN block: autoscan-compatible routes under /triggers/, behind their own HTTP Basic auth.
 import { z } from 'zod';
+import { pathMappings } from './values.js';
 
-const rewrite = z.record(
-  z.string().min(1, { error: 'a non-empty path as key' }),
-  z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string().min(1, { error: 'a non-empty string' }), { error: 'a list of strings' })),
-  { error: 'an object of "path": ["prefix", ...]' },
-);
+// autoscan's rewrites: prefix mappings, or its regex rules ({"FROM", "TO"}), as every mapping takes them.
+const rewrite = pathMappings();
+
+/** Routes of their own under /triggers/: no TRIGGERS entry may take these names. */
+const RESERVED_TRIGGER_NAMES = ['manual', 'a-train', 'bazarr', 'tdarr'];
 
 export const AUTOSCAN_TRIGGER_TYPES = ['sonarr', 'radarr', 'lidarr', 'readarr'] as const;
 const nameExpected = 'a route name made of letters, digits, "_", "." or "-"';
@@ -50,8 +51,8 @@ export const autoscanSchema = z
     const seen = new Set<string>();
     a.TRIGGERS.forEach((t, i) => {
       const key = t.NAME.toLowerCase();
-      if (seen.has(key) || key === 'manual' || key === 'a-train') {
-        ctx.addIssue({ code: 'custom', path: ['TRIGGERS', i, 'NAME'], message: 'a route name not used twice, and not "manual" or "a-train"' });
+      if (seen.has(key) || RESERVED_TRIGGER_NAMES.includes(key)) {
+        ctx.addIssue({ code: 'custom', path: ['TRIGGERS', i, 'NAME'], message: `a route name not used twice, and not ${RESERVED_TRIGGER_NAMES.map((n) => `"${n}"`).join(', ')}` });
       }
       seen.add(key);
     });

@@ -1,6 +1,6 @@
 // Turns a parsed autoscan config.yml into scanrelay config keys, and lists what could not be carried over.
 import { randomBytes } from 'node:crypto';
-import type { PathMappings } from '../paths/mapping.js';
+import { regexRule } from '../paths/mapping.js';
 
 export interface Conversion {
   /** scanrelay config.json content (keys not named keep their defaults when loaded). */
@@ -24,26 +24,41 @@ export function goDurationSeconds(text: string): number | undefined {
 }
 
 /**
- * autoscan rewrites are regular expressions; scanrelay maps path prefixes. A rule whose "from" is a literal
- * path (optionally anchored with ^) and whose "to" uses no capture group becomes a prefix mapping.
+ * autoscan rewrites are regular expressions. A rule whose "from" is a literal path (optionally anchored with ^)
+ * and whose "to" uses no capture group becomes a prefix mapping (matched at folder boundaries, in NFC); any other
+ * becomes a regex rule `{"FROM", "TO"}`, applied as autoscan applies it (first matching rule, every match).
  */
-export function rewriteToMappings(rules: unknown, where: string, report: string[]): PathMappings {
-  const out: PathMappings = {};
-  for (const rule of list(rules)) {
+export function rewriteToMappings(rules: unknown, where: string, report: string[]): Record<string, string[] | { FROM: string; TO: string }> {
+  const out: Record<string, string[] | { FROM: string; TO: string }> = {};
+  list(rules).forEach((rule, i) => {
     const from = str(obj(rule).from);
     const to = str(obj(rule).to);
     if (from === undefined || to === undefined) {
       report.push(`${where}: a rewrite rule without "from" and "to" was skipped.`);
-      continue;
+      return;
     }
     const literal = literalPrefix(from);
-    if (literal === undefined || /\$\{?\d/.test(to)) {
-      report.push(`${where}: the rewrite "${from}" → "${to}" is a regular expression scanrelay cannot express as a path prefix; write it as a mapping by hand ({"<to>": ["<from>"]}).`);
-      continue;
+    if (literal !== undefined && !/\$\{?\w/.test(to)) {
+      const forms = out[to];
+      if (Array.isArray(forms)) forms.push(literal);
+      else out[to] = [literal];
+      return;
     }
-    (out[to] ??= []).push(literal);
-  }
+    const pattern = goRegex(from);
+    try {
+      regexRule('check', pattern, to);
+    } catch (err) {
+      report.push(`${where}: the rewrite "${from}" → "${to}" does not compile here (${(err as Error).message}); write it as a mapping by hand.`);
+      return;
+    }
+    out[`rewrite ${i + 1}`] = { FROM: pattern, TO: to };
+  });
   return out;
+}
+
+/** Go's regexp syntax where JavaScript spells it differently: named groups `(?P<name>` and the end of text `\z`. */
+export function goRegex(pattern: string): string {
+  return pattern.replace(/\(\?P</g, '(?<').replace(/\\z$/, '$');
 }
 
 function literalPrefix(regex: string): string | undefined {
@@ -123,7 +138,7 @@ export function convertAutoscan(input: unknown): Conversion {
   priorityNote('triggers.manual', manual.priority);
   const aTrain = obj(triggers['a-train']);
   priorityNote('triggers.a-train', aTrain.priority);
-  const drives: Record<string, PathMappings> = {};
+  const drives: Record<string, ReturnType<typeof rewriteToMappings>> = {};
   list(aTrain.drives).forEach((d, i) => {
     const id = str(obj(d).id);
     if (id) drives[id] = rewriteToMappings(obj(d).rewrite, `triggers.a-train.drives[${i}]`, report);

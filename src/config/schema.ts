@@ -10,6 +10,7 @@ import { googleSchema, rcloneSchema } from './drive-schema.js';
 import { FIRST_PLEX_NAME, targetSchema } from './target-schema.js';
 import { bool, choice, reservedPassReason, integer, logSize, optionalHttpUrl, pathMappings, positiveSeconds, seconds, stringList, text, trustProxy } from './values.js';
 import { watchSchema } from './watch-schema.js';
+import { notifySchema } from '../notify/schema.js';
 
 export { targetSchema };
 
@@ -76,6 +77,8 @@ export const configSchema = z
         .default(newServerPass),
       SERVER_PATH_MAPPINGS: pathMappings().default({}),
       SERVER_SCAN_DELAY: seconds().default(180),
+      /** Per source or event ("upgrade", "sonarr", "sonarr:rename"): the delay a request of that kind asks for. */
+      SERVER_SCAN_DELAYS: z.record(z.string().min(1, { error: 'a non-empty source or event name as key' }), seconds(), { error: 'an object of "<event or source>": seconds' }).default({}),
       SERVER_MAX_FILE_CHECKS: integer(0, 1_000_000, 'a whole number, 0 or more').default(10),
       SERVER_FILE_CHECK_DELAY: seconds().default(60),
       SERVER_FILE_EXIST_PATH_MAPPINGS: pathMappings().default({}),
@@ -125,6 +128,8 @@ export const configSchema = z
       PLEX_REFRESH_ITEMS: bool().default(false),
       WATCH: watchSchema,
       AUTOSCAN: autoscanSchema,
+      /** Notifications: off while empty (src/notify/). */
+      NOTIFY: notifySchema,
     },
     { error: 'a JSON object' },
   )

@@ -11,6 +11,8 @@ export const SECRET_KEYS: readonly (readonly string[])[] = [
   ['AUTOSCAN', 'PASSWORD'],
   ['TARGETS', '*', 'TOKEN'],
   ['TARGETS', '*', 'PASSWORD'],
+  // A webhook URL holds its token (Discord's path, Gotify's ?token=).
+  ['NOTIFY', '*', 'URL'],
 ];
 
 /** Whether `path` (as in a zod issue: TARGETS, 0, TOKEN) names a secret. */

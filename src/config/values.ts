@@ -2,6 +2,7 @@
 // each carrying the "expected ..." phrase the loader prints, e.g. "SERVER_PORT: expected an integer 1-65535".
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { regexRule, withRegexRules, type PathMappings, type RegexRule } from '../paths/mapping.js';
 import { SIZE_PATTERN } from '../log-file.js';
 
 function isHttpUrl(value: string): boolean {
@@ -72,14 +73,46 @@ export function stringList(nonEmpty: boolean) {
 
 /**
  * `{ "<path>": ["<prefix>", ...] }`, the shape of SERVER_PATH_MAPPINGS and its relatives. Order of keys is
- * kept: the first mapping whose prefix matches wins.
+ * kept: the first mapping whose prefix matches wins. An entry may instead be a regex rule,
+ * `"<name>": {"FROM": "<regex>", "TO": "<replacement with $1>"}` (autoscan's and autopulse's `rewrite`), tried
+ * in the order written after no prefix matched; it is compiled here, so a pattern that does not compile stops
+ * the start with its key.
  */
 export function pathMappings() {
-  return z.record(
-    z.string().min(1, { error: 'a non-empty path as key' }),
-    stringList(true),
-    { error: 'an object of "path": ["prefix", ...]' },
+  const rule = z.strictObject(
+    {
+      FROM: z.string({ error: 'a regular expression' }).min(1, { error: 'a non-empty regular expression' }),
+      TO: z.string({ error: 'a replacement string (may use $1, ${name})' }),
+    },
+    { error: 'an object {"FROM": "<regex>", "TO": "<replacement>"}' },
   );
+  const prefixes = stringList(true);
+  // An object with FROM or TO is a rule; anything else is read as a list of prefixes, so its errors stay as precise.
+  const isRule = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v) && ('FROM' in v || 'TO' in v);
+  return z
+    .record(z.string().min(1, { error: 'a non-empty path as key' }), z.unknown(), { error: 'an object of "path": ["prefix", ...]' })
+    .transform((value, ctx): PathMappings => {
+      const forms: Record<string, string[]> = {};
+      const rules: RegexRule[] = [];
+      for (const [key, v] of Object.entries(value)) {
+        const parsed = isRule(v) ? rule.safeParse(v) : prefixes.safeParse(v);
+        if (!parsed.success) {
+          for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [key, ...issue.path], input: v });
+          continue;
+        }
+        if (Array.isArray(parsed.data)) {
+          forms[key] = parsed.data;
+          continue;
+        }
+        const { FROM, TO } = parsed.data as { FROM: string; TO: string };
+        try {
+          rules.push(regexRule(key, FROM, TO));
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', path: [key, 'FROM'], message: `a regular expression that compiles (${(err as Error).message})`, input: FROM });
+        }
+      }
+      return withRegexRules(forms, rules);
+    });
 }
 
 /** An address, a CIDR range ("10.0.0.0/8", "fd00::/8") or one of proxy-addr's names for a range. */
@@ -116,7 +149,7 @@ export function text() {
  * URL segments that are routes of their own. A SERVER_PASS equal to one would make a public or Basic-auth path
  * look like the secret, so none of them is ever a valid one (the config refuses it at start).
  */
-export const RESERVED_PASSES = ['health', 'metrics', 'triggers', 'api', 'favicon.ico'] as const;
+export const RESERVED_PASSES = ['health', 'metrics', 'triggers', 'api', 'favicon.ico', 'stats'] as const;
 
 export function reservedPassReason(pass: string): string | undefined {
   const lower = pass.toLowerCase();

@@ -1,5 +1,6 @@
 // The WATCH block: folders scanrelay watches itself (inotify, or polling for mounts where inotify sees nothing).
 import { z } from 'zod';
+import { pathMappings } from './values.js';
 
 function isRegex(value: string): boolean {
   try {
@@ -19,11 +20,8 @@ const regexList = z.preprocess(
 );
 
 const positive = (expected: string) => z.number({ error: expected }).gt(0, { error: expected });
-const rewrite = z.record(
-  z.string().min(1, { error: 'a non-empty path as key' }),
-  z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string().min(1, { error: 'a non-empty string' }), { error: 'a list of strings' })),
-  { error: 'an object of "path": ["prefix", ...]' },
-);
+// Prefix mappings or regex rules, as every mapping takes them.
+const rewrite = pathMappings();
 
 export const WATCH_BACKENDS = ['inotify', 'poll'] as const;
 

@@ -272,7 +272,7 @@ export function explanationText(e: Explanation): string {
   out.push(`Path: ${e.input}`);
   out.push('');
   out.push(`1. SERVER_PATH_MAPPINGS (${e.mapping.configured} form(s) configured)`);
-  out.push(m ? `   matched '${m.from}' -> '${m.to}'\n   result: ${e.mapping.result}` : `   no mapping matched; the path is used as is: ${e.mapping.result}`);
+  out.push(m ? `   matched ${m.rule !== undefined ? `rule '${m.rule}' ` : ''}'${m.from}' -> '${m.to}'\n   result: ${e.mapping.result}` : `   no mapping matched; the path is used as is: ${e.mapping.result}`);
   out.push(`2. SERVER_IGNORE_LIST [${e.ignore.list.map((s) => `'${s}'`).join(', ')}]`);
   out.push(e.ignore.matchedBy !== null ? `   IGNORED: the path contains '${e.ignore.matchedBy}'` : '   not ignored');
   if (e.verdict !== 'ignored') {

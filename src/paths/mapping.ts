@@ -1,14 +1,35 @@
 // SERVER_PATH_MAPPINGS and its kin: rewrite a path from the form one machine uses to the form another uses.
 import { sameForm, separatorOf } from './folder.js';
 
-/** `{ targetPrefix: [alternative prefixes] }`, the shape of SERVER_PATH_MAPPINGS and friends. */
-export type PathMappings = Record<string, string[]>;
+/**
+ * A rule of autoscan's `rewrite` form: `"<name>": {"FROM": "<regex>", "TO": "<replacement with $1>"}` inside a
+ * mapping. Kept beside the prefix entries under a symbol (see REGEX_RULES), compiled once when the config loads.
+ */
+export interface RegexRule {
+  /** The entry's key in the config: shown by the path doctor as the rule that matched. */
+  name: string;
+  from: string;
+  to: string;
+  pattern: RegExp;
+}
+
+/**
+ * Where a mapping keeps its regex rules. A symbol, not a key, so every reader of the prefix entries
+ * (`Object.entries`, the gate's forms, the doctor's suggestions) sees the same `{ path: [prefixes] }` it always
+ * did, and JSON.stringify leaves the rules out; only mapPath reads them.
+ */
+export const REGEX_RULES: unique symbol = Symbol('regex rules');
+
+/** `{ targetPrefix: [alternative prefixes] }`, the shape of SERVER_PATH_MAPPINGS and friends, plus its regex rules. */
+export type PathMappings = Record<string, string[]> & { [REGEX_RULES]?: RegexRule[] };
 
 export interface MappingMatch {
-  /** The mapping key (the prefix written in place of the form). */
+  /** The mapping key (the prefix written in place of the form), or a regex rule's replacement. */
   to: string;
-  /** The alternative form that matched. */
+  /** The alternative form that matched, or a regex rule's pattern. */
   from: string;
+  /** A regex rule matched: its name (the entry's key). */
+  rule?: string;
 }
 
 export interface Mapped {
@@ -67,7 +88,40 @@ export function mapPath(path: string, mappings: PathMappings): Mapped {
     if (!startsAtBoundary(path, candidate.from)) continue;
     return { path: applyMatch(path, candidate), match: candidate };
   }
+  // Prefixes first (the most specific), then the regex rules in the order written; as in autoscan, only the
+  // first rule that matches is applied, to every place it matches.
+  for (const rule of mappings?.[REGEX_RULES] ?? []) {
+    if (!rule.pattern.test(path)) continue;
+    return { path: path.replace(new RegExp(rule.pattern.source, `${rule.pattern.flags}g`), (...m) => expand(rule.to, m)), match: { to: rule.to, from: rule.from, rule: rule.name } };
+  }
   return { path };
+}
+
+/**
+ * A Go-style replacement (`$1`, `${1}`, `${name}`, `$name`, `$$`), as autoscan's and autopulse's rules are
+ * written, with the groups of one match. `m` is what String.replace hands a replacer function.
+ */
+function expand(template: string, m: unknown[]): string {
+  const groups = (typeof m[m.length - 1] === 'object' ? m[m.length - 1] : undefined) as Record<string, string | undefined> | undefined;
+  const numbered = m.slice(0, groups ? -3 : -2) as (string | undefined)[];
+  return template.replace(/\$(\$|\{(\w+)\}|(\d+)|([A-Za-z_]\w*))/g, (all, _t, braced?: string, digits?: string, name?: string) => {
+    if (all === '$$') return '$';
+    const ref = braced ?? digits ?? name!;
+    const value = /^\d+$/.test(ref) ? numbered[Number(ref)] : groups?.[ref];
+    return value ?? '';
+  });
+}
+
+/** Compiles one regex rule; throws SyntaxError (with the engine's reason) for a pattern that does not compile. */
+export function regexRule(name: string, from: string, to: string): RegexRule {
+  return { name, from, to, pattern: new RegExp(from.normalize('NFC'), 'u') };
+}
+
+/** A mapping with regex rules beside its prefix entries. */
+export function withRegexRules(prefixes: Record<string, string[]>, rules: RegexRule[]): PathMappings {
+  const out: PathMappings = prefixes;
+  if (rules.length) out[REGEX_RULES] = rules;
+  return out;
 }
 
 function applyMatch(path: string, { from, to }: MappingMatch): string {

@@ -10,6 +10,8 @@ export interface IntakeSettings {
   fileExistMappings: PathMappings;
   ignoreList: string[];
   priorities: Record<string, string[]>;
+  /** SERVER_SCAN_DELAYS (seconds), keyed by "source:event", event or source, in any case. */
+  scanDelays?: Record<string, number>;
 }
 
 /** The steps every path takes before it is queued, shared by the intake and the path doctor. */

@@ -28,6 +28,8 @@ export interface Folded {
   ids: FolderRequest['ids'] | null;
   received: string | null;
   count: number;
+  /** The shortest delay any of the requests asked for (SERVER_SCAN_DELAYS), or null for the queue's own. */
+  delayMs: number | null;
 }
 
 function first(req: FolderRequest): Folded {
@@ -43,6 +45,7 @@ function first(req: FolderRequest): Folded {
     ids: req.ids ?? null,
     received: req.received ?? null,
     count: 1,
+    delayMs: req.delayMs ?? null,
   };
 }
 
@@ -57,4 +60,5 @@ function fold(f: Folded, req: FolderRequest): void {
   f.ids = req.ids ?? f.ids;
   f.received = req.received ?? f.received;
   f.count++;
+  if (req.delayMs !== undefined) f.delayMs = f.delayMs === null ? req.delayMs : Math.min(f.delayMs, req.delayMs);
 }

@@ -6,7 +6,7 @@ import type { DeliveryRow, FolderRow, FollowingRow, PendingRow } from './rows.js
 export function prepareStatements(db: Database.Database) {
   return {
     find: db.prepare<[string], FolderRow>('SELECT * FROM folders WHERE folder = ?'),
-    findForMerge: db.prepare<[string], { id: number; state: string }>('SELECT id, state FROM folders WHERE folder = ?'),
+    findForMerge: db.prepare<[string], { id: number; state: string; due_at: number; last_at: number }>('SELECT id, state, due_at, last_at FROM folders WHERE folder = ?'),
     byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
     // Positional, unlike the rest: a new folder per webhook runs it once per request, and binding by name looks
     // each of the 15 names up in an object.

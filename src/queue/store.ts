@@ -48,14 +48,20 @@ export class Queue extends QueueFile {
    */
   enqueueMany(reqs: FolderRequest[]): { folder: string; merged: boolean; dueAt: number }[] {
     const now = this.clock.now();
-    const due = now + this.opts.delayMs;
     const folded = foldByFolder(reqs);
+    const dueAt = new Map<string, number>();
     const existed = this.db.transaction(() => {
       const found = new Map<string, boolean>();
       for (const f of folded.values()) {
         const ids = f.ids ? JSON.stringify(f.ids) : null;
         const existing = this.stmt.findForMerge.get(f.folder);
         found.set(f.folder, existing !== undefined);
+        // A request asks for its own delay (SERVER_SCAN_DELAYS) or the queue's; a merged folder is due at the
+        // shortest delay any of its requests asked for, counted from the latest (the row's own delay is what its
+        // due time was past its last request).
+        const asked = f.delayMs ?? this.opts.delayMs;
+        const due = now + (existing ? Math.min(asked, Math.max(0, existing.due_at - existing.last_at)) : asked);
+        dueAt.set(f.folder, due);
         if (!existing) {
           this.stmt.insert.run(f.folder, f.priority, due, now, now, f.count, f.count, f.source, f.event, f.fileHint, f.deleted, f.anyDeleted, f.refresh, ids, f.received);
           continue;
@@ -70,7 +76,7 @@ export class Queue extends QueueFile {
     return reqs.map((req) => {
       const merged = seen.has(req.folder) || existed.get(req.folder) === true;
       seen.add(req.folder);
-      return { folder: req.folder, merged, dueAt: due };
+      return { folder: req.folder, merged, dueAt: dueAt.get(req.folder)! };
     });
   }
 
@@ -205,12 +211,15 @@ export class Queue extends QueueFile {
     })();
   }
 
-  /** A request for a folder in no target's library: straight into history as `unmatched`, never queued. */
-  recordUnmatched(r: { folder: string; received: string; source: string; event: string; detail: string }): void {
+  /**
+   * A request for a folder in no target's library: straight into history as `unmatched`, never queued. Also a
+   * request held for its file's hash that never matched (`not-found`, src/hash-hold.ts).
+   */
+  recordUnmatched(r: { folder: string; received: string; source: string; event: string; detail: string; outcome?: 'unmatched' | 'not-found' }): void {
     const now = this.clock.now();
     this.writeHistory(
       { folder: r.folder, source: r.source, event: r.event, requests: 1, first_at: now, received: r.received } as FolderRow,
-      { target: null, outcome: 'unmatched', detail: r.detail, attempts: 0 },
+      { target: null, outcome: r.outcome ?? 'unmatched', detail: r.detail, attempts: 0 },
     );
   }
 

@@ -9,7 +9,9 @@ import { mapPath, type PathMappings } from '../paths/mapping.js';
 import type { ScanRequest, Source } from '../scan.js';
 import { parseScanBody } from '../triggers/index.js';
 import { isPlainObject } from '../triggers/payload.js';
+import { tdarrPaths } from '../triggers/tdarr.js';
 import { rule } from './access.js';
+import { answerPaths } from './autopulse.js';
 import type { AppDeps } from './deps.js';
 
 const basic = rule('basic');
@@ -24,6 +26,11 @@ export const autoscanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => 
   // The schema refuses this already; a config built in code must not open the routes either.
   if (!config.USER || !config.PASSWORD) throw new Error('AUTOSCAN is enabled without USER and PASSWORD: the /triggers/ routes need Basic auth');
   await app.register(async (scope) => triggerRoutes(scope, deps, config), { prefix: '/triggers' });
+  // autopulse's public /stats, which Bazarr's "Test" button asks (GET <base>/stats): queue counts only, as /health.
+  app.get('/stats', rule('public'), async () => {
+    const s = deps.queue.summary();
+    return { stats: { total: s.folders, processed: 0, retrying: 0, failed: 0, pending: s.waiting + s.dispatching }, speed: 0 };
+  });
 };
 
 /** The routes served: the configured ones, or one per app named after it. */
@@ -57,6 +64,8 @@ async function triggerRoutes(app: Parameters<FastifyPluginAsync>[0], deps: AppDe
 
   app.head('/manual', basic, async (_req, reply) => reply.code(200).send());
   const manual = async (req: FastifyRequest<{ Querystring: Record<string, string | string[]> }>, reply: FastifyReply) => {
+    // autopulse's form of the same route (path=, hash=) answers as autopulse does; dir= stays autoscan's.
+    if (req.query.path !== undefined) return answerPaths(req, reply, deps, 'manual', (p) => rewrite(p, config.MANUAL_REWRITE));
     const dirs = listOf(req.query.dir);
     if (dirs.length === 0) {
       if (req.method === 'GET') return reply.type('text/html; charset=utf-8').send(MANUAL_PAGE);
@@ -74,6 +83,27 @@ async function triggerRoutes(app: Parameters<FastifyPluginAsync>[0], deps: AppDe
   };
   app.get('/manual', basic, manual);
   app.post('/manual', basic, manual);
+
+  // Bazarr's "Autopulse" integration calls GET <url>?path=<folder of the video>; its documented URL ends in
+  // /triggers/bazarr (morpheus65535/bazarr bazarr/utilities/autopulse_webhook.py).
+  const bazarr = async (req: FastifyRequest<{ Querystring: Record<string, string | string[]> }>, reply: FastifyReply) =>
+    answerPaths(req, reply, deps, 'bazarr', (p) => rewrite(p, config.MANUAL_REWRITE));
+  app.head('/bazarr', basic, async (_req, reply) => reply.code(200).send());
+  app.get('/bazarr', basic, bazarr);
+  app.post('/bazarr', basic, bazarr);
+
+  // Tdarr: its notification plugin's body, or {"path": …} from a Send Web Request flow (src/triggers/tdarr.ts).
+  app.post('/tdarr', basic, async (req, reply) => {
+    const body = readJson(req.body);
+    if (body === undefined) return badRequest(reply, logger, req.ip, 'the body sent to /triggers/tdarr is not JSON');
+    const result = tdarrPaths(body);
+    if (result.kind === 'invalid') return badRequest(reply, logger, req.ip, result.reason);
+    if (result.kind !== 'scan') {
+      logger.info({ client: req.ip, event: result.event }, `Nothing to scan for Tdarr '${result.event}' on /triggers/tdarr.`);
+      return reply.code(200).send();
+    }
+    return queue(req, reply, result.requests.map((r) => ({ ...r, path: rewrite(r.path, config.MANUAL_REWRITE) })), 'a Tdarr request on /triggers/tdarr');
+  });
 
   app.post<{ Params: { drive: string } }>('/a-train/:drive', basic, async (req, reply) => {
     const body = readJson(req.body);

@@ -6,6 +6,7 @@ import { chartsSection, chartStyle } from './charts.js';
 import type { FinishedScan, QueuedFolder } from './schemas.js';
 import { detailBlock } from './detail.js';
 import { documentHead, escapeHtml as h } from './page.js';
+import type { NotifierView } from './views.js';
 
 export interface DashboardView {
   now: number;
@@ -15,6 +16,8 @@ export interface DashboardView {
   targets: TargetHealth[];
   held: string | null;
   drive: unknown;
+  /** NOTIFY: each notifier's last result. */
+  notify?: NotifierView[];
   /** The outcome of the action just taken (after a form POST). */
   said?: string;
   /** A security problem to fix, shown above everything (a weak SERVER_PASS). */
@@ -203,6 +206,15 @@ function value(v: unknown): string {
   return h(String(v));
 }
 
+function notifySection(v: DashboardView): string {
+  if (!v.notify?.length) return '';
+  const rows = v.notify.map((n) => {
+    const last = n.last ? `${n.last.ok ? '<span class="badge b-ok">sent</span>' : '<span class="badge b-bad">failed</span>'} ${h(n.last.event)}: ${h(n.last.result)}, ${h(new Date(n.last.at).toISOString())}` : 'nothing sent yet';
+    return `<li>${h(n.name)} <span class="muted">${h(n.type)}</span>: ${last}${n.dropped ? ` <span class="muted">(${n.dropped} dropped)</span>` : ''}</li>`;
+  });
+  return `<section aria-labelledby="notify-h"><h2 id="notify-h">Notifications</h2><ul>${rows.join('')}</ul></section>`;
+}
+
 function driveSection(v: DashboardView): string {
   const drive = v.drive;
   const body =
@@ -216,7 +228,7 @@ function driveSection(v: DashboardView): string {
 
 /** The part of the dashboard that live updates replace. */
 export function dashboardLive(v: DashboardView): string {
-  return `${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${historySection(v)}${targetsSection(v)}${driveSection(v)}`;
+  return `${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${historySection(v)}${targetsSection(v)}${notifySection(v)}${driveSection(v)}`;
 }
 
 const liveScript = `

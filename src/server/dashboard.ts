@@ -4,7 +4,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { systemClock } from '../clock.js';
 import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
-import { driveView, historyView, queueView } from './views.js';
+import { driveView, historyView, notifyView, queueView } from './views.js';
 import { steer } from './steer.js';
 import { chartData, FailureLog } from './chart-data.js';
 import { dashboardLive, dashboardPage, type DashboardView } from './dashboard-page.js';
@@ -32,6 +32,7 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     targets: deps.processor?.health() ?? [],
     held: deps.processor?.held ?? null,
     drive: driveView(deps),
+    notify: notifyView(deps),
     said,
     charts: chartData(deps.queue.db, clock.now(), { failures: failures.list() }),
   });

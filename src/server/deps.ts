@@ -4,6 +4,7 @@ import type { Activity } from '../activity.js';
 import type { AutoscanConfig } from '../config/autoscan-schema.js';
 import type { Clock } from '../clock.js';
 import type { Doctor } from '../doctor/explain.js';
+import type { HashHold } from '../hash-hold.js';
 import type { Intake } from '../intake.js';
 import type { Logger } from '../log.js';
 import type { Processor } from '../processor/processor.js';
@@ -37,6 +38,8 @@ export interface AppDeps {
   limits?: Partial<ConnectionLimits>;
   /** The AUTOSCAN block: autoscan-compatible /triggers/ routes when enabled. */
   autoscan?: AutoscanConfig;
+  /** Requests held until their file has the SHA-256 the sender named (autopulse's hash=). */
+  hashHold?: HashHold;
   /** Startup state for /health?ready (src/server/readiness.ts); without it the service counts as ready. */
   readiness?: Readiness;
 }

@@ -3,8 +3,9 @@ import type { Explanation } from '../doctor/explain.js';
 import { badge, layout, nav } from './dashboard-page.js';
 import { escapeHtml as h } from './page.js';
 
-function mappingText(m: { from: string; to: string } | null): string {
-  return m ? `<code>${h(m.from)}</code> → <code>${h(m.to)}</code>` : 'none matched';
+function mappingText(m: { from: string; to: string; rule?: string } | null): string {
+  if (!m) return 'none matched';
+  return `${m.rule !== undefined ? `rule <strong>${h(m.rule)}</strong> ` : ''}<code>${h(m.from)}</code> → <code>${h(m.to)}</code>`;
 }
 
 function explanationHtml(e: Explanation): string {

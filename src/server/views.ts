@@ -52,6 +52,19 @@ export function historyView(deps: Pick<AppDeps, 'queue'>, limit = 100): Finished
   }));
 }
 
+/** Each notifier's last result (NOTIFY), from the status dep's `notify` block. */
+export function notifyView(deps: Pick<AppDeps, 'status'>): NotifierView[] {
+  const block = deps.status?.().notify;
+  return Array.isArray(block) ? (block as NotifierView[]) : [];
+}
+
+export interface NotifierView {
+  name: string;
+  type: string;
+  last: { at: number; ok: boolean; result: string; event: string } | null;
+  dropped: number;
+}
+
 /** The drive monitor's block from the status dep, whether it hands back `{drive: ...}` or the block itself. */
 export function driveView(deps: Pick<AppDeps, 'status'>): unknown {
   const status = deps.status?.();

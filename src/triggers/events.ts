@@ -70,6 +70,7 @@ export const eventsBySource: Readonly<Record<string, readonly string[]>> = {
   ...Object.fromEntries(families.map((f) => [f.source, [...arrCommon, ...f.events]])),
   ...Object.fromEntries(lookalikes.map((l) => [l.source, [...arrCommon, ...l.sends.flatMap(ownEvents)]])),
   manual: ['Manual', 'Test'],
+  tdarr: ['Transcoded', 'Started'],
   api: ['Manual', 'Retry'],
   drive: ['Drive'],
   watch: ['Changed', 'Deleted'],

@@ -9,6 +9,11 @@ export interface Family<S extends string = string> {
   source: S;
   /** The object every payload of this app carries (except Health and ApplicationUpdate), e.g. "series". */
   key: string;
+  /**
+   * Fields only this app's payloads carry, by which a payload without its key object is still read as this app's:
+   * a Rename or file delete from an older release, a script or a relay that sends only the files' paths.
+   */
+  marks?: readonly string[];
   /** The event names only this app sends; the ones every arr app sends are listed in src/triggers/events.ts. */
   events: readonly string[];
   /** Which scans an event asks for; an event it does not scan for is answered `unhandled(event)`. */

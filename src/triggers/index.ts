@@ -1,10 +1,12 @@
 // Turns a decoded scan body (arr webhook JSON or manual form fields) into the scans it asks for.
 import { canonicalEvent, ignoredReason } from './events.js';
+import type { Family } from './family.js';
 import { families } from './families.js';
 import { manualRequest } from './manual.js';
 import { isPlainObject, objectAt } from './payload.js';
 import { type TriggerResult } from './result.js';
 import { sourceFromUserAgent } from './source.js';
+import { isTdarrNotification, tdarrNotification } from './tdarr.js';
 
 export type { TriggerResult } from './result.js';
 
@@ -18,9 +20,17 @@ export function parseScanBody(body: unknown, userAgent?: string): TriggerResult 
   if (sent !== undefined && typeof sent !== 'string') {
     return { kind: 'invalid', reason: 'eventType must be a single string' };
   }
+  // Tdarr's notification plugin sends a Discord body, without eventType.
+  if (sent === undefined && isTdarrNotification(body)) return tdarrNotification(body);
   const event = sent === undefined || sent.trim() === '' ? undefined : canonicalEvent(sent);
-  const family = families.find((f) => objectAt(body, f.key) !== undefined);
-  const source = sourceFromUserAgent(userAgent) ?? family?.source;
+  const fromAgent = sourceFromUserAgent(userAgent);
+  // The key object decides; without it (an older release, a script, another relay), the app the User-Agent
+  // names, else the app whose own file fields the payload carries: the paths are read wherever they are.
+  const family =
+    families.find((f) => objectAt(body, f.key) !== undefined) ??
+    families.find((f) => f.source === fromAgent) ??
+    families.find((f) => (f as Family).marks?.some((m) => body[m] !== undefined && body[m] !== null));
+  const source = fromAgent ?? family?.source;
 
   // plex_autoscan also answered Test under the key "EventType".
   const aliased = body.EventType;

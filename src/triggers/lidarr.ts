@@ -8,6 +8,7 @@ import { ScanList } from './scan-list.js';
 export const lidarr: Family<'lidarr'> = {
   source: 'lidarr',
   key: 'artist',
+  marks: ['trackFile', 'trackFiles', 'renamedTrackFiles'],
   events: ['Retag', 'ArtistAdd', 'ArtistDelete', 'AlbumDelete'],
   parse: lidarrEvent,
 };

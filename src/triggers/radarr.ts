@@ -9,6 +9,7 @@ import { ScanList } from './scan-list.js';
 export const radarr: Family<'radarr'> = {
   source: 'radarr',
   key: 'movie',
+  marks: ['movieFile', 'renamedMovieFiles'],
   events: ['MovieAdded', 'MovieDelete', 'MovieFileDelete'],
   parse: radarrEvent,
 };

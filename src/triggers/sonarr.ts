@@ -9,6 +9,7 @@ import { ScanList } from './scan-list.js';
 export const sonarr: Family<'sonarr'> = {
   source: 'sonarr',
   key: 'series',
+  marks: ['episodeFile', 'episodeFiles', 'renamedEpisodeFiles'],
   events: ['SeriesAdd', 'SeriesDelete', 'EpisodeFileDelete'],
   parse: sonarrEvent,
 };

@@ -43,7 +43,7 @@ describe('convertAutoscan', () => {
         TRIGGERS: [
           { NAME: 'sonarr-docker', TYPE: 'sonarr', REWRITE: { '/mnt/unionfs/Media/TV/': ['/tv/'] } },
           { NAME: 'sonarr4k', TYPE: 'sonarr', REWRITE: { '/mnt/unionfs/Media/TV/': ['/tv/'] } },
-          { NAME: 'radarr', TYPE: 'radarr', REWRITE: {} },
+          { NAME: 'radarr', TYPE: 'radarr', REWRITE: { 'rewrite 1': { FROM: '^/movies/(.*)$', TO: '/mnt/unionfs/Media/Movies/$1' } } },
           { NAME: 'lidarr', TYPE: 'lidarr', REWRITE: {} },
         ],
         MANUAL_REWRITE: { '/mnt/unionfs/Media/': ['/Media/'] },
@@ -58,7 +58,7 @@ describe('convertAutoscan', () => {
       ],
     });
     const text = report.join('\n');
-    expect(text).toMatch(/triggers.radarr\[0\]: the rewrite "\^\/movies\/\(\.\*\)\$" → .* cannot express/);
+    expect(text).not.toMatch(/triggers.radarr/);
     expect(text).toMatch(/triggers.manual: priority 3 not carried over/);
     expect(text).toMatch(/triggers.sonarr\[0\]: priority 2/);
     expect(text).toMatch(/triggers.bernard: not carried over/);
@@ -76,14 +76,23 @@ describe('convertAutoscan', () => {
     expect(report.join('\n')).toMatch(/minimum-age: not set/);
   });
 
-  it('reads Go durations and literal prefix rewrites only', () => {
+  it('reads Go durations; literal rewrites become prefixes, the others regex rules', () => {
     expect([goDurationSeconds('30m'), goDurationSeconds('1m30s'), goDurationSeconds('1h'), goDurationSeconds('250ms'), goDurationSeconds('10')]).toEqual([1800, 90, 3600, 0.25, undefined]);
     const report: string[] = [];
-    expect(rewriteToMappings([{ from: '^/a\\.b/', to: '/x/' }, { from: '^/c/(.*)', to: '/y/' }, { from: '^/(tv|movies)/', to: '/z/' }], 'r', report)).toEqual({
+    const rules = [
+      { from: '^/a\\.b/', to: '/x/' },
+      { from: '^/c/(.*)', to: '/y/' },
+      { from: '^/(tv|movies)/', to: '/z/' },
+      { from: '^/(?P<kind>tv|movies)/(.*)', to: '/media/${kind}/$2' },
+      { from: '^/(unclosed/', to: '/w/' },
+    ];
+    expect(rewriteToMappings(rules, 'r', report)).toEqual({
       '/x/': ['/a.b/'],
       '/y/': ['/c/'],
+      'rewrite 3': { FROM: '^/(tv|movies)/', TO: '/z/' },
+      'rewrite 4': { FROM: '^/(?<kind>tv|movies)/(.*)', TO: '/media/${kind}/$2' },
     });
-    expect(report).toHaveLength(1);
+    expect(report).toEqual([expect.stringMatching(/^r: the rewrite "\^\/\(unclosed\/" → "\/w\/" does not compile here/)]);
   });
 });
 

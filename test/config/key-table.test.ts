@@ -59,6 +59,7 @@ const KEYS: Record<string, Entry> = {
   SERVER_PASS: T('server/scan-routes', 'a wrong secret is 401 and the URL is not logged'),
   SERVER_PATH_MAPPINGS: T('server/scan-routes', 'a form-encoded Manual request is mapped and queued'),
   SERVER_FILE_EXIST_PATH_MAPPINGS: T('rclone/cache-refresh-checks', 'one refresh of the folder per missed check'),
+  SERVER_SCAN_DELAYS: T('queue/scan-delays', 'an upgrade is scanned after its own delay while a new import waits for SERVER_SCAN_DELAY'),
   SERVER_SCAN_DELAY: T('processor/processor', '24 Download webhooks for one season within the delay make exactly one Plex refresh'),
   SERVER_MAX_FILE_CHECKS: T('processor/processor', 'waits for the file to exist, up to SERVER_MAX_FILE_CHECKS'),
   SERVER_FILE_CHECK_DELAY: T('rclone/cache-refresh-checks', 'one refresh of the folder per missed check'),
@@ -156,6 +157,13 @@ const KEYS: Record<string, Entry> = {
   'TARGETS[].EMPTY_TRASH_ZERO_DELETED': T('targets/plex-target-keys', 'the other keys follow their PLEX_* key unless set'),
   'TARGETS[].ANALYZE_TYPE': T('targets/plex-target-keys', 'the other keys follow their PLEX_* key unless set'),
   'TARGETS[].ANALYZE_DIRECTORY': T('targets/plex-target-keys', 'the other keys follow their PLEX_* key unless set'),
+
+  NOTIFY: T('notify/notifications', 'a server down past DOWN_AFTER reaches Discord once, and its return once'),
+  'NOTIFY.NAME': T('notify/notifications', 'a receiver that fails is retried, then logged; /health and the dashboard show its last result'),
+  'NOTIFY.TYPE': T('notify/notifications', 'ntfy, Apprise and JSON get a scan that gave up in their own formats'),
+  'NOTIFY.URL': T('notify/notifications', 'a server down past DOWN_AFTER reaches Discord once, and its return once'),
+  'NOTIFY.EVENTS': T('notify/notifications', 'EVENTS filters'),
+  'NOTIFY.DOWN_AFTER': T('notify/notifications', 'a short outage says nothing'),
 
   PLEX_SECTION_PATH_MAPPINGS: ignoredLine('PLEX_SECTION_PATH_MAPPINGS'),
   PLEX_SECTION_PATH_MAPPINGS_WITH_API: ignoredLine('PLEX_SECTION_PATH_MAPPINGS_WITH_API'),

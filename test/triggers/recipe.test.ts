@@ -122,8 +122,8 @@ describe('where to add a new trigger: one new file plus one line in the table', 
       // An event of the app that its file does not scan for, and one no app sends: answered 200, no scan.
       expect(await post({ ...download, eventType: 'ComicAdded' })).toEqual({ status: 200, body: { ok: true, ignored: 'ComicAdded events do not apply to a comic payload' } });
       expect(await post({ ...download, eventType: 'Bogus' })).toEqual({ status: 200, body: { ok: true, ignored: 'Bogus is not an event scanrelay scans for' } });
-      // A payload with no app's object now lists the new app's key among the ones it looked for.
-      expect((await post({ eventType: 'Download' })).body).toEqual({ ok: true, ignored: 'Download event names no series, movie, artist, author or comic' });
+      // A payload with no app's object is read as the app its User-Agent names, and says which path it lacks.
+      expect((await post({ eventType: 'Download' })).body).toEqual({ ok: true, ignored: 'Download event has no comicFile.path' });
 
       const db = new Database(queuefile, { readonly: true, fileMustExist: true });
       try {

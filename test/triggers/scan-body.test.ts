@@ -202,7 +202,9 @@ describe('events with nothing to scan are ignored (200), with a reason', () => {
     ['MovieDelete', { series }, 'MovieDelete events do not apply to a series payload'],
     ['EpisodeFileDelete', { movie }, 'EpisodeFileDelete events do not apply to a movie payload'],
     ['Retag', { series }, 'Retag events do not apply to a series payload'],
-    ['Download', { episodeFile: { path: '/tv/Show/e.mkv' } }, 'Download event names no series, movie, artist or author'],
+    // Without any app's object or path: read as the app the User-Agent names, which says the path it lacks
+    // (minimal-payloads.test.ts reads payloads that have paths but no object).
+    ['Download', { quality: 'HDTV-720p' }, 'Download event has no episodeFile.path, episodeFiles[].path or destinationPath'],
   ])('%s', (eventType, extra, reason) => {
     const result = parseScanBody({ ...extra, eventType }, sonarrUA);
     expect(result).toStrictEqual({ kind: 'ignored', source: 'sonarr', event: eventType, reason });

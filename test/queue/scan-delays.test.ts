@@ -1,0 +1,52 @@
+// SERVER_SCAN_DELAYS: per-source and per-event delays over SERVER_SCAN_DELAY. Upgrades and renames go out fast,
+// new imports are batched, and a folder's requests still make one scan, due at the shortest delay any asked for.
+import { afterEach, describe, expect, it } from 'vitest';
+import { delayOf } from '../../src/intake.js';
+import { SECRET, testService, type TestService } from '../support/service.js';
+
+let t: TestService;
+afterEach(async () => t?.close());
+
+const webhook = (eventType: string, path: string, isUpgrade = false) =>
+  t.service.app.inject({
+    method: 'POST',
+    url: `/${SECRET}`,
+    headers: { 'user-agent': 'Sonarr/4.0.17.2952 (ubuntu 24.04)' },
+    payload: { eventType, isUpgrade, series: { path: '/data/media/tv/Show' }, episodeFile: { path } },
+  });
+const dueIn = (folder: string) => (t.service.queue.get(folder)!.dueAt - t.clock.now()) / 1000;
+
+describe('SERVER_SCAN_DELAYS', () => {
+  it('picks "source:event", then the event, then the source, in any case; none leaves SERVER_SCAN_DELAY', () => {
+    const delays = { Upgrade: 10, 'sonarr:rename': 5, rename: 20, radarr: 30 };
+    const req = (source: string, event: string) => ({ path: '/x', source, event, kind: 'file' }) as Parameters<typeof delayOf>[0];
+    expect(delayOf(req('sonarr', 'Upgrade'), delays)).toEqual({ delayMs: 10_000 });
+    expect(delayOf(req('sonarr', 'Rename'), delays)).toEqual({ delayMs: 5_000 });
+    expect(delayOf(req('lidarr', 'Rename'), delays)).toEqual({ delayMs: 20_000 });
+    expect(delayOf(req('radarr', 'Download'), delays)).toEqual({ delayMs: 30_000 });
+    expect(delayOf(req('sonarr', 'Download'), delays)).toEqual({});
+  });
+
+  it('an upgrade is scanned after its own delay while a new import waits for SERVER_SCAN_DELAY; merged, the shortest wins', async () => {
+    t = await testService({ config: { SERVER_SCAN_DELAY: 180, SERVER_SCAN_DELAYS: { upgrade: 10, manual: 0 } } });
+    await webhook('Download', '/data/media/tv/Show/Season 1/e01.mkv');
+    await webhook('Download', '/data/media/tv/Show/Season 2/e01.mkv', true);
+    expect(dueIn('/data/media/tv/Show/Season 1')).toBe(180);
+    expect(dueIn('/data/media/tv/Show/Season 2')).toBe(10);
+
+    // A new import into the upgraded folder keeps it fast, counted from the latest request.
+    t.clock.advance(4_000);
+    await webhook('Download', '/data/media/tv/Show/Season 2/e02.mkv');
+    expect(dueIn('/data/media/tv/Show/Season 2')).toBe(10);
+    expect(t.service.queue.get('/data/media/tv/Show/Season 2')!.requests).toBe(2);
+
+    t.clock.advance(10_000);
+    await t.service.processor.drain();
+    expect(t.plex.refreshes.map((r) => r.path), JSON.stringify(t.plex.refreshes)).toEqual(['/data/media/tv/Show/Season 2']);
+    expect(t.service.queue.list().map((r) => r.folder)).toEqual(['/data/media/tv/Show/Season 1']);
+
+    // An upgrade merging into the batched folder brings it forward too.
+    await webhook('Download', '/data/media/tv/Show/Season 1/e02.mkv', true);
+    expect(dueIn('/data/media/tv/Show/Season 1')).toBe(10);
+  });
+});
