@@ -15,6 +15,7 @@ import { scannerSections } from '../plex/locations.js';
 import { isInside } from '../paths/folder.js';
 import { explainCommand } from './explain.js';
 import { importAutoscanCommand } from './import-autoscan.js';
+import { importAutopulseCommand } from './import-autopulse.js';
 import { serverCommand } from './server.js';
 import { sectionsCommand } from './sections.js';
 import { updateConfigCommand } from './update-config.js';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   program.addCommand(sectionsCommand());
   program.addCommand(explainCommand());
   program.addCommand(importAutoscanCommand());
+  program.addCommand(importAutopulseCommand());
   program.addCommand(backupCommand());
   program.addCommand(restoreCommand());
   program.addCommand(checkCommand());

@@ -9,10 +9,10 @@ export interface Conversion {
   report: string[];
 }
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+export type Obj = Record<string, unknown>;
+export const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]);
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 
 /** Go's time.ParseDuration for the units autoscan users write (h, m, s, ms); undefined when it is not one. */
 export function goDurationSeconds(text: string): number | undefined {
@@ -61,7 +61,8 @@ export function goRegex(pattern: string): string {
   return pattern.replace(/\(\?P</g, '(?<').replace(/\\z$/, '$');
 }
 
-function literalPrefix(regex: string): string | undefined {
+/** The literal path a regex stands for ("^/tv/", "/tv/(.*)"), or undefined when it is a real pattern. */
+export function literalPrefix(regex: string): string | undefined {
   let text = regex.startsWith('^') ? regex.slice(1) : regex;
   if (text.endsWith('(.*)') || text.endsWith('.*')) text = text.replace(/\(?\.\*\)?$/, '');
   let out = '';
