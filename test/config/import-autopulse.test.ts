@@ -1,0 +1,248 @@
+// import-autopulse: autopulse's config, in each of its forms, becomes scanrelay keys; what has no equivalent is
+// reported; a broken file is one line naming its line; the converted file starts a real `scanrelay server`.
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { convertAutopulse } from '../../src/config/from-autopulse.js';
+import { loadConfig } from '../../src/config/load.js';
+import { configSchema } from '../../src/config/schema.js';
+import { parseToml } from '../../src/config/toml.js';
+import { parseYaml } from '../../src/config/yaml.js';
+import { FakePlex } from '../fakes/plex.js';
+import { runCli, type Child } from '../support/child.js';
+import { ownFixture, ownFixtureText } from '../support/fixtures.js';
+
+const convert = (doc: unknown) => {
+  const result = convertAutopulse(doc);
+  const checked = configSchema.safeParse(result.config);
+  expect(checked.success ? [] : checked.error.issues).toEqual([]);
+  return { ...result, text: result.report.join('\n') };
+};
+
+describe('convertAutopulse, one fixture per form', () => {
+  it('YAML: arr routes with rewrites, timers and event timers, the manual trigger, notify, targets, webhooks', () => {
+    const { config, text } = convert(parseYaml(ownFixtureText('autopulse/config.yaml')));
+    expect(config).toMatchObject({
+      SERVER_IP: '0.0.0.0',
+      SERVER_PORT: 2875,
+      SERVER_SCAN_DELAY: 120,
+      HISTORY_DAYS: 7,
+      SERVER_ANCHOR_FILES: ['/mnt/media/anchor'],
+      PLEX_ENABLED: false,
+      AUTOSCAN: {
+        ENABLED: true,
+        USER: 'terry',
+        PASSWORD: 'yoghurt',
+        TRIGGERS: [
+          { NAME: 'my_sonarr', TYPE: 'sonarr', REWRITE: { '/tvshows': ['/downloads'] } },
+          { NAME: 'my_radarr', TYPE: 'radarr', REWRITE: { 'rewrite 1': { FROM: '^/movies/(.*)$', TO: '/media/movies/$1' } } },
+        ],
+        MANUAL_REWRITE: { '/media': ['/downloads'] },
+      },
+      // An event timer adds to the trigger's own (300 + 10); autopulse's Download includes upgrades.
+      SERVER_SCAN_DELAYS: { sonarr: 300, 'sonarr:download': 310, 'sonarr:upgrade': 310, 'sonarr:episodefiledelete': 302, manual: 0 },
+      WATCH: { DEBOUNCE: 10, PATHS: [{ PATH: '/watch', BACKEND: 'poll', RECURSIVE: false, INCLUDE: ['\\.mkv$'], REWRITE: { '/media': ['/watch'] } }] },
+      TARGETS: [
+        { NAME: 'my_plex', TYPE: 'plex', URL: 'http://plex:32400', TOKEN: 'plex-token-from-autopulse', ANALYZE_TYPE: 'basic' },
+        { NAME: 'my_different_plex', TYPE: 'plex', ANALYZE_TYPE: 'off', REFRESH_ITEMS: true, PATH_MAPPINGS: { '/plex': ['/media'] } },
+        { NAME: 'my_jellyfin', TYPE: 'jellyfin', REFRESH_ITEMS: true },
+        { NAME: 'my_audiobookshelf', TYPE: 'audiobookshelf', INCLUDE: ['/audiobooks/'] },
+        { NAME: 'my_command', TYPE: 'command', COMMAND: ['sh', '-c', 'FILE_PATH="$SCANRELAY_PATH"; export FILE_PATH; echo $FILE_PATH >> list.txt'], TIMEOUT: 10 },
+      ],
+      NOTIFY: [{ NAME: 'my_discord', TYPE: 'discord', URL: 'https://discord.com/api/webhooks/1234567890/abcdefg', EVENTS: ['target-down', 'target-up', 'scan-failed', 'not-found'] }],
+    });
+    // check_path on: the file checks keep their default.
+    expect(config).not.toHaveProperty('SERVER_MAX_FILE_CHECKS');
+    expect(text).toMatch(/^opts.check_path: scanrelay checks for the file SERVER_MAX_FILE_CHECKS/m);
+    expect(text).toMatch(/^opts.max_retries: not carried over/m);
+    expect(text).toMatch(/^app.log_level: not carried over: pass --loglevel/m);
+    expect(text).toMatch(/^triggers.my_sonarr.excludes: not carried over: .*my_audiobookshelf/m);
+    expect(text).toMatch(/^triggers.my_sonarr.filter: not carried over/m);
+    expect(text).toMatch(/^targets.my_audiobookshelf.filter.exclude: "\/samples\/" is a pattern/m);
+    expect(text).toMatch(/^targets.my_command: runs once per folder/m);
+    expect(text).toMatch(/^webhooks.my_discord.mentions: not carried over/m);
+    expect(text).toMatch(/^webhooks.my_hookshot: scanrelay has no Matrix Hookshot type/m);
+    expect(text).not.toMatch(/my_radarr|my_plex|my_jellyfin|my_notify/);
+  });
+
+  it('TOML: auth off, [[rewrite]] lists, bazarr and autoscan triggers, tdarr, sonarr, autopulse, fileflows, json webhook', () => {
+    const { config, text } = convert(parseToml(ownFixtureText('autopulse/config.toml')));
+    expect(config).toMatchObject({
+      SERVER_IP: '127.0.0.1',
+      SERVER_PORT: 2876,
+      SERVER_SCAN_DELAY: 30,
+      SERVER_MAX_FILE_CHECKS: 0,
+      LOG_KEEP: 7,
+      SERVER_SCAN_DELAYS: { sonarr: 45 },
+      SERVER_ANCHOR_FILES: ['/mnt/remote/.mounted'],
+      AUTOSCAN: {
+        USER: 'autopulse',
+        TRIGGERS: [
+          { NAME: 'sonarr', TYPE: 'sonarr', REWRITE: { '/data/tv': ['/tv'] } },
+          { NAME: 'lidarr', TYPE: 'lidarr', REWRITE: { 'rewrite 1': { FROM: '^/music/(?<artist>[^/]+)/', TO: '/data/music/${artist}/' }, '/mnt/music': ['/data/music'] } },
+        ],
+        MANUAL_REWRITE: { '/data': ['/subs'] },
+      },
+      TARGETS: [
+        { NAME: 'jellyfin', TYPE: 'jellyfin', REFRESH_ITEMS: false },
+        { NAME: 'tdarr', TYPE: 'tdarr', URL: 'http://tdarr:8265', LIBRARY_ID: 'library-id-from-autopulse' },
+        { NAME: 'sonarr', TYPE: 'sonarr', URL: 'http://sonarr:8989', TOKEN: 'sonarr-key-from-autopulse' },
+        { NAME: 'remote-autopulse', TYPE: 'relay', URL: 'http://other-host:2875', USER: 'admin', PASSWORD: 'remote-pass' },
+        { NAME: 'script', TYPE: 'command', COMMAND: ['sh', '-c', 'exec "$0" "$SCANRELAY_PATH"', '/config/on-scan.sh'], TIMEOUT: 20 },
+      ],
+      NOTIFY: [{ NAME: 'json', TYPE: 'json', URL: 'https://example.com/webhooks/autopulse' }],
+    });
+    expect((config.AUTOSCAN as { PASSWORD: string }).PASSWORD).toMatch(/^[0-9a-f]{24}$/);
+    expect(text).toMatch(/^auth.enabled: autopulse served its routes without a password/m);
+    expect(text).toMatch(/^triggers.lidarr.rewrite: autopulse applies "\/data\/music" to what/m);
+    expect(text).toMatch(/^triggers.scanner: .*\/triggers\/manual\?dir=<folder>/m);
+    expect(text).toMatch(/^triggers.sports: scanrelay does not read Sportarr's webhooks/m);
+    expect(text).toMatch(/^targets.jellyfin.metadata_refresh_mode: not carried over/m);
+    expect(text).toMatch(/^targets.jellyfin.request.insecure: not carried over/m);
+    expect(text).toMatch(/^targets.remote autopulse: carried as a relay target/m);
+    expect(text).toMatch(/^targets.fileflows: scanrelay has no FileFlows target/m);
+    expect(text).toMatch(/^opts.webhook_retries: not carried over/m);
+    expect(text).toMatch(/^webhooks.json: scanrelay's json body/m);
+    expect(text).not.toMatch(/^triggers.bazarr/m);
+  });
+
+  it("JSON: autopulse's own serialised form (every key, unset ones null) reports only what matters", () => {
+    const { config, report } = convert(ownFixture('autopulse/config.json'));
+    expect(config).toMatchObject({
+      SERVER_SCAN_DELAY: 60,
+      SERVER_MAX_FILE_CHECKS: 0,
+      AUTOSCAN: { USER: 'admin', PASSWORD: 'password', TRIGGERS: [{ NAME: 'radarr', TYPE: 'radarr', REWRITE: {} }], MANUAL_REWRITE: {} },
+      TARGETS: [
+        { NAME: 'plex', TYPE: 'plex', ANALYZE_TYPE: 'off' },
+        { NAME: 'emby', TYPE: 'emby', REFRESH_ITEMS: true },
+      ],
+    });
+    expect(config).not.toHaveProperty('HISTORY_DAYS');
+    expect(config).not.toHaveProperty('LOG_KEEP');
+    expect(config).not.toHaveProperty('NOTIFY');
+    expect(report).toEqual([expect.stringMatching(/^app.database_url: not carried over/), expect.stringMatching(/^auth: the senders use autopulse's published default password/)]);
+  });
+});
+
+describe('convertAutopulse, single mappings', () => {
+  it('an empty config keeps autopulse behaviour: port 2875, 60 s wait, no file checks, admin/password', () => {
+    const { config, text } = convert({});
+    expect(config).toMatchObject({ SERVER_PORT: 2875, SERVER_SCAN_DELAY: 60, SERVER_MAX_FILE_CHECKS: 0, AUTOSCAN: { ENABLED: true, USER: 'admin', PASSWORD: 'password' }, TARGETS: [] });
+    expect(text).toMatch(/^targets: none configured/m);
+  });
+
+  it('two triggers of one app with different timers: the first wins, the other is reported', () => {
+    const { config, text } = convert({ triggers: { a: { type: 'sonarr', timer: { wait: 10 } }, b: { type: 'sonarr', timer: { wait: 20 } }, c: { type: 'radarr', event_timers: { Rename: { wait: 5 } } } } });
+    expect(config.SERVER_SCAN_DELAYS).toEqual({ sonarr: 10, 'radarr:rename': 5 });
+    expect(text).toMatch(/^triggers.b: waits 20 s, but triggers.a already set SERVER_SCAN_DELAYS "sonarr" to 10 s/m);
+  });
+
+  it('manual triggers share /triggers/manual: their rewrites merge, a clash is reported', () => {
+    const { config, text } = convert({
+      triggers: {
+        manual: { type: 'manual', rewrite: { from: '/a', to: '/x' } },
+        other: { type: 'manual', rewrite: [{ from: '/b', to: '/x' }, { from: '/a', to: '/y' }, { from: '^/(c|d)/', to: '/z/$1/' }] },
+      },
+    });
+    expect((config.AUTOSCAN as { MANUAL_REWRITE: unknown }).MANUAL_REWRITE).toEqual({ '/x': ['/a', '/b'], 'other rewrite 3': { FROM: '^/(c|d)/', TO: '/z/$1/' } });
+    expect(text).toMatch(/^triggers.other.rewrite: '\/a' already goes to '\/x'/m);
+    expect(text).toMatch(/^triggers.other: .*point what called \/triggers\/other at \/triggers\/manual\?path=<file>/m);
+  });
+
+  it('a route name scanrelay cannot serve, a user name with ":", an unknown key are reported', () => {
+    const { config, text } = convert({ auth: { username: 'a:b', password: 'secret-enough' }, triggers: { 'my sonarr': { type: 'sonarr' }, tdarr: { type: 'radarr' } }, extra: 1 });
+    expect(config.AUTOSCAN).toMatchObject({ USER: 'autopulse', PASSWORD: 'secret-enough', TRIGGERS: [] });
+    expect(text).toMatch(/^triggers.my sonarr: scanrelay cannot serve \/triggers\/my sonarr/m);
+    expect(text).toMatch(/^triggers.tdarr: scanrelay cannot serve/m);
+    expect(text).toMatch(/^auth.username: 'a:b' cannot be a Basic-auth user name/m);
+    expect(text).toMatch(/^extra: not an autopulse key scanrelay knows/m);
+  });
+
+  it('a rewrite that does not compile here is reported, the rest carried', () => {
+    const { config, text } = convert({ triggers: { s: { type: 'sonarr', rewrite: [{ from: '^/(unclosed/', to: '/x/' }, { from: '/tv', to: '/media/tv' }] } } });
+    expect((config.AUTOSCAN as { TRIGGERS: unknown[] }).TRIGGERS).toEqual([{ NAME: 's', TYPE: 'sonarr', REWRITE: { '/media/tv': ['/tv'] } }]);
+    expect(text).toMatch(/^triggers.s.rewrite: the rewrite "\^\/\(unclosed\/" → "\/x\/" does not compile here/m);
+  });
+});
+
+describe('scanrelay import-autopulse (child processes)', () => {
+  const children: Child[] = [];
+  let plex: FakePlex | undefined;
+  afterEach(async () => {
+    for (const c of children.splice(0)) if (c.proc.exitCode === null) c.proc.kill('SIGTERM');
+    await Promise.all(children.map((c) => c.exited));
+    await plex?.stop();
+  });
+
+  const run = async (args: string[]) => {
+    const child = runCli(args);
+    children.push(child);
+    return { child, code: await child.exited };
+  };
+
+  it('a converted autopulse config.toml loads, starts `scanrelay server` and serves its trigger through to Plex', async () => {
+    plex = await new FakePlex({ sections: [{ key: '2', title: 'TV', type: 'show', locations: ['/data/TV'] }] }).start();
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-import-autopulse-'));
+    const toml = [
+      '[auth]',
+      'username = "terry"',
+      'password = "yoghurt"',
+      '[opts]',
+      'default_timer_wait = 0',
+      '[triggers.my_sonarr]',
+      'type = "sonarr"',
+      'rewrite = { from = "^/tv/", to = "/media/TV/" }',
+      '[targets.my_plex]',
+      'type = "plex"',
+      `url = "${plex.url}"`,
+      `token = "${plex.token}"`,
+      'rewrite = { from = "/media", to = "/data" }',
+    ].join('\n');
+    writeFileSync(join(dir, 'config.toml'), toml);
+    const out = join(dir, 'config.json');
+    const conversion = await run(['import-autopulse', join(dir, 'config.toml'), '--output', out]);
+    expect(conversion.code).toBe(0);
+    expect(conversion.child.output()).toContain(`Wrote '${out}'`);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    expect((await run(['import-autopulse', join(dir, 'config.toml'), '--output', out])).child.output()).toContain('pass --force');
+    expect((await run(['import-autopulse', join(dir, 'config.toml'), '--output', out, '--force'])).code).toBe(0);
+    // The written file passes the loader itself (unknown keys, value rules, secrets), not only the schema.
+    expect(() => loadConfig(out, {})).not.toThrow();
+
+    const server = runCli(['--config', out, '--queuefile', join(dir, 'queue.db'), '--logfile', join(dir, 'scanrelay.log'), 'server', '--port', '0', '--host', '127.0.0.1']);
+    children.push(server);
+    const [, base] = await server.waitFor(/Health: (http:\/\/\S+)\/health/, 30_000);
+    const auth = `Basic ${Buffer.from('terry:yoghurt').toString('base64')}`;
+    const res = await fetch(`${base}/triggers/my_sonarr`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: auth },
+      body: readFileSync(join(import.meta.dirname, '../fixtures/autoscan/sonarr-download.json')),
+    });
+    expect(res.status).toBe(200);
+    // /tv/ → /media/TV/ (the trigger's rewrite) → /data/TV/ (the Plex target's rewrite).
+    await expect.poll(() => plex!.refreshes, { timeout: 30_000 }).toContainEqual({ section: '2', path: '/data/TV/Severance/Season 2' });
+    expect((await fetch(`${base}/triggers/my_sonarr`, { method: 'POST', body: '{}' })).status).toBe(401);
+  }, 60_000);
+
+  it('prints the config on stdout and the report on stderr without --output', async () => {
+    const { child, code } = await run(['import-autopulse', join(import.meta.dirname, '../fixtures/autopulse/config.json')]);
+    expect(code).toBe(0);
+    const out = child.output();
+    expect(out).toContain('"PLEX_ENABLED": false');
+    expect(out).toContain("auth: the senders use autopulse's published default password");
+  });
+
+  it.each([
+    ['bad.toml', '[app]\nport = 2875\nhostname = 0.0.0.0\n', /import-autopulse: '.*bad.toml' line 3: '0.0.0.0' is not a TOML value/],
+    ['bad.yaml', 'app:\n  port: 2875\n    hostname: x\n', /import-autopulse: '.*bad.yaml' line 3: unexpected indentation/],
+    ['bad.json', '{\n  "app": {\n    "port": 2875,\n  }\n}\n', /import-autopulse: '.*bad.json': invalid JSON at line 4, column 3/],
+    ['config.ini', '[app]\n', /import-autopulse: '.*config.ini': autopulse reads .toml, .yaml, .yml and .json/],
+  ])('%s is refused with one line naming the file and line', async (name, text, message) => {
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-import-autopulse-'));
+    writeFileSync(join(dir, name), text);
+    const { child, code } = await run(['import-autopulse', join(dir, name)]);
+    expect(code).toBe(1);
+    expect(child.output().trim().split('\n')).toEqual([expect.stringMatching(message)]);
+  });
+});
