@@ -121,3 +121,38 @@ describe('notifications', () => {
     await new Promise((r) => hung.close(r));
   });
 });
+
+describe('notifications from a real outage', () => {
+  it('Plex stops answering: the processor marks it down, the JSON receiver hears once after DOWN_AFTER, and once when it answers again', async () => {
+    const json = await receiver(200);
+    t = await testService({ config: { NOTIFY: notifySchema.parse([{ NAME: 'hook', TYPE: 'json', URL: `${json.url}/in`, EVENTS: ['target-down', 'target-up'], DOWN_AFTER: 60 }]) as Config['NOTIFY'] } });
+    t.plex.failure = 'reset';
+    await t.service.listen(0, '127.0.0.1');
+    const run = async (seconds: number) => {
+      for (let s = 0; s < seconds; s++) {
+        t.clock.advance(1_000);
+        await t.service.processor.tick();
+        await settle();
+        // A turn of real I/O, so a probe's connection to the fake gets its answer before the clock runs its timeout out.
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    };
+    // Down once the processor has found Plex silent (its first probe runs out on the service's clock).
+    let waited = 0;
+    while (t.service.processor.health()[0].up && waited++ < 60) await run(1);
+    expect(t.service.processor.health()[0].up).toBe(false);
+    await run(58);
+    expect(json.requests).toHaveLength(0);
+    await run(4);
+    expect(json.requests.map((r) => (r.body as { event: string }).event)).toEqual(['target-down']);
+    await run(120);
+    expect(json.requests).toHaveLength(1);
+    t.plex.failure = undefined as never;
+    waited = 0;
+    while (!t.service.processor.health()[0].up && waited++ < 120) await run(1);
+    expect(t.service.processor.health()[0].up).toBe(true);
+    await run(2);
+    expect(json.requests.map((r) => (r.body as { event: string; target: string }).event)).toEqual(['target-down', 'target-up']);
+    expect(json.requests[1].body).toMatchObject({ target: 'plex' });
+  });
+});
