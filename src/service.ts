@@ -24,7 +24,6 @@ import { Readiness } from './server/readiness.js';
 import { Retention } from './queue/retention.js';
 import { Metrics } from './server/metrics.js';
 import { buildTargets } from './targets/build.js';
-import { buildItemRefreshers } from './targets/refresh-items.js';
 import type { Target } from './scan.js';
 import { WatchTrigger } from './watch/trigger.js';
 
@@ -132,7 +131,6 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     logger,
     activity,
     pathState,
-    refreshers: buildItemRefreshers(config, { fetch: opts.fetch }),
     refreshCache: cacheRefresh(config, logger, opts.fetch),
     settings: {
       fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
@@ -151,7 +149,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     activity,
     pathState,
     onQueued: (dueAt) => processor.wake(dueAt),
-    judge: createLibraryJudge({ config, targets, fetch: opts.fetch, now: () => clock.now() }),
+    judge: createLibraryJudge({ config, targets, now: () => clock.now() }),
     maxPaths: config.SERVER_MAX_REQUEST_PATHS,
     settings: {
       pathMappings: config.SERVER_PATH_MAPPINGS,
@@ -198,7 +196,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     metrics,
     metricsToken: config.SERVER_METRICS_TOKEN,
     trustProxy: config.SERVER_TRUST_PROXY,
-    explain: createDoctor({ config, targets, pathState, fetch: opts.fetch }),
+    explain: createDoctor({ config, targets, pathState }),
     status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false } }),
     limits: opts.limits,
     autoscan: config.AUTOSCAN,

@@ -7,7 +7,6 @@ import type { Logger } from '../log.js';
 import { diskPathState, type PathState } from '../paths/disk.js';
 import type { Queue } from '../queue/store.js';
 import { runBeforeScan, type CommandRunner } from '../targets/commands.js';
-import type { ItemRefresher } from '../targets/refresh-items.js';
 import type { DueDelivery, Folder, ScanOutcome, Target } from '../scan.js';
 import { Availability, healthOf, IDLE_PROBE_MS, newTargetState, type TargetHealth, type TargetState } from './availability.js';
 import { backoffDelay } from './backoff.js';
@@ -37,15 +36,13 @@ export interface ProcessorDeps {
   pathState?: (path: string) => Promise<PathState>;
   random?: () => number;
   runCommand?: CommandRunner;
-  /** Item refresh by target name (see src/targets/refresh-items.ts). */
-  refreshers?: Map<string, ItemRefresher>;
   /** RCLONE.RC_CACHE_REFRESH: told of each missing file before its next check (src/rclone/remote-control.ts). */
   refreshCache?: (localPath: string) => Promise<void>;
 }
 
 export class Processor {
-  private readonly deps: Required<Omit<ProcessorDeps, 'activity' | 'runCommand' | 'refreshers' | 'refreshCache'>> &
-    Pick<ProcessorDeps, 'activity' | 'runCommand' | 'refreshers' | 'refreshCache'>;
+  private readonly deps: Required<Omit<ProcessorDeps, 'activity' | 'runCommand' | 'refreshCache'>> &
+    Pick<ProcessorDeps, 'activity' | 'runCommand' | 'refreshCache'>;
   /** The follow-up stage of the targets that follow their scans (Plex). */
   readonly followUps: FollowStage;
   private readonly states: TargetState[];
@@ -78,7 +75,6 @@ export class Processor {
       runCommand: deps.runCommand,
       rescanDelayMs: deps.settings.fileCheckDelayMs,
       onRescan: (at) => this.wake(at),
-      refreshers: deps.refreshers,
     });
   }
 

@@ -2,6 +2,7 @@
 // hour (ManualClock). Nothing is lost, no folder blocks another, retries are bounded and visible in the queue.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { PlexTarget } from '../../src/targets/plex.js';
+import { named } from '../support/target.js';
 import { FakePlex, type Failure } from '../fakes/plex.js';
 import { leakedSecrets } from '../support/log-audit.js';
 import { SECRET, serviceLogs, testService, type TestService } from '../support/service.js';
@@ -32,7 +33,7 @@ async function setup(fetchImpl?: typeof fetch): Promise<{ t: TestService; plex: 
   await t.close();
   t = await testService({
     config: { SERVER_SCAN_DELAY: 10, SERVER_SCAN_RETRY_MAX_DELAY: 300 } as never,
-    targets: [new PlexTarget({ name: 'plex', url: p.url, token: p.token, clock, timeoutMs: 300, confirmScans: false, fetch: fetchImpl })],
+    targets: [named(new PlexTarget({ url: p.url, token: p.token, clock, timeoutMs: 300, confirmScans: false, fetch: fetchImpl }), { name: 'plex' })],
   });
   t.clock.set(clock.now());
   return { t, plex: p };
