@@ -2,48 +2,16 @@
 // each target only through its capabilities (src/scan.ts: pathOf, libraries), so every kind gets the doctor.
 import type { Config } from '../config/schema.js';
 import type { PathState } from '../paths/disk.js';
-import { mappingCandidates, priorityOf, type MappingMatch } from '../paths/mapping.js';
+import { mappingCandidates, priorityOf } from '../paths/mapping.js';
 import { routePath, type IntakeSettings } from '../paths/route.js';
 import type { Library, Target } from '../scan.js';
 import { holders } from '../targets/library-list.js';
 import { editDistance } from './distance.js';
-import { closestCandidates, suggestMapping, type Candidate, type MappingSuggestion } from './suggest.js';
+import type { Explanation, TargetVerdict } from './explanation.js';
+import { closestCandidates, suggestMapping, type Candidate } from './suggest.js';
 
-export { closestCandidates, editDistance, suggestMapping, type Candidate, type Library };
+export { closestCandidates, editDistance, suggestMapping, type Candidate, type Explanation, type Library, type TargetVerdict };
 export { explanationText } from './text.js';
-
-export interface TargetVerdict {
-  name: string;
-  kind: string;
-  /** The folder as this server names it (after its TARGETS[].PATH_MAPPINGS). */
-  path: string;
-  rewrite: MappingMatch | null;
-  excluded: string | null;
-  /** Libraries holding the folder ([] for a target that takes any folder); null when the server could not be asked. */
-  matches: Library[] | null;
-  /** Every library the server reported (shown when none holds the folder). */
-  known: Library[];
-  error: string | null;
-  verdict: 'scan' | 'unmatched' | 'excluded' | 'unknown';
-}
-
-export interface Explanation {
-  input: string;
-  mapping: { match: MappingMatch | null; result: string; configured: number };
-  ignore: { list: string[]; matchedBy: string | null };
-  kind: 'file' | 'folder';
-  folder: string;
-  fileExist: { match: MappingMatch | null; path: string; state: PathState; checked: boolean };
-  priority: number;
-  targets: TargetVerdict[];
-  /** What would be scanned: one entry per target that would take the folder. */
-  wouldScan: { target: string; path: string; libraries: string[] }[];
-  verdict: 'scan' | 'ignored' | 'unmatched' | 'no-targets' | 'unknown';
-  summary: string;
-  candidates: Candidate[];
-  /** A SERVER_PATH_MAPPINGS entry that would make the path reach a library, when one can be guessed. */
-  suggestion: MappingSuggestion | null;
-}
 
 export interface DoctorDeps {
   config: Config;

@@ -1,5 +1,5 @@
 // The path doctor's explanation as numbered steps, for a terminal or a <pre>.
-import type { Explanation } from './explain.js';
+import type { Explanation } from './explanation.js';
 
 export function explanationText(e: Explanation): string {
   const out: string[] = [];
