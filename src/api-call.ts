@@ -3,7 +3,7 @@
 // phrased with the server and the key to change, and every token scrubbed from what a person will read.
 import { timeoutSignal, type Clock } from './clock.js';
 import { httpFetch, RedirectRefused } from './http-fetch.js';
-import type { ItemRefreshResult } from './scan.js';
+import type { ItemRetry } from './scan.js';
 
 /** How messages name a TARGETS entry's URL key ("set ... to https://..."). */
 export function entryUrlKey(name: string): string {
@@ -50,8 +50,8 @@ export interface ApiCaller {
   json<T = unknown>(method: string, path: string, opts?: CallOptions): Promise<T>;
   /** Any error of a scan as the queue's retry outcome, with secrets scrubbed. */
   retry(err: unknown): { status: 'retry'; error: string; targetDown: boolean; tokenRefused?: true };
-  /** The same for an item refresh, which reports a refused token as the server's (it has no probe of its own). */
-  itemRetry(err: unknown): ItemRefreshResult;
+  /** The same for an item's lookup or refresh, which reports a refused token as the server's (it has no probe of its own). */
+  itemRetry(err: unknown): ItemRetry;
   /** available() for a server that answers `path`. */
   answers(method: string, path: string, opts?: CallOptions): Promise<{ ok: true } | { ok: false; error: string }>;
   scrub(text: string): string;
@@ -110,6 +110,7 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
     }
     if (response.ok) return response;
     const text = scrub((await response.text().catch(() => '')).trim().slice(0, 200));
+    // What the server said helps (an arr's validation message); an HTML error page only buries the status.
     const said = text && !text.startsWith('<') ? `: ${text}` : '';
     const status = response.status;
     if (status === 401 || status === 403) {

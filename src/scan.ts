@@ -198,14 +198,23 @@ export interface TargetPath {
 
 export type Probe = { ok: true } | { ok: false; error: string };
 
+/** Try an item's lookup or refresh again later, as for a scan; `targetDown` as in ScanOutcome. */
+export type ItemRetry = { status: 'retry'; error: string; targetDown: boolean };
+
+/** Where a server keeps the item(s) holding a file: Plex ratingKeys, Jellyfin/Emby ids. */
+export type ItemLocation =
+  | { status: 'found'; items: string[]; detail: string }
+  /** No item of this server holds the file (not scanned in yet, or in no library). */
+  | { status: 'not-found'; detail: string }
+  | ItemRetry;
+
 /** What refreshing the metadata of the item(s) holding a file came to. */
 export type ItemRefreshResult =
-  /** Each item (Plex ratingKey, Jellyfin/Emby Id) was asked to refresh. */
+  /** Each item was asked to refresh. */
   | { status: 'refreshed'; items: string[]; detail: string }
-  /** No item of this server holds the file (not scanned in yet, or in no library): nothing to refresh. */
+  /** No item of this server holds the file: nothing to refresh. */
   | { status: 'not-found'; detail: string }
-  /** Try again later, as for a scan; `targetDown` as in ScanOutcome. */
-  | { status: 'retry'; error: string; targetDown: boolean };
+  | ItemRetry;
 
 /**
  * A media server or other receiver, by its capabilities. `scan` and `available` every target has; the others a
@@ -235,7 +244,9 @@ export interface Target {
   libraries?(ask?: { fresh?: boolean; holding?: string }): Promise<Library[]>;
   /** The folder in this target's form, and whether INCLUDE/EXCLUDE let it through. Absent: as given, always. */
   pathOf?(folder: string): TargetPath;
-  /** Refreshes the metadata of the item(s) holding a file (`file` as the queue holds it). */
+  /** The item(s) holding a file (`file` as the queue holds it); a sidecar is looked up by the video beside it. */
+  locate?(file: string): Promise<ItemLocation>;
+  /** Refreshes the metadata of the item(s) `locate` finds for a file. */
   refreshItem?(file: string): Promise<ItemRefreshResult>;
   /** Rename and upgrade events refresh the item too (REFRESH_ITEMS / PLEX_REFRESH_ITEMS); asked-for refreshes always do. */
   readonly refreshOnChange?: boolean;

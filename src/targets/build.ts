@@ -68,6 +68,13 @@ function firstPlexEntry(config: Config, logger: Logger): Entry | undefined {
 export function configured(entry: Entry, target: Capabilities, refreshItemsByDefault = false): Target {
   const rules = { mappings: entry.PATH_MAPPINGS, include: entry.INCLUDE, exclude: entry.EXCLUDE };
   const pathOf = (folder: string) => targetPath(folder, rules);
+  /** An item lookup by file, in the target's form; a file INCLUDE/EXCLUDE keeps from the target is not found there. */
+  const byFile =
+    <R>(call: (path: string) => Promise<R>) =>
+    async (file: string): Promise<R | { status: 'not-found'; detail: string }> => {
+      const { path, excluded } = pathOf(file);
+      return excluded ? { status: 'not-found', detail: excluded } : call(path);
+    };
   return {
     name: entry.NAME,
     kind: target.kind,
@@ -84,13 +91,7 @@ export function configured(entry: Entry, target: Capabilities, refreshItemsByDef
     },
     available: () => target.available(),
     ...(target.libraries ? { libraries: (ask?: { fresh?: boolean; holding?: string }) => target.libraries!(ask) } : {}),
-    ...(target.refreshItem
-      ? {
-          async refreshItem(file: string) {
-            const { path, excluded } = pathOf(file);
-            return excluded ? { status: 'not-found', detail: excluded } : target.refreshItem!(path);
-          },
-        }
-      : {}),
+    ...(target.locate ? { locate: byFile((path) => target.locate!(path)) } : {}),
+    ...(target.refreshItem ? { refreshItem: byFile((path) => target.refreshItem!(path)) } : {}),
   };
 }

@@ -1,7 +1,7 @@
 // What a target kind is: one module that exports the keys of its TARGETS entries and builds its target's
 // capabilities from one entry. Name, SCAN_PAUSE, SCAN_CONCURRENCY, PATH_MAPPINGS, INCLUDE/EXCLUDE and
 // REFRESH_ITEMS are not a kind's: the table (build.ts) applies them to every kind alike.
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { bool, integer, optionalHttpUrl, pathMappings, seconds, stringList, text } from '../config/values.js';
 import type { Logger } from '../log.js';
@@ -9,7 +9,7 @@ import type { DeletedCounter } from '../plex/after-scan.js';
 import type { FileInLibrary } from '../plex/confirm.js';
 import type { PlexKeys } from '../plex/keys.js';
 import type { SectionFolders } from '../plex/locations.js';
-import type { Target } from '../scan.js';
+import type { ItemLocation, ItemRefreshResult, ItemRetry, Target } from '../scan.js';
 
 /** The keys of every TARGETS entry beside NAME and TYPE, whatever its kind. */
 export const COMMON_KEYS = {
@@ -86,4 +86,22 @@ export interface HttpTargetOptions {
 /** The HttpTargetOptions of an entry. */
 export function httpOptions(entry: Entry, ctx: KindContext): HttpTargetOptions {
   return { name: entry.NAME, url: entry.URL ?? '', token: entry.TOKEN ?? '', urlKey: ctx.urlKey, clock: ctx.clock, fetch: ctx.fetch };
+}
+
+/** `refreshItem` from a kind's `locate` and its server's refresh of one item. */
+export function refreshingItems(
+  locate: (file: string) => Promise<ItemLocation>,
+  refreshOne: (item: string) => Promise<void>,
+  retry: (err: unknown) => ItemRetry,
+): (file: string) => Promise<ItemRefreshResult> {
+  return async (file) => {
+    const found = await locate(file);
+    if (found.status !== 'found') return found;
+    try {
+      for (const item of found.items) await refreshOne(item);
+      return { status: 'refreshed', items: found.items, detail: `refreshed item ${found.items.join(', ')}` };
+    } catch (err) {
+      return retry(err);
+    }
+  };
 }

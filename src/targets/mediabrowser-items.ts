@@ -1,11 +1,12 @@
-// Refreshes the metadata of the Jellyfin or Emby item(s) holding a file: the libraries holding it are paged through
-// (GET /Items with Fields=Path) for the item whose Path is the file, which then gets POST /Items/{id}/Refresh.
+// The Jellyfin or Emby item(s) holding a file: the libraries holding it are paged through (GET /Items with
+// Fields=Path) for the item whose Path is the file (a sidecar: the video beside it). Refreshing one is
+// POST /Items/{id}/Refresh.
 import type { ApiCaller } from '../api-call.js';
 import { lookupCandidates } from '../paths/sidecar.js';
-import type { ItemRefreshResult, Library } from '../scan.js';
+import type { ItemLocation, Library } from '../scan.js';
 
-/** `libraries`: those holding the file, with the ids /Items takes as ParentId. */
-export async function refreshMediaBrowserItems(api: ApiCaller, who: string, libraries: Library[], file: string, pageSize = 500): Promise<ItemRefreshResult> {
+/** `libraries`: those holding the file, with the ids /Items takes as ParentId. Rejects when the server does not answer. */
+export async function locateMediaBrowserItems(api: ApiCaller, who: string, libraries: Library[], file: string, pageSize = 500): Promise<ItemLocation> {
   if (libraries.length === 0) return { status: 'not-found', detail: `'${file}' is in no library of ${who}` };
   const wanted = lookupCandidates(file);
   const found = new Map<string, number>();
@@ -23,14 +24,16 @@ export async function refreshMediaBrowserItems(api: ApiCaller, who: string, libr
       if (items.length < pageSize || start + items.length >= total) break;
     }
   }
-  if (found.size === 0) return { status: 'not-found', detail: `no item of ${who} holds '${file}' (${libraries.map((l) => l.title).join(', ')})` };
+  const where = libraries.map((l) => l.title).join(', ');
+  if (found.size === 0) return { status: 'not-found', detail: `no item of ${who} holds '${file}' (${where})` };
   // The file itself before a video guessed from a sidecar's name.
   const best = Math.min(...found.values());
   const ids = [...found].filter(([, rank]) => rank === best).map(([id]) => id);
-  for (const id of ids) {
-    await api.call('POST', `/Items/${encodeURIComponent(id)}/Refresh`, {
-      query: { MetadataRefreshMode: 'FullRefresh', ImageRefreshMode: 'Default', ReplaceAllMetadata: 'false', ReplaceAllImages: 'false' },
-    });
-  }
-  return { status: 'refreshed', items: ids, detail: `refreshed item ${ids.join(', ')}` };
+  return { status: 'found', items: ids, detail: `item ${ids.join(', ')} in ${where}` };
+}
+
+export async function refreshMediaBrowserItem(api: ApiCaller, id: string): Promise<void> {
+  await api.call('POST', `/Items/${encodeURIComponent(id)}/Refresh`, {
+    query: { MetadataRefreshMode: 'FullRefresh', ImageRefreshMode: 'Default', ReplaceAllMetadata: 'false', ReplaceAllImages: 'false' },
+  });
 }

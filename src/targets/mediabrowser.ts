@@ -5,10 +5,10 @@ import { apiCaller, entryUrlKey } from '../api-call.js';
 import { systemClock, type Clock } from '../clock.js';
 import { silentLogger, type Logger } from '../log.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
-import type { Library, ScanContext, ScanOutcome } from '../scan.js';
-import { needsToken, needsUrl, targetKind, type Capabilities } from './kind.js';
+import type { ItemLocation, Library, ScanContext, ScanOutcome } from '../scan.js';
+import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities } from './kind.js';
 import { holders, knownLocations, LibraryList } from './library-list.js';
-import { refreshMediaBrowserItems } from './mediabrowser-items.js';
+import { locateMediaBrowserItems, refreshMediaBrowserItem } from './mediabrowser-items.js';
 
 export interface MediaBrowserOptions {
   name: string;
@@ -59,6 +59,13 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     log.debug({ target: opts.name, libraries }, 'library folders loaded');
     return libraries;
   }, clock);
+  const locate = async (file: string): Promise<ItemLocation> => {
+    try {
+      return await locateMediaBrowserItems(api, who, holders(await list.get({ holding: file }), file), file, opts.pageSize);
+    } catch (err) {
+      return api.itemRetry(err);
+    }
+  };
 
   return {
     kind: flavour.kind,
@@ -78,13 +85,8 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
       }
     },
 
-    async refreshItem(file: string) {
-      try {
-        return await refreshMediaBrowserItems(api, who, holders(await list.get({ holding: file }), file), file, opts.pageSize);
-      } catch (err) {
-        return api.itemRetry(err);
-      }
-    },
+    locate,
+    refreshItem: refreshingItems(locate, (id) => refreshMediaBrowserItem(api, id), (err) => api.itemRetry(err)),
 
     async available() {
       // The public info says the server is there; the library list (with the token) that the token works.

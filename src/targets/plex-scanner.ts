@@ -7,13 +7,12 @@ import { silentLogger, type Logger } from '../log.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { PlexKeys } from '../plex/keys.js';
 import { PlexApi } from '../plex/api.js';
-import { refreshPlexItems } from '../plex/refresh-item.js';
 import { scanSection, ScannerError, unescapeShellPath, type ScannerSettings } from '../plex/scanner.js';
 import { waitForExternalScanners, type WaitOptions } from '../plex/scanner-processes.js';
 import type { ScanContext, ScanOutcome } from '../scan.js';
 import { targetKind, type Capabilities, type Entry, type KindContext } from './kind.js';
-import { holders, knownLocations, LibraryList } from './library-list.js';
-import { plexLibrary, type PlexLibrary } from './plex.js';
+import { knownLocations, LibraryList } from './library-list.js';
+import { plexItems, plexLibrary, type PlexLibrary } from './plex.js';
 
 export interface SectionLocations {
   id: number | string;
@@ -80,7 +79,7 @@ export function plexScannerTarget(opts: PlexScannerTargetOptions): Capabilities 
   return {
     kind: 'plex-scanner',
     libraries: (ask) => list.get(ask),
-    ...(opts.api ? { refreshItem: async (file: string) => refreshPlexItems(opts.api!, file, holders(await list.get({ holding: file }), file)) } : {}),
+    ...(opts.api ? plexItems(opts.api, list) : {}),
 
     async scan(folder: string, _context: ScanContext): Promise<ScanOutcome> {
       const path = trimTrailingSeparator(folder);

@@ -9,9 +9,9 @@ import { waitUntilPlexAnswers } from '../plex/availability.js';
 import type { FileInLibrary } from '../plex/confirm.js';
 import { PlexFollower, type PlexTicket } from '../plex/follower.js';
 import { MatchFixer } from '../plex/match.js';
-import { refreshPlexItems } from '../plex/refresh-item.js';
-import type { Library, ScanContext, ScanOutcome } from '../scan.js';
-import { needsToken, needsUrl, targetKind, type Capabilities, type Entry, type KindContext } from './kind.js';
+import { locatePlexItems, refreshPlexItem } from '../plex/items.js';
+import type { ItemLocation, ItemRefreshResult, Library, ScanContext, ScanOutcome } from '../scan.js';
+import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities, type Entry, type KindContext } from './kind.js';
 import { LibraryList, holders } from './library-list.js';
 
 /** A Plex section as the target keeps it: its title as Plex names it, for details and the follower. */
@@ -59,12 +59,14 @@ export class PlexTarget implements Capabilities {
   readonly api: PlexApi;
   readonly follower: PlexFollower;
   private readonly list: LibraryList<PlexLibrary>;
+  private readonly items: Required<Pick<Capabilities, 'locate' | 'refreshItem'>>;
   private readonly after: AfterScanSettings;
   private readonly confirmScans: boolean;
 
   constructor(private readonly opts: PlexTargetOptions) {
     this.api = new PlexApi({ url: opts.url, token: opts.token, timeoutMs: opts.timeoutMs, fetch: opts.fetch, clock: opts.clock, urlKey: opts.urlKey, tokenKey: opts.tokenKey });
     this.list = new LibraryList(async () => (await this.api.sections()).map(plexLibrary), opts.clock);
+    this.items = plexItems(this.api, this.list);
     this.after = { ...NO_AFTER_SCAN, ...opts.after };
     this.confirmScans = opts.confirmScans ?? true;
     const logger: Logger = opts.logger ?? silentLogger;
@@ -121,12 +123,12 @@ export class PlexTarget implements Capabilities {
     return this.list.get(ask);
   }
 
-  async refreshItem(file: string) {
-    try {
-      return await refreshPlexItems(this.api, file, holders(await this.list.get({ holding: file }), file));
-    } catch (err) {
-      return this.api.itemRetry(err);
-    }
+  locate(file: string): Promise<ItemLocation> {
+    return this.items.locate(file);
+  }
+
+  refreshItem(file: string): Promise<ItemRefreshResult> {
+    return this.items.refreshItem(file);
   }
 
   async available(): Promise<{ ok: true } | { ok: false; error: string }> {
@@ -139,6 +141,18 @@ export class PlexTarget implements Capabilities {
       return { ok: false, error: (err as Error).message };
     }
   }
+}
+
+/** The item(s) holding a file, found and refreshed through the server's API (the "plex" kind, or a scanner entry with a token). */
+export function plexItems(api: PlexApi, list: LibraryList<PlexLibrary>): Required<Pick<Capabilities, 'locate' | 'refreshItem'>> {
+  const locate = async (file: string) => {
+    try {
+      return await locatePlexItems(api, file, holders(await list.get({ holding: file }), file));
+    } catch (err) {
+      return api.itemRetry(err);
+    }
+  };
+  return { locate, refreshItem: refreshingItems(locate, (key) => refreshPlexItem(api, key), (err) => api.itemRetry(err)) };
 }
 
 export function plexLibrary(s: { id: string; title: string; locations: string[] }): PlexLibrary {

@@ -43,6 +43,8 @@ describe("the Plex target's refreshItem", () => {
     const item = plex.addToLibrary(EPISODE, '500');
     plex.addToLibrary('/data/media/tv/Andor/Season 01/Andor - S01E04.mkv', '500');
     const target = plexAt(plex);
+    expect(await target.locate(EPISODE)).toEqual({ status: 'found', items: [item.ratingKey], detail: `item ${item.ratingKey} in TV Shows (section 2)` });
+    expect(plex.itemRefreshes).toEqual([]);
     expect(await target.refreshItem(EPISODE)).toEqual({ status: 'refreshed', items: [item.ratingKey], detail: `refreshed item ${item.ratingKey}` });
     expect(await target.refreshItem('/data/media/tv/Andor/Season 01/Andor - S01E03.en.srt')).toMatchObject({ status: 'refreshed', items: [item.ratingKey] });
     expect(plex.itemRefreshes).toEqual([item.ratingKey, item.ratingKey]);
@@ -67,7 +69,10 @@ describe("the Jellyfin and Emby targets' refreshItem", () => {
       { Id: 'ep-andor-3', Path: EPISODE, ParentId: SHOWS_ID },
       { Id: 'movie-1', Path: EPISODE, ParentId: 'movies-elsewhere' },
     ];
-    const result = await jellyfinTarget({ name: 'jf', url: mb.url, token: 'jellyfin-token-1234', pageSize: 2 }).refreshItem!(EPISODE);
+    const jf = jellyfinTarget({ name: 'jf', url: mb.url, token: 'jellyfin-token-1234', pageSize: 2 });
+    expect(await jf.locate!(EPISODE)).toEqual({ status: 'found', items: ['ep-andor-3'], detail: 'item ep-andor-3 in Shows' });
+    mb.requests.length = 0;
+    const result = await jf.refreshItem!(EPISODE);
     expect(result).toEqual({ status: 'refreshed', items: ['ep-andor-3'], detail: 'refreshed item ep-andor-3' });
     expect(mb.itemRefreshes()).toEqual(['ep-andor-3']);
     const pages = mb.requests.filter((r) => r.path === '/Items');

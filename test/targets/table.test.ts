@@ -1,5 +1,6 @@
 // The table from config to targets applies SCAN_CONCURRENCY, SCAN_PAUSE, PATH_MAPPINGS and EXCLUDE to every TYPE
-// alike: for each kind of the table, a target built from a TARGETS entry is shown to obey each key.
+// alike: for each kind of the table, a target built from a TARGETS entry is shown to obey each key, and the path
+// doctor answers for it through its capabilities.
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { defaultConfig } from '../../src/config/load.js';
 import { targetSchema, type Config } from '../../src/config/schema.js';
+import { explainPath } from '../../src/doctor/explain.js';
 import { silentLogger } from '../../src/log.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
@@ -48,6 +50,15 @@ function server() {
   };
   return { fetch, asked };
 }
+
+const configOf = (targets: unknown[]): Config =>
+  ({
+    ...defaultConfig(() => '0123456789abcdef0123456789abcdef'),
+    PLEX_ENABLED: false,
+    PLEX_SCANNER: fakeScanner,
+    PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false,
+    TARGETS: targets,
+  }) as Config;
 
 function build(type: string, keys: Record<string, unknown>, fetch?: typeof globalThis.fetch): Target {
   prepareFakeScanner();
@@ -136,5 +147,14 @@ describe.each(TARGET_TYPES)('TYPE %s', (type) => {
     const before = asked.length;
     expect(await t.scan('/data/media/kids/Bluey', ctx)).toEqual({ status: 'unmatched', detail: "excluded by EXCLUDE '/srv/media/kids'" });
     expect(asked.length).toBe(before);
+  });
+
+  it('the doctor answers where a folder would go: its path there and the library holding it, if it lists any', async () => {
+    const { fetch } = server();
+    const t = build(type, { PATH_MAPPINGS: { '/srv/media/': ['/data/media/'] } }, fetch);
+    const e = await explainPath('/data/media/tv/Show/e1.mkv', { config: configOf([]), targets: [t], pathState: async () => 'missing' });
+    expect(e.targets[0]).toMatchObject({ path: '/srv/media/tv/Show', verdict: 'scan', error: null });
+    if (t.libraries) expect(e.targets[0].matches!.length).toBe(1);
+    expect(e.verdict).toBe('scan');
   });
 });
