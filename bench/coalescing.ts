@@ -10,6 +10,7 @@ import type { Config } from '../src/config/schema.js';
 import { silentLogger } from '../src/log.js';
 import { createService, type Service } from '../src/service.js';
 import { PlexTarget } from '../src/targets/plex.js';
+import { named } from '../test/support/target.js';
 import { FakePlex } from '../test/fakes/plex.js';
 import { log, SECRET, sonarrDownload, standalone, type Figure } from './support.js';
 
@@ -26,7 +27,7 @@ async function setup(): Promise<{ service: Service; plexes: FakePlex[]; clock: M
     SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] },
     PLEX_TOKEN: '',
   } as Config;
-  const targets = plexes.map((p, i) => new PlexTarget({ name: `plex-${i + 1}`, url: p.url, token: p.token, clock }));
+  const targets = plexes.map((p, i) => named(new PlexTarget({ url: p.url, token: p.token, clock }), { name: `plex-${i + 1}` }));
   // The default file check runs; the disk it looks at has every file (as a mounted library would).
   const service = await createService({ config, queuefile: join(dir, 'queue.db'), logger: silentLogger, clock, targets, pathState: async () => 'file' });
   return {

@@ -1,11 +1,18 @@
 // The nouns every part of scanrelay shares: what a trigger asks for (ScanRequest), the folder the queue keeps
-// (FolderRequest), the deliveries of it to each target and their states, the Target contract and its
-// ScanOutcome, the follow-up after a scan, and what the disk says of a path. The queue's rows (src/queue/rows.ts)
-// are its storage form; everything else speaks in these.
-import type { ArrSource } from './triggers/families.js';
+// (FolderRequest), the deliveries of it to each target and their states, the Target contract with its
+// capabilities and ScanOutcome, the follow-up after a scan, and what the disk says of a path. The queue's rows
+// (src/queue/rows.ts) are its storage form; everything else speaks in these. This file imports nothing: every
+// other part may import it.
 
-/** Where a request came from; shown in logs, history and metrics. The arr apps are those of the trigger table. */
-export type Source = ArrSource | 'manual' | 'drive' | 'cli' | 'api' | 'watch' | 'tdarr';
+/**
+ * The arr apps of the trigger table (src/triggers/families.ts), which adds their names here by declaration
+ * merging, so these nouns need not import the table.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ArrApps {}
+
+/** Where a request came from; shown in logs, history and metrics. */
+export type Source = keyof ArrApps | 'manual' | 'drive' | 'cli' | 'api' | 'watch' | 'tdarr';
 
 export interface ScanRequest {
   /** The path as the sender gave it (before SERVER_PATH_MAPPINGS). */
@@ -173,10 +180,53 @@ export type ScanOutcome =
    */
   | { status: 'retry'; error: string; targetDown: boolean; tokenRefused?: boolean };
 
+/** A library (Plex section, Jellyfin/Emby/Audiobookshelf library, Sonarr series…) and the folders it holds. */
+export interface Library {
+  id: string;
+  /** As people read it, e.g. "TV Shows (section 2)". */
+  title: string;
+  locations: string[];
+}
+
+/** How a target names a folder, and why it never reaches the target when it does not. */
+export interface TargetPath {
+  /** The folder in the target's own form (after its PATH_MAPPINGS). */
+  path: string;
+  /** The PATH_MAPPINGS pair that turned the folder into `path`. */
+  rewrite?: { from: string; to: string };
+  /** Why INCLUDE or EXCLUDE keeps the folder from this target. */
+  excluded?: string;
+}
+
+export type Probe = { ok: true } | { ok: false; error: string };
+
+/** Try an item's lookup or refresh again later, as for a scan; `targetDown` as in ScanOutcome. */
+export type ItemRetry = { status: 'retry'; error: string; targetDown: boolean };
+
+/** Where a server keeps the item(s) holding a file: Plex ratingKeys, Jellyfin/Emby ids. */
+export type ItemLocation =
+  | { status: 'found'; items: string[]; detail: string }
+  /** No item of this server holds the file (not scanned in yet, or in no library). */
+  | { status: 'not-found'; detail: string }
+  | ItemRetry;
+
+/** What refreshing the metadata of the item(s) holding a file came to. */
+export type ItemRefreshResult =
+  /** Each item was asked to refresh. */
+  | { status: 'refreshed'; items: string[]; detail: string }
+  /** No item of this server holds the file: nothing to refresh. */
+  | { status: 'not-found'; detail: string }
+  | ItemRetry;
+
+/**
+ * A media server or other receiver, by its capabilities. `scan` and `available` every target has; the others a
+ * kind offers when its server can answer them. The doctor, the intake's library judge, item refresh and the
+ * dashboard's server health use only these, so a server is called from its own module alone (src/targets/).
+ */
 export interface Target {
   /** Unique, stable name used as the delivery key in the queue (e.g. "plex", "jellyfin-4k"). */
   readonly name: string;
-  /** Kind of server, for display: plex, plex-scanner, jellyfin, emby. */
+  /** Kind of server, its TARGETS TYPE: plex, plex-scanner, jellyfin, emby, command… */
   readonly kind: string;
   /** Minimum milliseconds between two scans sent to this target (0 = as fast as it answers). */
   readonly pauseMs: number;
@@ -186,10 +236,22 @@ export interface Target {
   readonly follower?: Follower;
   /** Scan one folder, given as the path the media server uses (after the target's own rewrite). */
   scan(folder: string, context: ScanContext): Promise<ScanOutcome>;
-  /** Cheap reachability probe used while the target is marked down. */
-  available(): Promise<{ ok: true } | { ok: false; error: string }>;
-  /** The libraries holding a folder, for RUN_COMMAND_BEFORE_SCAN's SCANRELAY_SECTION, where cheap to tell. */
-  sectionsOf?(folder: string): Promise<string[]>;
+  /** Cheap reachability probe used while the target is marked down, and for the dashboard's server health. */
+  available(): Promise<Probe>;
+  /**
+   * The libraries whose folders this target serves, from its list (src/targets/library-list.ts: one policy for
+   * every kind). `fresh`: asked now. `holding`: a folder the caller looks for; when no library holds it, a list
+   * older than half a minute is read again. Absent: the target takes any folder it is sent (command, relay).
+   */
+  libraries?(ask?: { fresh?: boolean; holding?: string }): Promise<Library[]>;
+  /** The folder in this target's form, and whether INCLUDE/EXCLUDE let it through. Absent: as given, always. */
+  pathOf?(folder: string): TargetPath;
+  /** The item(s) holding a file (`file` as the queue holds it); a sidecar is looked up by the video beside it. */
+  locate?(file: string): Promise<ItemLocation>;
+  /** Refreshes the metadata of the item(s) `locate` finds for a file. */
+  refreshItem?(file: string): Promise<ItemRefreshResult>;
+  /** Rename and upgrade events refresh the item too (REFRESH_ITEMS / PLEX_REFRESH_ITEMS); asked-for refreshes always do. */
+  readonly refreshOnChange?: boolean;
 }
 
 export interface ScanContext {

@@ -27,7 +27,6 @@ import { Readiness } from './server/readiness.js';
 import { Retention } from './queue/retention.js';
 import { Metrics } from './server/metrics.js';
 import { buildTargets } from './targets/build.js';
-import { buildItemRefreshers } from './targets/refresh-items.js';
 import type { Target } from './scan.js';
 import { WatchTrigger } from './watch/trigger.js';
 
@@ -139,7 +138,6 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     logger,
     activity,
     pathState,
-    refreshers: buildItemRefreshers(config, { fetch: opts.fetch }),
     refreshCache: cacheRefresh(config, logger, opts.fetch),
     settings: {
       fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
@@ -158,7 +156,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     activity,
     pathState,
     onQueued: (dueAt) => processor.wake(dueAt),
-    judge: createLibraryJudge({ config, targets, fetch: opts.fetch, now: () => clock.now() }),
+    judge: createLibraryJudge({ config, targets, now: () => clock.now() }),
     maxPaths: config.SERVER_MAX_REQUEST_PATHS,
     settings: {
       pathMappings: config.SERVER_PATH_MAPPINGS,
@@ -218,7 +216,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     metrics,
     metricsToken: config.SERVER_METRICS_TOKEN,
     trustProxy: config.SERVER_TRUST_PROXY,
-    explain: createDoctor({ config, targets, pathState, fetch: opts.fetch }),
+    explain: createDoctor({ config, targets, pathState }),
     status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false }, notify: notifications.status() }),
     limits: opts.limits,
     autoscan: config.AUTOSCAN,

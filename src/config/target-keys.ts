@@ -1,36 +1,17 @@
-// Which TARGETS keys each target type cannot do without, with the message that names what to write.
+// Which TARGETS keys an entry cannot do without, as its kind declares them (src/targets/kinds.ts), with the message
+// that names what to write.
 import type { z } from 'zod';
+import type { Entry } from '../targets/kind.js';
+import { kindOf } from '../targets/kinds.js';
 
-/** Types that authenticate with TOKEN and refuse to start without one. */
-const TOKEN_TYPES = new Set(['plex', 'jellyfin', 'emby', 'audiobookshelf', 'sonarr', 'radarr']);
-
-interface EntryKeys {
-  TYPE: string;
-  URL?: string;
-  TOKEN?: string;
-  LIBRARY_ID?: string;
-  COMMAND?: string[];
-  USER?: string;
-  PASSWORD?: string;
-}
-
-export function requiredTargetKeys(t: EntryKeys, ctx: z.RefinementCtx): void {
-  if (t.TYPE === 'plex-scanner') return;
-  if (t.TYPE === 'command') {
-    if (!t.COMMAND?.length) ctx.addIssue({ code: 'custom', path: ['COMMAND'], message: 'the program to run and its arguments, e.g. ["/usr/local/bin/notify", "--quiet"]' });
-    return;
-  }
-  const required: ('URL' | 'TOKEN' | 'LIBRARY_ID')[] = TOKEN_TYPES.has(t.TYPE) ? ['URL', 'TOKEN'] : t.TYPE === 'tdarr' ? ['URL', 'LIBRARY_ID'] : ['URL'];
-  for (const key of required) {
-    if (!t[key]) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [key],
-        message: key === 'URL' ? `an http:// or https:// URL for a ${t.TYPE} target` : key === 'TOKEN' ? `the ${t.TYPE} API token` : "the Tdarr library's id (dbID)",
-      });
+export function requiredTargetKeys(entry: Entry, ctx: z.RefinementCtx): void {
+  const kind = kindOf(entry.TYPE);
+  if (!kind) return;
+  for (const [key, expected] of Object.entries(kind.requires)) {
+    const value = (entry as Record<string, unknown>)[key];
+    if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) {
+      ctx.addIssue({ code: 'custom', path: [key], message: expected });
     }
   }
-  if (t.TYPE === 'relay' && !!t.USER !== !!t.PASSWORD) {
-    ctx.addIssue({ code: 'custom', path: [t.USER ? 'PASSWORD' : 'USER'], message: 'both USER and PASSWORD (Basic auth), or neither' });
-  }
+  kind.refine?.(entry, ctx);
 }

@@ -1,68 +1,47 @@
 // The intake's question, answered the path doctor's way: is a folder in no library of any target, and what
 // should the sender be told then?
-import type { Config, TargetConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import type { LibraryJudge, Unmatched } from '../intake.js';
 import type { MappingMatch } from '../paths/mapping.js';
-import type { Target } from '../scan.js';
-import { closestCandidates, judgeTarget, librarySource, suggestMapping, type DoctorDeps, type Library } from './explain.js';
+import type { Library, Target } from '../scan.js';
+import { closestCandidates, judgeTarget, suggestMapping } from './explain.js';
 
-/** Library lists are asked again after this, or after half of it when a folder was in none of them. */
-const LIBRARIES_MAX_AGE_MS = 60_000;
+/** A server that hangs must not hold the webhook: after this the path is queued as always. */
 const JUDGE_WAIT_MS = 3_000;
-/** A target that could not be asked (down, refused token) is asked again after this. */
+/** A target that could not be asked (down, refused token) is not asked again for every webhook before this. */
 const FAILED_MAX_AGE_MS = 30_000;
 
 /**
- * The intake's question, answered by the doctor's own judgeTarget: is a folder in no library of any target?
- * Each target's library list is kept for a minute (asked again sooner on a miss), so a burst of webhooks costs
- * no requests. A target that cannot be asked (down, no token) makes the answer "queue it": nothing is refused
- * on a guess.
+ * The intake's question, answered by the doctor's own judgeTarget: is a folder in no library of any target? The
+ * libraries come from each target's own list (read again when a folder is in none of them), so a burst of
+ * webhooks costs no requests. A target that cannot be asked (down, slow, refused token) makes the answer "queue
+ * it": nothing is refused on a guess.
  */
-export function createLibraryJudge(deps: Omit<DoctorDeps, 'pathState'> & { now: () => number }): LibraryJudge {
-  const cache = new Map<string, { at: number; libraries?: Library[]; error?: unknown }>();
-  /** One question per target at a time: a burst of webhooks during a refresh waits for the same answer. */
-  const asking = new Map<string, Promise<Library[]>>();
-  /** The target's libraries from the cache, asked again when older than a minute (half that after a miss). */
-  const cached = (target: Target, missed: boolean) => (entry: TargetConfig | undefined) => {
-    const source = librarySource(target, entry, deps, true);
-    if (!source) return undefined;
-    return async (): Promise<Library[]> => {
-      const hit = cache.get(target.name);
-      const age = hit ? deps.now() - hit.at : Infinity;
-      // A server that could not be asked is not asked again for every webhook: its failure is kept as long.
-      if (hit?.error !== undefined && age < FAILED_MAX_AGE_MS) throw hit.error;
-      if (hit?.libraries && age < (missed ? LIBRARIES_MAX_AGE_MS / 2 : LIBRARIES_MAX_AGE_MS)) return hit.libraries;
-      const pending = asking.get(target.name);
-      if (pending) return pending;
-      // A server that hangs must not hold the webhook: after a few seconds the path is queued as always.
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('no answer in time')), JUDGE_WAIT_MS);
-        timer.unref();
-      });
-      const question = Promise.race([source(), late])
-        .then((libraries) => {
-          cache.set(target.name, { at: deps.now(), libraries });
-          return libraries;
-        })
-        .catch((error: unknown) => {
-          cache.set(target.name, { at: deps.now(), error });
-          throw error;
-        })
-        .finally(() => {
-          clearTimeout(timer);
-          asking.delete(target.name);
-        });
-      asking.set(target.name, question);
-      return question;
-    };
+export function createLibraryJudge(deps: { config: Config; targets: Target[]; now: () => number }): LibraryJudge {
+  const failed = new Map<string, { at: number; error: unknown }>();
+  const read = async (target: Target, ask: { holding?: string }): Promise<Library[]> => {
+    const last = failed.get(target.name);
+    if (last && deps.now() - last.at < FAILED_MAX_AGE_MS) throw last.error;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no answer in time')), JUDGE_WAIT_MS);
+      timer.unref();
+    });
+    try {
+      const libraries = await Promise.race([target.libraries!(ask), late]);
+      failed.delete(target.name);
+      return libraries;
+    } catch (error) {
+      failed.set(target.name, { at: deps.now(), error });
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   };
   return async (received, folder, match) => {
     const known: { target: string; libraries: Library[] }[] = [];
     for (const target of deps.targets) {
-      let verdict = await judgeTarget(target, folder, deps, cached(target, false));
-      // A library may have been added since the list was asked: ask again before calling it unmatched.
-      if (verdict.verdict === 'unmatched') verdict = await judgeTarget(target, folder, deps, cached(target, true));
+      const verdict = await judgeTarget(target, folder, read);
       if (verdict.verdict === 'excluded') continue;
       if (verdict.verdict !== 'unmatched') return null; // it scans there, or the server cannot be asked
       known.push({ target: target.name, libraries: verdict.known });

@@ -5,7 +5,6 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { DeliveryRef, Queue } from '../queue/store.js';
 import { runScanCommand, type CommandEnv, type CommandRunner } from '../targets/commands.js';
-import type { ItemRefresher } from '../targets/refresh-items.js';
 import type { DueDelivery, FollowItem, FollowResult, ScanOutcome, Target } from '../scan.js';
 
 /** Stored with a `following` delivery: what the stage and the after-command need, and the target's own ticket. */
@@ -31,8 +30,6 @@ export interface FollowStageDeps {
   rescanDelayMs: number;
   /** A delivery became due again (a rescan): the processor should look. */
   onRescan: (dueAt: number) => void;
-  /** Item refresh by target name (targets that can refresh an item's metadata). */
-  refreshers?: Map<string, ItemRefresher>;
 }
 
 export class FollowStage {
@@ -150,11 +147,12 @@ export class FollowStage {
    * is logged; the scan stands. Returns a note for history.
    */
   private async refreshItem(target: Target, folder: string, file: string | undefined, flag: 'item' | 'item-if-enabled' | undefined): Promise<string | undefined> {
-    const refresher = this.deps.refreshers?.get(target.name);
-    if (!flag || !file || !refresher?.wants(flag)) return undefined;
+    // Asked for by the sender: always; implied by the event (Rename, Upgrade): where the target's REFRESH_ITEMS says so.
+    const wanted = flag === 'item' || (flag === 'item-if-enabled' && target.refreshOnChange === true);
+    if (!wanted || !file || !target.refreshItem) return undefined;
     const { logger } = this.deps;
     try {
-      const r = await refresher.refresh(file);
+      const r = await target.refreshItem(file);
       if (r.status === 'refreshed') {
         logger.info({ target: target.name, file, items: r.items }, `Refreshed the metadata of '${file}' on ${target.name} (item ${r.items.join(', ')}).`);
         return `Item ${r.items.join(', ')} refreshed.`;

@@ -3,7 +3,8 @@
 // Plex's refresh endpoint answers 200 as soon as the scan is queued; the scan itself runs later. The only
 // signals that it ended are an activity disappearing from /activities or the section's `refreshing` flag going
 // back to false. Both are per section, not per folder.
-import { PlexError, type PlexApi } from './api.js';
+import { ApiRefusal } from '../api-call.js';
+import type { PlexApi } from './api.js';
 
 /** Activity types that mean "this section is being scanned or its new items are being refreshed". */
 export const SCAN_ACTIVITY_TYPES = new Set(['library.update.section', 'library.refresh.items']);
@@ -21,7 +22,7 @@ export async function activitiesOf(api: PlexApi): Promise<PlexActivity[] | 'unsu
     res = await api.request('GET', '/activities');
   } catch (err) {
     // Servers older than /activities answer 404 (or 400); that is "can't tell", not "Plex is down".
-    if (err instanceof PlexError && (err.status === 404 || err.status === 400)) return 'unsupported';
+    if (err instanceof ApiRefusal && (err.status === 404 || err.status === 400)) return 'unsupported';
     throw err;
   }
   const body = (await res.json().catch(() => undefined)) as { MediaContainer?: { Activity?: unknown } } | undefined;

@@ -1,6 +1,7 @@
-// The few Plex HTTP API calls scanrelay makes, with the token in a header and errors a person can act on.
-import { timeoutSignal, type Clock } from '../clock.js';
-import { httpFetch, RedirectRefused } from '../http-fetch.js';
+// The few Plex HTTP API calls scanrelay makes, through the one API caller (src/api-call.ts): the token in a
+// header, and errors a person can act on.
+import { apiCaller, type ApiCaller } from '../api-call.js';
+import type { Clock } from '../clock.js';
 
 export interface PlexSection {
   id: string;
@@ -8,16 +9,6 @@ export interface PlexSection {
   type: string;
   locations: string[];
   refreshing: boolean;
-}
-
-export class PlexError extends Error {
-  constructor(
-    message: string,
-    /** HTTP status, or 0 for a network error / timeout; a redirect not followed keeps its 3xx. */
-    readonly status: number,
-  ) {
-    super(message);
-  }
 }
 
 export interface PlexApiOptions {
@@ -29,63 +20,39 @@ export interface PlexApiOptions {
   clock?: Clock;
   /** The config key that holds `url`, for messages: PLEX_LOCAL_URL, or a TARGETS entry's URL. */
   urlKey?: string;
+  /** The config key that holds the token: PLEX_TOKEN, or a TARGETS entry's TOKEN. */
+  tokenKey?: string;
 }
 
 export class PlexApi {
-  private readonly base: string;
-  constructor(private readonly opts: PlexApiOptions) {
-    this.base = opts.url.replace(/\/+$/, '');
+  private readonly caller: ApiCaller;
+
+  constructor(opts: PlexApiOptions) {
+    const tokenKey = opts.tokenKey ?? 'PLEX_TOKEN';
+    this.caller = apiCaller({
+      who: 'Plex',
+      url: opts.url,
+      urlKey: opts.urlKey ?? 'PLEX_LOCAL_URL',
+      headers: { 'X-Plex-Token': opts.token, 'X-Plex-Product': 'scanrelay' },
+      secrets: [opts.token],
+      timeoutMs: opts.timeoutMs,
+      fetch: opts.fetch,
+      clock: opts.clock,
+      authHint: `${tokenKey} is missing, wrong or expired; put a valid X-Plex-Token in ${tokenKey}`,
+    });
   }
 
   get url(): string {
-    return this.base;
+    return this.caller.base;
   }
 
-  private get urlKey(): string {
-    return this.opts.urlKey ?? 'PLEX_LOCAL_URL';
-  }
-
-  async request(method: string, path: string, query?: Record<string, string>): Promise<Response> {
-    const u = new URL(this.base + path);
-    for (const [k, v] of Object.entries(query ?? {})) u.searchParams.set(k, v);
-    const f = this.opts.fetch ?? httpFetch;
-    let res: Response;
-    try {
-      res = await f(u, {
-        method,
-        headers: { 'X-Plex-Token': this.opts.token, Accept: 'application/json', 'X-Plex-Product': 'scanrelay' },
-        signal: timeoutSignal(this.opts.clock, this.opts.timeoutMs ?? 30_000),
-      });
-    } catch (err) {
-      if (err instanceof RedirectRefused) {
-        // A redirect is an answer, not silence: the server is there but points elsewhere, so the token stayed here.
-        throw new PlexError(
-          `Plex at ${this.base} redirected ${method} ${path} to ${err.location} (${err.why}); scanrelay does not follow it, so PLEX_TOKEN was not sent there: set ${this.urlKey} to ${err.suggestedBase(path)} if that is your Plex`,
-          302,
-        );
-      }
-      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-      throw new PlexError(`Plex at ${this.base} did not answer (${cause}): start Plex, or point ${this.urlKey} at it`, 0);
-    }
-    if (res.status === 401 || res.status === 403) {
-      await res.body?.cancel();
-      throw new PlexError(
-        `Plex at ${this.base} answered ${res.status} ${res.statusText}: PLEX_TOKEN is missing, wrong or expired; put a valid X-Plex-Token in PLEX_TOKEN`,
-        res.status,
-      );
-    }
-    if (!res.ok) {
-      await res.body?.cancel();
-      throw new PlexError(`Plex at ${this.base} answered ${res.status} ${res.statusText} to ${method} ${path}`, res.status);
-    }
-    return res;
+  /** One call; rejects with an ApiRefusal (its `status` 0 when Plex gave no answer). */
+  request(method: string, path: string, query?: Record<string, string>): Promise<Response> {
+    return this.caller.call(method, path, { query });
   }
 
   async sections(): Promise<PlexSection[]> {
-    const res = await this.request('GET', '/library/sections');
-    const body = (await res.json().catch(() => {
-      throw new PlexError(`Plex at ${this.base} sent a library list that is not JSON`, res.status);
-    })) as { MediaContainer?: { Directory?: unknown[] } };
+    const body = await this.caller.json<{ MediaContainer?: { Directory?: unknown[] } }>('GET', '/library/sections');
     const dirs = body?.MediaContainer?.Directory ?? [];
     return dirs.map((d) => {
       const dir = d as Record<string, unknown>;
@@ -108,8 +75,17 @@ export class PlexApi {
   }
 
   async identity(): Promise<{ machineIdentifier?: string; version?: string }> {
-    const res = await this.request('GET', '/identity');
+    const res = await this.caller.call('GET', '/identity');
     const body = (await res.json().catch(() => ({}))) as { MediaContainer?: { machineIdentifier?: string; version?: string } };
     return body.MediaContainer ?? {};
+  }
+
+  /** Any error of a call as the queue's retry outcome. */
+  retry(err: unknown) {
+    return this.caller.retry(err);
+  }
+
+  itemRetry(err: unknown) {
+    return this.caller.itemRetry(err);
   }
 }

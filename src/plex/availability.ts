@@ -4,7 +4,8 @@
 // wait is bounded: when Plex stays silent the scan comes back as "target down" and the processor's own probe
 // (which never blocks other targets) decides when to try again.
 import type { Clock } from '../clock.js';
-import { PlexError, type PlexApi } from './api.js';
+import { ApiRefusal } from '../api-call.js';
+import type { PlexApi } from './api.js';
 
 export interface AvailabilityOptions {
   clock: Clock;
@@ -29,7 +30,7 @@ export async function waitUntilPlexAnswers(api: PlexApi, opts: AvailabilityOptio
       await res.body?.cancel();
       return { ok: true, attempts };
     } catch (err) {
-      const status = err instanceof PlexError ? err.status : 0;
+      const status = err instanceof ApiRefusal ? err.status : 0;
       const error = (err as Error).message;
       // A refused token won't fix itself within seconds.
       if (status === 401 || status === 403) return { ok: false, attempts, error, status };

@@ -1,5 +1,6 @@
 // Is a file in Plex's library after its scan: the read-only database when readable, else the API, best effort.
-import { PlexError, type PlexApi } from './api.js';
+import { ApiRefusal } from '../api-call.js';
+import type { PlexApi } from './api.js';
 
 /** The database reader's answer: true/false from media_parts, 'unknown' when the database can't be read. */
 export type FileInLibrary = (path: string) => Promise<boolean | 'unknown'>;
@@ -22,7 +23,7 @@ export async function lookupFileViaApi(api: PlexApi, sectionId: string, file: st
     const res = await api.request('GET', `/library/sections/${encodeURIComponent(sectionId)}/all`, { file });
     body = await res.json().catch(() => undefined);
   } catch (err) {
-    if (err instanceof PlexError) return { found: 'unknown', why: `the API file lookup failed (${err.status || 'no answer'})` };
+    if (err instanceof ApiRefusal) return { found: 'unknown', why: `the API file lookup failed (${err.status || 'no answer'})` };
     throw err;
   }
   const items = (body as { MediaContainer?: { Metadata?: unknown } } | undefined)?.MediaContainer?.Metadata;

@@ -1,7 +1,7 @@
 // Plex's section folders for commands that run without the service: the API with a token, else the database.
-import type { Config } from '../config/schema.js';
 import { PlexApi } from './api.js';
 import { openPlexDatabase, type SectionLocation } from './database.js';
+import type { PlexKeys } from './keys.js';
 
 export interface SectionFolders {
   id: string;
@@ -9,7 +9,7 @@ export interface SectionFolders {
   locations: string[];
 }
 
-export async function scannerSections(config: Config): Promise<SectionFolders[]> {
+export async function scannerSections(config: Pick<PlexKeys, 'PLEX_LOCAL_URL' | 'PLEX_TOKEN' | 'PLEX_DATABASE_PATH'>): Promise<SectionFolders[]> {
   if (config.PLEX_TOKEN) {
     return (await new PlexApi({ url: config.PLEX_LOCAL_URL, token: config.PLEX_TOKEN }).sections()).map(({ id, title, locations }) => ({ id, title, locations }));
   }

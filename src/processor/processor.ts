@@ -6,12 +6,11 @@ import { FollowStage } from '../follow/stage.js';
 import type { Logger } from '../log.js';
 import { diskPathState, type PathState } from '../paths/disk.js';
 import type { Queue } from '../queue/store.js';
-import { runBeforeScan, type CommandRunner } from '../targets/commands.js';
-import type { ItemRefresher } from '../targets/refresh-items.js';
-import type { DueDelivery, Folder, ScanOutcome, Target } from '../scan.js';
+import type { CommandRunner } from '../targets/commands.js';
+import type { DueDelivery, Folder, Target } from '../scan.js';
 import { Availability, healthOf, IDLE_PROBE_MS, newTargetState, type TargetHealth, type TargetState } from './availability.js';
-import { backoffDelay } from './backoff.js';
 import { FileChecks } from './checks.js';
+import { deliver } from './delivery.js';
 import type { ProcessorSettings } from './settings.js';
 
 export type { TargetHealth };
@@ -37,15 +36,13 @@ export interface ProcessorDeps {
   pathState?: (path: string) => Promise<PathState>;
   random?: () => number;
   runCommand?: CommandRunner;
-  /** Item refresh by target name (see src/targets/refresh-items.ts). */
-  refreshers?: Map<string, ItemRefresher>;
   /** RCLONE.RC_CACHE_REFRESH: told of each missing file before its next check (src/rclone/remote-control.ts). */
   refreshCache?: (localPath: string) => Promise<void>;
 }
 
 export class Processor {
-  private readonly deps: Required<Omit<ProcessorDeps, 'activity' | 'runCommand' | 'refreshers' | 'refreshCache'>> &
-    Pick<ProcessorDeps, 'activity' | 'runCommand' | 'refreshers' | 'refreshCache'>;
+  private readonly deps: Required<Omit<ProcessorDeps, 'activity' | 'runCommand' | 'refreshCache'>> &
+    Pick<ProcessorDeps, 'activity' | 'runCommand' | 'refreshCache'>;
   /** The follow-up stage of the targets that follow their scans (Plex). */
   readonly followUps: FollowStage;
   private readonly states: TargetState[];
@@ -78,7 +75,6 @@ export class Processor {
       runCommand: deps.runCommand,
       rescanDelayMs: deps.settings.fileCheckDelayMs,
       onRescan: (at) => this.wake(at),
-      refreshers: deps.refreshers,
     });
   }
 
@@ -278,70 +274,15 @@ export class Processor {
   }
 
   private launch(state: TargetState, row: DueDelivery): void {
-    const { queue, clock, logger, settings } = this.deps;
     state.inFlight.add(row.id);
-    const run = async () => {
-      const started = clock.now();
-      await runBeforeScan(settings.commandBefore ?? '', state.target, row, logger, this.deps.runCommand);
-      let outcome: ScanOutcome;
-      try {
-        // The row is keyed in NFC; the server is asked in the spelling its disk (or the sender) uses.
-        const folder = this.checks.spelling(row);
-        outcome = await state.target.scan(folder, {
-          event: row.event,
-          source: row.source,
-          file: folder === row.folder ? row.fileHint : row.fileHint?.normalize('NFD'),
-          deleted: row.anyDeleted,
-          ...(row.ids ? { ids: row.ids } : {}),
-        });
-      } catch (err) {
-        outcome = { status: 'retry', error: `unexpected error: ${String(err)}`, targetDown: false };
-      }
-      if (this.abandoned) return; // the queue is closing: the delivery stays pending for the next start
-      const now = clock.now();
-      const name = state.target.name;
-      const latencyMs = now - row.firstAt;
-      if (outcome.status !== 'retry' || !outcome.targetDown) state.lastHeardAt = now;
-      if (outcome.status === 'scanned') {
-        state.scanned++;
-        const { follow } = this.followUps.accepted(state.target, row, outcome);
-        const again = row.rescans > 0 ? ' once more' : '';
-        logger.info({ target: name, folder: row.folder, detail: outcome.detail }, `Scanned '${row.folder}'${again} on ${name}${outcome.detail ? ` (${outcome.detail})` : ''}.`);
-        if (follow === undefined) {
-          await queue.grouped(() => queue.recordDelivery(row, name, { state: 'scanned', detail: outcome.detail }, this.targetNames));
-        } else {
-          await queue.grouped(() => queue.recordDelivery(row, name, { state: 'following', detail: outcome.detail, follow }, this.targetNames));
-          if (queue.isCurrent({ folderId: row.id, generation: row.generation })) this.followUps.follow(state.target, row, follow, now);
-        }
-      } else if (outcome.status === 'unmatched') {
-        // The path as received is what to explain: mappings do not chain, so explaining the mapped one misleads.
-        const hint = `Try: scanrelay explain '${row.received ?? row.fileHint ?? row.folder}'.`;
-        const detail = `'${row.folder}' is in no library of ${name}, so nothing was scanned there.\n${outcome.detail} ${hint}`;
-        logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail} ${hint}`);
-        await queue.grouped(() => queue.recordDelivery(row, name, { state: 'unmatched', detail }, this.targetNames));
-      } else {
-        state.failed++;
-        const attempts = row.attempts + 1;
-        const delay = backoffDelay(attempts, { baseMs: 5_000, capMs: settings.retryMaxDelayMs, random: this.deps.random });
-        await queue.grouped(() => queue.recordDelivery(row, name, { state: 'retry', error: outcome.error, nextAt: now + delay }, this.targetNames));
-        // Every failure backs off its own folder; only silence takes the whole server down (one line per change).
-        logger.warn(
-          { target: name, folder: row.folder, attempts },
-          `Scan of '${row.folder}' on ${name} failed (attempt ${attempts}): ${outcome.error}. Retrying in ${Math.round(delay / 1000)} s; the folder stays queued.`,
-        );
-        if (outcome.targetDown) this.availability.noAnswer(state, outcome.error);
-        else if (outcome.tokenRefused) this.availability.probeSoon(state);
-      }
-      this.deps.activity?.emit('delivery', {
-        folder: row.folder,
-        target: name,
-        outcome: outcome.status,
-        detail: outcome.status === 'retry' ? outcome.error : outcome.detail,
-        latencyMs,
-        deliveryMs: now - started,
-      });
-      state.lastFinishedAt = clock.now();
-    };
-    this.track(run().finally(() => state.inFlight.delete(row.id)));
+    const run = deliver(state, row, {
+      ...this.deps,
+      followUps: this.followUps,
+      availability: this.availability,
+      targetNames: this.targetNames,
+      spelling: (r) => this.checks.spelling(r),
+      abandoned: () => this.abandoned,
+    });
+    this.track(run.finally(() => state.inFlight.delete(row.id)));
   }
 }

@@ -1,31 +1,21 @@
-// The list of targets a config describes: the first Plex from PLEX_* keys, then every TARGETS entry.
+// Config to targets, in one place for every kind: the first Plex from the PLEX_* keys, then each TARGETS entry,
+// each built by its kind (kinds.ts) and given here what every target has alike: its name, SCAN_PAUSE,
+// SCAN_CONCURRENCY, PATH_MAPPINGS, INCLUDE/EXCLUDE and REFRESH_ITEMS.
+import { entryUrlKey } from '../api-call.js';
 import type { Clock } from '../clock.js';
-import type { Config, TargetConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import type { DeletedCounter } from '../plex/after-scan.js';
-import { PlexApi } from '../plex/api.js';
-import type { FileInLibrary } from '../plex/confirm.js';
-import { entryUrlKey } from './api-call.js';
-import { arrTarget } from './arr.js';
-import { audiobookshelfTarget } from './audiobookshelf.js';
-import { commandTarget } from './command.js';
-import { embyTarget } from './emby.js';
-import { jellyfinTarget } from './jellyfin.js';
-import { plexScannerTarget, scannerSettingsFrom, type SectionLocations } from './plex-scanner.js';
-import { PlexTarget, type PlexTargetOptions } from './plex.js';
-import { relayTarget } from './relay.js';
-import { withRewrite } from './rewrite.js';
-import { tdarrTarget } from './tdarr.js';
-import type { Target } from '../scan.js';
+import type { ScanContext, Target } from '../scan.js';
+import type { Capabilities, Entry, KindContext } from './kind.js';
+import { kindOf } from './kinds.js';
+import { targetPath } from './rewrite.js';
 
 export interface BuildDeps {
   clock: Clock;
   logger: Logger;
   fetch?: typeof fetch;
-  /** Where a scanner-route target learns its sections' folders when there is no token (the Plex database). */
-  scannerSections?: (databasePath: string) => Promise<SectionLocations[]>;
-  /** Plex's read-only database at a path, for confirming files and counting deleted items (empty trash). */
-  plexDatabase?: (databasePath: string) => { fileInLibrary?: FileInLibrary; deletedCount?: DeletedCounter } | undefined;
+  scannerSections?: KindContext['scannerSections'];
+  plexDatabase?: KindContext['plexDatabase'];
 }
 
 /** PLEX_SCAN_MODE "auto": the API when a token is set (the scanner's --scan is deprecated), else the scanner. */
@@ -35,134 +25,73 @@ export function firstPlexMode(config: Config): 'api' | 'scanner' {
 }
 
 export function buildTargets(config: Config, deps: BuildDeps): Target[] {
-  const targets: Target[] = [];
-  if (config.PLEX_ENABLED) {
-    if (firstPlexMode(config) === 'api') {
-      if (config.PLEX_TOKEN) {
-        targets.push(
-          new PlexTarget({
-            name: 'plex',
-            url: config.PLEX_LOCAL_URL,
-            urlKey: 'PLEX_LOCAL_URL',
-            token: config.PLEX_TOKEN,
-            pauseMs: config.PLEX_SCAN_PAUSE * 1000,
-            concurrency: config.PLEX_SCAN_CONCURRENCY,
-            clock: deps.clock,
-            fetch: deps.fetch,
-            ...plexAfterScanOptions(config, deps, config.PLEX_DATABASE_PATH),
-          }),
-        );
-      } else {
-        deps.logger.warn('PLEX_SCAN_MODE is "api" but PLEX_TOKEN is empty: the first Plex is not used until PLEX_TOKEN is set.');
-      }
-    } else {
-      targets.push(
-        plexScannerTarget({
-          name: 'plex',
-          settings: scannerSettingsFrom(config),
-          sections: scannerSectionSource(config.PLEX_LOCAL_URL, config.PLEX_TOKEN, config.PLEX_DATABASE_PATH, deps),
-          pauseMs: config.PLEX_SCAN_PAUSE * 1000,
-          concurrency: config.PLEX_SCAN_CONCURRENCY,
-          logger: deps.logger,
-        }),
-      );
-    }
-  }
-  for (const t of config.TARGETS) {
-    if (t.ENABLED === false) continue;
-    targets.push(withRewrite(buildOne(t, config, deps), { mappings: t.PATH_MAPPINGS, include: t.INCLUDE, exclude: t.EXCLUDE }));
-  }
-  return targets;
+  const entries: { entry: Entry; first: boolean }[] = config.TARGETS.filter((t) => t.ENABLED !== false).map((entry) => ({ entry, first: false }));
+  const first = firstPlexEntry(config, deps.logger);
+  if (first) entries.unshift({ entry: first, first: true });
+  return entries.map(({ entry, first }) => {
+    const context: KindContext = {
+      ...deps,
+      first,
+      urlKey: first ? 'PLEX_LOCAL_URL' : entryUrlKey(entry.NAME),
+      tokenKey: first ? 'PLEX_TOKEN' : `TOKEN of TARGETS entry "${entry.NAME}"`,
+      plex: config,
+    };
+    return configured(entry, kindOf(entry.TYPE)!.build(entry, context), config.PLEX_REFRESH_ITEMS);
+  });
 }
 
-function buildOne(t: TargetConfig, config: Config, deps: BuildDeps): Target {
-  const pauseMs = (t.SCAN_PAUSE ?? 0) * 1000;
-  const common = { name: t.NAME, url: t.URL ?? '', urlKey: entryUrlKey(t.NAME), token: t.TOKEN ?? '', pauseMs, concurrency: t.SCAN_CONCURRENCY, clock: deps.clock, logger: deps.logger, fetch: deps.fetch };
-  switch (t.TYPE) {
-    case 'jellyfin':
-      return jellyfinTarget(common);
-    case 'emby':
-      return embyTarget(common);
-    case 'plex':
-      return new PlexTarget({ ...common, ...plexAfterScanOptions(config, deps, t.DATABASE_PATH, t) });
-    case 'plex-scanner':
-      return plexScannerTarget({
-        name: t.NAME,
-        settings: scannerSettingsFrom(config, t),
-        sections: scannerSectionSource(t.URL ?? config.PLEX_LOCAL_URL, t.TOKEN ?? '', t.DATABASE_PATH ?? config.PLEX_DATABASE_PATH, deps),
-        pauseMs,
-        concurrency: t.SCAN_CONCURRENCY,
-        logger: deps.logger,
-      });
-    case 'command':
-      return commandTarget({ name: t.NAME, argv: t.COMMAND ?? [], timeoutMs: t.TIMEOUT === undefined ? undefined : t.TIMEOUT * 1000, pauseMs });
-    case 'audiobookshelf':
-      return audiobookshelfTarget(common);
-    case 'tdarr':
-      return tdarrTarget({ ...common, libraryId: t.LIBRARY_ID ?? '' });
-    case 'sonarr':
-    case 'radarr':
-      return arrTarget(t.TYPE, common);
-    case 'relay':
-      return relayTarget({ name: t.NAME, url: t.URL ?? '', user: t.USER, password: t.PASSWORD, pauseMs, fetch: deps.fetch });
-  }
-}
-
-/**
- * What follows an API scan: the first Plex's from the PLEX_* keys; a TARGETS entry's from its own keys, each
- * falling back to the PLEX_* one. EMPTY_TRASH is the exception: the deleted count that guards it must come from
- * that server's own database, so without the entry's DATABASE_PATH it stays off unless asked for (and then warns).
- */
-function plexAfterScanOptions(config: Config, deps: BuildDeps, databasePath?: string, entry?: TargetConfig): Partial<PlexTargetOptions> {
-  const database = databasePath ? deps.plexDatabase?.(databasePath) : undefined;
-  const emptyTrash = entry ? (entry.EMPTY_TRASH ?? (entry.DATABASE_PATH ? config.PLEX_EMPTY_TRASH : false)) : config.PLEX_EMPTY_TRASH;
-  if (entry && entry.EMPTY_TRASH && !entry.DATABASE_PATH) {
-    deps.logger.warn(
-      `TARGETS "${entry.NAME}": EMPTY_TRASH is true but the entry has no DATABASE_PATH, so its trash is never emptied: ` +
-        `the number of deleted items that guards it must come from that Plex's own database.`,
-    );
+/** The first Plex (plex_autoscan's only one), as the TARGETS entry its PLEX_* keys amount to. */
+function firstPlexEntry(config: Config, logger: Logger): Entry | undefined {
+  if (!config.PLEX_ENABLED) return undefined;
+  const api = firstPlexMode(config) === 'api';
+  if (api && !config.PLEX_TOKEN) {
+    logger.warn('PLEX_SCAN_MODE is "api" but PLEX_TOKEN is empty: the first Plex is not used until PLEX_TOKEN is set.');
+    return undefined;
   }
   return {
-    fileInLibrary: database?.fileInLibrary,
-    deletedCount: database?.deletedCount,
-    logger: deps.logger,
-    confirmScans: config.PLEX_CONFIRM_SCANS,
-    confirmTimeoutMs: (config.PLEX_CONFIRM_TIMEOUT ?? 300) * 1000,
-    followIntervalMs: config.PLEX_FOLLOW_INTERVAL * 1000,
-    ...(fixMismatched(config, deps) ? { fixMismatched: { lang: config.PLEX_FIX_MISMATCHED_LANG, dryRun: config.PLEX_FIX_MISMATCHED_DRY_RUN } } : {}),
-    checkBeforeScan: config.PLEX_CHECK_BEFORE_SCAN,
-    after: {
-      emptyTrash,
-      emptyTrashMaxFiles: entry?.EMPTY_TRASH_MAX_FILES ?? config.PLEX_EMPTY_TRASH_MAX_FILES,
-      emptyTrashControlFiles: entry?.EMPTY_TRASH_CONTROL_FILES ?? config.PLEX_EMPTY_TRASH_CONTROL_FILES,
-      emptyTrashZeroDeleted: entry?.EMPTY_TRASH_ZERO_DELETED ?? config.PLEX_EMPTY_TRASH_ZERO_DELETED,
-      analyze: entry?.ANALYZE_TYPE ?? config.PLEX_ANALYZE_TYPE,
-      analyzeDirectory: entry?.ANALYZE_DIRECTORY ?? config.PLEX_ANALYZE_DIRECTORY,
-      entry: entry?.NAME,
-    },
+    NAME: 'plex',
+    TYPE: api ? 'plex' : 'plex-scanner',
+    ENABLED: true,
+    URL: config.PLEX_LOCAL_URL,
+    TOKEN: config.PLEX_TOKEN,
+    DATABASE_PATH: config.PLEX_DATABASE_PATH,
+    EMPTY_TRASH: config.PLEX_EMPTY_TRASH,
+    PATH_MAPPINGS: {},
+    INCLUDE: [],
+    EXCLUDE: [],
+    SCAN_PAUSE: config.PLEX_SCAN_PAUSE,
+    SCAN_CONCURRENCY: config.PLEX_SCAN_CONCURRENCY,
   };
 }
 
-/** PLEX_FIX_MISMATCHED works on confirmed API scans, so it needs PLEX_CONFIRM_SCANS too, and says so when it can't. */
-function fixMismatched(config: Config, deps: BuildDeps): boolean {
-  if (!config.PLEX_FIX_MISMATCHED) return false;
-  if (!config.PLEX_CONFIRM_SCANS) {
-    deps.logger.warn('PLEX_FIX_MISMATCHED is on but PLEX_CONFIRM_SCANS is false: matches are checked only for confirmed files, so none are.');
-    return false;
-  }
-  return true;
-}
-
-/** Section folders for the scanner route: through the API when there is a token, else from Plex's database. */
-function scannerSectionSource(url: string, token: string, databasePath: string, deps: BuildDeps): () => Promise<SectionLocations[]> {
-  if (token) {
-    const api = new PlexApi({ url, token, fetch: deps.fetch });
-    return async () => (await api.sections()).map((s) => ({ id: s.id, title: s.title, locations: s.locations }));
-  }
-  return async () => {
-    if (!deps.scannerSections) {
-      throw new Error(`cannot learn Plex's section folders: set PLEX_TOKEN, or make PLEX_DATABASE_PATH ('${databasePath}') readable`);
-    }
-    return deps.scannerSections(databasePath);
+/** A kind's capabilities, with what the table applies to every kind alike. */
+export function configured(entry: Entry, target: Capabilities, refreshItemsByDefault = false): Target {
+  const rules = { mappings: entry.PATH_MAPPINGS, include: entry.INCLUDE, exclude: entry.EXCLUDE };
+  const pathOf = (folder: string) => targetPath(folder, rules);
+  /** An item lookup by file, in the target's form; a file INCLUDE/EXCLUDE keeps from the target is not found there. */
+  const byFile =
+    <R>(call: (path: string) => Promise<R>) =>
+    async (file: string): Promise<R | { status: 'not-found'; detail: string }> => {
+      const { path, excluded } = pathOf(file);
+      return excluded ? { status: 'not-found', detail: excluded } : call(path);
+    };
+  return {
+    name: entry.NAME,
+    kind: target.kind,
+    pauseMs: (entry.SCAN_PAUSE ?? 0) * 1000,
+    concurrency: entry.SCAN_CONCURRENCY,
+    follower: target.follower,
+    refreshOnChange: entry.REFRESH_ITEMS ?? refreshItemsByDefault,
+    pathOf,
+    async scan(folder: string, context: ScanContext) {
+      const { path, excluded } = pathOf(folder);
+      if (excluded) return { status: 'unmatched', detail: excluded };
+      const file = context.file === undefined ? undefined : pathOf(context.file).path;
+      return target.scan(path, { ...context, ...(file === undefined ? {} : { file }) });
+    },
+    available: () => target.available(),
+    ...(target.libraries ? { libraries: (ask?: { fresh?: boolean; holding?: string }) => target.libraries!(ask) } : {}),
+    ...(target.locate ? { locate: byFile((path) => target.locate!(path)) } : {}),
+    ...(target.refreshItem ? { refreshItem: byFile((path) => target.refreshItem!(path)) } : {}),
   };
 }

@@ -1,16 +1,18 @@
-// The "command" target: runs a program once per folder, with the folder and file in its environment (no shell).
+// The "command" kind: runs a program once per folder, with the folder and file in its environment (no shell). It
+// takes any folder.
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import type { ScanContext, ScanOutcome, Target } from '../scan.js';
+import { positiveSeconds, stringList } from '../config/values.js';
+import type { ScanContext, ScanOutcome } from '../scan.js';
+import { targetKind, type Capabilities } from './kind.js';
 
 export interface CommandTargetOptions {
   name: string;
   /** Program and arguments, e.g. ["/usr/local/bin/notify", "--quiet"]. */
   argv: string[];
   timeoutMs?: number;
-  pauseMs?: number;
 }
 
 /** What the program finds in its environment. */
@@ -26,13 +28,11 @@ export function commandEnvironment(name: string, folder: string, context: ScanCo
   };
 }
 
-export function commandTarget(opts: CommandTargetOptions): Target {
+export function commandTarget(opts: CommandTargetOptions): Capabilities {
   const [program, ...args] = opts.argv;
   const timeoutMs = opts.timeoutMs ?? 600_000;
   return {
-    name: opts.name,
     kind: 'command',
-    pauseMs: opts.pauseMs ?? 0,
     scan(folder: string, context: ScanContext): Promise<ScanOutcome> {
       const env = { ...process.env, ...commandEnvironment(opts.name, folder, context) };
       return new Promise((resolve) => {
@@ -58,3 +58,14 @@ export function commandTarget(opts: CommandTargetOptions): Target {
     },
   };
 }
+
+export const command = targetKind({
+  keys: {
+    /** The program and its arguments (no shell). */
+    COMMAND: stringList(true).optional(),
+    /** How long it may run. */
+    TIMEOUT: positiveSeconds().optional(),
+  },
+  requires: { COMMAND: 'the program to run and its arguments, e.g. ["/usr/local/bin/notify", "--quiet"]' },
+  build: (entry) => commandTarget({ name: entry.NAME, argv: entry.COMMAND ?? [], timeoutMs: entry.TIMEOUT === undefined ? undefined : entry.TIMEOUT * 1000 }),
+});

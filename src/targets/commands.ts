@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import type { Logger } from '../log.js';
 import type { Target } from '../scan.js';
+import { holders } from './library-list.js';
 
 /**
  * Splits a configured command into argv the way a POSIX shell would split words, honouring '…', "…" and
@@ -127,13 +128,13 @@ export async function runScanCommand(
  */
 export async function runBeforeScan(
   command: string,
-  target: Pick<Target, 'name' | 'sectionsOf'>,
+  target: Pick<Target, 'name' | 'pathOf' | 'libraries'>,
   row: { folder: string; fileHint?: string; event: string },
   logger: Logger,
   runCommand?: CommandRunner,
 ): Promise<void> {
   if (!command.trim()) return;
-  const sections = target.sectionsOf ? await target.sectionsOf(row.folder).catch(() => []) : [];
+  const sections = await sectionsOf(target, row.folder);
   const env: CommandEnv = {
     SCANRELAY_PATH: row.fileHint ?? row.folder,
     SCANRELAY_FOLDER: row.folder,
@@ -142,4 +143,12 @@ export async function runBeforeScan(
     SCANRELAY_TARGET: target.name,
   };
   await runScanCommand('before', command, env, logger, runCommand);
+}
+
+/** The ids of the target's libraries holding a folder, where its list tells them; none when it cannot. */
+async function sectionsOf(target: Pick<Target, 'pathOf' | 'libraries'>, folder: string): Promise<string[]> {
+  if (!target.libraries) return [];
+  const path = target.pathOf?.(folder).path ?? folder;
+  const libraries = await target.libraries({ holding: path }).catch(() => []);
+  return holders(libraries, path).map((l) => l.id);
 }

@@ -1,24 +1,26 @@
-// Emby target: MediaBrowser scan with X-Emby-Token and libraries from /Library/SelectableMediaFolders.
-import type { Target } from '../scan.js';
-import { mediaBrowserTarget, type Library, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser.js';
+// The "emby" kind: MediaBrowser scans with X-Emby-Token and libraries from /Library/SelectableMediaFolders, whose
+// Id is the library's id for /Items.
+import type { Library } from '../scan.js';
+import { mediaBrowserKind, mediaBrowserTarget, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser.js';
 
-export const emby: MediaBrowserFlavour = {
+export const embyFlavour: MediaBrowserFlavour = {
   kind: 'emby',
   authHeaders: (token) => ({ 'X-Emby-Token': token }),
   librariesPath: '/Library/SelectableMediaFolders',
   parseLibraries(body: unknown): Library[] {
     if (!Array.isArray(body)) return [];
-    return body.map((folder: { Name?: unknown; SubFolders?: unknown }) => ({
-      name: typeof folder?.Name === 'string' ? folder.Name : '?',
-      locations: Array.isArray(folder?.SubFolders)
-        ? folder.SubFolders.map((s: { Path?: unknown }) => s?.Path).filter(
-            (p): p is string => typeof p === 'string' && p.length > 0,
-          )
-        : [],
-    }));
+    return body.map((folder: { Name?: unknown; Id?: unknown; SubFolders?: unknown }) => {
+      const title = typeof folder?.Name === 'string' ? folder.Name : '?';
+      const locations = Array.isArray(folder?.SubFolders)
+        ? folder.SubFolders.map((s: { Path?: unknown }) => s?.Path).filter((p): p is string => typeof p === 'string' && p.length > 0)
+        : [];
+      return { id: typeof folder?.Id === 'string' ? folder.Id : title, title, locations };
+    });
   },
 };
 
-export function embyTarget(opts: MediaBrowserOptions): Target {
-  return mediaBrowserTarget(emby, opts);
+export const emby = mediaBrowserKind(embyFlavour);
+
+export function embyTarget(opts: MediaBrowserOptions) {
+  return mediaBrowserTarget(embyFlavour, opts);
 }

@@ -1,21 +1,23 @@
-// Jellyfin target: MediaBrowser scan with the Authorization header (Jellyfin 12 turned X-Emby-Token off)
-// and libraries from /Library/VirtualFolders.
-import type { Target } from '../scan.js';
-import { mediaBrowserTarget, stringsOf, type Library, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser.js';
+// The "jellyfin" kind: MediaBrowser scans with the Authorization header (Jellyfin 12 turned X-Emby-Token off) and
+// libraries from /Library/VirtualFolders, whose ItemId is the library's id for /Items.
+import type { Library } from '../scan.js';
+import { mediaBrowserKind, mediaBrowserTarget, stringsOf, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser.js';
 
-export const jellyfin: MediaBrowserFlavour = {
+export const jellyfinFlavour: MediaBrowserFlavour = {
   kind: 'jellyfin',
   authHeaders: (token) => ({ Authorization: `MediaBrowser Token="${token}"` }),
   librariesPath: '/Library/VirtualFolders',
   parseLibraries(body: unknown): Library[] {
     if (!Array.isArray(body)) return [];
-    return body.map((folder: { Name?: unknown; Locations?: unknown }) => ({
-      name: typeof folder?.Name === 'string' ? folder.Name : '?',
-      locations: stringsOf(folder?.Locations),
-    }));
+    return body.map((folder: { Name?: unknown; ItemId?: unknown; Locations?: unknown }) => {
+      const title = typeof folder?.Name === 'string' ? folder.Name : '?';
+      return { id: typeof folder?.ItemId === 'string' ? folder.ItemId : title, title, locations: stringsOf(folder?.Locations) };
+    });
   },
 };
 
-export function jellyfinTarget(opts: MediaBrowserOptions): Target {
-  return mediaBrowserTarget(jellyfin, opts);
+export const jellyfin = mediaBrowserKind(jellyfinFlavour);
+
+export function jellyfinTarget(opts: MediaBrowserOptions) {
+  return mediaBrowserTarget(jellyfinFlavour, opts);
 }

@@ -1,12 +1,18 @@
-// Plex target that scans through the "Plex Media Scanner" executable, for servers whose HTTP API
-// cannot be used: every section holding the folder is scanned, and a scanner that fails is a retry.
+// The "plex-scanner" kind: Plex through its "Plex Media Scanner" executable, for servers whose HTTP API cannot be
+// used. Every section holding the folder is scanned; a scanner that fails is a retry of that folder.
 import { access } from 'node:fs/promises';
-import type { Config, TargetConfig } from '../config/schema.js';
+import { systemClock, type Clock } from '../clock.js';
+import { bool, text } from '../config/values.js';
 import { silentLogger, type Logger } from '../log.js';
-import { isInside, trimTrailingSeparator } from '../paths/folder.js';
+import { trimTrailingSeparator } from '../paths/folder.js';
+import type { PlexKeys } from '../plex/keys.js';
+import { PlexApi } from '../plex/api.js';
 import { scanSection, ScannerError, unescapeShellPath, type ScannerSettings } from '../plex/scanner.js';
 import { waitForExternalScanners, type WaitOptions } from '../plex/scanner-processes.js';
-import type { ScanContext, ScanOutcome, Target } from '../scan.js';
+import type { ScanContext, ScanOutcome } from '../scan.js';
+import { targetKind, type Capabilities, type Entry, type KindContext } from './kind.js';
+import { knownLocations, LibraryList } from './library-list.js';
+import { plexItems, plexLibrary, type PlexLibrary } from './plex.js';
 
 export interface SectionLocations {
   id: number | string;
@@ -19,20 +25,34 @@ export interface PlexScannerTargetOptions {
   settings: ScannerSettings;
   /** The server's sections and their folders (from the Plex API or database; the scanner's --list has no paths). */
   sections: () => Promise<SectionLocations[]>;
-  pauseMs?: number;
-  concurrency?: number;
+  /** Item refresh, when the server's API can be asked (a token). */
+  api?: PlexApi;
   /** Kill one scanner run after this long. */
   timeoutMs?: number;
   /** Bounds for PLEX_WAIT_FOR_EXTERNAL_SCANNERS, plus injected sleep and process lookup. */
   wait?: WaitOptions;
   logger?: Logger;
+  clock?: Clock;
 }
+
+const keys = {
+  DATABASE_PATH: text().optional(),
+  // Each left out means the top-level PLEX_* / USE_* / DOCKER_NAME value: a second container on the same machine
+  // only names what differs.
+  SCANNER: text().optional(),
+  SUPPORT_DIR: text().optional(),
+  LD_LIBRARY_PATH: text().optional(),
+  USER: text().optional(),
+  USE_SUDO: bool().optional(),
+  USE_DOCKER: bool().optional(),
+  DOCKER_NAME: text().optional(),
+};
 
 /**
  * Scanner settings for the first Plex (PLEX_* keys), or for a TARGETS entry: its fields left out fall back
  * to the top-level PLEX_* / USE_* / DOCKER_NAME values.
  */
-export function scannerSettingsFrom(config: Config, target?: TargetConfig): ScannerSettings {
+export function scannerSettingsFrom(config: PlexKeys, target?: Partial<Entry<typeof keys>>): ScannerSettings {
   return {
     scanner: target?.SCANNER ?? config.PLEX_SCANNER,
     supportDir: target?.SUPPORT_DIR ?? config.PLEX_SUPPORT_DIR,
@@ -45,44 +65,33 @@ export function scannerSettingsFrom(config: Config, target?: TargetConfig): Scan
   };
 }
 
-export function plexScannerTarget(opts: PlexScannerTargetOptions): Target {
+export function plexScannerTarget(opts: PlexScannerTargetOptions): Capabilities {
   const log = opts.logger ?? silentLogger;
   const who = `plex-scanner '${opts.name}'`;
-
-  async function sections(): Promise<SectionLocations[]> {
+  const list = new LibraryList<PlexLibrary>(async () => {
     try {
-      return await opts.sections();
+      return (await opts.sections()).map((s) => plexLibrary({ ...s, id: String(s.id) }));
     } catch (err) {
       throw new Error(`${who} cannot read Plex's sections: ${(err as Error).message}`);
     }
-  }
+  }, opts.clock ?? systemClock);
 
   return {
-    name: opts.name,
     kind: 'plex-scanner',
-    pauseMs: opts.pauseMs ?? 0,
-    concurrency: opts.concurrency,
-
-    async sectionsOf(folder: string): Promise<string[]> {
-      const path = trimTrailingSeparator(folder);
-      return (await sections()).filter((s) => s.locations.some((loc) => isInside(path, loc))).map((s) => String(s.id));
-    },
+    libraries: (ask) => list.get(ask),
+    ...(opts.api ? plexItems(opts.api, list) : {}),
 
     async scan(folder: string, _context: ScanContext): Promise<ScanOutcome> {
       const path = trimTrailingSeparator(folder);
-      let all: SectionLocations[];
+      let found: { holders: PlexLibrary[]; all: PlexLibrary[] };
       try {
-        all = await sections();
+        found = await list.holding(path);
       } catch (err) {
         return { status: 'retry', error: (err as Error).message, targetDown: true };
       }
-      const matching = all.filter((s) => s.locations.some((loc) => isInside(path, loc)));
+      const matching = found.holders;
       if (matching.length === 0) {
-        const known = all.flatMap((s) => s.locations);
-        return {
-          status: 'unmatched',
-          detail: `'${path}' is in no section of ${who} (known locations: ${known.length ? known.join(', ') : 'none'})`,
-        };
+        return { status: 'unmatched', detail: `'${path}' is in no section of ${who} (known locations: ${knownLocations(found.all)})` };
       }
 
       if (opts.settings.waitForExternalScanners) {
@@ -98,7 +107,7 @@ export function plexScannerTarget(opts: PlexScannerTargetOptions): Target {
 
       const done: string[] = [];
       for (const section of matching) {
-        const label = `${section.id} (${section.title})`;
+        const label = `${section.id} (${section.name})`;
         log.info({ target: opts.name, section: section.id, path }, 'running Plex Media Scanner');
         try {
           await scanSection(opts.settings, section.id, path, {
@@ -114,12 +123,12 @@ export function plexScannerTarget(opts: PlexScannerTargetOptions): Target {
           return { status: 'retry', error: `${who} section ${label}: ${cause}${before}`, targetDown: false };
         }
       }
-      return { status: 'scanned', detail: `sections ${done.join(', ')}`, sections: matching.map((s) => String(s.id)) };
+      return { status: 'scanned', detail: `sections ${done.join(', ')}`, sections: matching.map((s) => s.id) };
     },
 
     async available() {
       try {
-        await sections();
+        await list.get({ fresh: true });
       } catch (err) {
         return { ok: false, error: (err as Error).message };
       }
@@ -134,5 +143,32 @@ export function plexScannerTarget(opts: PlexScannerTargetOptions): Target {
       }
       return { ok: true };
     },
+  };
+}
+
+export const plexScanner = targetKind({
+  keys,
+  requires: {},
+  build: (entry, ctx) => {
+    // With a TOKEN the server's API tells its sections (and can refresh items); without one, its own database does.
+    const url = entry.URL || ctx.plex.PLEX_LOCAL_URL;
+    const api = entry.TOKEN ? new PlexApi({ url, token: entry.TOKEN, fetch: ctx.fetch, clock: ctx.clock, urlKey: ctx.urlKey, tokenKey: ctx.tokenKey }) : undefined;
+    return plexScannerTarget({
+      name: entry.NAME,
+      settings: scannerSettingsFrom(ctx.plex, entry),
+      sections: api ? () => api.sections() : databaseSections(entry.DATABASE_PATH ?? ctx.plex.PLEX_DATABASE_PATH, ctx),
+      api,
+      logger: ctx.logger,
+      clock: ctx.clock,
+    });
+  },
+});
+
+function databaseSections(databasePath: string, ctx: KindContext): () => Promise<SectionLocations[]> {
+  return async () => {
+    if (!ctx.scannerSections) {
+      throw new Error(`cannot learn Plex's section folders: set PLEX_TOKEN, or make PLEX_DATABASE_PATH ('${databasePath}') readable`);
+    }
+    return ctx.scannerSections(databasePath);
   };
 }

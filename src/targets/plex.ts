@@ -1,28 +1,33 @@
-// The Plex target through its HTTP API: a partial refresh of the folder in every section that holds it. The
+// The "plex" kind: a partial refresh of the folder in every section that holds it, through Plex's HTTP API. The
 // delivery ends when Plex took the refresh; what follows the scan's end is the Plex follower's (plex/follower.ts).
 import type { Clock } from '../clock.js';
+import { bool, choice, integer, stringList, text } from '../config/values.js';
 import { silentLogger, type Logger } from '../log.js';
 import { NO_AFTER_SCAN, trashWanted, type AfterScanSettings, type DeletedCounter } from '../plex/after-scan.js';
-import { PlexApi, PlexError, type PlexSection } from '../plex/api.js';
+import { PlexApi } from '../plex/api.js';
 import { waitUntilPlexAnswers } from '../plex/availability.js';
 import type { FileInLibrary } from '../plex/confirm.js';
 import { PlexFollower, type PlexTicket } from '../plex/follower.js';
 import { MatchFixer } from '../plex/match.js';
-import { SectionCache } from '../plex/sections.js';
-import type { ScanContext, ScanOutcome, Target } from '../scan.js';
+import { locatePlexItems, refreshPlexItem } from '../plex/items.js';
+import type { ItemLocation, ItemRefreshResult, Library, ScanContext, ScanOutcome } from '../scan.js';
+import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities, type Entry, type KindContext } from './kind.js';
+import { LibraryList, holders } from './library-list.js';
+
+/** A Plex section as the target keeps it: its title as Plex names it, for details and the follower. */
+export interface PlexLibrary extends Library {
+  name: string;
+}
 
 export interface PlexTargetOptions {
-  name: string;
   url: string;
   token: string;
-  pauseMs?: number;
-  /** Refreshes sent at once while no pause is set. */
-  concurrency?: number;
   clock: Clock;
   /** Per request, counted on `clock`. */
   timeoutMs?: number;
-  /** The config key holding `url`, named in messages (PLEX_LOCAL_URL by default). */
+  /** The config keys holding `url` and `token`, named in messages (PLEX_LOCAL_URL and PLEX_TOKEN by default). */
   urlKey?: string;
+  tokenKey?: string;
   fetch?: typeof fetch;
   logger?: Logger;
   /** PLEX_CONFIRM_SCANS: follow the scan to its end and confirm the request's file. Default true. */
@@ -49,26 +54,22 @@ export interface PlexTargetOptions {
   fixMismatched?: { lang: string; dryRun: boolean };
 }
 
-export class PlexTarget implements Target {
+export class PlexTarget implements Capabilities {
   readonly kind = 'plex';
-  readonly name: string;
-  readonly pauseMs: number;
-  readonly concurrency?: number;
   readonly api: PlexApi;
-  readonly sections: SectionCache;
   readonly follower: PlexFollower;
+  private readonly list: LibraryList<PlexLibrary>;
+  private readonly items: Required<Pick<Capabilities, 'locate' | 'refreshItem'>>;
   private readonly after: AfterScanSettings;
   private readonly confirmScans: boolean;
 
   constructor(private readonly opts: PlexTargetOptions) {
-    this.name = opts.name;
-    this.pauseMs = opts.pauseMs ?? 0;
-    this.concurrency = opts.concurrency;
-    this.api = new PlexApi({ url: opts.url, token: opts.token, timeoutMs: opts.timeoutMs, fetch: opts.fetch, clock: opts.clock, urlKey: opts.urlKey });
-    this.sections = new SectionCache(this.api, opts.clock);
+    this.api = new PlexApi({ url: opts.url, token: opts.token, timeoutMs: opts.timeoutMs, fetch: opts.fetch, clock: opts.clock, urlKey: opts.urlKey, tokenKey: opts.tokenKey });
+    this.list = new LibraryList(async () => (await this.api.sections()).map(plexLibrary), opts.clock);
+    this.items = plexItems(this.api, this.list);
     this.after = { ...NO_AFTER_SCAN, ...opts.after };
     this.confirmScans = opts.confirmScans ?? true;
-    const logger: Logger = (opts.logger ?? silentLogger).child({ target: opts.name });
+    const logger: Logger = opts.logger ?? silentLogger;
     this.follower = new PlexFollower({
       api: this.api,
       clock: opts.clock,
@@ -86,19 +87,19 @@ export class PlexTarget implements Target {
   }
 
   async scan(folder: string, context: ScanContext): Promise<ScanOutcome> {
-    let matches: PlexSection[];
+    let matches: PlexLibrary[];
     try {
       if (this.opts.checkBeforeScan) {
         const answer = await waitUntilPlexAnswers(this.api, { clock: this.opts.clock, sleep: this.opts.sleep ?? ((ms) => this.opts.clock.sleep(ms)), budgetMs: this.opts.checkBudgetMs });
         if (!answer.ok) {
           const error = `PLEX_CHECK_BEFORE_SCAN: ${answer.error} (asked ${answer.attempts} time(s))`;
-          return { status: 'retry', error, ...failureKind(answer.status) };
+          return { status: 'retry', error, targetDown: answer.status === 0, ...(answer.status === 401 || answer.status === 403 ? { tokenRefused: true } : {}) };
         }
       }
-      const found = await this.sections.containing(folder);
-      matches = found.matches;
+      const found = await this.list.holding(folder);
+      matches = found.holders;
       if (matches.length === 0) {
-        const known = found.all.flatMap((s) => s.locations.map((l) => `${s.title}: ${l}`));
+        const known = found.all.flatMap((s) => s.locations.map((l) => `${s.name}: ${l}`));
         return {
           status: 'unmatched',
           detail: `Unable to map '${folder}' to a Section ID. Known locations: ${known.join(', ') || 'none'}. Check the SERVER_PATH_MAPPINGS entry for the path as received.`,
@@ -106,27 +107,35 @@ export class PlexTarget implements Target {
       }
       for (const section of matches) await this.api.refresh(section.id, folder);
     } catch (err) {
-      return retryFrom(err);
+      return this.api.retry(err);
     }
-    const detail = matches.map((s) => `section ${s.id} ${s.title}`).join(', ');
+    const detail = matches.map((s) => `section ${s.id} ${s.name}`).join(', ');
     const file = context.file && !context.deleted && this.confirmScans ? context.file : undefined;
     const sections = matches.map((s) => s.id);
     // Nothing to confirm and no trash to empty: the scan is done once Plex took it.
     if (!file && !trashWanted(this.after)) return { status: 'scanned', detail, sections };
     const ids = file && this.opts.fixMismatched && context.ids ? { ids: context.ids } : {};
-    const ticket: PlexTicket = { sections: matches.map((s) => ({ id: s.id, title: s.title })), ...(file ? { file } : {}), ...ids };
+    const ticket: PlexTicket = { sections: matches.map((s) => ({ id: s.id, title: s.name })), ...(file ? { file } : {}), ...ids };
     return { status: 'scanned', detail, sections, follow: ticket };
   }
 
-  async sectionsOf(folder: string): Promise<string[]> {
-    return (await this.sections.containing(folder)).matches.map((s) => s.id);
+  libraries(ask?: { fresh?: boolean; holding?: string }): Promise<Library[]> {
+    return this.list.get(ask);
+  }
+
+  locate(file: string): Promise<ItemLocation> {
+    return this.items.locate(file);
+  }
+
+  refreshItem(file: string): Promise<ItemRefreshResult> {
+    return this.items.refreshItem(file);
   }
 
   async available(): Promise<{ ok: true } | { ok: false; error: string }> {
     try {
       // /identity answers without a token (is Plex there at all?); the library list needs a valid one.
       await this.api.identity();
-      await this.sections.all(true);
+      await this.list.get({ fresh: true });
       return { ok: true };
     } catch (err) {
       return { ok: false, error: (err as Error).message };
@@ -134,17 +143,82 @@ export class PlexTarget implements Target {
   }
 }
 
-function retryFrom(err: unknown): ScanOutcome {
-  if (err instanceof PlexError) return { status: 'retry', error: err.message, ...failureKind(err.status) };
-  return { status: 'retry', error: String(err), targetDown: false };
+/** The item(s) holding a file, found and refreshed through the server's API (the "plex" kind, or a scanner entry with a token). */
+export function plexItems(api: PlexApi, list: LibraryList<PlexLibrary>): Required<Pick<Capabilities, 'locate' | 'refreshItem'>> {
+  const locate = async (file: string) => {
+    try {
+      return await locatePlexItems(api, file, holders(await list.get({ holding: file }), file));
+    } catch (err) {
+      return api.itemRetry(err);
+    }
+  };
+  return { locate, refreshItem: refreshingItems(locate, (key) => refreshPlexItem(api, key), (err) => api.itemRetry(err)) };
 }
 
+export function plexLibrary(s: { id: string; title: string; locations: string[] }): PlexLibrary {
+  return { id: s.id, title: `${s.title} (section ${s.id})`, name: s.title, locations: s.locations };
+}
+
+const keys = {
+    /** This Plex's own database, read-only: confirms scans and guards EMPTY_TRASH. */
+    DATABASE_PATH: text().optional(),
+    // What follows a scan; each left out means the matching PLEX_* key. EMPTY_TRASH alone defaults to false
+    // without this entry's own DATABASE_PATH: the deleted count must come from its own library.
+    EMPTY_TRASH: bool().optional(),
+    EMPTY_TRASH_MAX_FILES: integer(0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more').optional(),
+    EMPTY_TRASH_CONTROL_FILES: stringList(true).optional(),
+    EMPTY_TRASH_ZERO_DELETED: bool().optional(),
+    ANALYZE_TYPE: choice(['off', 'basic', 'deep']).optional(),
+    ANALYZE_DIRECTORY: bool().optional(),
+  };
+
+export const plex = targetKind({
+  keys,
+  requires: { URL: needsUrl('plex'), TOKEN: needsToken('plex') },
+  build: (entry, ctx) => new PlexTarget({ url: entry.URL ?? '', token: entry.TOKEN ?? '', urlKey: ctx.urlKey, tokenKey: ctx.tokenKey, clock: ctx.clock, fetch: ctx.fetch, ...followUp(entry, ctx) }),
+});
+
 /**
- * Only silence (status 0: refused, timeout, DNS) is the server's; a refused token asks the server-level question
- * (the processor probes at once); any other answer (404, 500, a redirect) is this folder's and backs it off.
+ * What follows an API scan: each key an entry leaves out falls back to the PLEX_* one. EMPTY_TRASH is the
+ * exception: the deleted count that guards it must come from that server's own database, so without the
+ * entry's DATABASE_PATH it stays off unless asked for (and then warns).
  */
-function failureKind(status: number): { targetDown: boolean; tokenRefused?: true } {
-  if (status === 0) return { targetDown: true };
-  if (status === 401 || status === 403) return { targetDown: false, tokenRefused: true };
-  return { targetDown: false };
+function followUp(entry: Entry<typeof keys>, ctx: KindContext): Partial<PlexTargetOptions> {
+  const top = ctx.plex;
+  const database = entry.DATABASE_PATH ? ctx.plexDatabase?.(entry.DATABASE_PATH) : undefined;
+  if (entry.EMPTY_TRASH && !entry.DATABASE_PATH) {
+    ctx.logger.warn(
+      `TARGETS "${entry.NAME}": EMPTY_TRASH is true but the entry has no DATABASE_PATH, so its trash is never emptied: ` +
+        `the number of deleted items that guards it must come from that Plex's own database.`,
+    );
+  }
+  return {
+    fileInLibrary: database?.fileInLibrary,
+    deletedCount: database?.deletedCount,
+    logger: ctx.logger.child({ target: entry.NAME }),
+    confirmScans: top.PLEX_CONFIRM_SCANS,
+    confirmTimeoutMs: (top.PLEX_CONFIRM_TIMEOUT ?? 300) * 1000,
+    followIntervalMs: top.PLEX_FOLLOW_INTERVAL * 1000,
+    ...(fixMismatched(ctx) ? { fixMismatched: { lang: top.PLEX_FIX_MISMATCHED_LANG, dryRun: top.PLEX_FIX_MISMATCHED_DRY_RUN } } : {}),
+    checkBeforeScan: top.PLEX_CHECK_BEFORE_SCAN,
+    after: {
+      emptyTrash: entry.EMPTY_TRASH ?? (entry.DATABASE_PATH ? top.PLEX_EMPTY_TRASH : false),
+      emptyTrashMaxFiles: entry.EMPTY_TRASH_MAX_FILES ?? top.PLEX_EMPTY_TRASH_MAX_FILES,
+      emptyTrashControlFiles: entry.EMPTY_TRASH_CONTROL_FILES ?? top.PLEX_EMPTY_TRASH_CONTROL_FILES,
+      emptyTrashZeroDeleted: entry.EMPTY_TRASH_ZERO_DELETED ?? top.PLEX_EMPTY_TRASH_ZERO_DELETED,
+      analyze: entry.ANALYZE_TYPE ?? top.PLEX_ANALYZE_TYPE,
+      analyzeDirectory: entry.ANALYZE_DIRECTORY ?? top.PLEX_ANALYZE_DIRECTORY,
+      entry: ctx.first ? undefined : entry.NAME,
+    },
+  };
+}
+
+/** PLEX_FIX_MISMATCHED works on confirmed API scans, so it needs PLEX_CONFIRM_SCANS too, and says so when it can't. */
+function fixMismatched(ctx: KindContext): boolean {
+  if (!ctx.plex.PLEX_FIX_MISMATCHED) return false;
+  if (!ctx.plex.PLEX_CONFIRM_SCANS) {
+    ctx.logger.warn('PLEX_FIX_MISMATCHED is on but PLEX_CONFIRM_SCANS is false: matches are checked only for confirmed files, so none are.');
+    return false;
+  }
+  return true;
 }

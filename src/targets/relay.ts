@@ -1,36 +1,39 @@
-// The "relay" target: hands the folder to another scanrelay or an autoscan through its manual trigger
-// (POST /triggers/manual?dir=<folder>, HTTP Basic auth), for chaining across machines.
+// The "relay" kind: hands the folder to another scanrelay or an autoscan through its manual trigger
+// (POST /triggers/manual?dir=<folder>, HTTP Basic auth), for chaining across machines. It takes any folder.
+import { apiCaller, entryUrlKey } from '../api-call.js';
+import type { Clock } from '../clock.js';
+import { text } from '../config/values.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
-import { apiCaller, entryUrlKey } from './api-call.js';
-import type { ScanOutcome, Target } from '../scan.js';
+import type { ScanOutcome } from '../scan.js';
+import { needsUrl, targetKind, type Capabilities } from './kind.js';
 
 export interface RelayTargetOptions {
   name: string;
   url: string;
   user?: string;
   password?: string;
-  pauseMs?: number;
+  urlKey?: string;
   timeoutMs?: number;
+  clock?: Clock;
   fetch?: typeof fetch;
 }
 
-export function relayTarget(opts: RelayTargetOptions): Target {
+export function relayTarget(opts: RelayTargetOptions): Capabilities {
   const who = `relay '${opts.name}'`;
   const auth = opts.user && opts.password ? `Basic ${Buffer.from(`${opts.user}:${opts.password}`).toString('base64')}` : undefined;
   const api = apiCaller({
     who,
     url: opts.url,
-    urlKey: entryUrlKey(opts.name),
+    urlKey: opts.urlKey ?? entryUrlKey(opts.name),
     headers: auth ? { Authorization: auth } : {},
     secrets: [opts.password ?? '', auth ?? ''],
     timeoutMs: opts.timeoutMs,
     fetch: opts.fetch,
+    clock: opts.clock,
     authHint: "check USER and PASSWORD (the other instance's AUTOSCAN user, or autoscan's authentication block)",
   });
   return {
-    name: opts.name,
     kind: 'relay',
-    pauseMs: opts.pauseMs ?? 0,
     async scan(folder: string): Promise<ScanOutcome> {
       const path = trimTrailingSeparator(folder);
       try {
@@ -40,13 +43,23 @@ export function relayTarget(opts: RelayTargetOptions): Target {
         return api.retry(err);
       }
     },
-    async available() {
-      try {
-        await api.call('HEAD', '/triggers/manual');
-        return { ok: true };
-      } catch (err) {
-        return { ok: false, error: api.scrub((err as Error).message) };
-      }
-    },
+    available: () => api.answers('HEAD', '/triggers/manual'),
   };
 }
+
+export const relay = targetKind({
+  keys: {
+    /** The user name of the other instance's /triggers/ routes (Basic auth). */
+    USER: text().optional(),
+    /** Its password. */
+    PASSWORD: text().optional(),
+  },
+  requires: { URL: needsUrl('relay') },
+  refine(entry, ctx) {
+    if (!!entry.USER !== !!entry.PASSWORD) {
+      ctx.addIssue({ code: 'custom', path: [entry.USER ? 'PASSWORD' : 'USER'], message: 'both USER and PASSWORD (Basic auth), or neither' });
+    }
+  },
+  build: (entry, ctx) =>
+    relayTarget({ name: entry.NAME, url: entry.URL ?? '', user: entry.USER, password: entry.PASSWORD, urlKey: ctx.urlKey, clock: ctx.clock, fetch: ctx.fetch }),
+});

@@ -1,18 +1,10 @@
-// Per-target path rewrite and include/exclude lists: the same folder can live at different paths on two
-// media servers, so each target turns the relay's path into its own form before scanning.
+// Per-target path rewrite and include/exclude lists: the same folder can live at different paths on two media
+// servers, so each target turns the relay's path into its own form (TARGETS[].PATH_MAPPINGS) before it is asked.
 import { isInside, trimTrailingSeparator } from '../paths/folder.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
-import type { ScanContext, ScanOutcome, Target } from '../scan.js';
+import type { TargetPath } from '../scan.js';
 
 export type { PathMappings };
-
-export interface RewriteOptions {
-  mappings?: PathMappings;
-  /** When non-empty, only folders under one of these prefixes reach the target. */
-  include?: string[];
-  /** Folders under any of these prefixes never reach the target. */
-  exclude?: string[];
-}
 
 /**
  * The target's form of a folder or file: SERVER_PATH_MAPPINGS' own mechanism (longest form at a path
@@ -34,23 +26,18 @@ export function exclusionOf(forms: string[], include: string[] = [], exclude: st
   return undefined;
 }
 
-/** The target as seen through its own rewrite and include/exclude lists. */
-export function withRewrite(target: Target, opts: RewriteOptions): Target {
-  const mappings = opts.mappings ?? {};
-  return {
-    name: target.name,
-    kind: target.kind,
-    pauseMs: target.pauseMs,
-    concurrency: target.concurrency,
-    follower: target.follower,
-    ...(target.sectionsOf ? { sectionsOf: (folder: string) => target.sectionsOf!(rewritePath(folder, mappings)) } : {}),
-    async scan(folder: string, context: ScanContext): Promise<ScanOutcome> {
-      const rewritten = rewritePath(folder, mappings);
-      const excluded = exclusionOf([folder, rewritten], opts.include, opts.exclude);
-      if (excluded) return { status: 'unmatched', detail: excluded };
-      const file = context.file === undefined ? undefined : rewritePath(context.file, mappings);
-      return target.scan(rewritten, { ...context, ...(file === undefined ? {} : { file }) });
-    },
-    available: () => target.available(),
-  };
+export interface RewriteOptions {
+  mappings?: PathMappings;
+  /** When non-empty, only folders under one of these prefixes reach the target. */
+  include?: string[];
+  /** Folders under any of these prefixes never reach the target. */
+  exclude?: string[];
+}
+
+/** A target's `pathOf`: the folder in its form, the pair that rewrote it, and whether INCLUDE/EXCLUDE let it through. */
+export function targetPath(folder: string, opts: RewriteOptions): TargetPath {
+  const mapped = mapPath(folder, opts.mappings ?? {});
+  const path = trimTrailingSeparator(mapped.path);
+  const excluded = exclusionOf([folder, path], opts.include, opts.exclude);
+  return { path, ...(mapped.match ? { rewrite: mapped.match } : {}), ...(excluded ? { excluded } : {}) };
 }

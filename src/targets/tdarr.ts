@@ -1,26 +1,26 @@
-// The "tdarr" target: asks Tdarr to look for new files in the folder (POST /api/v2/scan-files) for one library.
+// The "tdarr" kind: asks Tdarr to look for new files in the folder (POST /api/v2/scan-files) for one library.
+import { apiCaller, entryUrlKey } from '../api-call.js';
+import { text } from '../config/values.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
-import { apiCaller, entryUrlKey } from './api-call.js';
-import type { HttpTargetOptions } from './audiobookshelf.js';
-import type { ScanContext, ScanOutcome, Target } from '../scan.js';
+import type { ScanContext, ScanOutcome } from '../scan.js';
+import { httpOptions, needsUrl, targetKind, type Capabilities, type HttpTargetOptions } from './kind.js';
 
-export function tdarrTarget(opts: HttpTargetOptions & { libraryId: string }): Target {
+export function tdarrTarget(opts: HttpTargetOptions & { libraryId: string }): Capabilities {
   const who = `tdarr '${opts.name}'`;
   const api = apiCaller({
     who,
     url: opts.url,
-    urlKey: entryUrlKey(opts.name),
+    urlKey: opts.urlKey ?? entryUrlKey(opts.name),
     // Tdarr checks the key only when its own API-key setting is on; sending none is fine otherwise.
     headers: opts.token ? { 'x-api-key': opts.token } : {},
     secrets: [opts.token],
     timeoutMs: opts.timeoutMs,
     fetch: opts.fetch,
+    clock: opts.clock,
     authHint: "check TOKEN (Tdarr's API key)",
   });
   return {
-    name: opts.name,
     kind: 'tdarr',
-    pauseMs: opts.pauseMs ?? 0,
     async scan(folder: string, context: ScanContext): Promise<ScanOutcome> {
       const path = trimTrailingSeparator(folder);
       // scan-files finds new files; a deletion has nothing to transcode and Tdarr drops missing files itself.
@@ -34,13 +34,15 @@ export function tdarrTarget(opts: HttpTargetOptions & { libraryId: string }): Ta
         return api.retry(err);
       }
     },
-    async available() {
-      try {
-        await api.call('GET', '/api/v2/status');
-        return { ok: true };
-      } catch (err) {
-        return { ok: false, error: api.scrub((err as Error).message) };
-      }
-    },
+    available: () => api.answers('GET', '/api/v2/status'),
   };
 }
+
+export const tdarr = targetKind({
+  keys: {
+    /** The library (dbID) the files are scanned into. */
+    LIBRARY_ID: text().optional(),
+  },
+  requires: { URL: needsUrl('tdarr'), LIBRARY_ID: "the Tdarr library's id (dbID)" },
+  build: (entry, ctx) => tdarrTarget({ ...httpOptions(entry, ctx), libraryId: entry.LIBRARY_ID ?? '' }),
+});

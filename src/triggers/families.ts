@@ -22,3 +22,8 @@ export const lookalikes = [
 
 /** The name of every app in the table, as logs, history and metrics show it. */
 export type ArrSource = (typeof families)[number]['source'] | (typeof lookalikes)[number]['source'];
+
+// The names of the table are the arr sources of src/scan.ts's Source (which imports nothing).
+declare module '../scan.js' {
+  interface ArrApps extends Record<ArrSource, true> {}
+}

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/load.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
+import { TARGET_TYPES } from '../../src/targets/kinds.js';
 import { configFiles } from '../support/config-file.js';
 import { repoRoot } from '../support/fixtures.js';
 
@@ -232,7 +233,8 @@ describe('TARGETS', () => {
   it.each([
     [{ NAME: 'my server', TYPE: 'emby', URL: 'http://e:8096', TOKEN: 't' }, 'TARGETS[0].NAME: expected a name made of letters, digits, "_", "." or "-", got "my server"'],
     [{ TYPE: 'emby', URL: 'http://e:8096', TOKEN: 't' }, 'TARGETS[0].NAME: expected a name made of letters, digits, "_", "." or "-", got nothing'],
-    [{ NAME: 'k', TYPE: 'kodi' }, 'TARGETS[0].TYPE: expected one of "plex", "plex-scanner", "jellyfin", "emby", "command", "audiobookshelf", "tdarr", "sonarr", "radarr", "relay", got "kodi"'],
+    // The TYPE names are the table's (src/targets/kinds.ts), in its order: a new kind changes no test here.
+    [{ NAME: 'k', TYPE: 'kodi' }, `TARGETS[0].TYPE: expected one of ${TARGET_TYPES.map((t) => `"${t}"`).join(', ')}, got "kodi"`],
     [{ NAME: 'e', TYPE: 'emby', URL: 'ftp://e', TOKEN: 't' }, 'TARGETS[0].URL: expected an http:// or https:// URL (or "" for none), got "ftp://e"'],
     [{ NAME: 'e', TYPE: 'emby', URL: 'http://e', TOKEN: 't', SCAN_PAUSE: -1 }, 'TARGETS[0].SCAN_PAUSE: expected a number of seconds, 0 or more, got -1'],
   ])('refuse %j', (target, message) => {

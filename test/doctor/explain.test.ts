@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+import { named } from '../support/target.js';
 import { closestCandidates, editDistance, explainPath, suggestMapping, type Explanation } from '../../src/doctor/explain.js';
 import { runCli } from '../support/child.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
@@ -67,12 +68,11 @@ describe('explainPath with a real (fake) Plex', () => {
   });
 
   it('a Jellyfin target shows its rewritten path and INCLUDE/EXCLUDE', async () => {
-    const config = {
-      ...t.service.config,
-      TARGETS: [{ NAME: 'jf', TYPE: 'jellyfin', ENABLED: true, PATH_MAPPINGS: { '/media/': ['/data/media/'] }, EXCLUDE: ['/media/movies/'], INCLUDE: [] }],
-    } as unknown as Config;
-    const jf = { name: 'jf', kind: 'jellyfin', pauseMs: 0, scan: async () => ({ status: 'scanned' as const }), available: async () => ({ ok: true as const }) };
-    const e = await explainPath('/mnt/unionfs/Media/movies/Heat/Heat.mkv', { config, targets: [...t.service.targets, jf], pathState: async () => 'missing' });
+    const jf = named(
+      { kind: 'jellyfin', scan: async () => ({ status: 'scanned' as const }), available: async () => ({ ok: true as const }), libraries: async () => [] },
+      { name: 'jf', mappings: { '/media/': ['/data/media/'] }, exclude: ['/media/movies/'] },
+    );
+    const e = await explainPath('/mnt/unionfs/Media/movies/Heat/Heat.mkv', { config: t.service.config, targets: [...t.service.targets, jf], pathState: async () => 'missing' });
     expect(e.targets[1]).toMatchObject({ name: 'jf', path: '/media/movies/Heat', rewrite: { from: '/data/media/', to: '/media/' }, verdict: 'excluded' });
     expect(e.verdict).toBe('scan');
   });

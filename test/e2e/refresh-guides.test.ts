@@ -7,7 +7,6 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { targetSchema } from '../../src/config/schema.js';
 import type { ScanRequest } from '../../src/scan.js';
-import { buildItemRefreshers } from '../../src/targets/refresh-items.js';
 import { startFakeJellyfin, type FakeMediaBrowser } from '../fakes/jellyfin.js';
 import { repoRoot } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
@@ -54,8 +53,8 @@ describe.each([
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, queued: [{ folder: '/data/media/tv/Andor/Season 01' }] });
     expect(seen).toEqual([{ path: EPISODE_SENT, source: 'manual', event: 'Refresh', kind: 'auto', refresh: 'item' }]);
 
-    const refreshers = buildItemRefreshers(t.service.config);
-    for (const name of ['plex', 'jellyfin']) expect(refreshers.get(name)!.wants(seen[0].refresh)).toBe(true);
+    expect(seen[0].refresh).toBe('item');
+    expect(t.service.targets.filter((x) => x.refreshItem).map((x) => x.name)).toEqual(['plex', 'jellyfin']);
 
     // Through the queue: the folder is scanned on both, and the follow-up stage refreshes the episode's item.
     t.plex.onDisk.add(EPISODE_PLEX);

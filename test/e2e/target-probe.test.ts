@@ -44,7 +44,7 @@ describe('targets probed at start', { timeout: 90_000 }, () => {
     const { child, url } = await serve(plex.url, 'not-the-token');
     const health = await downWithin(url, 10_000);
     expect(health.status).toBe('degraded');
-    expect(health.targets[0].lastError).toMatch(/answered 401.*put a valid X-Plex-Token in PLEX_TOKEN/);
+    expect(health.targets[0].lastError).toMatch(/refused the token \(HTTP 401 .*put a valid X-Plex-Token in PLEX_TOKEN/);
     await child.waitFor(/Target plex is unavailable: .*PLEX_TOKEN/, 5_000); // the log is written in batches
     expect(plex.requests.some((r) => r.path === '/identity')).toBe(true);
 
@@ -62,7 +62,7 @@ describe('targets probed at start', { timeout: 90_000 }, () => {
     const closed = await freePort();
     const { child, url } = await serve(`http://127.0.0.1:${closed}`, 'any-token');
     const health = await downWithin(url, 10_000);
-    expect(health.targets[0].lastError).toMatch(/did not answer \(ECONNREFUSED\): start Plex, or point PLEX_LOCAL_URL/);
+    expect(health.targets[0].lastError).toMatch(/^Plex at \S+ did not answer GET \/identity \(ECONNREFUSED\): start it, or point PLEX_LOCAL_URL at it$/);
     // One sentence, not "right?." as before.
     await child.waitFor(/Target plex is unavailable/, 5_000);
     expect(child.output()).not.toMatch(/\?\./);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ignoredBy, mapPath, priorityOf } from '../../src/paths/mapping.js';
 import { isInside, joinPath, parentFolder, trimTrailingSeparator } from '../../src/paths/folder.js';
-import { sectionsContaining } from '../../src/plex/sections.js';
+import { holders } from '../../src/targets/library-list.js';
 import { rewritePath } from '../../src/targets/rewrite.js';
 
 const mappings = {
@@ -101,7 +101,7 @@ describe('one containment rule for POSIX and Windows paths', () => {
     expect(isInside('/data/Media/tv/Show', '/data/media/tv')).toBe(false);
     expect(isInside('/data/media/tv', '/data/media/tv/')).toBe(true);
     // Section matching uses the same rule as the mappings and rewrites, so they cannot disagree on a Windows path.
-    const sections = [{ id: '2', title: 'TV', type: 'show', locations: ['D:\\Media\\TV'], refreshing: false }];
-    expect(sectionsContaining(sections, 'd:\\media\\tv\\Show\\Season 01').map((s) => s.id)).toEqual(['2']);
+    const sections = [{ id: '2', title: 'TV', locations: ['D:\\Media\\TV'] }];
+    expect(holders(sections, 'd:\\media\\tv\\Show\\Season 01').map((s) => s.id)).toEqual(['2']);
   });
 });

@@ -8,6 +8,7 @@ import type { PathState } from '../../src/paths/disk.js';
 import { Processor, type ProcessorSettings } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
 import { PlexTarget } from '../../src/targets/plex.js';
+import { named } from '../support/target.js';
 import type { Target } from '../../src/scan.js';
 import { FakePlex } from '../fakes/plex.js';
 
@@ -30,7 +31,7 @@ function processor(targets: Target[], extra: Partial<ProcessorSettings> = {}, ps
   return new Processor({ queue, targets, clock, logger: silentLogger, settings: { ...settings, ...extra }, pathState: ps, random: () => 1 });
 }
 const plexTarget = (name = 'plex', pauseMs = 0) =>
-  new PlexTarget({ name, url: plex.url, token: plex.token, clock, pauseMs, timeoutMs: 2000 });
+  named(new PlexTarget({ url: plex.url, token: plex.token, clock, timeoutMs: 2000 }), { name, pauseMs });
 
 beforeEach(async () => {
   plex = await new FakePlex().start();

@@ -7,7 +7,7 @@ export type Followed = ScanOutcome & { followed?: FollowResult };
 let nextId = 1;
 
 /** `detail` of a followed scan joins the delivery's detail and the follow-up's, as history lists them. */
-export async function scanAndFollow(target: Target, folder: string, context: ScanContext, clock: Clock): Promise<Followed> {
+export async function scanAndFollow(target: Pick<Target, 'scan' | 'follower'>, folder: string, context: ScanContext, clock: Clock): Promise<Followed> {
   const outcome = await target.scan(folder, context);
   if (outcome.status !== 'scanned' || outcome.follow === undefined || !target.follower) return outcome;
   const follower = target.follower;

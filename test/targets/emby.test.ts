@@ -1,14 +1,15 @@
 // Emby target against a fake Emby on loopback: X-Emby-Token, SelectableMediaFolders, 200 as success.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { embyTarget } from '../../src/targets/emby.js';
-import type { ScanContext, Target } from '../../src/scan.js';
+import type { ScanContext } from '../../src/scan.js';
+import type { Capabilities } from '../../src/targets/kind.js';
 import { startFakeEmby, type FakeMediaBrowser } from '../fakes/emby.js';
 
 const TOKEN = 'emby-token-5678';
 const ctx: ScanContext = { event: 'Download', source: 'radarr', deleted: false };
 
 let server: FakeMediaBrowser;
-let target: Target;
+let target: Capabilities;
 
 beforeEach(async () => {
   server = await startFakeEmby({ token: TOKEN });
@@ -19,7 +20,7 @@ afterEach(() => server.close());
 describe('emby target', () => {
   it('lists libraries from SelectableMediaFolders and posts with X-Emby-Token', async () => {
     const outcome = await target.scan('/data/media/movies/Dune Part Two (2024)', ctx);
-    expect(outcome).toEqual({ status: 'scanned', detail: 'Movies' });
+    expect(outcome).toEqual({ status: 'scanned', detail: 'Movies', sections: ['4'] });
     expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       'GET /Library/SelectableMediaFolders',
       'POST /Library/Media/Updated',
@@ -43,7 +44,7 @@ describe('emby target', () => {
     server.fail(403);
     const refused = await target.scan('/data/media/tv/Show', ctx);
     expect(refused).toMatchObject({ status: 'retry', targetDown: false, tokenRefused: true });
-    expect(refused.status === 'retry' && refused.error).toMatch(/^emby 'emby' refused the token \(HTTP 403 .*check TOKEN$/);
+    expect(refused.status === 'retry' && refused.error).toMatch(/^emby 'emby' at http:\S+ refused the token \(HTTP 403 .*check TOKEN$/);
     expect(refused.status === 'retry' && refused.error).not.toContain(TOKEN);
 
     server.fail(500, { path: '/Library/Media/Updated' });

@@ -1,15 +1,15 @@
 // Item refresh, target side: the item(s) holding a file are found on Plex (by file, per section) and on
 // Jellyfin/Emby (by Path, paging the library) and refreshed; a sidecar is looked up by the video beside it.
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
 import { targetSchema, type Config } from '../../src/config/schema.js';
 import { defaultConfig } from '../../src/config/load.js';
-import { PlexApi } from '../../src/plex/api.js';
-import { refreshPlexItems } from '../../src/plex/refresh-item.js';
-import { emby } from '../../src/targets/emby.js';
-import { lookupCandidates } from '../../src/targets/item-refresh.js';
-import { jellyfin } from '../../src/targets/jellyfin.js';
-import { refreshMediaBrowserItems } from '../../src/targets/mediabrowser-items.js';
-import { buildItemRefreshers } from '../../src/targets/refresh-items.js';
+import { silentLogger } from '../../src/log.js';
+import { lookupCandidates } from '../../src/paths/sidecar.js';
+import { buildTargets } from '../../src/targets/build.js';
+import { embyTarget } from '../../src/targets/emby.js';
+import { jellyfinTarget } from '../../src/targets/jellyfin.js';
+import { PlexTarget } from '../../src/targets/plex.js';
 import { startFakeEmby } from '../fakes/emby.js';
 import { startFakeJellyfin, type FakeMediaBrowser } from '../fakes/jellyfin.js';
 import { FakePlex } from '../fakes/plex.js';
@@ -35,29 +35,33 @@ describe('lookupCandidates', () => {
   });
 });
 
-describe('refreshPlexItems', () => {
+const plexAt = (p: FakePlex, token = p.token) => new PlexTarget({ url: p.url, token, clock: new ManualClock() });
+
+describe("the Plex target's refreshItem", () => {
   it('finds the episode holding the file and asks Plex to refresh it (PUT /library/metadata/{key}/refresh)', async () => {
     plex = await new FakePlex().start();
     const item = plex.addToLibrary(EPISODE, '500');
     plex.addToLibrary('/data/media/tv/Andor/Season 01/Andor - S01E04.mkv', '500');
-    const api = new PlexApi({ url: plex.url, token: plex.token });
-    expect(await refreshPlexItems(api, EPISODE)).toEqual({ status: 'refreshed', items: [item.ratingKey], detail: `refreshed item ${item.ratingKey}` });
-    expect(await refreshPlexItems(api, '/data/media/tv/Andor/Season 01/Andor - S01E03.en.srt')).toMatchObject({ status: 'refreshed', items: [item.ratingKey] });
+    const target = plexAt(plex);
+    expect(await target.locate(EPISODE)).toEqual({ status: 'found', items: [item.ratingKey], detail: `item ${item.ratingKey} in TV Shows (section 2)` });
+    expect(plex.itemRefreshes).toEqual([]);
+    expect(await target.refreshItem(EPISODE)).toEqual({ status: 'refreshed', items: [item.ratingKey], detail: `refreshed item ${item.ratingKey}` });
+    expect(await target.refreshItem('/data/media/tv/Andor/Season 01/Andor - S01E03.en.srt')).toMatchObject({ status: 'refreshed', items: [item.ratingKey] });
     expect(plex.itemRefreshes).toEqual([item.ratingKey, item.ratingKey]);
   });
 
   it('not in the library or in no section: not-found; a refused token: retry, target down', async () => {
     plex = await new FakePlex().start();
-    const api = new PlexApi({ url: plex.url, token: plex.token });
-    expect(await refreshPlexItems(api, EPISODE)).toMatchObject({ status: 'not-found', detail: expect.stringContaining('TV Shows') });
-    expect(await refreshPlexItems(api, '/elsewhere/x.mkv')).toMatchObject({ status: 'not-found', detail: "'/elsewhere/x.mkv' is in no Plex section" });
-    const refused = await refreshPlexItems(new PlexApi({ url: plex.url, token: 'wrong-token' }), EPISODE);
+    const target = plexAt(plex);
+    expect(await target.refreshItem(EPISODE)).toMatchObject({ status: 'not-found', detail: expect.stringContaining('TV Shows') });
+    expect(await target.refreshItem('/elsewhere/x.mkv')).toMatchObject({ status: 'not-found', detail: "'/elsewhere/x.mkv' is in no Plex section" });
+    const refused = await plexAt(plex, 'wrong-token').refreshItem(EPISODE);
     expect(refused).toMatchObject({ status: 'retry', targetDown: true });
     expect(plex.itemRefreshes).toEqual([]);
   });
 });
 
-describe('refreshMediaBrowserItems', () => {
+describe("the Jellyfin and Emby targets' refreshItem", () => {
   it('Jellyfin: pages the library holding the file for its Path and refreshes that item', async () => {
     mb = await startFakeJellyfin();
     mb.items = [
@@ -65,29 +69,33 @@ describe('refreshMediaBrowserItems', () => {
       { Id: 'ep-andor-3', Path: EPISODE, ParentId: SHOWS_ID },
       { Id: 'movie-1', Path: EPISODE, ParentId: 'movies-elsewhere' },
     ];
-    const result = await refreshMediaBrowserItems(jellyfin, { name: 'jf', url: mb.url, token: 'jellyfin-token-1234', pageSize: 2 }, EPISODE);
+    const jf = jellyfinTarget({ name: 'jf', url: mb.url, token: 'jellyfin-token-1234', pageSize: 2 });
+    expect(await jf.locate!(EPISODE)).toEqual({ status: 'found', items: ['ep-andor-3'], detail: 'item ep-andor-3 in Shows' });
+    mb.requests.length = 0;
+    const result = await jf.refreshItem!(EPISODE);
     expect(result).toEqual({ status: 'refreshed', items: ['ep-andor-3'], detail: 'refreshed item ep-andor-3' });
     expect(mb.itemRefreshes()).toEqual(['ep-andor-3']);
     const pages = mb.requests.filter((r) => r.path === '/Items');
     expect(pages).toHaveLength(3);
     expect(mb.requests.every((r) => r.path === '/System/Info/Public' || String(r.headers.authorization).includes('jellyfin-token-1234'))).toBe(true);
     // A subtitle next to it refreshes the same item.
-    expect(await refreshMediaBrowserItems(jellyfin, { name: 'jf', url: mb.url, token: 'jellyfin-token-1234' }, EPISODE.replace('.mkv', '.de.srt'))).toMatchObject({ items: ['ep-andor-3'] });
+    expect(await jellyfinTarget({ name: 'jf', url: mb.url, token: 'jellyfin-token-1234' }).refreshItem!(EPISODE.replace('.mkv', '.de.srt'))).toMatchObject({ items: ['ep-andor-3'] });
   });
 
   it('Emby: the library id comes from SelectableMediaFolders; not found and refused token are told apart', async () => {
     mb = await startFakeEmby();
     mb.items = [{ Id: '9001', Path: EPISODE, ParentId: '7' }];
-    expect(await refreshMediaBrowserItems(emby, { name: 'emby', url: mb.url, token: 'emby-token-5678' }, EPISODE)).toMatchObject({ status: 'refreshed', items: ['9001'] });
-    expect(await refreshMediaBrowserItems(emby, { name: 'emby', url: mb.url, token: 'emby-token-5678' }, '/data/media/tv/New/e1.mkv')).toMatchObject({ status: 'not-found' });
-    const refused = await refreshMediaBrowserItems(emby, { name: 'emby', url: mb.url, token: 'bad-token-00' }, EPISODE);
+    const target = embyTarget({ name: 'emby', url: mb.url, token: 'emby-token-5678' });
+    expect(await target.refreshItem!(EPISODE)).toMatchObject({ status: 'refreshed', items: ['9001'] });
+    expect(await target.refreshItem!('/data/media/tv/New/e1.mkv')).toMatchObject({ status: 'not-found' });
+    const refused = await embyTarget({ name: 'emby', url: mb.url, token: 'bad-token-00' }).refreshItem!(EPISODE);
     expect(refused).toMatchObject({ status: 'retry', targetDown: true });
     expect(JSON.stringify(refused)).not.toContain('bad-token-00');
     expect(mb.itemRefreshes()).toEqual(['9001']);
   });
 });
 
-describe('buildItemRefreshers', () => {
+describe('item refresh through the table', () => {
   it('a request asking for it is refreshed everywhere; Rename/Upgrade only where REFRESH_ITEMS (or PLEX_REFRESH_ITEMS) is on', async () => {
     plex = await new FakePlex().start();
     mb = await startFakeJellyfin({ libraries: [{ Name: 'Shows', ItemId: 'shows', Locations: ['/media/tv'] }] });
@@ -104,14 +112,12 @@ describe('buildItemRefreshers', () => {
         targetSchema.parse({ NAME: 'jf-movies', TYPE: 'jellyfin', URL: mb.url, TOKEN: 'jellyfin-token-1234', INCLUDE: ['/data/media/movies'] }),
       ],
     };
-    const refreshers = buildItemRefreshers(config);
-    expect([...refreshers.keys()]).toEqual(['plex', 'jf', 'jf-movies']);
-    expect(refreshers.get('plex')!.wants('item')).toBe(true);
-    expect(refreshers.get('plex')!.wants('item-if-enabled')).toBe(false);
-    expect(refreshers.get('jf')!.wants('item-if-enabled')).toBe(true);
-    expect(refreshers.get('jf')!.wants(undefined)).toBe(false);
-    expect(await refreshers.get('plex')!.refresh(EPISODE)).toMatchObject({ status: 'refreshed', items: [item.ratingKey] });
-    expect(await refreshers.get('jf')!.refresh(EPISODE)).toMatchObject({ status: 'refreshed', items: ['jf-ep'] });
-    expect(await refreshers.get('jf-movies')!.refresh(EPISODE)).toMatchObject({ status: 'not-found', detail: expect.stringContaining('INCLUDE') });
+    const targets = new Map(buildTargets(config, { clock: new ManualClock(), logger: silentLogger }).map((t) => [t.name, t]));
+    expect([...targets.values()].filter((t) => t.refreshItem).map((t) => t.name)).toEqual(['plex', 'jf', 'jf-movies']);
+    expect(targets.get('plex')!.refreshOnChange).toBe(false);
+    expect(targets.get('jf')!.refreshOnChange).toBe(true);
+    expect(await targets.get('plex')!.refreshItem!(EPISODE)).toMatchObject({ status: 'refreshed', items: [item.ratingKey] });
+    expect(await targets.get('jf')!.refreshItem!(EPISODE)).toMatchObject({ status: 'refreshed', items: ['jf-ep'] });
+    expect(await targets.get('jf-movies')!.refreshItem!(EPISODE)).toMatchObject({ status: 'not-found', detail: expect.stringContaining('INCLUDE') });
   });
 });

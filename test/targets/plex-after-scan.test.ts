@@ -10,6 +10,7 @@ import { auditedSink } from '../support/log-audit.js';
 import { PlexApi } from '../../src/plex/api.js';
 import type { AfterScanSettings } from '../../src/plex/after-scan.js';
 import { scanAndFollow } from '../support/follow.js';
+import { named } from '../support/target.js';
 import { waitUntilPlexAnswers } from '../../src/plex/availability.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
@@ -43,7 +44,7 @@ const logged = (text: string) => logs.some((l) => (JSON.parse(l) as { msg: strin
 
 const NOTHING: Partial<AfterScanSettings> = { analyze: 'off' };
 const target = (after: Partial<AfterScanSettings>, extra: Partial<PlexTargetOptions> = {}) =>
-  new PlexTarget({ name: 'plex', url: plex.url, token: plex.token, clock, timeoutMs: 2000, sleep, logger: logger(), after: { ...NOTHING, ...after }, ...extra });
+  new PlexTarget({ url: plex.url, token: plex.token, clock, timeoutMs: 2000, sleep, logger: logger(), after: { ...NOTHING, ...after }, ...extra });
 
 const FILE = '/data/media/tv/Show/Season 01/Show - S01E01.mkv';
 const FOLDER = '/data/media/tv/Show/Season 01';
@@ -274,9 +275,9 @@ describe('RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN', () => {
     const scannerLog = join(dir, 'scanner.jsonl');
     process.env.FAKE_SCANNER_LOG = scannerLog;
     const targets = [
-      target({}),
-      jellyfinTarget({ name: 'jellyfin', url: jellyfin.url, token: 'jellyfin-token-1234', clock, timeoutMs: 2000 }),
-      plexScannerTarget({ name: 'scanner', settings: scannerSettings(), sections: async () => [{ id: 2, title: 'TV Shows', locations: ['/data/media/tv'] }] }),
+      named(target({}), { name: 'plex' }),
+      named(jellyfinTarget({ name: 'jellyfin', url: jellyfin.url, token: 'jellyfin-token-1234', clock, timeoutMs: 2000 }), { name: 'jellyfin' }),
+      named(plexScannerTarget({ name: 'scanner', settings: scannerSettings(), sections: async () => [{ id: 2, title: 'TV Shows', locations: ['/data/media/tv'] }] }), { name: 'scanner' }),
     ];
     const p = new Processor({
       queue,
@@ -330,11 +331,13 @@ appendFileSync(process.argv[2], JSON.stringify({ argv: process.argv.slice(2), en
     }
     const calls = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv: string[]; env: Record<string, string> });
     const common = { SCANRELAY_PATH: file, SCANRELAY_FOLDER: folder, SCANRELAY_EVENT: 'Download' };
-    for (const [name, section] of [['plex', '2'], ['jellyfin', ''], ['scanner', '2']]) {
+    // The ids of the libraries holding the folder, for every kind that lists libraries (Jellyfin's "Shows" here).
+    const shows = '8d2f6a4c1e7b49d3a5c0e9f2b6d1a8c4';
+    for (const [name, section] of [['plex', '2'], ['jellyfin', shows], ['scanner', '2']]) {
       expect(calls).toContainEqual({ argv: [out, '--label', 'before scan'], env: { ...common, SCANRELAY_SECTION: section, SCANRELAY_TARGET: name } });
     }
     expect(calls).toContainEqual({ argv: [out, '--label', 'after scan'], env: { ...common, SCANRELAY_SECTION: '2', SCANRELAY_TARGET: 'plex', SCANRELAY_CONFIRMATION: 'confirmed' } });
-    expect(calls).toContainEqual({ argv: [out, '--label', 'after scan'], env: { ...common, SCANRELAY_SECTION: '', SCANRELAY_TARGET: 'jellyfin', SCANRELAY_CONFIRMATION: 'scanned' } });
+    expect(calls).toContainEqual({ argv: [out, '--label', 'after scan'], env: { ...common, SCANRELAY_SECTION: shows, SCANRELAY_TARGET: 'jellyfin', SCANRELAY_CONFIRMATION: 'scanned' } });
     expect(calls).toContainEqual({ argv: [out, '--label', 'after scan'], env: { ...common, SCANRELAY_SECTION: '2', SCANRELAY_TARGET: 'scanner', SCANRELAY_CONFIRMATION: 'scanned' } });
     expect(calls).toHaveLength(6);
     expect(existsSync(marker)).toBe(false);
@@ -388,7 +391,6 @@ describe('PLEX_CHECK_BEFORE_SCAN', () => {
     const jellyfin = await startFakeJellyfin();
     const queue = new Queue(join(dir, 'queue.db'), clock, { delayMs: 0 });
     const plexTarget = new PlexTarget({
-      name: 'plex',
       url: plex.url,
       token: plex.token,
       clock,
@@ -400,7 +402,7 @@ describe('PLEX_CHECK_BEFORE_SCAN', () => {
     const jf = jellyfinTarget({ name: 'jellyfin', url: jellyfin.url, token: 'jellyfin-token-1234', clock, timeoutMs: 2000 });
     const p = new Processor({
       queue,
-      targets: [plexTarget, jf],
+      targets: [named(plexTarget, { name: 'plex' }), named(jf, { name: 'jellyfin' })],
       clock,
       logger: silentLogger,
       random: () => 1,

@@ -15,6 +15,7 @@ import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex.js';
 import type { ScanContext } from '../../src/scan.js';
 import { FakePlex } from '../fakes/plex.js';
 import { scanAndFollow } from '../support/follow.js';
+import { named } from '../support/target.js';
 import { until } from '../support/until.js';
 
 let plex: FakePlex;
@@ -41,13 +42,13 @@ const database = () => async (path: string) => plex.library.has(path);
 
 /** Real time with short intervals: the follower's loop, the processor's loop and the fake's scans all run. */
 const target = (extra: Partial<PlexTargetOptions> = {}, clock: Clock = systemClock) =>
-  new PlexTarget({ name: 'plex', url: plex.url, token: plex.token, clock, timeoutMs: 2000, followIntervalMs: 20, followGraceMs: 100, after: { analyze: 'off' }, ...extra });
+  new PlexTarget({ url: plex.url, token: plex.token, clock, timeoutMs: 2000, followIntervalMs: 20, followGraceMs: 100, after: { analyze: 'off' }, ...extra });
 
-function relay(t: PlexTarget, settings: { fileCheckDelayMs?: number } = {}) {
+function relay(t: PlexTarget, settings: { fileCheckDelayMs?: number; concurrency?: number } = {}) {
   queue = new Queue(join(mkdtempSync(join(tmpdir(), 'scanrelay-follow-')), 'queue.db'), systemClock, { delayMs: 0 });
   processor = new Processor({
     queue,
-    targets: [t],
+    targets: [named(t, { name: 'plex', concurrency: settings.concurrency })],
     clock: systemClock,
     logger: silentLogger,
     settings: { fileExistMappings: {}, maxFileChecks: 0, fileCheckDelayMs: settings.fileCheckDelayMs ?? 0, folderOnExhaustion: false, anchors: [], retryMaxDelayMs: 300_000 },
@@ -58,7 +59,7 @@ function relay(t: PlexTarget, settings: { fileCheckDelayMs?: number } = {}) {
 describe('deliver, then follow', () => {
   it('a delivery ends when Plex takes the refresh: with one slot, three folders are delivered while the first scan still runs', async () => {
     plex.scanPolls = Infinity;
-    const { queue, processor } = relay(target({ concurrency: 1 }));
+    const { queue, processor } = relay(target(), { concurrency: 1 });
     for (let i = 0; i < 3; i++) {
       plex.onDisk.add(episode(i).file);
       queue.enqueue({ folder: episode(i).folder, priority: 0, source: 'sonarr', event: 'Download', fileHint: episode(i).file, deleted: false });

@@ -41,7 +41,7 @@ const settings = scannerSettings;
 describe('plex-scanner target', () => {
   it('scans every section whose folder holds the path', async () => {
     const t = plexScannerTarget({ name: 'plex-cli', settings: settings(), sections: async () => sections });
-    expect([t.name, t.kind]).toEqual(['plex-cli', 'plex-scanner']);
+    expect(t.kind).toBe('plex-scanner');
     const outcome = await t.scan('/data/media/movies/Dune (2021)/', ctx);
     expect(outcome).toEqual({ status: 'scanned', detail: 'sections 1 (Movies), 5 (Movies (all))', sections: ['1', '5'] });
     expect(runs().map((r) => r.argv)).toEqual([

@@ -3,10 +3,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { embyTarget } from '../../src/targets/emby.js';
 import { jellyfinTarget } from '../../src/targets/jellyfin.js';
-import { rewritePath, withRewrite } from '../../src/targets/rewrite.js';
-import type { ScanContext, ScanOutcome, Target } from '../../src/scan.js';
+import { rewritePath } from '../../src/targets/rewrite.js';
+import type { ScanContext, ScanOutcome } from '../../src/scan.js';
+import type { Capabilities } from '../../src/targets/kind.js';
 import { startFakeEmby } from '../fakes/emby.js';
 import { startFakeJellyfin, type FakeMediaBrowser } from '../fakes/jellyfin.js';
+import { named, type TableKeys } from '../support/target.js';
 
 const ctx: ScanContext = { event: 'Download', source: 'sonarr', deleted: false, file: '/mnt/unionfs/TV/Show/S01/e1.mkv' };
 
@@ -45,12 +47,10 @@ describe('rewritePath', () => {
 });
 
 /** A target that remembers what it was asked to scan. */
-function recording(): Target & { seen: { folder: string; context: ScanContext }[] } {
+function recording(): Capabilities & { seen: { folder: string; context: ScanContext }[] } {
   const seen: { folder: string; context: ScanContext }[] = [];
   return {
-    name: 'rec',
     kind: 'jellyfin',
-    pauseMs: 1234,
     seen,
     async scan(folder, context): Promise<ScanOutcome> {
       seen.push({ folder, context });
@@ -60,7 +60,9 @@ function recording(): Target & { seen: { folder: string; context: ScanContext }[
   };
 }
 
-describe('withRewrite', () => {
+const withRewrite = (inner: Capabilities, keys: Omit<TableKeys, 'name'>) => named(inner, { name: 'rec', pauseMs: 1234, ...keys });
+
+describe('the table: PATH_MAPPINGS, INCLUDE and EXCLUDE', () => {
   it('hands the inner target the rewritten folder and file, keeping name, kind and pause', async () => {
     const inner = recording();
     const t = withRewrite(inner, { mappings: { '/data/media': ['/mnt/unionfs'] } });
@@ -109,16 +111,18 @@ describe('the same folder on two servers', () => {
       libraries: [{ Name: 'TV', Id: '4', SubFolders: [{ Name: 'tv', Id: '12', Path: '/srv/library/series' }] }],
     });
     servers.push(jf, em);
-    const jellyfin = withRewrite(jellyfinTarget({ name: 'jellyfin', url: jf.url, token: 'jellyfin-token-1234' }), {
+    const jellyfin = named(jellyfinTarget({ name: 'jellyfin', url: jf.url, token: 'jellyfin-token-1234' }), {
+      name: 'jellyfin',
       mappings: { '/media/tv': ['/mnt/unionfs/TV'] },
     });
-    const emby = withRewrite(embyTarget({ name: 'emby', url: em.url, token: 'emby-token-5678' }), {
+    const emby = named(embyTarget({ name: 'emby', url: em.url, token: 'emby-token-5678' }), {
+      name: 'emby',
       mappings: { '/srv/library/series': ['/mnt/unionfs/TV'] },
     });
 
     const folder = '/mnt/unionfs/TV/The Expanse (2015)/Season 01';
-    expect(await jellyfin.scan(folder, ctx)).toEqual({ status: 'scanned', detail: 'Shows' });
-    expect(await emby.scan(folder, ctx)).toEqual({ status: 'scanned', detail: 'TV' });
+    expect(await jellyfin.scan(folder, ctx)).toMatchObject({ status: 'scanned', detail: 'Shows' });
+    expect(await emby.scan(folder, ctx)).toEqual({ status: 'scanned', detail: 'TV', sections: ['4'] });
     expect(jf.updates()).toEqual([{ Path: '/media/tv/The Expanse (2015)/Season 01', UpdateType: 'Modified' }]);
     expect(em.updates()).toEqual([{ Path: '/srv/library/series/The Expanse (2015)/Season 01', UpdateType: 'Modified' }]);
   });

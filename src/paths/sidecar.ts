@@ -1,14 +1,6 @@
-// What refreshing an item's metadata comes to, and which files to look the item up by: a subtitle or audio
-// sidecar belongs to the video beside it, whose item is the one to refresh.
-import { baseName, parentFolder } from '../paths/folder.js';
-
-export type ItemRefreshResult =
-  /** Each item (Plex ratingKey, Jellyfin/Emby Id) was asked to refresh. */
-  | { status: 'refreshed'; items: string[]; detail: string }
-  /** No item of this server holds the file (not scanned in yet, or in no library): nothing to refresh. */
-  | { status: 'not-found'; detail: string }
-  /** Try again later, as for a scan; `targetDown` as in ScanOutcome. */
-  | { status: 'retry'; error: string; targetDown: boolean };
+// Which files to look a media server's item up by: a subtitle or audio sidecar belongs to the video beside it,
+// whose item is the one to refresh.
+import { baseName, parentFolder } from './folder.js';
 
 const SIDECAR = /\.(srt|ass|ssa|sub|idx|vtt|sup|smi|ac3|eac3|dts|aac|mka)$/i;
 const VIDEO_EXTENSIONS = ['mkv', 'mp4', 'm4v', 'avi', 'ts', 'm2ts', 'mov', 'wmv', 'webm'];

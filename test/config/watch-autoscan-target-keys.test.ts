@@ -1,11 +1,11 @@
-// The keys of WATCH, AUTOSCAN and the new TARGETS types: what loads, and the one-line answer to what does not.
+// The keys of WATCH, AUTOSCAN and the TARGETS types beyond Plex, Jellyfin and Emby: what loads, and the one-line answer to what does not.
 import { afterAll, describe, expect, it } from 'vitest';
 import { configFiles } from '../support/config-file.js';
 
-const files = configFiles('scanrelay-reach-keys-');
+const files = configFiles('scanrelay-entry-keys-');
 afterAll(() => files.cleanup());
 
-describe('new TARGETS types', () => {
+describe('TARGETS types beyond Plex, Jellyfin and Emby', () => {
   it.each([
     [{ NAME: 'c', TYPE: 'command' }, 'TARGETS[0].COMMAND: expected the program to run and its arguments'],
     [{ NAME: 't', TYPE: 'tdarr', URL: 'http://tdarr:8265' }, "TARGETS[0].LIBRARY_ID: expected the Tdarr library's id (dbID)"],

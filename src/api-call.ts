@@ -1,0 +1,164 @@
+// One call to a media server's (or another receiver's) HTTP API, the only way scanrelay calls one: the timeout
+// on the injected clock, the auth headers, redirects that leave the server refused (src/http-fetch.ts), a failure
+// phrased with the server and the key to change, and every token scrubbed from what a person will read.
+import { timeoutSignal, type Clock } from './clock.js';
+import { httpFetch, RedirectRefused } from './http-fetch.js';
+import type { ItemRetry } from './scan.js';
+
+/** How messages name a TARGETS entry's URL key ("set ... to https://..."). */
+export function entryUrlKey(name: string): string {
+  return `the URL of TARGETS entry "${name}"`;
+}
+
+/**
+ * A call that did not succeed, phrased for the log. `status` is the HTTP status, 0 when the server gave no answer
+ * (refused connection, timeout, DNS), or the 3xx of a redirect that was not followed.
+ */
+export class ApiRefusal extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+
+  /** Silence: the server, not this call, is the problem (the processor marks it down). */
+  get targetDown(): boolean {
+    return this.status === 0;
+  }
+
+  /** 401/403: the processor asks the server at once whether the token still works. */
+  get tokenRefused(): boolean {
+    return this.status === 401 || this.status === 403;
+  }
+}
+
+export type Query = Record<string, string | string[]>;
+
+export interface CallOptions {
+  body?: unknown;
+  query?: Query;
+  /** false: without the auth headers (a public endpoint that says whether the server is there at all). */
+  auth?: boolean;
+}
+
+export interface ApiCaller {
+  readonly base: string;
+  /** Sends one request; resolves with the response only when it is 2xx, else rejects with an ApiRefusal. */
+  call(method: string, path: string, opts?: CallOptions): Promise<Response>;
+  /** Like call, then the body as JSON (a body that is not JSON is a refusal, not a crash). */
+  json<T = unknown>(method: string, path: string, opts?: CallOptions): Promise<T>;
+  /** Any error of a scan as the queue's retry outcome, with secrets scrubbed. */
+  retry(err: unknown): { status: 'retry'; error: string; targetDown: boolean; tokenRefused?: true };
+  /** The same for an item's lookup or refresh, which reports a refused token as the server's (it has no probe of its own). */
+  itemRetry(err: unknown): ItemRetry;
+  /** available() for a server that answers `path`. */
+  answers(method: string, path: string, opts?: CallOptions): Promise<{ ok: true } | { ok: false; error: string }>;
+  scrub(text: string): string;
+}
+
+export interface ApiCallerOptions {
+  /** e.g. "sonarr 'sonarr-4k'" or "Plex", for messages. */
+  who: string;
+  url: string;
+  /** The config key holding `url`, named when the server is silent or redirects elsewhere. */
+  urlKey: string;
+  headers: Record<string, string>;
+  /** Secrets that must never reach a message (tokens, passwords). */
+  secrets: string[];
+  /** Per request, counted on `clock` (the wall clock by default). */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  clock?: Clock;
+  /** What to check when the server refuses us (401/403); may depend on the path asked. */
+  authHint: string | ((path: string, status: number) => string);
+  /** Added to a 404's message. */
+  notFoundHint?: string;
+}
+
+export function apiCaller(opts: ApiCallerOptions): ApiCaller {
+  const base = opts.url.replace(/\/+$/, '');
+  const send = opts.fetch ?? httpFetch;
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const at = `${opts.who} at ${base}`;
+  // Servers sometimes echo what they were sent; a token must not reach a log line through us.
+  const secrets = opts.secrets.filter((s) => s.length >= 4);
+  const scrub = (text: string): string => secrets.reduce((t, s) => t.split(s).join('***'), text);
+
+  async function call(method: string, path: string, o: CallOptions = {}): Promise<Response> {
+    const search = new URLSearchParams();
+    for (const [k, v] of Object.entries(o.query ?? {})) for (const one of Array.isArray(v) ? v : [v]) search.append(k, one);
+    let response: Response;
+    try {
+      response = await send(base + path + (search.size ? `?${search}` : ''), {
+        method,
+        headers: {
+          Accept: 'application/json',
+          ...(o.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+          ...(o.auth === false ? {} : opts.headers),
+        },
+        body: o.body === undefined ? undefined : JSON.stringify(o.body),
+        signal: timeoutSignal(opts.clock, timeoutMs),
+      });
+    } catch (err) {
+      if (err instanceof RedirectRefused) {
+        // A redirect is an answer, not silence: the server is there but points elsewhere, so the token stayed here.
+        const message = `${at} redirected ${method} ${path} to ${err.location} (${err.why}); scanrelay does not follow it, so the token was not sent there: set ${opts.urlKey} to ${err.suggestedBase(path)} if that is the server`;
+        throw new ApiRefusal(scrub(message), 302);
+      }
+      throw new ApiRefusal(scrub(`${at} did not answer ${method} ${path} (${networkCause(err, timeoutMs)}): start it, or point ${opts.urlKey} at it`), 0);
+    }
+    if (response.ok) return response;
+    const text = scrub((await response.text().catch(() => '')).trim().slice(0, 200));
+    // What the server said helps (an arr's validation message); an HTML error page only buries the status.
+    const said = text && !text.startsWith('<') ? `: ${text}` : '';
+    const status = response.status;
+    if (status === 401 || status === 403) {
+      const hint = typeof opts.authHint === 'function' ? opts.authHint(path, status) : opts.authHint;
+      throw new ApiRefusal(`${at} refused the token (HTTP ${status} on ${method} ${path}): ${hint}`, status);
+    }
+    const hint = status === 404 ? ` (${opts.notFoundHint ?? `check ${opts.urlKey}`})` : '';
+    const answer = response.statusText ? `${status} ${response.statusText}` : String(status);
+    throw new ApiRefusal(`${at} answered ${answer} to ${method} ${path}${hint}${said}`, status);
+  }
+
+  async function json<T>(method: string, path: string, o?: CallOptions): Promise<T> {
+    const response = await call(method, path, o);
+    try {
+      return (await response.json()) as T;
+    } catch {
+      throw new ApiRefusal(`${at} sent an answer to ${method} ${path} that is not JSON: check ${opts.urlKey}`, response.status);
+    }
+  }
+
+  const retry: ApiCaller['retry'] = (err) => {
+    if (err instanceof ApiRefusal) return { status: 'retry', error: err.message, targetDown: err.targetDown, ...(err.tokenRefused ? { tokenRefused: true } : {}) };
+    return { status: 'retry', error: scrub(`${opts.who}: ${(err as Error).message}`), targetDown: false };
+  };
+
+  return {
+    base,
+    call,
+    json,
+    retry,
+    itemRetry(err) {
+      const outcome = retry(err);
+      return { status: 'retry', error: outcome.error, targetDown: outcome.targetDown || outcome.tokenRefused === true };
+    },
+    async answers(method, path, o) {
+      try {
+        await (await call(method, path, o)).body?.cancel();
+        return { ok: true };
+      } catch (err) {
+        return { ok: false, error: scrub((err as Error).message) };
+      }
+    },
+    scrub,
+  };
+}
+
+function networkCause(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  return e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
+}

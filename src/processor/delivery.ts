@@ -1,0 +1,95 @@
+// One delivery: one folder to one target. RUN_COMMAND_BEFORE_SCAN, the scan in the server's spelling, and its
+// outcome recorded: scanned (handed to the follow-up stage when the target follows it), unmatched, or a retry
+// backed off for this folder alone, with the server marked down only when it was silent.
+import type { Activity } from '../activity.js';
+import type { Clock } from '../clock.js';
+import type { FollowStage } from '../follow/stage.js';
+import type { Logger } from '../log.js';
+import type { Queue } from '../queue/store.js';
+import type { DueDelivery, ScanOutcome } from '../scan.js';
+import { runBeforeScan, type CommandRunner } from '../targets/commands.js';
+import type { Availability, TargetState } from './availability.js';
+import { backoffDelay } from './backoff.js';
+import type { ProcessorSettings } from './settings.js';
+
+export interface DeliveryDeps {
+  queue: Queue;
+  clock: Clock;
+  logger: Logger;
+  settings: ProcessorSettings;
+  random: () => number;
+  activity?: Activity;
+  runCommand?: CommandRunner;
+  followUps: FollowStage;
+  availability: Availability;
+  /** Every target's name: a folder is finished when each has a final delivery. */
+  targetNames: string[];
+  /** The folder as the server should be asked (the row is keyed in NFC). */
+  spelling: (row: DueDelivery) => string;
+  /** Shutdown stopped waiting: a late answer is not recorded. */
+  abandoned: () => boolean;
+}
+
+export async function deliver(state: TargetState, row: DueDelivery, deps: DeliveryDeps): Promise<void> {
+  const { queue, clock, logger, settings } = deps;
+  const started = clock.now();
+  await runBeforeScan(settings.commandBefore ?? '', state.target, row, logger, deps.runCommand);
+  let outcome: ScanOutcome;
+  try {
+    // The row is keyed in NFC; the server is asked in the spelling its disk (or the sender) uses.
+    const folder = deps.spelling(row);
+    outcome = await state.target.scan(folder, {
+      event: row.event,
+      source: row.source,
+      file: folder === row.folder ? row.fileHint : row.fileHint?.normalize('NFD'),
+      deleted: row.anyDeleted,
+      ...(row.ids ? { ids: row.ids } : {}),
+    });
+  } catch (err) {
+    outcome = { status: 'retry', error: `unexpected error: ${String(err)}`, targetDown: false };
+  }
+  if (deps.abandoned()) return; // the queue is closing: the delivery stays pending for the next start
+  const now = clock.now();
+  const name = state.target.name;
+  const latencyMs = now - row.firstAt;
+  if (outcome.status !== 'retry' || !outcome.targetDown) state.lastHeardAt = now;
+  if (outcome.status === 'scanned') {
+    state.scanned++;
+    const { follow } = deps.followUps.accepted(state.target, row, outcome);
+    const again = row.rescans > 0 ? ' once more' : '';
+    logger.info({ target: name, folder: row.folder, detail: outcome.detail }, `Scanned '${row.folder}'${again} on ${name}${outcome.detail ? ` (${outcome.detail})` : ''}.`);
+    if (follow === undefined) {
+      await queue.grouped(() => queue.recordDelivery(row, name, { state: 'scanned', detail: outcome.detail }, deps.targetNames));
+    } else {
+      await queue.grouped(() => queue.recordDelivery(row, name, { state: 'following', detail: outcome.detail, follow }, deps.targetNames));
+      if (queue.isCurrent({ folderId: row.id, generation: row.generation })) deps.followUps.follow(state.target, row, follow, now);
+    }
+  } else if (outcome.status === 'unmatched') {
+    // The path as received is what to explain: mappings do not chain, so explaining the mapped one misleads.
+    const hint = `Try: scanrelay explain '${row.received ?? row.fileHint ?? row.folder}'.`;
+    const detail = `'${row.folder}' is in no library of ${name}, so nothing was scanned there.\n${outcome.detail} ${hint}`;
+    logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail} ${hint}`);
+    await queue.grouped(() => queue.recordDelivery(row, name, { state: 'unmatched', detail }, deps.targetNames));
+  } else {
+    state.failed++;
+    const attempts = row.attempts + 1;
+    const delay = backoffDelay(attempts, { baseMs: 5_000, capMs: settings.retryMaxDelayMs, random: deps.random });
+    await queue.grouped(() => queue.recordDelivery(row, name, { state: 'retry', error: outcome.error, nextAt: now + delay }, deps.targetNames));
+    // Every failure backs off its own folder; only silence takes the whole server down (one line per change).
+    logger.warn(
+      { target: name, folder: row.folder, attempts },
+      `Scan of '${row.folder}' on ${name} failed (attempt ${attempts}): ${outcome.error}. Retrying in ${Math.round(delay / 1000)} s; the folder stays queued.`,
+    );
+    if (outcome.targetDown) deps.availability.noAnswer(state, outcome.error);
+    else if (outcome.tokenRefused) deps.availability.probeSoon(state);
+  }
+  deps.activity?.emit('delivery', {
+    folder: row.folder,
+    target: name,
+    outcome: outcome.status,
+    detail: outcome.status === 'retry' ? outcome.error : outcome.detail,
+    latencyMs,
+    deliveryMs: now - started,
+  });
+  state.lastFinishedAt = clock.now();
+}

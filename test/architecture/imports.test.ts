@@ -1,0 +1,74 @@
+// No two files of src/ import each other, however long the way round (type imports count: they tie the files as
+// much for a reader), and the shared nouns (src/scan.ts) import nothing, so every part may use them.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/fixtures.js';
+
+const src = join(repoRoot, 'src');
+
+function sources(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(folder, e.name)) : e.name.endsWith('.ts') ? [join(folder, e.name)] : [],
+  );
+}
+
+/** The files of src/ a file imports: `import … from`, `import type`, `export … from` and `import('…')`, relative only. */
+export function importsOf(file: string, text = readFileSync(file, 'utf8')): string[] {
+  const found = new Set<string>();
+  const specifier = /(?:^|[^\w.])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm;
+  for (const m of text.matchAll(specifier)) {
+    const spec = m[1] ?? m[2];
+    found.add(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+  }
+  return [...found];
+}
+
+/** The first import circle found, as the files around it, or undefined. */
+export function findCircle(graph: Map<string, string[]>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string): string[] | undefined => {
+    if (state.get(file) === 'done') return undefined;
+    if (state.get(file) === 'open') return [...path.slice(path.indexOf(file)), file];
+    state.set(file, 'open');
+    path.push(file);
+    for (const next of graph.get(file) ?? []) {
+      const circle = visit(next);
+      if (circle) return circle;
+    }
+    path.pop();
+    state.set(file, 'done');
+    return undefined;
+  };
+  for (const file of graph.keys()) {
+    const circle = visit(file);
+    if (circle) return circle;
+  }
+  return undefined;
+}
+
+describe('the import graph of src/', () => {
+  const files = sources(src);
+  const graph = new Map(files.map((f) => [f, importsOf(f).filter((g) => files.includes(g))]));
+  const named = (list: string[]) => list.map((f) => relative(repoRoot, f)).join(' -> ');
+
+  it('has no circle', () => {
+    const circle = findCircle(graph);
+    expect(circle && named(circle), 'an import circle').toBeUndefined();
+  });
+
+  it('src/scan.ts, the shared nouns, imports nothing of src/', () => {
+    expect(named(graph.get(join(src, 'scan.ts'))!)).toBe('');
+  });
+
+  it('the walk sees type imports, re-exports and a circle through them', () => {
+    const a = join(src, 'a.ts');
+    const b = join(src, 'b.ts');
+    expect(importsOf(a, "import type { X } from './b.js';")).toEqual([b]);
+    expect(importsOf(a, "export { y } from './b.js';")).toEqual([b]);
+    expect(importsOf(a, "import {\n  x,\n  type Y,\n} from './b.js';")).toEqual([b]);
+    expect(importsOf(a, "const m = await import('./b.js');")).toEqual([b]);
+    expect(named(findCircle(new Map([[a, [b]], [b, [a]]]))!)).toBe('src/a.ts -> src/b.ts -> src/a.ts');
+  });
+});
