@@ -22,7 +22,7 @@ export interface QueueOptions extends Partial<QueueFileOptions> {
 
 export class Queue extends QueueFile {
   private readonly clock: Clock;
-  private readonly opts: Required<Omit<QueueOptions, 'checkpointEveryMs'>> & Pick<QueueOptions, 'checkpointEveryMs'>;
+  private readonly opts: Required<Omit<QueueOptions, 'checkpointEveryMs' | 'walRestartBytes' | 'walLimitBytes'>> & Pick<QueueOptions, 'checkpointEveryMs' | 'walRestartBytes' | 'walLimitBytes'>;
   private readonly stmt: Statements;
   private readonly due: DueWork;
   private historyWrites = 0;
