@@ -76,6 +76,38 @@ const migrations: string[] = [
   // the current mappings (a fixed mapping then reaches the right folder) and people see both forms.
   `ALTER TABLE folders ADD COLUMN received TEXT;
    ALTER TABLE history ADD COLUMN received TEXT;`,
+  // 7: history on disk is about a third of what it was. A detail is stored once in history_texts (the line's
+  // folder inside it as a placeholder) and each line names it; the path as received keeps only what differs from
+  // the folder (src/queue/history-texts.ts; migrated lines keep theirs whole, "|<path>"). The table is rebuilt so
+  // every line is rewritten in the new layout, and every text stays as it was.
+  `CREATE TABLE history_texts (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+   INSERT OR IGNORE INTO history_texts (text)
+     SELECT CASE WHEN instr(h.detail, char(1)) > 0 OR instr(h.detail, char(2)) > 0 THEN char(2) || h.detail WHEN h.folder = '' THEN h.detail ELSE replace(h.detail, h.folder, char(1) || 'F') END FROM history h WHERE h.detail IS NOT NULL ORDER BY h.id;
+   CREATE TABLE history_v7 (
+     id            INTEGER PRIMARY KEY,
+     folder        TEXT    NOT NULL,
+     source        TEXT    NOT NULL,
+     event         TEXT    NOT NULL,
+     requests      INTEGER NOT NULL,
+     first_at      INTEGER NOT NULL,
+     finished_at   INTEGER NOT NULL,
+     target        TEXT,
+     outcome       TEXT    NOT NULL,
+     detail_id     INTEGER,
+     attempts      INTEGER NOT NULL DEFAULT 0,
+     delivery_ms   INTEGER,
+     follow_ms     INTEGER,
+     received_edit TEXT
+   );
+   INSERT INTO history_v7 (id, folder, source, event, requests, first_at, finished_at, target, outcome, detail_id,
+                           attempts, delivery_ms, follow_ms, received_edit)
+     SELECT h.id, h.folder, h.source, h.event, h.requests, h.first_at, h.finished_at, h.target, h.outcome,
+            CASE WHEN h.detail IS NULL THEN NULL ELSE (SELECT t.id FROM history_texts t WHERE t.text = CASE WHEN instr(h.detail, char(1)) > 0 OR instr(h.detail, char(2)) > 0 THEN char(2) || h.detail WHEN h.folder = '' THEN h.detail ELSE replace(h.detail, h.folder, char(1) || 'F') END) END,
+            h.attempts, h.delivery_ms, h.follow_ms, CASE WHEN h.received IS NULL THEN NULL ELSE '|' || h.received END
+     FROM history h ORDER BY h.id;
+   DROP TABLE history;
+   ALTER TABLE history_v7 RENAME TO history;
+   CREATE INDEX history_finished ON history (finished_at);`,
 ];
 
 export const schemaVersion = migrations.length;

@@ -4,9 +4,10 @@
 import type { Clock } from '../clock.js';
 import { QueueFile, type QueueFileOptions } from './file.js';
 import { queueSummary, type QueueSummary } from './summary.js';
-import { deliveryOf, dueDeliveryOf, folderOf, followedOf, historyEntryOf, type DeliveryResult, type FolderRow, type HistoryRow } from './rows.js';
+import { deliveryOf, dueDeliveryOf, folderOf, followedOf, historyEntryOf, type DeliveryResult, type FolderRow } from './rows.js';
 import type { Delivery, DeliveryRef, DueDelivery, FinalDeliveryState, Folder, FolderRequest, FollowedDelivery, HistoryEntry } from '../scan.js';
-import { prepareStatements, type Statements } from './statements.js';
+import { PRUNE_TEXTS, prepareStatements, type Statements } from './statements.js';
+import { detailTemplate, receivedEdit } from './history-texts.js';
 import { DueWork } from './due.js';
 import { foldByFolder } from './fold.js';
 
@@ -252,12 +253,19 @@ export class Queue extends QueueFile {
   }
 
   history(limit = 100): HistoryEntry[] {
-    return this.db.prepare<[number], HistoryRow>('SELECT * FROM history ORDER BY id DESC LIMIT ?').all(limit).map(historyEntryOf);
+    return this.stmt.recentHistory.all(limit).map(historyEntryOf);
   }
 
   /** Counts of queued folders by state and of deliveries pending or followed, by target (health, metrics). */
   summary(): QueueSummary {
     return queueSummary(this.db);
+  }
+
+  /** The id of a detail's stored text (src/queue/history-texts.ts), added if it is new. */
+  private textId(detail: string, folder: string): number {
+    const text = detailTemplate(detail, folder);
+    const found = this.stmt.textId.get(text);
+    return found ? found.id : Number(this.stmt.addText.run(text).lastInsertRowid);
   }
 
   private writeHistory(
@@ -273,12 +281,14 @@ export class Queue extends QueueFile {
       finished_at: this.clock.now(),
       target: d.target,
       outcome: d.outcome,
-      detail: d.detail,
+      detail_id: d.detail === null ? null : this.textId(d.detail, row.folder),
       attempts: d.attempts,
       delivery_ms: d.deliveryMs ?? null,
       follow_ms: d.followMs ?? null,
-      received: row.received ?? null,
+      received_edit: row.received == null ? null : receivedEdit(row.received, row.folder),
     });
-    if (this.opts.historyLimit > 0 && ++this.historyWrites % 500 === 0) this.stmt.trimHistory.run(this.opts.historyLimit);
+    if (this.opts.historyLimit > 0 && ++this.historyWrites % 500 === 0 && this.stmt.trimHistory.run(this.opts.historyLimit).changes > 0) {
+      this.db.exec(PRUNE_TEXTS);
+    }
   }
 }
