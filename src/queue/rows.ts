@@ -72,6 +72,7 @@ export interface HistoryRow {
   target: string | null;
   outcome: string;
   detail_text: string | null;
+  detail_args: string | null;
   attempts: number;
   delivery_ms: number | null;
   follow_ms: number | null;
@@ -142,7 +143,7 @@ export function historyEntryOf(r: HistoryRow): HistoryEntry {
     finishedAt: r.finished_at,
     target: opt(r.target),
     outcome: r.outcome,
-    detail: r.detail_text === null ? undefined : detailOf(r.detail_text, r.folder),
+    detail: r.detail_text === null ? undefined : detailOf(r.detail_text, r.detail_args, r.folder),
     attempts: r.attempts,
     deliveryMs: opt(r.delivery_ms),
     followMs: opt(r.follow_ms),

@@ -1,6 +1,7 @@
 // The queue's SQL, prepared once per connection. Dispatch order is (priority, time): each selection seeks one
 // priority's slice of an index in time order, and the callers step through the few distinct priorities.
 import type Database from 'better-sqlite3';
+import { textStatements } from './history-texts.js';
 import type { DeliveryRow, FolderRow, FollowingRow, HistoryRow, PendingRow } from './rows.js';
 
 export function prepareStatements(db: Database.Database) {
@@ -94,16 +95,15 @@ export function prepareStatements(db: Database.Database) {
     deliveriesOf: db.prepare<[number], DeliveryRow>('SELECT * FROM deliveries WHERE folder_id = ?'),
     deleteFolder: db.prepare('DELETE FROM folders WHERE id = ?'),
     history: db.prepare(
-      `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail_id, attempts,
-                            delivery_ms, follow_ms, received_edit)
-       VALUES (@folder, @source, @event, @requests, @first_at, @finished_at, @target, @outcome, @detail_id, @attempts,
-               @delivery_ms, @follow_ms, @received_edit)`,
+      `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail_id, detail_args,
+                            attempts, delivery_ms, follow_ms, received_edit)
+       VALUES (@folder, @source, @event, @requests, @first_at, @finished_at, @target, @outcome, @detail_id, @detail_args,
+               @attempts, @delivery_ms, @follow_ms, @received_edit)`,
     ),
-    textId: db.prepare<[string], { id: number }>('SELECT id FROM history_texts WHERE text = ?'),
-    addText: db.prepare<[string]>('INSERT INTO history_texts (text) VALUES (?)'),
+    texts: textStatements(db),
     recentHistory: db.prepare<[number], HistoryRow>(
       `SELECT h.id, h.folder, h.source, h.event, h.requests, h.first_at, h.finished_at, h.target, h.outcome,
-              t.text AS detail_text, h.attempts, h.delivery_ms, h.follow_ms, h.received_edit
+              t.text AS detail_text, h.detail_args, h.attempts, h.delivery_ms, h.follow_ms, h.received_edit
        FROM history h LEFT JOIN history_texts t ON t.id = h.detail_id ORDER BY h.id DESC LIMIT ?`,
     ),
     trimHistory: db.prepare(

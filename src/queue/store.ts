@@ -7,7 +7,7 @@ import { queueSummary, type QueueSummary } from './summary.js';
 import { deliveryOf, dueDeliveryOf, folderOf, followedOf, historyEntryOf, type DeliveryResult, type FolderRow } from './rows.js';
 import type { Delivery, DeliveryRef, DueDelivery, FinalDeliveryState, Folder, FolderRequest, FollowedDelivery, HistoryEntry } from '../scan.js';
 import { PRUNE_TEXTS, prepareStatements, type Statements } from './statements.js';
-import { detailTemplate, receivedEdit } from './history-texts.js';
+import { storedColumns } from './history-texts.js';
 import { DueWork } from './due.js';
 import { foldByFolder } from './fold.js';
 
@@ -261,13 +261,6 @@ export class Queue extends QueueFile {
     return queueSummary(this.db);
   }
 
-  /** The id of a detail's stored text (src/queue/history-texts.ts), added if it is new. */
-  private textId(detail: string, folder: string): number {
-    const text = detailTemplate(detail, folder);
-    const found = this.stmt.textId.get(text);
-    return found ? found.id : Number(this.stmt.addText.run(text).lastInsertRowid);
-  }
-
   private writeHistory(
     row: FolderRow,
     d: { target: string | null; outcome: string; detail: string | null; attempts: number; deliveryMs?: number | null; followMs?: number | null },
@@ -281,11 +274,10 @@ export class Queue extends QueueFile {
       finished_at: this.clock.now(),
       target: d.target,
       outcome: d.outcome,
-      detail_id: d.detail === null ? null : this.textId(d.detail, row.folder),
       attempts: d.attempts,
       delivery_ms: d.deliveryMs ?? null,
       follow_ms: d.followMs ?? null,
-      received_edit: row.received == null ? null : receivedEdit(row.received, row.folder),
+      ...storedColumns(this.stmt.texts, row.folder, d.detail, row.received ?? null),
     });
     if (this.opts.historyLimit > 0 && ++this.historyWrites % 500 === 0 && this.stmt.trimHistory.run(this.opts.historyLimit).changes > 0) {
       this.db.exec(PRUNE_TEXTS);
