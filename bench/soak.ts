@@ -367,7 +367,7 @@ function report(r: RateResult): void {
   log(`  RSS over time (MB, every ${rssEvery} s): ${r.rss.filter((_, i) => i % rssEvery === 0).map((v) => v.toFixed(0)).join(', ')}; peak ${r.rssPeakMb.toFixed(0)} MB, median ${median(r.rss).toFixed(0)} MB`);
   log(`  WAL: max ${r.walMaxMb.toFixed(1)} MB, median ${r.walMedianMb.toFixed(1)} MB, shrank ${r.walResets} times`);
   log(`  refreshes ${r.refreshes} over ${r.foldersRefreshed} folders (${(r.refreshes / Math.max(1, r.foldersRefreshed)).toFixed(2)} per folder; ${r.requestsPerFolder.toFixed(1)} requests per folder)`);
-  if (r.historyLines > 0) log(`  history: ${r.historyLines} lines, ${r.bytesPerLine.toFixed(0)} bytes a line (dbstat, ${mb(r.historyBytes).toFixed(2)} MB; per line: ${r.byObject}); queue file ${r.fileMb.toFixed(1)} MB`);
+  if (r.historyLines >= 1_000) log(`  history: ${r.historyLines} lines, ${r.bytesPerLine.toFixed(0)} bytes a line (dbstat, ${mb(r.historyBytes).toFixed(2)} MB; per line: ${r.byObject}); queue file ${r.fileMb.toFixed(1)} MB`);
   log(`  lost ${r.lost}, duplicates ${r.duplicates}`);
 }
 
