@@ -19,6 +19,7 @@ const benches: { id: string; name: string; load: () => Promise<{ run: () => Prom
   { id: '7', name: 'follow', load: () => import('./follow.js') },
   { id: '8', name: 'failing-server', load: () => import('./failing-server.js') },
   { id: '9', name: 'fold', load: () => import('./fold.js') },
+  { id: '10', name: 'soak', load: () => import('./soak.js') },
 ];
 
 const args = process.argv.slice(2);
@@ -109,6 +110,16 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    whose library holds the folders): the longest the event loop is held while it is received, folded and
    committed (perf_hooks' event-loop delay), median of 7; baseline: JSON.parse of the same body. And one path
    more than the limit, which must be a 413 before anything is folded.
+10. **Soak** — Sonarr webhooks at a steady 100/s, then 300/s, then as fast as 48 clients get answers, each for
+   \`BENCH_SOAK_SECONDS\` (300) on a fresh server (the bundle), over 3,000 season folders with
+   \`SERVER_SCAN_DELAY\` 5, against a fake Plex that scans one folder at a time, 24 ms each (about 42 a second,
+   slower than the load). Printed over time: Plex's own backlog (scans queued at Plex; nothing caps it yet), the
+   relay's queue, the WAL file's size (sampled every 100 ms) and the server's RSS; at the end, refreshes per
+   folder, the largest WAL, requests lost (answered 2xx, no refresh of the folder after) and refreshes sent twice
+   (a refresh with no request answered since the one before, or in the 2 s before it). Then 20,000 folders
+   (\`BENCH_SOAK_HISTORY\`) are pushed through a fast Plex into history, one in 50 outside every library, and the
+   queue file's bytes per history line are measured with \`dbstat\` (the history table, its index and its texts).
+   \`BENCH_SOAK_RATES=100,300,max\` picks the rates.
 
 Every benchmark runs the defaults a user gets (file checks on, scans followed and confirmed), with the two path
 mappings a user writes; the files the requests name exist on the benchmark's disk and in the fake Plex.

@@ -5,8 +5,11 @@ import type Database from 'better-sqlite3';
 export interface Component {
   /** The key in schema_versions. */
   name: string;
-  /** Step i migrates from version i to i + 1. Append only; never edit a released step. */
-  steps: readonly string[];
+  /**
+   * Step i migrates from version i to i + 1: SQL, or a function for a step SQL alone cannot say (it runs in the
+   * step's transaction like the SQL). Append only; never edit a released step.
+   */
+  steps: readonly (string | ((db: Database.Database) => void))[];
   /** The refusal for a file written by a newer scanrelay: says what to do. */
   tooNew(found: number, known: number): string;
   /**
@@ -52,7 +55,9 @@ export function migrate(db: Database.Database, c: Component): void {
     db.transaction(() => {
       // Another process opening the same file may have taken this step meanwhile.
       if ((recordedVersion(db, c.name) ?? 0) > v) return;
-      db.exec(c.steps[v]);
+      const step = c.steps[v];
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
       record.run(v + 1, c.name);
       c.mirror?.(db, v + 1);
     }).immediate();

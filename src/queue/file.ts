@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createPrivate } from '../private-files.js';
 import Database from '../sqlite.js';
-import { Checkpointer } from './checkpointer.js';
+import { Checkpointer, type CheckpointerStats } from './checkpointer.js';
 import { GroupCommit } from './group-commit.js';
 import { migrate } from './schema.js';
 
@@ -23,7 +23,14 @@ export interface QueueFileOptions {
    * short-lived uses).
    */
   checkpointEveryMs?: number;
+  /** The WAL file is rewound once past this many bytes (the checkpointer's RESTART size; default 16 MiB). */
+  walRestartBytes?: number;
+  /** After a rewind the WAL file is cut back to this (journal_size_limit; default 4 MiB). */
+  walLimitBytes?: number;
 }
+
+/** What journal_size_limit leaves of the WAL file after it is rewound. */
+export const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
 
 export class QueueFile {
   readonly db: Database.Database;
@@ -46,10 +53,12 @@ export class QueueFile {
     this.db.pragma('cache_size = -2000');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma(`busy_timeout = ${Math.max(0, Math.round(opts.busyTimeoutMs))}`);
+    // The main connection is the writer that rewinds the WAL; when it does, the file is cut back to this.
+    this.db.pragma(`journal_size_limit = ${Math.round(opts.walLimitBytes ?? WAL_LIMIT_BYTES)}`);
     migrate(this.db);
     if (opts.checkpointEveryMs !== undefined && file !== ':memory:') {
       this.db.pragma('wal_autocheckpoint = 0');
-      this.checkpointer = new Checkpointer(file, opts.checkpointEveryMs, () => this.checkpoint());
+      this.checkpointer = new Checkpointer(file, opts.checkpointEveryMs, () => this.checkpoint(), { restartAtBytes: opts.walRestartBytes });
     }
     this.group = new GroupCommit(this.db);
   }
@@ -68,6 +77,11 @@ export class QueueFile {
    */
   truncateWal(fallback: () => void): void {
     if (!this.checkpointer?.truncate()) fallback();
+  }
+
+  /** What the checkpointer's worker did so far (undefined when none runs). */
+  checkpointStats(): Promise<CheckpointerStats | undefined> {
+    return this.checkpointer?.stats() ?? Promise.resolve(undefined);
   }
 
   /** Moves committed WAL pages into the database file without waiting for readers (PASSIVE). */

@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { PRUNE_TEXTS } from './statements.js';
 
 export interface RetentionSettings {
   /** HISTORY_DAYS: history lines older than this many days go. */
@@ -23,6 +24,9 @@ export interface RetentionSettings {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Unused history texts are pruned once this many lines were deleted, or hourly. */
+const TEXTS_AFTER_LINES = 10_000;
+const TEXTS_EVERY_MS = 60 * 60 * 1000;
 
 export class Retention {
   private readonly settings: Required<RetentionSettings>;
@@ -30,6 +34,9 @@ export class Retention {
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
   private stopped = false;
+  /** History lines deleted since the unused history texts were last pruned, and when that was (real time). */
+  private deletedSinceTexts = 0;
+  private textsPrunedAt = Date.now();
 
   constructor(
     private readonly db: Database.Database,
@@ -45,6 +52,7 @@ export class Retention {
       expired: db.prepare('DELETE FROM history WHERE id IN (SELECT id FROM history WHERE finished_at < ? LIMIT ?)'),
       oldest: db.prepare('DELETE FROM history WHERE id IN (SELECT id FROM history ORDER BY id LIMIT ?)'),
       count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM history'),
+      texts: db.prepare(PRUNE_TEXTS),
     };
   }
 
@@ -85,11 +93,21 @@ export class Retention {
         if (!this.db.open) return total;
       }
       if (total > 0) this.logger?.debug({ deleted: total }, `Deleted ${total} history line(s) older than HISTORY_DAYS or beyond HISTORY_MAX_ROWS.`);
+      this.deletedSinceTexts += total;
+      // One pass over history (tens of ms at 200,000 lines): after 10,000 lines went, or hourly if any did.
+      if (this.deletedSinceTexts >= TEXTS_AFTER_LINES || (this.deletedSinceTexts > 0 && Date.now() - this.textsPrunedAt >= TEXTS_EVERY_MS)) this.pruneTexts();
       this.settings.truncate(() => this.truncateWal());
     } catch (err) {
       this.logger?.warn({ err: String(err) }, `Could not prune the history (${(err as Error).message}); trying again in ${Math.round(this.settings.everyMs / 1000)} s.`);
     }
     return total;
+  }
+
+  /** Deletes the history texts no line names any more; returns how many went. */
+  pruneTexts(): number {
+    this.deletedSinceTexts = 0;
+    this.textsPrunedAt = Date.now();
+    return this.stmt.texts.run().changes;
   }
 
   /**

@@ -1,5 +1,6 @@
 // The queue's rows as SQLite stores them (snake_case, 0/1 flags, JSON text), and their mapping to the shared
 // nouns of src/scan.ts at the queue's edge: nothing outside src/queue sees a row.
+import { detailOf, receivedOf } from './history-texts.js';
 import type { Delivery, DeliveryState, DueDelivery, ExternalIds, FinalDeliveryState, Folder, FollowedDelivery, HistoryEntry } from '../scan.js';
 
 export interface FolderRow {
@@ -59,6 +60,7 @@ export interface FollowingRow {
   rescans: number;
 }
 
+/** A history line as read: the detail's stored text joined in (src/queue/history-texts.ts undoes both encodings). */
 export interface HistoryRow {
   id: number;
   folder: string;
@@ -69,11 +71,12 @@ export interface HistoryRow {
   finished_at: number;
   target: string | null;
   outcome: string;
-  detail: string | null;
+  detail_text: string | null;
+  detail_args: string | null;
   attempts: number;
   delivery_ms: number | null;
   follow_ms: number | null;
-  received: string | null;
+  received_edit: string | null;
 }
 
 export type DeliveryResult =
@@ -140,11 +143,11 @@ export function historyEntryOf(r: HistoryRow): HistoryEntry {
     finishedAt: r.finished_at,
     target: opt(r.target),
     outcome: r.outcome,
-    detail: opt(r.detail),
+    detail: r.detail_text === null ? undefined : detailOf(r.detail_text, r.detail_args, r.folder),
     attempts: r.attempts,
     deliveryMs: opt(r.delivery_ms),
     followMs: opt(r.follow_ms),
-    received: opt(r.received),
+    received: r.received_edit === null ? undefined : receivedOf(r.received_edit, r.folder),
   };
 }
 

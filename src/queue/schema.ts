@@ -1,9 +1,28 @@
 // The queue's tables (folders, deliveries, history) and the steps that built them, run by src/migrations.ts.
 import type Database from 'better-sqlite3';
 import { migrate as migrateComponent, type Component } from '../migrations.js';
+import { storedColumns, textStatements } from './history-texts.js';
+
+/** A history line as schema 6 stored it. */
+interface V6Line {
+  id: number;
+  folder: string;
+  source: string;
+  event: string;
+  requests: number;
+  first_at: number;
+  finished_at: number;
+  target: string | null;
+  outcome: string;
+  detail: string | null;
+  attempts: number;
+  delivery_ms: number | null;
+  follow_ms: number | null;
+  received: string | null;
+}
 
 /** Each entry migrates from version i to i+1. Append only; never edit a released step. */
-const migrations: string[] = [
+const migrations: Component['steps'] = [
   `CREATE TABLE folders (
      id          INTEGER PRIMARY KEY,
      folder      TEXT    NOT NULL UNIQUE,
@@ -76,6 +95,48 @@ const migrations: string[] = [
   // the current mappings (a fixed mapping then reaches the right folder) and people see both forms.
   `ALTER TABLE folders ADD COLUMN received TEXT;
    ALTER TABLE history ADD COLUMN received TEXT;`,
+  // 7: history on disk is about a third of what it was. A detail is stored once as a template in history_texts
+  // (the line's folder and its digit runs as placeholders, found by a 48-bit key of the text) and each line names
+  // it with its own digits; the path as received keeps only what differs from the folder
+  // (src/queue/history-texts.ts). Every line is rewritten into the rebuilt table, every text kept as it was.
+  (db) => {
+    db.exec(`CREATE TABLE history_texts (id INTEGER PRIMARY KEY, key INTEGER NOT NULL, text TEXT NOT NULL);
+      CREATE INDEX history_texts_key ON history_texts (key);
+      CREATE TABLE history_v7 (
+        id            INTEGER PRIMARY KEY,
+        folder        TEXT    NOT NULL,
+        source        TEXT    NOT NULL,
+        event         TEXT    NOT NULL,
+        requests      INTEGER NOT NULL,
+        first_at      INTEGER NOT NULL,
+        finished_at   INTEGER NOT NULL,
+        target        TEXT,
+        outcome       TEXT    NOT NULL,
+        detail_id     INTEGER,
+        detail_args   TEXT,
+        attempts      INTEGER NOT NULL DEFAULT 0,
+        delivery_ms   INTEGER,
+        follow_ms     INTEGER,
+        received_edit TEXT
+      );`);
+    const texts = textStatements(db);
+    const read = db.prepare<[number], V6Line>('SELECT * FROM history WHERE id > ? ORDER BY id LIMIT 2000');
+    const write = db.prepare(
+      `INSERT INTO history_v7 (id, folder, source, event, requests, first_at, finished_at, target, outcome, detail_id,
+                               detail_args, attempts, delivery_ms, follow_ms, received_edit)
+       VALUES (@id, @folder, @source, @event, @requests, @first_at, @finished_at, @target, @outcome, @detail_id,
+               @detail_args, @attempts, @delivery_ms, @follow_ms, @received_edit)`,
+    );
+    for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+      const lines = read.all(after);
+      if (lines.length === 0) break;
+      for (const { detail, received, ...line } of lines) write.run({ ...line, ...storedColumns(texts, line.folder, detail, received) });
+      after = lines[lines.length - 1].id;
+    }
+    db.exec(`DROP TABLE history;
+      ALTER TABLE history_v7 RENAME TO history;
+      CREATE INDEX history_finished ON history (finished_at);`);
+  },
 ];
 
 export const schemaVersion = migrations.length;

@@ -1,7 +1,8 @@
 // The queue's SQL, prepared once per connection. Dispatch order is (priority, time): each selection seeks one
 // priority's slice of an index in time order, and the callers step through the few distinct priorities.
 import type Database from 'better-sqlite3';
-import type { DeliveryRow, FolderRow, FollowingRow, PendingRow } from './rows.js';
+import { textStatements } from './history-texts.js';
+import type { DeliveryRow, FolderRow, FollowingRow, HistoryRow, PendingRow } from './rows.js';
 
 export function prepareStatements(db: Database.Database) {
   return {
@@ -94,10 +95,16 @@ export function prepareStatements(db: Database.Database) {
     deliveriesOf: db.prepare<[number], DeliveryRow>('SELECT * FROM deliveries WHERE folder_id = ?'),
     deleteFolder: db.prepare('DELETE FROM folders WHERE id = ?'),
     history: db.prepare(
-      `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail, attempts,
-                            delivery_ms, follow_ms, received)
-       VALUES (@folder, @source, @event, @requests, @first_at, @finished_at, @target, @outcome, @detail, @attempts,
-               @delivery_ms, @follow_ms, @received)`,
+      `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail_id, detail_args,
+                            attempts, delivery_ms, follow_ms, received_edit)
+       VALUES (@folder, @source, @event, @requests, @first_at, @finished_at, @target, @outcome, @detail_id, @detail_args,
+               @attempts, @delivery_ms, @follow_ms, @received_edit)`,
+    ),
+    texts: textStatements(db),
+    recentHistory: db.prepare<[number], HistoryRow>(
+      `SELECT h.id, h.folder, h.source, h.event, h.requests, h.first_at, h.finished_at, h.target, h.outcome,
+              t.text AS detail_text, h.detail_args, h.attempts, h.delivery_ms, h.follow_ms, h.received_edit
+       FROM history h LEFT JOIN history_texts t ON t.id = h.detail_id ORDER BY h.id DESC LIMIT ?`,
     ),
     trimHistory: db.prepare(
       'DELETE FROM history WHERE id <= (SELECT id FROM history ORDER BY id DESC LIMIT 1 OFFSET ?)',
@@ -109,3 +116,9 @@ export function prepareStatements(db: Database.Database) {
 }
 
 export type Statements = ReturnType<typeof prepareStatements>;
+
+/**
+ * Deletes the history texts no line names any more (after lines were deleted). One pass over history: run it
+ * after many lines went, not after each.
+ */
+export const PRUNE_TEXTS = 'DELETE FROM history_texts WHERE id NOT IN (SELECT detail_id FROM history WHERE detail_id IS NOT NULL)';

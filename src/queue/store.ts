@@ -4,9 +4,10 @@
 import type { Clock } from '../clock.js';
 import { QueueFile, type QueueFileOptions } from './file.js';
 import { queueSummary, type QueueSummary } from './summary.js';
-import { deliveryOf, dueDeliveryOf, folderOf, followedOf, historyEntryOf, type DeliveryResult, type FolderRow, type HistoryRow } from './rows.js';
+import { deliveryOf, dueDeliveryOf, folderOf, followedOf, historyEntryOf, type DeliveryResult, type FolderRow } from './rows.js';
 import type { Delivery, DeliveryRef, DueDelivery, FinalDeliveryState, Folder, FolderRequest, FollowedDelivery, HistoryEntry } from '../scan.js';
-import { prepareStatements, type Statements } from './statements.js';
+import { PRUNE_TEXTS, prepareStatements, type Statements } from './statements.js';
+import { storedColumns } from './history-texts.js';
 import { DueWork } from './due.js';
 import { foldByFolder } from './fold.js';
 
@@ -22,7 +23,7 @@ export interface QueueOptions extends Partial<QueueFileOptions> {
 
 export class Queue extends QueueFile {
   private readonly clock: Clock;
-  private readonly opts: Required<Omit<QueueOptions, 'checkpointEveryMs'>> & Pick<QueueOptions, 'checkpointEveryMs'>;
+  private readonly opts: Required<Omit<QueueOptions, 'checkpointEveryMs' | 'walRestartBytes' | 'walLimitBytes'>> & Pick<QueueOptions, 'checkpointEveryMs' | 'walRestartBytes' | 'walLimitBytes'>;
   private readonly stmt: Statements;
   private readonly due: DueWork;
   private historyWrites = 0;
@@ -261,7 +262,7 @@ export class Queue extends QueueFile {
   }
 
   history(limit = 100): HistoryEntry[] {
-    return this.db.prepare<[number], HistoryRow>('SELECT * FROM history ORDER BY id DESC LIMIT ?').all(limit).map(historyEntryOf);
+    return this.stmt.recentHistory.all(limit).map(historyEntryOf);
   }
 
   /** Counts of queued folders by state and of deliveries pending or followed, by target (health, metrics). */
@@ -282,12 +283,13 @@ export class Queue extends QueueFile {
       finished_at: this.clock.now(),
       target: d.target,
       outcome: d.outcome,
-      detail: d.detail,
       attempts: d.attempts,
       delivery_ms: d.deliveryMs ?? null,
       follow_ms: d.followMs ?? null,
-      received: row.received ?? null,
+      ...storedColumns(this.stmt.texts, row.folder, d.detail, row.received ?? null),
     });
-    if (this.opts.historyLimit > 0 && ++this.historyWrites % 500 === 0) this.stmt.trimHistory.run(this.opts.historyLimit);
+    if (this.opts.historyLimit > 0 && ++this.historyWrites % 500 === 0 && this.stmt.trimHistory.run(this.opts.historyLimit).changes > 0) {
+      this.db.exec(PRUNE_TEXTS);
+    }
   }
 }

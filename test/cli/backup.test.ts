@@ -105,6 +105,26 @@ describe('scanrelay restore', () => {
     expect(back.list().map((r) => r.folder)).toEqual([folder(1).folder, folder(2).folder]);
   }, 30_000);
 
+  it('keeps every history text through backup and restore (details stored once, paths as received)', async () => {
+    const { dir, queuefile, q, cli } = setup();
+    const lines = Array.from({ length: 30 }, (_, i) => ({
+      folder: `/data/tv/Show ${i}/Season 01`,
+      received: `/tv/Show ${i}/Season 01`,
+      source: 'sonarr',
+      event: 'Download',
+      detail: i % 3 ? `Unable to map '/data/tv/Show ${i}/Season 01' to a Section ID.\nCheck SERVER_PATH_MAPPINGS.` : 'In the library after 2 s.',
+    }));
+    for (const l of lines) q.recordUnmatched(l);
+    const before = q.history(100);
+    expect(await cli(['backup', join(dir, 'b.db')]).exited).toBe(0);
+    q.close();
+    expect(await cli(['restore', join(dir, 'b.db')]).exited).toBe(0);
+    const back = new Queue(queuefile, new ManualClock(), { delayMs: 0 });
+    open.push(back);
+    expect(back.history(100)).toEqual(before);
+    expect(back.history(100).map((h) => [h.folder, h.received, h.detail])).toEqual(lines.map((l) => [l.folder, l.received, l.detail]).reverse());
+  }, 30_000);
+
   it('refuses a file that is not a scanrelay backup, with the reason', async () => {
     const { dir, q, cli } = setup();
     q.close();

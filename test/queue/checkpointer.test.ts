@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { Checkpointer } from '../../src/queue/checkpointer.js';
 import { Queue } from '../../src/queue/store.js';
+import Database from '../../src/sqlite.js';
 import { until } from '../support/until.js';
 
 const open: { close: () => void }[] = [];
@@ -71,6 +72,45 @@ describe('checkpoints in a worker thread', () => {
     const again = new Queue(file, new ManualClock(), { delayMs: 0 });
     open.push(again);
     expect(again.count()).toBe(10_000 + written);
+  });
+
+  it('keeps the WAL under a small limit while commits never pause and a second connection keeps reading', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'scanrelay-ckpt-')), 'queue.db');
+    const restartAt = 2 * 1024 * 1024;
+    const q = new Queue(file, new ManualClock(), { delayMs: 0, checkpointEveryMs: 1_000, walRestartBytes: restartAt, walLimitBytes: 1024 * 1024 });
+    open.push(q);
+    // A reader on its own connection, as `scanrelay backup` or a dashboard read would be: short read transactions.
+    const reader = new Database(file, { readonly: true });
+    open.push({ close: () => reader.close() });
+    const count = reader.prepare('SELECT COUNT(*) AS n, MAX(id) AS m FROM folders');
+    let written = 0;
+    // A commit every millisecond or so (as the intake's group commit makes under load), each rewriting pages all
+    // over the folders table and its indexes: the checkpointer never gets a quiet moment to rewind the WAL.
+    const write = async () => {
+      q.enqueueMany(Array.from({ length: 20 }, (_, j) => folder((written + j) % 5_000)));
+      written += 20;
+      count.get();
+      await new Promise((r) => setTimeout(r, 1));
+    };
+    // Until the worker has started (a thread on a loaded machine may take a while) and rewound the WAL once.
+    for (let turn = 0; ; turn++) {
+      await write();
+      if (turn % 50 === 0 && ((await q.checkpointStats())?.finished ?? 0) > 0) break;
+    }
+    let largest = 0;
+    const until = Date.now() + 2_000;
+    while (Date.now() < until) {
+      await write();
+      largest = Math.max(largest, statSync(`${file}-wal`).size);
+    }
+    const stats = await q.checkpointStats();
+    expect(stats!.finished).toBeGreaterThan(1);
+    // Only PASSIVE checkpoints (before): the WAL grew past 20 MB in these 2 s.
+    expect(largest).toBeLessThan(4 * restartAt);
+    q.close();
+    const again = new Queue(file, new ManualClock(), { delayMs: 0 });
+    open.push(again);
+    expect(again.count()).toBe(Math.min(written, 5_000));
   });
 
   it('checkpoints on the main thread when the worker cannot open the queue file', async () => {

@@ -84,10 +84,10 @@ describe('one migrator keyed by component', () => {
 
       expect(q.db.prepare('SELECT component, version FROM schema_versions ORDER BY component').all()).toEqual([
         { component: 'drive', version: 1 },
-        { component: 'queue', version: 6 },
+        { component: 'queue', version: queueComponent.steps.length },
       ]);
       // The queue's version stays in PRAGMA user_version too; the Drive's own table is gone (one record).
-      expect(q.db.pragma('user_version', { simple: true })).toBe(6);
+      expect(q.db.pragma('user_version', { simple: true })).toBe(queueComponent.steps.length);
       expect(tables(q.db)).not.toContain('drive_schema');
     } finally {
       q.close();
@@ -97,7 +97,7 @@ describe('one migrator keyed by component', () => {
     try {
       new DriveCache(again.db, { clock: new ManualClock(2000), logger: silentLogger });
       expect(again.list()).toHaveLength(2);
-      expect(recordedVersion(again.db, 'queue')).toBe(6);
+      expect(recordedVersion(again.db, 'queue')).toBe(queueComponent.steps.length);
       expect(recordedVersion(again.db, 'drive')).toBe(1);
     } finally {
       again.close();
@@ -112,7 +112,7 @@ describe('one migrator keyed by component', () => {
       expect(recordedVersion(db, 'queue')).toBe(queueComponent.steps.length);
       expect(recordedVersion(db, 'drive')).toBe(driveComponent.steps.length);
       expect(db.pragma('user_version', { simple: true })).toBe(queueComponent.steps.length);
-      expect(tables(db)).toEqual(['deliveries', 'drive_cursors', 'drive_items', 'folders', 'history', 'schema_versions']);
+      expect(tables(db)).toEqual(['deliveries', 'drive_cursors', 'drive_items', 'folders', 'history', 'history_texts', 'schema_versions']);
     } finally {
       db.close();
     }
@@ -121,7 +121,7 @@ describe('one migrator keyed by component', () => {
   it('refuses a queue file from a newer release (old-style user_version) with the message it always gave, and leaves it as it was', () => {
     writeFile(`${PREVIOUS_LAYOUT} PRAGMA user_version = 99;`);
     expect(() => new Queue(file, new ManualClock(), { delayMs: 0 })).toThrow(
-      'the queue file was written by a newer scanrelay (schema 99, this one knows 6): upgrade scanrelay or point --queuefile elsewhere',
+      `the queue file was written by a newer scanrelay (schema 99, this one knows ${queueComponent.steps.length}): upgrade scanrelay or point --queuefile elsewhere`,
     );
     const db = new Database(file);
     try {
@@ -136,9 +136,9 @@ describe('one migrator keyed by component', () => {
     writeFile(PREVIOUS_LAYOUT);
     new Queue(file, new ManualClock(), { delayMs: 0 }).close();
     const db = new Database(file);
-    db.exec("UPDATE schema_versions SET version = 8 WHERE component = 'queue'");
+    db.exec("UPDATE schema_versions SET version = 99 WHERE component = 'queue'");
     db.close();
-    expect(() => new Queue(file, new ManualClock(), { delayMs: 0 })).toThrow(/newer scanrelay \(schema 8, this one knows 6\)/);
+    expect(() => new Queue(file, new ManualClock(), { delayMs: 0 })).toThrow(`newer scanrelay (schema 99, this one knows ${queueComponent.steps.length})`);
   });
 
   it('refuses Drive tables from a newer release (old-style drive_schema) without touching them', () => {

@@ -23,7 +23,7 @@ function queue(clock = new ManualClock()) {
 /** `n` finished scans, `step` ms apart, ending at `end`. */
 function history(q: Queue, n: number, end: number, step = 1000): void {
   const insert = q.db.prepare(
-    `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail, attempts)
+    `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail_id, attempts)
      VALUES (?, 'sonarr', 'Download', 1, ?, ?, 'plex', 'scanned', NULL, 1)`,
   );
   q.db.transaction(() => {

@@ -24,7 +24,7 @@ function queue() {
 
 function finished(q: Queue, folder: string, firstAt: number, finishedAt: number, targets: [string, string][], requests = 1, stages: { deliveryMs?: number; followMs?: number } = {}): void {
   const insert = q.db.prepare(
-    `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail, attempts, delivery_ms, follow_ms)
+    `INSERT INTO history (folder, source, event, requests, first_at, finished_at, target, outcome, detail_id, attempts, delivery_ms, follow_ms)
      VALUES (?, 'sonarr', 'Download', ?, ?, ?, ?, ?, NULL, 1, ?, ?)`,
   );
   for (const [target, outcome] of targets) insert.run(folder, requests, firstAt, finishedAt, target, outcome, stages.deliveryMs ?? null, stages.followMs ?? null);
