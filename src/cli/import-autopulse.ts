@@ -1,33 +1,27 @@
 // `scanrelay import-autopulse config.toml`: writes a scanrelay config.json from an autopulse config, with a report.
-import { Command } from 'commander';
-import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
 import { extname } from 'node:path';
 import { ConfigError } from '../config/error.js';
 import { convertAutopulse } from '../config/from-autopulse.js';
 import { parseJson } from '../config/json-file.js';
 import { parseToml, TomlError } from '../config/toml.js';
 import { parseYaml, YamlError } from '../config/yaml.js';
-import { emitConversion, importFailed, type ImportOptions } from './import-output.js';
+import { importCommand, importFailed } from './import-output.js';
 
 const NAME = 'import-autopulse';
 
 export function importAutopulseCommand(): Command {
-  return new Command(NAME)
-    .description("turn an autopulse config (config.toml, .yaml, .yml or .json) into a scanrelay config.json, and say what could not be carried over")
-    .argument('<config>', "autopulse's config file; its format is taken from the extension, as autopulse does")
-    .option('-o, --output <file>', 'where to write the config.json (default: print it)')
-    .option('--force', 'overwrite --output if it exists')
-    .action((file: string, opts: ImportOptions) => {
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch (err) {
-        return importFailed(NAME, `cannot read '${file}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      }
+  return importCommand({
+    name: NAME,
+    description: 'turn an autopulse config (config.toml, .yaml, .yml or .json) into a scanrelay config.json, and say what could not be carried over',
+    argument: ['<config>', "autopulse's config file; its format is taken from the extension, as autopulse does"],
+    parse: (file, text) => {
       const parsed = readAutopulse(file, text);
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return importFailed(NAME, `'${file}' holds no settings (expected a table/mapping of app, auth, triggers, targets …)`);
-      emitConversion(NAME, file, convertAutopulse(parsed), opts);
-    });
+      return parsed;
+    },
+    convert: convertAutopulse,
+  });
 }
 
 /** Parses by extension, as autopulse's Settings::get_settings does; a syntax error is one line naming the line. */

@@ -1,6 +1,8 @@
-// What the import-* commands share once a foreign config is converted: check that it loads, then print it or
-// write it (0600, never over a file without --force), with the report of what was not carried over.
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+// What the import-* commands share: the command itself (read the file, parse, convert), then check that the result
+// loads, and print it or write it (0600, never over a file without --force), with the report of what was not
+// carried over.
+import { Command } from 'commander';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Conversion } from '../config/from-autoscan.js';
 import { configSchema } from '../config/schema.js';
 
@@ -33,4 +35,31 @@ export function emitConversion(command: string, source: string, { config, report
 export function importFailed(command: string, message: string): never {
   process.stderr.write(`${command}: ${message}\n`);
   process.exit(1);
+}
+
+export interface ImportCommand {
+  name: string;
+  description: string;
+  /** The argument's name and what it is, for --help. */
+  argument: [string, string];
+  /** The file's text as the foreign tool reads it (importFailed on a syntax error). */
+  parse: (file: string, text: string) => unknown;
+  convert: (parsed: unknown) => Conversion;
+}
+
+export function importCommand(c: ImportCommand): Command {
+  return new Command(c.name)
+    .description(c.description)
+    .argument(...c.argument)
+    .option('-o, --output <file>', 'where to write the config.json (default: print it)')
+    .option('--force', 'overwrite --output if it exists')
+    .action((file: string, opts: ImportOptions) => {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (err) {
+        return importFailed(c.name, `cannot read '${file}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+      emitConversion(c.name, file, c.convert(c.parse(file, text)), opts);
+    });
 }
