@@ -18,7 +18,7 @@ export function explanationText(e: Explanation): string {
     out.push(`5. Targets`);
     if (e.targets.length === 0) out.push('   none configured');
     for (const t of e.targets) {
-      out.push(`   ${t.name} (${t.kind}): ${t.path}${t.rewrite ? ` (rewritten '${t.rewrite.from}' -> '${t.rewrite.to}')` : ''}`);
+      out.push(`   ${t.name} (${t.kind}): ${t.path}${t.rewrite ? ` (rewritten ${t.rewrite.rule !== undefined ? `by rule '${t.rewrite.rule}' ` : ''}'${t.rewrite.from}' -> '${t.rewrite.to}')` : ''}`);
       if (t.excluded) out.push(`     ${t.excluded}`);
       if (t.error) out.push(`     ${t.error}`);
       if (t.matches?.length) for (const l of t.matches) out.push(`     in library ${l.title}: ${l.locations.join(', ')}`);

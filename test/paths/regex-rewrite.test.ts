@@ -6,6 +6,7 @@ import { pathMappings } from '../../src/config/values.js';
 import { mapPath } from '../../src/paths/mapping.js';
 import { rewritePath } from '../../src/targets/rewrite.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
+import { explanationText } from '../../src/doctor/text.js';
 
 const rules = (value: unknown) => pathMappings().parse(value);
 
@@ -61,5 +62,17 @@ describe('regex rules through the real server', () => {
     expect(t.service.queue.list().map((r) => r.folder)).toEqual(['/data/media/tv/Show/Season 1']);
     const doctor = await t.service.app.inject({ url: `/api/${SECRET}/explain?path=${encodeURIComponent('/mnt/disk7/movies/M (1999)/m.mkv')}` });
     expect(doctor.json().mapping).toMatchObject({ result: '/data/media/movies/M (1999)/m.mkv', match: { rule: 'disk to media' } });
+  });
+
+  it("the path doctor names the rule that rewrote a folder for a target (TARGETS[].PATH_MAPPINGS)", async () => {
+    const targets = configSchema.parse({
+      SERVER_PASS: 'x'.repeat(32),
+      TARGETS: [{ NAME: 'nas', TYPE: 'command', COMMAND: ['true'], PATH_MAPPINGS: { 'media to srv': { FROM: '^/data/media/(tv|movies)/', TO: '/srv/$1/' } } }],
+    }).TARGETS;
+    t = await testService({ config: { TARGETS: targets } });
+    const doctor = await t.service.app.inject({ url: `/api/${SECRET}/explain?path=${encodeURIComponent('/data/media/tv/Show/Season 1/e.mkv')}` });
+    const nas = (doctor.json().targets as { name: string; path: string; rewrite: { rule?: string } | null }[]).find((x) => x.name === 'nas');
+    expect(nas).toMatchObject({ path: '/srv/tv/Show/Season 1', rewrite: { rule: 'media to srv' } });
+    expect(explanationText(doctor.json())).toContain("rewritten by rule 'media to srv'");
   });
 });
