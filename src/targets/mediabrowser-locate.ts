@@ -1,6 +1,6 @@
 // Finds the deepest folder item a Jellyfin or Emby server already has for a folder: the item whose refresh
 // covers the folder without walking the whole library. /Items has no path filter, so we walk down from the
-// library's own item one level per path segment (GET /Items?ParentId=…&IsFolder=true&Fields=Path, paged), and
+// library's own item one level per path segment (GET /Items?ParentId=…&Filters=IsFolder&Fields=Path, paged), and
 // keep each level we read: series and season folders rarely change, so a later folder of a known series costs
 // no request, and a miss re-reads only the level that missed. Paging through a whole library for one folder
 // (what autopulse does) took about 72 s on a large one.
@@ -147,6 +147,7 @@ function find(level: Level, path: string): FolderItem | undefined {
 
 /** The query of one listing request, as ListChildren implementations send it (the SDK's getItems names). */
 export function childrenQuery(parentId: string, startIndex: number, limit: number): Record<string, string> {
-  // IsFolder=true: a movie library's root would otherwise list every movie, none of which can be a folder's item.
-  return { ParentId: parentId, IsFolder: 'true', Fields: 'Path', StartIndex: String(startIndex), Limit: String(limit) };
+  // Filters=IsFolder: a movie library's root would otherwise list every movie, none of which can be a folder's
+  // item. (GetItems binds no IsFolder parameter since 10.9; the filter is how it is asked: ItemsController.)
+  return { ParentId: parentId, Filters: 'IsFolder', Fields: 'Path', StartIndex: String(startIndex), Limit: String(limit) };
 }

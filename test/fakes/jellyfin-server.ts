@@ -84,10 +84,13 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
     return [404];
   };
 
-  // GetItems without a path filter: ParentId's children, IsFolder, paged; Path only when Fields asks for it.
+  // GetItems without a path filter: ParentId's children, Filters=IsFolder|IsNotFolder, paged; Path only when
+  // Fields asks for it. An IsFolder parameter is ignored, as the server binds none.
   const listItems = (q: Record<string, string>) => {
     let all = q.parentid ? model.children(q.parentid) : [...model.items.values()];
-    if (q.isfolder) all = all.filter((i) => i.IsFolder === (q.isfolder === 'true'));
+    const filters = (q.filters ?? '').split(',').map((f) => f.trim().toLowerCase());
+    if (filters.includes('isfolder')) all = all.filter((i) => i.IsFolder);
+    if (filters.includes('isnotfolder')) all = all.filter((i) => !i.IsFolder);
     all.sort((a, b) => a.Name.localeCompare(b.Name));
     const start = Number(q.startindex ?? 0);
     const limit = q.limit === undefined ? all.length : Number(q.limit);

@@ -161,7 +161,7 @@ describe('GET /Items', () => {
         Items: { Path?: string }[];
         TotalRecordCount: number;
       };
-    const page = await get(`ParentId=${tv.id}&IsFolder=true&Fields=Path&StartIndex=1&Limit=1`);
+    const page = await get(`ParentId=${tv.id}&Filters=IsFolder&Fields=Path&StartIndex=1&Limit=1`);
     expect(page.TotalRecordCount).toBe(3);
     expect(page.Items.map((i) => i.Path)).toEqual(['/tv/Series 0002']);
     expect((await get(`parentId=${tv.id}`)).Items[0].Path).toBeUndefined();

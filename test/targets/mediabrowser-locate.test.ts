@@ -42,7 +42,7 @@ describe('ItemLocator', () => {
     expect(found?.requests).toBe(4);
     expect(s.count('GET', '/Items')).toBe(4);
     // Never the whole library: no listing asked for more than one parent's folders.
-    expect(s.requests.every((r) => r.path !== '/Items' || (r.query.ParentId && r.query.IsFolder === 'true'))).toBe(true);
+    expect(s.requests.every((r) => r.path !== '/Items' || (r.query.ParentId && r.query.Filters === 'IsFolder'))).toBe(true);
   });
 
   it('costs at most 3 listing requests for a folder whose series is cached, none for a known season', async () => {
@@ -75,7 +75,7 @@ describe('ItemLocator', () => {
     const { locator, libraries } = await setup();
     const first = await locator.locate(libraries, movieFolder('/movies', 12));
     expect(first?.isLibraryRoot).toBe(true);
-    // IsFolder=true: the movie library's level holds no movies, so it is one short page.
+    // Filters=IsFolder: the movie library's level holds no movies, so it is one short page.
     expect(first?.requests).toBe(1);
     expect((await locator.locate(libraries, movieFolder('/movies', 13)))?.requests).toBe(0);
   });
