@@ -68,8 +68,9 @@ export class JellyfinModel {
   private readonly queue: { itemId: string; why: string }[] = [];
   running: Validate | undefined;
   readonly validates: Validate[] = [];
-  /** Entries walked by every validate and plugin scan so far. */
+  /** Entries walked by every validate and plugin scan so far, in all and per library id. */
   walked = 0;
+  readonly walkedIn = new Map<string, number>();
   readonly log: string[] = [];
   private nextId = 1;
   readonly msPerEntry: number;
@@ -173,7 +174,7 @@ export class JellyfinModel {
     const v: Validate = { itemId: item.Id, path: item.Path, entries, startedAt: this.now, endsAt: this.now + entries * this.msPerEntry, why: next.why };
     this.running = v;
     this.validates.push(v);
-    this.walked += entries;
+    this.countWalk(item.Path, entries);
     this.log.push(`validate ${item.Type} ${item.Path} (${entries} entries; ${next.why})`);
     this.opts.scheduler.at(v.endsAt, () => {
       const still = this.items.get(item.Id);
@@ -255,6 +256,18 @@ export class JellyfinModel {
 
   private newId(): string {
     return (this.nextId++).toString(16).padStart(32, '0');
+  }
+
+  /** Counts `entries` walked at `path`, toward its library too. */
+  countWalk(path: string, entries: number): void {
+    this.walked += entries;
+    const lib = this.libraryOf(path);
+    if (lib) this.walkedIn.set(lib.id, (this.walkedIn.get(lib.id) ?? 0) + entries);
+  }
+
+  /** What one validate of the whole library walks: everything on disk below it, and the root. */
+  libraryWalk(lib: ModelLibrary): number {
+    return this.countBelow(lib.location) + 1;
   }
 
   /** Every entry on disk below `path` (the cost of creating what is there). */

@@ -59,6 +59,6 @@ export function scanPath(model: JellyfinModel, path: string): ScanPathAnswer {
     if (item) model.bringUpTo(item, e.changedAt);
     made ??= item;
   }
-  model.walked += between.length + below.length;
+  model.countWalk(path, between.length + below.length);
   return made ? answer('Created', made) : answer('Failed', undefined, `nothing resolved at ${path}`);
 }

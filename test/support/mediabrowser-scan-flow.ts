@@ -12,6 +12,11 @@ export interface FlowOptions {
   method: ScanMethod;
   clock: Clock;
   pageSize?: number;
+  /**
+   * How long a library-root refresh is held to gather the other folders of a burst (a burst of movies arrives
+   * over seconds, each folder due on its own): one library walk per burst, never one per movie. 0 sends at once.
+   */
+  rootHoldMs?: number;
 }
 
 export interface Delivery {
@@ -20,6 +25,8 @@ export interface Delivery {
   unmatched: string[];
   /** Listing requests (GET /Items) this delivery made. */
   listings: number;
+  /** Set when library-root refreshes wait: call flushRoots() then. */
+  rootsHeldUntil?: number;
 }
 
 export class MediaBrowserScanFlow {
@@ -27,6 +34,9 @@ export class MediaBrowserScanFlow {
   /** undefined until asked, once per start. */
   plugin: boolean | undefined;
   readonly locator: ItemLocator;
+  /** Library-root refreshes held for a burst: the call (for its path and query) and every folder it covers. */
+  private readonly held = new Map<string, PlannedCall>();
+  private heldUntil: number | undefined;
 
   constructor(private readonly opts: FlowOptions) {
     this.locator = new ItemLocator({
@@ -88,6 +98,14 @@ export class MediaBrowserScanFlow {
       out.unmatched.push(...plan.unmatched);
       const fallback: typeof folders = [];
       for (const call of plan.calls) {
+        if (call.kind === 'refresh-library' && (this.opts.rootHoldMs ?? 0) > 0) {
+          const waiting = this.held.get(call.path);
+          if (waiting) waiting.folders.push(...call.folders);
+          else this.held.set(call.path, { ...call, folders: [...call.folders] });
+          this.heldUntil ??= this.opts.clock.now() + this.opts.rootHoldMs!;
+          out.rootsHeldUntil = this.heldUntil;
+          continue;
+        }
         const answer = await this.send(call.method, call.path, call.query, call.body);
         out.calls.push(call);
         if (call.kind !== 'scan-path') continue;
@@ -99,5 +117,14 @@ export class MediaBrowserScanFlow {
     };
     await run(folders, plugin);
     return out;
+  }
+
+  /** Sends the held library-root refreshes: one per library for every folder gathered since the first. */
+  async flushRoots(): Promise<PlannedCall[]> {
+    const calls = [...this.held.values()];
+    this.held.clear();
+    this.heldUntil = undefined;
+    for (const call of calls) await this.send(call.method, call.path, call.query, call.body);
+    return calls;
   }
 }
