@@ -136,7 +136,7 @@ export function libraryWalkNote(kind: ServerKind, library: string, folders: stri
   const shown = folders.slice(0, 3).join(', ') + (folders.length > 3 ? ` and ${folders.length - 3} more` : '');
   return (
     `refreshing library '${library}' as a whole, once for ${folders.length} folder${folders.length === 1 ? '' : 's'} (${shown}): ` +
-    `${server} has no item for ${folders.length === 1 ? 'it' : 'them'} or any folder above below the library (a new series, or a movie: ` +
+    `${server} keeps no item for ${folders.length === 1 ? 'it' : 'them'} nor for any folder between ${folders.length === 1 ? 'it' : 'them'} and the library (a new series, or a movie: ` +
     `a movie's folder is no item, jellyfin/jellyfin#16172; #16228 would find existing movies). This walks the whole library; ` +
     `the Targeted Scans plugin (POST /Library/ScanPath) adds such folders without a walk`
   );
