@@ -1,0 +1,117 @@
+// The scan plan by SCAN_METHOD, pure, then driven through the stand-in flow against the model Jellyfin: TV
+// changes show in seconds by item refresh, movies without the plugin cost one library walk per burst, the
+// plugin is used when present and its answers (a 500 for a removed path included) read as the plugin means them.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FolderItem, Located } from '../../src/targets/mediabrowser-locate.js';
+import { explainFolder, planScans, pluginAnswer, type DueFolder } from '../../src/targets/mediabrowser-scan-plan.js';
+import { episodeFile, movieFile, movieFolder, movieLibrary, seasonFolder, tvLibrary } from '../fakes/jellyfin-libraries.js';
+import { startJellyfinServer, type JellyfinServer } from '../fakes/jellyfin-server.js';
+import { MediaBrowserScanFlow } from '../support/mediabrowser-scan-flow.js';
+
+const root: FolderItem = { id: 'tv', path: '/tv', type: 'CollectionFolder' };
+const series: FolderItem = { id: 's1', path: '/tv/A', type: 'Series' };
+const season: FolderItem = { id: 'se1', path: '/tv/A/Season 01', type: 'Season' };
+const at = (...chain: FolderItem[]): Located => ({ library: { id: 'tv', name: 'Shows', locations: ['/tv'] }, item: chain[chain.length - 1], chain, depth: chain.length - 1, isLibraryRoot: chain.length === 1, requests: 0 });
+const due = (path: string, located?: Located, extra: Partial<DueFolder> = {}): DueFolder => ({ path, deleted: false, gone: false, located, ...extra });
+
+describe('planScans', () => {
+  it('refreshes each distinct deepest item once, a series covering its seasons, and the root once, last', () => {
+    const plan = planScans({
+      kind: 'jellyfin',
+      method: 'auto',
+      plugin: false,
+      folders: [due('/tv/A/Season 01', at(root, series, season)), due('/tv/A/Season 02', at(root, series)), due('/tv/B', at(root)), due('/tv/C', at(root)), due('/x')],
+    });
+    expect(plan.calls.map((c) => [c.kind, c.item?.id, c.folders])).toEqual([
+      ['refresh-item', 's1', ['/tv/A/Season 02', '/tv/A/Season 01']],
+      ['refresh-library', 'tv', ['/tv/B', '/tv/C']],
+    ]);
+    expect(plan.calls[0].query).toEqual({ metadataRefreshMode: 'Default', imageRefreshMode: 'Default', replaceAllMetadata: 'false', replaceAllImages: 'false' });
+    expect(plan.unmatched).toEqual(['/x']);
+    expect(plan.notes).toHaveLength(1);
+    expect(plan.notes[0]).toMatch(/once for 2 folders.*walks the whole library.*ScanPath/);
+  });
+
+  it('refreshes the parent of a folder that is itself gone, and the season of a deleted episode', () => {
+    const plan = planScans({
+      kind: 'jellyfin',
+      method: 'item',
+      plugin: true,
+      folders: [due('/tv/A', at(root, series), { deleted: true, gone: true }), due('/tv/A/Season 01', at(root, series, season), { deleted: true })],
+    });
+    expect(plan.calls.map((c) => [c.kind, c.item?.id])).toEqual([
+      ['refresh-item', 'se1'],
+      ['refresh-library', 'tv'],
+    ]);
+    expect(explainFolder('jellyfin', due('/tv/A', at(root, series), { gone: true }))).toMatch(/library 'Shows' as a whole/);
+    expect(explainFolder('jellyfin', due('/tv/A/Season 01', at(root, series, season)))).toMatch(/Season '\/tv\/A\/Season 01'/);
+  });
+
+  it('sends the plugin one ScanPath per folder, the monitor one notice for all, a library refresh per library', () => {
+    const folders = [due('/tv/A/Season 01', at(root, series, season)), due('/tv/B', at(root), { deleted: true })];
+    expect(planScans({ kind: 'jellyfin', method: 'auto', plugin: true, folders }).calls.map((c) => c.body)).toEqual([{ Path: '/tv/A/Season 01' }, { Path: '/tv/B' }]);
+    expect(planScans({ kind: 'jellyfin', method: 'media-updated', plugin: true, folders }).calls.map((c) => c.body)).toEqual([
+      { Updates: [{ Path: '/tv/A/Season 01', UpdateType: 'Modified' }, { Path: '/tv/B', UpdateType: 'Deleted' }] },
+    ]);
+    expect(planScans({ kind: 'jellyfin', method: 'library', plugin: true, folders }).calls.map((c) => [c.item?.id, c.folders.length])).toEqual([['tv', 2]]);
+  });
+
+  it('reads the plugin’s answers by their Status: its 500 for a removed path is done', () => {
+    expect(pluginAnswer(500, { Status: 'Removed' })).toBe('done');
+    expect(pluginAnswer(200, { Status: 'Created' })).toBe('done');
+    expect(pluginAnswer(404, { Status: 'ParentNotFound' })).toBe('fallback');
+    expect(pluginAnswer(404, undefined)).toBe('absent');
+    expect(pluginAnswer(500, { Status: 'Failed' })).toBe('retry');
+  });
+});
+
+let server: JellyfinServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function world(plugin: boolean) {
+  server = await startJellyfinServer({ plugin });
+  const s = server;
+  tvLibrary(s.model, '/tv', { series: 40, seasons: 2, episodes: 10 });
+  movieLibrary(s.model, '/movies', 200);
+  s.model.settle();
+  return s;
+}
+
+describe('the plan against the model server', () => {
+  it('without the plugin: episodes show in seconds, a burst of movies costs one library walk', async () => {
+    const s = await world(false);
+    const flow = new MediaBrowserScanFlow({ url: s.url, token: s.token, method: 'auto', clock: s.clock });
+    const ep = episodeFile('/tv', 7, 2, 11);
+    s.model.writeFile(ep);
+    for (const m of [201, 202, 203]) s.model.writeFile(movieFile('/movies', m));
+    const t0 = s.clock.now();
+    const d = await flow.deliver([seasonFolder('/tv', 7, 2), ...[201, 202, 203].map((m) => movieFolder('/movies', m))].map((path) => ({ path, deleted: false, gone: false })));
+    expect(flow.plugin).toBe(false);
+    expect(d.calls.map((c) => c.kind)).toEqual(['refresh-item', 'refresh-library']);
+    await s.scheduler.runUntilIdle();
+    expect(s.model.shownAt(ep)! - t0).toBeLessThan(100);
+    expect(s.model.validates.filter((v) => v.path === '/movies')).toHaveLength(1);
+    for (const m of [201, 202, 203]) expect(s.model.shownAt(movieFile('/movies', m))).toBeDefined();
+    expect(s.count('POST', '/Library/Media/Updated')).toBe(0);
+  });
+
+  it('with the plugin: movies show at once; a deleted series folder (the plugin’s 500 Removed) is done', async () => {
+    const s = await world(true);
+    const flow = new MediaBrowserScanFlow({ url: s.url, token: s.token, method: 'auto', clock: s.clock });
+    s.model.writeFile(movieFile('/movies', 201));
+    s.model.remove('/tv/Series 0003');
+    const t0 = s.clock.now();
+    const d = await flow.deliver([
+      { path: movieFolder('/movies', 201), deleted: false, gone: false },
+      { path: '/tv/Series 0003', deleted: true, gone: true },
+    ]);
+    expect(flow.plugin).toBe(true);
+    expect(d.calls.map((c) => c.kind)).toEqual(['scan-path', 'scan-path']);
+    expect(s.model.shownAt(movieFile('/movies', 201))).toBe(t0);
+    expect(s.model.itemAt('/tv/Series 0003')).toBeUndefined();
+    expect(s.model.validates).toHaveLength(0);
+  });
+});
