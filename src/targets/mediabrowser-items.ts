@@ -1,5 +1,5 @@
 // The Jellyfin or Emby item(s) holding a file: the libraries holding it are paged through (GET /Items with
-// Fields=Path) for the item whose Path is the file (a sidecar: the video beside it). Refreshing one is
+// Fields=Path, Filters=IsNotFolder: GetItems binds no IsFolder parameter) for the item whose Path is the file (a sidecar: the video beside it). Refreshing one is
 // POST /Items/{id}/Refresh.
 import type { ApiCaller } from '../api-call.js';
 import { lookupCandidates } from '../paths/sidecar.js';
@@ -13,7 +13,7 @@ export async function locateMediaBrowserItems(api: ApiCaller, who: string, libra
   for (const lib of libraries) {
     for (let start = 0; ; start += pageSize) {
       const page = await api.json<{ Items?: { Id?: unknown; Path?: unknown }[]; TotalRecordCount?: unknown }>('GET', '/Items', {
-        query: { ParentId: lib.id, Recursive: 'true', IsFolder: 'false', Fields: 'Path', StartIndex: String(start), Limit: String(pageSize) },
+        query: { ParentId: lib.id, Recursive: 'true', Filters: 'IsNotFolder', Fields: 'Path', StartIndex: String(start), Limit: String(pageSize) },
       });
       const items = Array.isArray(page?.Items) ? page.Items : [];
       for (const item of items) {
