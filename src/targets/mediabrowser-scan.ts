@@ -31,6 +31,9 @@ export interface ScanFlowOptions {
   pageSize?: number;
 }
 
+/** The arr events that delete a whole folder (Sonarr's SeriesDelete, Radarr's MovieDelete, Lidarr's, Readarr's). */
+const FOLDER_DELETES = /^(Series|Movie|Artist|Author|Album|Book)Delete$/;
+
 interface HeldRoot {
   call: PlannedCall;
   library: string;
@@ -100,8 +103,9 @@ export class MediaBrowserScans {
 
   private async locate(path: string, context: ScanContext, libraries: Library[]): Promise<DueFolder> {
     const roots: LibraryRoot[] = libraries.map((l) => ({ id: l.id, name: l.title, locations: l.locations }));
-    // A folder named by itself and deleted is gone (a deleted series); a deleted file leaves its folder.
-    const due = { path, deleted: context.deleted, gone: context.deleted && context.file === undefined };
+    // A folder that is itself gone (a deleted series or movie) refreshes its parent; a deleted file leaves its
+    // folder. The queue keeps no file for a deleted request, so the arr's event says which it was.
+    const due = { path, deleted: context.deleted, gone: context.deleted && FOLDER_DELETES.test(context.event) };
     const located = this.opts.method === 'library' ? ItemLocator.rootOf(roots, path) : await this.locator.locate(roots, path);
     return { ...due, located };
   }

@@ -37,6 +37,7 @@ export interface JellyfinServer {
   scheduler: ClockScheduler;
   model: JellyfinModel;
   monitor: LibraryMonitor;
+  /** The plugin is installed; switch it off to model its removal (ScanPath then answers 404). */
   plugin: boolean;
   requests: ModelRequest[];
   /** Requests to `path` (listing requests: '/Items'). */
@@ -51,6 +52,7 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
   const monitor = new LibraryMonitor(model, scheduler, opts.monitorDelayMs ?? 60_000);
   const token = opts.token ?? 'jellyfin-model-token-5678';
   const requests: ModelRequest[] = [];
+  const installed = { plugin: !!opts.plugin };
 
   const authorised = (req: IncomingMessage): boolean => {
     const m = /^MediaBrowser\s+(.*)$/i.exec(String(req.headers.authorization ?? ''));
@@ -77,7 +79,7 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
       for (const u of updates) if (u.Path) monitor.report(u.Path);
       return [204];
     }
-    if (method === 'POST' && path === '/Library/ScanPath' && opts.plugin) {
+    if (method === 'POST' && path === '/Library/ScanPath' && installed.plugin) {
       const a = scanPath(model, String((body as { Path?: unknown })?.Path ?? ''));
       return [a.http, a.body];
     }
@@ -134,7 +136,12 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
     scheduler,
     model,
     monitor,
-    plugin: !!opts.plugin,
+    get plugin() {
+      return installed.plugin;
+    },
+    set plugin(on: boolean) {
+      installed.plugin = on;
+    },
     requests,
     count: (method, path) => requests.filter((r) => r.method === method && r.path === path).length,
     close: () => closeServer(server),
