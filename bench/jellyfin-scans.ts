@@ -3,20 +3,15 @@
 // x 20) and a movie library of 2,000 movies, 2 ms per entry walked, one validate at a time, the monitor's 60 s
 // timer. One burst of arr webhooks: new episodes in existing seasons, a new season, a deleted episode, new movies
 // and a movie upgrade; the default config with SERVER_SCAN_DELAY 1 (every folder of the burst is due 1 s after
-// its last webhook, so they go out together). The target's scan flow is a stand-in built from the new modules
-// (test/support/mediabrowser-scan-flow.ts). Time is the ManualClock's: the run takes seconds of wall time.
+// its last webhook). The real service takes them (webhook → intake → queue → processor → the jellyfin target,
+// test/support/jellyfin-service.ts) on the model's ManualClock: the run takes seconds of wall time.
 // `node --import tsx bench/jellyfin-scans.ts` prints the table; `run()` returns it for bench/run.ts.
 import { pathToFileURL } from 'node:url';
-import { parentFolder } from '../src/paths/folder.js';
-import { libraryWalkNote, type ScanMethod } from '../src/targets/mediabrowser-scan-plan.js';
+import type { ScanMethod } from '../src/targets/mediabrowser-scan-plan.js';
 import { episodeFile, movieFile, movieLibrary, tvLibrary } from '../test/fakes/jellyfin-libraries.js';
-import { startJellyfinServer } from '../test/fakes/jellyfin-server.js';
-import { MediaBrowserScanFlow } from '../test/support/mediabrowser-scan-flow.js';
+import type { JellyfinServer } from '../test/fakes/jellyfin-server.js';
+import { jellyfinService, radarrDownload, sonarrDownload, sonarrEpisodeDeleted } from '../test/support/jellyfin-service.js';
 import { log, table, type Figure } from './support.js';
-
-const SCAN_DELAY_MS = 1_000;
-/** How long the stand-in holds a library-root refresh to gather a burst's other folders. */
-const ROOT_HOLD_MS = 5_000;
 
 interface Change {
   what: string;
@@ -25,20 +20,21 @@ interface Change {
   file: string;
   deleted: boolean;
   apply: (w: World) => void;
+  webhook: ['sonarr' | 'radarr', object];
 }
 
-type World = Awaited<ReturnType<typeof startJellyfinServer>>;
+type World = JellyfinServer;
 
 const changes: Change[] = [
   ...[
     [10, 2],
     [50, 5],
     [120, 1],
-  ].map(([s, n]): Change => ({ what: `new episode S${s} season ${n}`, library: 'tv', file: episodeFile('/tv', s, n, 21), deleted: false, apply: (w) => w.model.writeFile(episodeFile('/tv', s, n, 21)) })),
-  { what: 'new season', library: 'tv', file: episodeFile('/tv', 33, 6, 1), deleted: false, apply: (w) => w.model.writeFile(episodeFile('/tv', 33, 6, 1)) },
-  { what: 'deleted episode', library: 'tv', file: episodeFile('/tv', 77, 3, 5), deleted: true, apply: (w) => w.model.remove(episodeFile('/tv', 77, 3, 5)) },
-  ...[2001, 2002, 2003].map((m): Change => ({ what: `new movie ${m}`, library: 'movies', file: movieFile('/movies', m), deleted: false, apply: (w) => w.model.writeFile(movieFile('/movies', m)) })),
-  { what: 'movie upgrade', library: 'movies', file: movieFile('/movies', 500), deleted: false, apply: (w) => w.model.writeFile(movieFile('/movies', 500)) },
+  ].map(([s, n]): Change => ({ what: `new episode S${s} season ${n}`, library: 'tv', file: episodeFile('/tv', s, n, 21), deleted: false, apply: (w) => w.model.writeFile(episodeFile('/tv', s, n, 21)), webhook: ['sonarr', sonarrDownload(episodeFile('/tv', s, n, 21))] })),
+  { what: 'new season', library: 'tv', file: episodeFile('/tv', 33, 6, 1), deleted: false, apply: (w) => w.model.writeFile(episodeFile('/tv', 33, 6, 1)), webhook: ['sonarr', sonarrDownload(episodeFile('/tv', 33, 6, 1))] },
+  { what: 'deleted episode', library: 'tv', file: episodeFile('/tv', 77, 3, 5), deleted: true, apply: (w) => w.model.remove(episodeFile('/tv', 77, 3, 5)), webhook: ['sonarr', sonarrEpisodeDeleted(episodeFile('/tv', 77, 3, 5))] },
+  ...[2001, 2002, 2003].map((m): Change => ({ what: `new movie ${m}`, library: 'movies', file: movieFile('/movies', m), deleted: false, apply: (w) => w.model.writeFile(movieFile('/movies', m)), webhook: ['radarr', radarrDownload(movieFile('/movies', m))] })),
+  { what: 'movie upgrade', library: 'movies', file: movieFile('/movies', 500), deleted: false, apply: (w) => w.model.writeFile(movieFile('/movies', 500)), webhook: ['radarr', radarrDownload(movieFile('/movies', 500), true)] },
 ];
 
 interface Outcome {
@@ -55,44 +51,33 @@ interface Outcome {
 }
 
 async function scenario(method: ScanMethod, plugin: boolean): Promise<Outcome> {
-  const w = await startJellyfinServer({ plugin, msPerEntry: 2, monitorDelayMs: 60_000 });
+  let tv!: ReturnType<typeof tvLibrary>;
+  let movies!: ReturnType<typeof movieLibrary>;
+  const svc = await jellyfinService({
+    plugin,
+    msPerEntry: 2,
+    monitorDelayMs: 60_000,
+    entry: { SCAN_METHOD: method },
+    setup: (s) => {
+      tv = tvLibrary(s.model, '/tv', { series: 200, seasons: 5, episodes: 20 });
+      movies = movieLibrary(s.model, '/movies', 2_000);
+      s.model.settle();
+    },
+  });
+  const w = svc.server;
   try {
-    const tv = tvLibrary(w.model, '/tv', { series: 200, seasons: 5, episodes: 20 });
-    const movies = movieLibrary(w.model, '/movies', 2_000);
-    w.model.settle();
-    const flow = new MediaBrowserScanFlow({ url: w.url, token: w.token, method, clock: w.clock, pageSize: 500, rootHoldMs: ROOT_HOLD_MS });
-    // The queue's part: a folder is due SERVER_SCAN_DELAY after its latest request; due folders go out together.
-    const due = new Map<string, { deleted: boolean; dueAt: number }>();
     const sentAt = new Map<Change, number>();
-    let listings = 0;
-    let flushing = false;
-    const notes: string[] = [];
-    const deliverDue = async () => {
-      const now = w.clock.now();
-      const ready = [...due].filter(([, d]) => d.dueAt <= now);
-      if (ready.length === 0) return;
-      for (const [folder] of ready) due.delete(folder);
-      const d = await flow.deliver(ready.map(([path, x]) => ({ path, deleted: x.deleted, gone: false })));
-      listings += d.listings;
-      if (d.rootsHeldUntil !== undefined && !flushing) {
-        flushing = true;
-        w.scheduler.at(d.rootsHeldUntil, async () => {
-          flushing = false;
-          for (const call of await flow.flushRoots()) notes.push(libraryWalkNote('jellyfin', call.item?.path ?? '?', call.folders));
-        });
-      }
-    };
     // The burst: one webhook every 200 ms, each change on disk just before its webhook.
     changes.forEach((c, i) => {
-      w.scheduler.after(i * 200, () => {
+      w.scheduler.after(i * 200, async () => {
         c.apply(w);
         sentAt.set(c, w.clock.now());
-        due.set(parentFolder(c.file), { deleted: c.deleted, dueAt: w.clock.now() + SCAN_DELAY_MS });
-        w.scheduler.after(SCAN_DELAY_MS, deliverDue);
+        await svc.webhook(...c.webhook);
       });
     });
-    await w.scheduler.runUntilIdle();
-    for (const note of new Set(notes)) log(`  ${method}${plugin ? ' + plugin' : ''}: ${note}`);
+    await svc.run(200_000);
+    for (const line of svc.logged('refreshing library')) log(`  ${method}${plugin ? ' + plugin' : ''}: ${JSON.parse(line).msg}`);
+    const listings = w.count('GET', '/Items');
     const worst = (lib: 'tv' | 'movies') => Math.max(...changes.filter((c) => c.library === lib).map((c) => (w.model.shownAt(c.file) ?? Infinity) - sentAt.get(c)!));
     const walks = w.model.validates.filter((v) => v.itemId === movies.id).length;
     return {
@@ -108,7 +93,7 @@ async function scenario(method: ScanMethod, plugin: boolean): Promise<Outcome> {
       unseen: changes.filter((c) => w.model.shownAt(c.file) === undefined).map((c) => c.what),
     };
   } finally {
-    await w.close();
+    await svc.close();
   }
 }
 
@@ -125,7 +110,7 @@ export async function run(): Promise<Figure[]> {
     const movieShare = o.moviesWalked / o.moviesWalk;
     const unseen = o.unseen.length ? `; never shown: ${o.unseen.join(', ')}` : '';
     figures.push({
-      id: 'jf',
+      id: '11',
       name: `jellyfin ${o.label}: TV changes (3 new episodes, a new season, a deleted episode), worst time from webhook to shown${unseen}`,
       value: secs(o.tvWorstMs),
       unit: 's',
@@ -135,7 +120,7 @@ export async function run(): Promise<Figure[]> {
       pass: !isAuto || o.tvWorstMs <= 3_000,
     });
     figures.push({
-      id: 'jf',
+      id: '11',
       name: `jellyfin ${o.label}: entries the server walked for the TV changes (a TV library walk is ${o.tvWalk.toLocaleString('en-US')})`,
       value: o.tvWalked,
       unit: 'entries',
@@ -145,7 +130,7 @@ export async function run(): Promise<Figure[]> {
       note: `${(tvShare * 100).toFixed(2)}% of a walk; ${o.listings} listing requests`,
     });
     figures.push({
-      id: 'jf',
+      id: '11',
       name: `jellyfin ${o.label}: movie changes (3 new movies, an upgrade), worst time from webhook to shown`,
       value: secs(o.moviesWorstMs),
       unit: 's',
@@ -155,7 +140,7 @@ export async function run(): Promise<Figure[]> {
       pass: !withPlugin || o.moviesWorstMs <= 3_000,
     });
     figures.push({
-      id: 'jf',
+      id: '11',
       name: `jellyfin ${o.label}: entries walked for the movies (a movie library walk is ${o.moviesWalk.toLocaleString('en-US')}; whole-library validates: ${o.movieLibraryWalks})`,
       value: o.moviesWalked,
       unit: 'entries',

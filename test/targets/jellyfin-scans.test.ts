@@ -112,6 +112,18 @@ describe('jellyfin SCAN_METHOD auto, with the Targeted Scans plugin', () => {
     expect(server.model.shownAt(file)! - sent).toBeLessThanOrEqual(3_000);
   });
 
+  it('a deleted series folder is done by the plugin (its HTTP 500 that says Removed), with no walk', async () => {
+    const { server, webhook, run } = await start({ plugin: true });
+    const series = `/tv/${seriesName(3)}`;
+    server.model.remove(series);
+    await webhook('sonarr', sonarrSeriesDeleted(series));
+    await run(5_000);
+    expect(server.requests.filter((r) => r.path === '/Library/ScanPath').map((r) => r.status)).toEqual([400, 500]);
+    expect(server.model.itemAt(series)).toBeUndefined();
+    expect(server.model.validates).toHaveLength(0);
+    expect(t!.service.queue.history().map((h) => h.outcome)).toEqual(['scanned']);
+  });
+
   it('falls back to the item refresh when the plugin goes (404) and does not ask it again', async () => {
     const { server, webhook, run } = await start({ plugin: true });
     server.model.writeFile(episodeFile('/tv', 1, 1, 4));

@@ -1,12 +1,9 @@
-// The scan plan by SCAN_METHOD, pure, then driven through the stand-in flow against the model Jellyfin: TV
-// changes show in seconds by item refresh, movies without the plugin cost one library walk per burst, the
-// plugin is used when present and its answers (a 500 for a removed path included) read as the plugin means them.
-import { afterEach, describe, expect, it } from 'vitest';
+// The scan plan by SCAN_METHOD, pure: which calls go out for the folders due together, and how the plugin's
+// answers (a 500 for a removed path included) read. test/targets/jellyfin-scans.test.ts drives the real target
+// with it through the service against the model Jellyfin.
+import { describe, expect, it } from 'vitest';
 import type { FolderItem, Located } from '../../src/targets/mediabrowser-locate.js';
 import { explainFolder, planScans, pluginAnswer, type DueFolder } from '../../src/targets/mediabrowser-scan-plan.js';
-import { episodeFile, movieFile, movieFolder, movieLibrary, seasonFolder, tvLibrary } from '../fakes/jellyfin-libraries.js';
-import { startJellyfinServer, type JellyfinServer } from '../fakes/jellyfin-server.js';
-import { MediaBrowserScanFlow } from '../support/mediabrowser-scan-flow.js';
 
 const root: FolderItem = { id: 'tv', path: '/tv', type: 'CollectionFolder' };
 const series: FolderItem = { id: 's1', path: '/tv/A', type: 'Series' };
@@ -62,56 +59,5 @@ describe('planScans', () => {
     expect(pluginAnswer(404, { Status: 'ParentNotFound' })).toBe('fallback');
     expect(pluginAnswer(404, undefined)).toBe('absent');
     expect(pluginAnswer(500, { Status: 'Failed' })).toBe('retry');
-  });
-});
-
-let server: JellyfinServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function world(plugin: boolean) {
-  server = await startJellyfinServer({ plugin });
-  const s = server;
-  tvLibrary(s.model, '/tv', { series: 40, seasons: 2, episodes: 10 });
-  movieLibrary(s.model, '/movies', 200);
-  s.model.settle();
-  return s;
-}
-
-describe('the plan against the model server', () => {
-  it('without the plugin: episodes show in seconds, a burst of movies costs one library walk', async () => {
-    const s = await world(false);
-    const flow = new MediaBrowserScanFlow({ url: s.url, token: s.token, method: 'auto', clock: s.clock });
-    const ep = episodeFile('/tv', 7, 2, 11);
-    s.model.writeFile(ep);
-    for (const m of [201, 202, 203]) s.model.writeFile(movieFile('/movies', m));
-    const t0 = s.clock.now();
-    const d = await flow.deliver([seasonFolder('/tv', 7, 2), ...[201, 202, 203].map((m) => movieFolder('/movies', m))].map((path) => ({ path, deleted: false, gone: false })));
-    expect(flow.plugin).toBe(false);
-    expect(d.calls.map((c) => c.kind)).toEqual(['refresh-item', 'refresh-library']);
-    await s.scheduler.runUntilIdle();
-    expect(s.model.shownAt(ep)! - t0).toBeLessThan(100);
-    expect(s.model.validates.filter((v) => v.path === '/movies')).toHaveLength(1);
-    for (const m of [201, 202, 203]) expect(s.model.shownAt(movieFile('/movies', m))).toBeDefined();
-    expect(s.count('POST', '/Library/Media/Updated')).toBe(0);
-  });
-
-  it('with the plugin: movies show at once; a deleted series folder (the plugin’s 500 Removed) is done', async () => {
-    const s = await world(true);
-    const flow = new MediaBrowserScanFlow({ url: s.url, token: s.token, method: 'auto', clock: s.clock });
-    s.model.writeFile(movieFile('/movies', 201));
-    s.model.remove('/tv/Series 0003');
-    const t0 = s.clock.now();
-    const d = await flow.deliver([
-      { path: movieFolder('/movies', 201), deleted: false, gone: false },
-      { path: '/tv/Series 0003', deleted: true, gone: true },
-    ]);
-    expect(flow.plugin).toBe(true);
-    expect(d.calls.map((c) => c.kind)).toEqual(['scan-path', 'scan-path']);
-    expect(s.model.shownAt(movieFile('/movies', 201))).toBe(t0);
-    expect(s.model.itemAt('/tv/Series 0003')).toBeUndefined();
-    expect(s.model.validates).toHaveLength(0);
   });
 });
