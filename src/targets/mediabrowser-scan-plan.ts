@@ -7,14 +7,14 @@
 //  - folders whose nearest item is the library itself share ONE refresh of the library's item, sent last so
 //    the cheap refreshes ahead of it in the server's one-at-a-time queue are not held up by the walk.
 //  - library: one refresh of each library's item. media-updated: POST /Library/Media/Updated, the monitor's way.
-// docs/jellyfin-scans.md gives the server code behind each of these.
+// docs/targets.md ("Jellyfin and Emby: how a folder reaches the library") gives the server code behind each of these.
 import type { FolderItem, Located } from './mediabrowser-locate.js';
 
 export const SCAN_METHODS = ['auto', 'item', 'library', 'media-updated'] as const;
 export type ScanMethod = (typeof SCAN_METHODS)[number];
 export type ServerKind = 'jellyfin' | 'emby';
 
-/** SCAN_METHOD's default per kind: see docs/jellyfin-scans.md for Emby's evidence. */
+/** SCAN_METHOD's default per kind: see docs/targets.md for Emby's evidence. */
 export function defaultScanMethod(kind: ServerKind): ScanMethod {
   return kind === 'jellyfin' ? 'auto' : 'media-updated';
 }

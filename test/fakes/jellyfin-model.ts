@@ -2,7 +2,7 @@
 // apart, as the server does: the disk (what exists) and the database (what is an item). A folder item's refresh
 // is a validate that walks the disk below it, run from one queue one at a time; its findings become items only
 // when it ends. Costs are counted in entries walked and take `msPerEntry` each on the injected clock.
-// The facts modelled, with the server code they come from, are in docs/jellyfin-scans.md.
+// The facts modelled, with the server code they come from, are in docs/targets.md (Jellyfin and Emby).
 import { isInside, parentFolder } from '../../src/paths/folder.js';
 import type { ClockScheduler } from './clock-scheduler.js';
 

@@ -1,5 +1,5 @@
 // The library monitor behind POST /Library/Media/Updated, as Jellyfin 10.10-12 runs it (LibraryMonitor
-// .CreateRefresher and FileRefresher; docs/jellyfin-scans.md cites the lines): a path joins an active refresher
+// .CreateRefresher and FileRefresher; docs/targets.md cites the lines): a path joins an active refresher
 // (same path: its timer restarts; below it: added; above it: the refresher moves up; a sibling: the refresher
 // moves to their common parent), every join restarts a timer of LibraryMonitorDelay (60 s by default), and when
 // it fires each path refreshes the nearest item the database knows, climbing past paths that are no item.
