@@ -20,6 +20,7 @@ const benches: { id: string; name: string; load: () => Promise<{ run: () => Prom
   { id: '8', name: 'failing-server', load: () => import('./failing-server.js') },
   { id: '9', name: 'fold', load: () => import('./fold.js') },
   { id: '10', name: 'soak', load: () => import('./soak.js') },
+  { id: '11', name: 'jellyfin-scans', load: () => import('./jellyfin-scans.js') },
 ];
 
 const args = process.argv.slice(2);
@@ -120,6 +121,13 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    (\`BENCH_SOAK_HISTORY\`) are pushed through a fast Plex into history, one in 50 outside every library, and the
    queue file's bytes per history line are measured with \`dbstat\` (the history table, its index and its texts).
    \`BENCH_SOAK_RATES=100,300,max\` picks the rates.
+11. **Jellyfin scans** — a model Jellyfin 10.11 (\`test/fakes/jellyfin-server.ts\`: a TV library of 20,000 episodes
+   and a movie library of 2,000 movies, 2 ms per entry walked, one validate at a time, the library monitor's 60 s
+   timer) behind the real service (default config, SERVER_SCAN_DELAY 1, a \`jellyfin\` TARGETS entry) on one
+   ManualClock. One burst of Sonarr and Radarr webhooks 200 ms apart: 3 new episodes in existing seasons, a new
+   season, a deleted episode, 3 new movies and a movie upgrade. For SCAN_METHOD \`auto\` without and with the
+   Targeted Scans plugin and \`media-updated\`, in one run: the worst time from a webhook to the change shown,
+   and the entries the server walked, against one walk of the library.
 
 Every benchmark runs the defaults a user gets (file checks on, scans followed and confirmed), with the two path
 mappings a user writes; the files the requests name exist on the benchmark's disk and in the fake Plex.

@@ -40,6 +40,11 @@ export interface CallOptions {
   query?: Query;
   /** false: without the auth headers (a public endpoint that says whether the server is there at all). */
   auth?: boolean;
+  /**
+   * Resolve with whatever status the server answered (a plugin that says in its body what a 404 or 500 means);
+   * silence and refused redirects still reject.
+   */
+  anyStatus?: boolean;
 }
 
 export interface ApiCaller {
@@ -108,7 +113,7 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
       }
       throw new ApiRefusal(scrub(`${at} did not answer ${method} ${path} (${networkCause(err, timeoutMs)}): start it, or point ${opts.urlKey} at it`), 0);
     }
-    if (response.ok) return response;
+    if (response.ok || o.anyStatus) return response;
     const text = scrub((await response.text().catch(() => '')).trim().slice(0, 200));
     // What the server said helps (an arr's validation message); an HTML error page only buries the status.
     const said = text && !text.startsWith('<') ? `: ${text}` : '';

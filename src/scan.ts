@@ -250,6 +250,8 @@ export interface Target {
   locate?(file: string): Promise<ItemLocation>;
   /** Refreshes the metadata of the item(s) `locate` finds for a file. */
   refreshItem?(file: string): Promise<ItemRefreshResult>;
+  /** For the path doctor: what scanning this folder would ask of the server (Jellyfin: which item is refreshed). */
+  explainScan?(folder: string): Promise<string | undefined>;
   /** Rename and upgrade events refresh the item too (REFRESH_ITEMS / PLEX_REFRESH_ITEMS); asked-for refreshes always do. */
   readonly refreshOnChange?: boolean;
 }

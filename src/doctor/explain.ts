@@ -63,7 +63,7 @@ export async function explainPath(input: string, deps: DoctorDeps): Promise<Expl
     return { ...base, targets: [], wouldScan: [], verdict: 'ignored', summary, candidates: [], suggestion: null };
   }
 
-  const targets = await Promise.all(deps.targets.map((t) => judgeTarget(t, folder, (target, ask) => target.libraries!({ ...ask, fresh: true }))));
+  const targets = await Promise.all(deps.targets.map((t) => judgeTarget(t, folder, (target, ask) => target.libraries!({ ...ask, fresh: true }), true)));
   const wouldScan = targets
     .filter((t) => t.verdict === 'scan')
     .map((t) => ({ target: t.name, path: t.path, libraries: (t.matches ?? []).map((l) => l.title) }));
@@ -94,7 +94,7 @@ export async function explainPath(input: string, deps: DoctorDeps): Promise<Expl
  * Where one target would take a folder: its path form, exclusion, and the libraries holding it. The intake asks
  * the same (doctor/judge.ts), reading the libraries its own way.
  */
-export async function judgeTarget(target: Target, folder: string, read: LibraryReader): Promise<TargetVerdict> {
+export async function judgeTarget(target: Target, folder: string, read: LibraryReader, explainScan = false): Promise<TargetVerdict> {
   const { path, rewrite, excluded } = target.pathOf?.(folder) ?? { path: folder };
   const verdict: TargetVerdict = { name: target.name, kind: target.kind, path, rewrite: rewrite ?? null, excluded: excluded ?? null, matches: null, known: [], error: null, verdict: 'unknown' };
   if (excluded) return { ...verdict, verdict: 'excluded' };
@@ -103,7 +103,10 @@ export async function judgeTarget(target: Target, folder: string, read: LibraryR
   try {
     const known = await read(target, { holding: path });
     const matches = holders(known, path);
-    return { ...verdict, known, matches, verdict: matches.length ? 'scan' : 'unmatched' };
+    if (matches.length === 0) return { ...verdict, known, matches, verdict: 'unmatched' };
+    // The doctor only (the intake's judge must stay cheap), where the target can say more than "scanned" (which item a Jellyfin folder refreshes); never fatal.
+    const scan = explainScan && (await target.explainScan?.(path).catch((err: Error) => `could not tell what the scan would refresh: ${err.message}`));
+    return { ...verdict, known, matches, verdict: 'scan', ...(scan ? { scan } : {}) };
   } catch (err) {
     return { ...verdict, error: `could not list libraries: ${(err as Error).message}` };
   }

@@ -16,6 +16,8 @@ export interface TargetVerdict {
   /** Every library the server reported (shown when none holds the folder). */
   known: Library[];
   error: string | null;
+  /** What the scan would ask of the server, when the target can say (Jellyfin/Emby: the item refreshed). */
+  scan?: string;
   verdict: 'scan' | 'unmatched' | 'excluded' | 'unknown';
 }
 

@@ -1,6 +1,7 @@
 // The "jellyfin" kind: MediaBrowser scans with the Authorization header (Jellyfin 12 turned X-Emby-Token off) and
 // libraries from /Library/VirtualFolders, whose ItemId is the library's id for /Items.
 import type { Library } from '../scan.js';
+import { mediaBrowserRequests } from './mediabrowser-requests.js';
 import { mediaBrowserKind, mediaBrowserTarget, stringsOf, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser.js';
 
 export const jellyfinFlavour: MediaBrowserFlavour = {
@@ -21,3 +22,6 @@ export const jellyfin = mediaBrowserKind(jellyfinFlavour);
 export function jellyfinTarget(opts: MediaBrowserOptions) {
   return mediaBrowserTarget(jellyfinFlavour, opts);
 }
+
+/** Every request this kind sends (the SDK conformance test reads it). */
+export const jellyfinRequests = mediaBrowserRequests('jellyfin', jellyfinFlavour.librariesPath);

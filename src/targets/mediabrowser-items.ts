@@ -1,5 +1,5 @@
 // The Jellyfin or Emby item(s) holding a file: the libraries holding it are paged through (GET /Items with
-// Fields=Path) for the item whose Path is the file (a sidecar: the video beside it). Refreshing one is
+// Fields=Path, Filters=IsNotFolder: GetItems binds no IsFolder parameter) for the item whose Path is the file (a sidecar: the video beside it). Refreshing one is
 // POST /Items/{id}/Refresh.
 import type { ApiCaller } from '../api-call.js';
 import { lookupCandidates } from '../paths/sidecar.js';
@@ -13,7 +13,7 @@ export async function locateMediaBrowserItems(api: ApiCaller, who: string, libra
   for (const lib of libraries) {
     for (let start = 0; ; start += pageSize) {
       const page = await api.json<{ Items?: { Id?: unknown; Path?: unknown }[]; TotalRecordCount?: unknown }>('GET', '/Items', {
-        query: { ParentId: lib.id, Recursive: 'true', IsFolder: 'false', Fields: 'Path', StartIndex: String(start), Limit: String(pageSize) },
+        query: fileItemsQuery(lib.id, start, pageSize),
       });
       const items = Array.isArray(page?.Items) ? page.Items : [];
       for (const item of items) {
@@ -32,8 +32,14 @@ export async function locateMediaBrowserItems(api: ApiCaller, who: string, libra
   return { status: 'found', items: ids, detail: `item ${ids.join(', ')} in ${where}` };
 }
 
+/** One page of the files below a library (GetItems binds no IsFolder parameter: Filters=IsNotFolder asks it). */
+export function fileItemsQuery(parentId: string, start: number, limit: number): Record<string, string> {
+  return { ParentId: parentId, Recursive: 'true', Filters: 'IsNotFolder', Fields: 'Path', StartIndex: String(start), Limit: String(limit) };
+}
+
+/** A file's item reread from its file (a rename, an upgrade): its metadata in full. */
+export const ITEM_REFRESH_QUERY = { MetadataRefreshMode: 'FullRefresh', ImageRefreshMode: 'Default', ReplaceAllMetadata: 'false', ReplaceAllImages: 'false' };
+
 export async function refreshMediaBrowserItem(api: ApiCaller, id: string): Promise<void> {
-  await api.call('POST', `/Items/${encodeURIComponent(id)}/Refresh`, {
-    query: { MetadataRefreshMode: 'FullRefresh', ImageRefreshMode: 'Default', ReplaceAllMetadata: 'false', ReplaceAllImages: 'false' },
-  });
+  await api.call('POST', `/Items/${encodeURIComponent(id)}/Refresh`, { query: ITEM_REFRESH_QUERY });
 }

@@ -9,6 +9,9 @@ import type { ItemLocation, Library, ScanContext, ScanOutcome } from '../scan.js
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities } from './kind.js';
 import { holders, knownLocations, LibraryList } from './library-list.js';
 import { locateMediaBrowserItems, refreshMediaBrowserItem } from './mediabrowser-items.js';
+import { MediaBrowserScans } from './mediabrowser-scan.js';
+import { defaultScanMethod, SCAN_METHODS, type ScanMethod } from './mediabrowser-scan-plan.js';
+import { choice } from '../config/values.js';
 
 export interface MediaBrowserOptions {
   name: string;
@@ -21,6 +24,10 @@ export interface MediaBrowserOptions {
   timeoutMs?: number;
   /** Items per page while looking for a file's item. */
   pageSize?: number;
+  /** SCAN_METHOD; defaultScanMethod(kind) when unset. */
+  scanMethod?: ScanMethod;
+  /** How long a refresh of a library's own item waits for the rest of a burst (ROOT_HOLD_MS by default). */
+  rootHoldMs?: number;
   clock?: Clock;
   logger?: Logger;
   /** Defaults to httpFetch (src/http-fetch.ts). */
@@ -59,6 +66,16 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     log.debug({ target: opts.name, libraries }, 'library folders loaded');
     return libraries;
   }, clock);
+  const scans = new MediaBrowserScans({
+    kind: flavour.kind,
+    name: opts.name,
+    who,
+    method: opts.scanMethod ?? defaultScanMethod(flavour.kind),
+    api,
+    clock,
+    log,
+    rootHoldMs: opts.rootHoldMs,
+  });
   const locate = async (file: string): Promise<ItemLocation> => {
     try {
       return await locateMediaBrowserItems(api, who, holders(await list.get({ holding: file }), file), file, opts.pageSize);
@@ -78,11 +95,17 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
         if (found.holders.length === 0) {
           return { status: 'unmatched', detail: `'${path}' is in no library of ${who} (known locations: ${knownLocations(found.all)})` };
         }
-        await api.call('POST', '/Library/Media/Updated', { body: { Updates: [{ Path: path, UpdateType: context.deleted ? 'Deleted' : 'Modified' }] } });
-        return { status: 'scanned', detail: found.holders.map((l) => l.title).join(', '), sections: found.holders.map((l) => l.id) };
+        return await scans.scan(path, context, found.all, found.holders);
       } catch (err) {
         return api.retry(err);
       }
+    },
+
+    async explainScan(folder: string) {
+      const path = trimTrailingSeparator(folder);
+      const found = await list.holding(path);
+      if (found.holders.length === 0) return undefined;
+      return scans.explain(path, found.all, false);
     },
 
     locate,
@@ -105,10 +128,13 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
 /** The Jellyfin or Emby kind of the table: both read the same keys. */
 export function mediaBrowserKind(flavour: MediaBrowserFlavour) {
   return targetKind({
-    keys: {},
+    keys: {
+      /** How a folder reaches the library (docs/targets.md); unset: auto on Jellyfin, media-updated on Emby. */
+      SCAN_METHOD: choice(SCAN_METHODS).optional(),
+    },
     requires: { URL: needsUrl(flavour.kind), TOKEN: needsToken(flavour.kind) },
     build: (entry, ctx) =>
-      mediaBrowserTarget(flavour, { name: entry.NAME, url: entry.URL ?? '', urlKey: ctx.urlKey, token: entry.TOKEN ?? '', clock: ctx.clock, logger: ctx.logger, fetch: ctx.fetch }),
+      mediaBrowserTarget(flavour, { name: entry.NAME, url: entry.URL ?? '', urlKey: ctx.urlKey, token: entry.TOKEN ?? '', scanMethod: entry.SCAN_METHOD, clock: ctx.clock, logger: ctx.logger, fetch: ctx.fetch }),
   });
 }
 

@@ -115,6 +115,7 @@ const KEYS: Record<string, Entry> = {
   'TARGETS[].REFRESH_ITEMS': T('targets/item-refresh', 'Rename/Upgrade only where REFRESH_ITEMS (or PLEX_REFRESH_ITEMS) is on'),
   'TARGETS[].COMMAND': T('targets/calls-and-failures', 'runs the program with the folder, file, event and deletion in its environment'),
   'TARGETS[].TIMEOUT': T('targets/calls-and-failures', 'a program over TIMEOUT is stopped and retried'),
+  'TARGETS[].SCAN_METHOD': T('targets/jellyfin-scans', 'media-updated is the old way: the monitor refreshes a minute later'),
   'TARGETS[].LIBRARY_ID': T('e2e/webhook-reaches-every-kind', 'one Sonarr Download reaches command, audiobookshelf, tdarr, sonarr and relay'),
   'TARGETS[].PASSWORD': T('targets/calls-and-failures', "posts the folder to the other instance's manual trigger with Basic auth"),
   'WATCH.PATHS': T('watch/watch', 'a file written under a watched local folder becomes one Plex refresh'),

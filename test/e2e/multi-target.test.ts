@@ -39,7 +39,7 @@ beforeEach(async () => {
       PLEX_ANALYZE_TYPE: 'off',
       TARGETS: [
         { NAME: 'plex-4k', TYPE: 'plex', URL: plex4k.url, TOKEN: plex4k.token, PATH_MAPPINGS: { '/media4k/': ['/data/media/'] }, ENABLED: true, INCLUDE: [], EXCLUDE: [], SCAN_PAUSE: 0 },
-        { NAME: 'jellyfin', TYPE: 'jellyfin', URL: jellyfin.url, TOKEN: 'jellyfin-token-1234', PATH_MAPPINGS: { '/media/': ['/data/media/'] }, ENABLED: true, INCLUDE: [], EXCLUDE: [], SCAN_PAUSE: 0 },
+        { NAME: 'jellyfin', TYPE: 'jellyfin', SCAN_METHOD: 'media-updated', URL: jellyfin.url, TOKEN: 'jellyfin-token-1234', PATH_MAPPINGS: { '/media/': ['/data/media/'] }, ENABLED: true, INCLUDE: [], EXCLUDE: [], SCAN_PAUSE: 0 },
         { NAME: 'emby', TYPE: 'emby', URL: emby.url, TOKEN: 'emby-token-5678', PATH_MAPPINGS: { 'D:\\Media\\': ['/data/media/'] }, ENABLED: true, INCLUDE: [], EXCLUDE: [], SCAN_PAUSE: 0 },
       ],
     },

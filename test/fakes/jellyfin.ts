@@ -9,6 +9,7 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingMessage['headers'];
   body: unknown;
+  query: Record<string, string>;
 }
 
 /** down = connection dropped; slow = answer after `slowMs`; a number = that HTTP status. */
@@ -100,7 +101,7 @@ export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Prom
       } catch {
         // keep the raw text
       }
-      requests.push({ method: req.method ?? '', path, headers: req.headers, body });
+      requests.push({ method: req.method ?? '', path, headers: req.headers, body, query: Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams) });
       const f = failure && (!failure.path || path.startsWith(failure.path)) ? failure.kind : null;
       if (f === 'down') return void req.socket.destroy();
       if (typeof f === 'number') return send(res, f, { error: `injected ${f}` });

@@ -1,5 +1,10 @@
 // Emby target against a fake Emby on loopback: X-Emby-Token, SelectableMediaFolders, 200 as success.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { defaultConfig } from '../../src/config/load.js';
+import { targetSchema, type Config } from '../../src/config/schema.js';
+import { silentLogger } from '../../src/log.js';
+import { buildTargets } from '../../src/targets/build.js';
 import { embyTarget } from '../../src/targets/emby.js';
 import type { ScanContext } from '../../src/scan.js';
 import type { Capabilities } from '../../src/targets/kind.js';
@@ -62,5 +67,27 @@ describe('emby target', () => {
     expect(await target.available()).toEqual({ ok: true });
     server.fail('down');
     expect((await target.available()).ok).toBe(false);
+  });
+});
+
+describe('emby SCAN_METHOD', () => {
+  const build = (keys: Record<string, unknown>) =>
+    buildTargets({ ...defaultConfig(() => 'x'.repeat(32)), PLEX_ENABLED: false, TARGETS: [targetSchema.parse({ NAME: 'emby', TYPE: 'emby', URL: server.url, TOKEN, ...keys })] } as Config, {
+      clock: new ManualClock(),
+      logger: silentLogger,
+    })[0];
+
+  it('defaults to media-updated (the call Emby points integrators to; docs/targets.md has the evidence)', async () => {
+    await build({}).scan('/data/media/movies/Dune Part Two (2024)', ctx);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /Library/SelectableMediaFolders', 'POST /Library/Media/Updated']);
+  });
+
+  it('library refreshes the library item with Emby’s documented Recursive flag, held to gather a burst', async () => {
+    const clock = new ManualClock();
+    const target = embyTarget({ name: 'emby', url: server.url, token: TOKEN, scanMethod: 'library', clock, rootHoldMs: 0 });
+    await target.scan('/data/media/movies/Dune Part Two (2024)', ctx);
+    const refresh = server.requests.find((r) => r.method === 'POST');
+    expect(refresh?.path).toBe('/Items/4/Refresh');
+    expect(refresh?.query).toMatchObject({ Recursive: 'true', MetadataRefreshMode: 'Default' });
   });
 });

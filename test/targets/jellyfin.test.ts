@@ -18,7 +18,7 @@ let target: Capabilities;
 beforeEach(async () => {
   server = await startFakeJellyfin({ token: TOKEN });
   clock = new ManualClock();
-  target = jellyfinTarget({ name: 'jellyfin', url: server.url + '/', token: TOKEN, clock, timeoutMs: 2_000 });
+  target = jellyfinTarget({ scanMethod: 'media-updated', name: 'jellyfin', url: server.url + '/', token: TOKEN, clock, timeoutMs: 2_000 });
 });
 afterEach(() => server.close());
 
@@ -73,7 +73,7 @@ describe('jellyfin target', () => {
   });
 
   it('retries with the token refused (the processor probes) and "check TOKEN" on 401, never showing the token', async () => {
-    const wrong = jellyfinTarget({ name: 'jf-4k', url: server.url, token: 'wrong-token-9999', clock });
+    const wrong = jellyfinTarget({ scanMethod: 'media-updated', name: 'jf-4k', url: server.url, token: 'wrong-token-9999', clock });
     const outcome = await wrong.scan('/data/media/movies/A', ctx);
     expect(outcome).toMatchObject({ status: 'retry', targetDown: false, tokenRefused: true });
     const error = outcome.status === 'retry' ? outcome.error : '';
@@ -110,7 +110,7 @@ describe('jellyfin target', () => {
     expect(dropped).toMatchObject({ status: 'retry', targetDown: true });
     expect(dropped.status === 'retry' && dropped.error).toMatch(/^jellyfin 'jellyfin' at http:\/\/127\.0\.0\.1:\d+ did not answer /);
 
-    const impatient = jellyfinTarget({ name: 'jellyfin', url: server.url, token: TOKEN, timeoutMs: 100 });
+    const impatient = jellyfinTarget({ scanMethod: 'media-updated', name: 'jellyfin', url: server.url, token: TOKEN, timeoutMs: 100 });
     server.fail('slow');
     const slow = await impatient.scan('/data/media/movies/A', ctx);
     expect(slow).toMatchObject({ status: 'retry', targetDown: true });
@@ -121,7 +121,7 @@ describe('jellyfin target', () => {
     const url = server.url;
     await server.close();
     server = await startFakeJellyfin(); // afterEach closes this one
-    const gone = jellyfinTarget({ name: 'jellyfin', url, token: TOKEN });
+    const gone = jellyfinTarget({ scanMethod: 'media-updated', name: 'jellyfin', url, token: TOKEN });
     expect(await gone.scan('/data/media/movies/A', ctx)).toMatchObject({ status: 'retry', targetDown: true });
     expect(await gone.available()).toMatchObject({ ok: false, error: expect.stringContaining('ECONNREFUSED') });
   });
@@ -135,7 +135,7 @@ describe('jellyfin target', () => {
     expect(libraries.path).toBe('/Library/VirtualFolders');
     expect(libraries.headers.authorization).toBeDefined();
     // A wrong key is found by the probe, not only by the next scan.
-    const wrong = jellyfinTarget({ name: 'jf', url: server.url, token: 'not-the-key', clock: new ManualClock() });
+    const wrong = jellyfinTarget({ scanMethod: 'media-updated', name: 'jf', url: server.url, token: 'not-the-key', clock: new ManualClock() });
     expect(await wrong.available()).toMatchObject({ ok: false, error: expect.stringMatching(/refused the token \(HTTP 401/) });
     server.fail(502);
     expect(await target.available()).toMatchObject({ ok: false, error: expect.stringContaining('answered 502') });

@@ -276,7 +276,7 @@ describe('RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN', () => {
     process.env.FAKE_SCANNER_LOG = scannerLog;
     const targets = [
       named(target({}), { name: 'plex' }),
-      named(jellyfinTarget({ name: 'jellyfin', url: jellyfin.url, token: 'jellyfin-token-1234', clock, timeoutMs: 2000 }), { name: 'jellyfin' }),
+      named(jellyfinTarget({ scanMethod: 'media-updated', name: 'jellyfin', url: jellyfin.url, token: 'jellyfin-token-1234', clock, timeoutMs: 2000 }), { name: 'jellyfin' }),
       named(plexScannerTarget({ name: 'scanner', settings: scannerSettings(), sections: async () => [{ id: 2, title: 'TV Shows', locations: ['/data/media/tv'] }] }), { name: 'scanner' }),
     ];
     const p = new Processor({
@@ -399,7 +399,7 @@ describe('PLEX_CHECK_BEFORE_SCAN', () => {
       // Each pause moves simulated time: the whole check budget passes without a real wait.
       sleep: async (ms) => clock.advance(ms),
     });
-    const jf = jellyfinTarget({ name: 'jellyfin', url: jellyfin.url, token: 'jellyfin-token-1234', clock, timeoutMs: 2000 });
+    const jf = jellyfinTarget({ scanMethod: 'media-updated', name: 'jellyfin', url: jellyfin.url, token: 'jellyfin-token-1234', clock, timeoutMs: 2000 });
     const p = new Processor({
       queue,
       targets: [named(plexTarget, { name: 'plex' }), named(jf, { name: 'jellyfin' })],

@@ -111,7 +111,7 @@ describe('the same folder on two servers', () => {
       libraries: [{ Name: 'TV', Id: '4', SubFolders: [{ Name: 'tv', Id: '12', Path: '/srv/library/series' }] }],
     });
     servers.push(jf, em);
-    const jellyfin = named(jellyfinTarget({ name: 'jellyfin', url: jf.url, token: 'jellyfin-token-1234' }), {
+    const jellyfin = named(jellyfinTarget({ scanMethod: 'media-updated', name: 'jellyfin', url: jf.url, token: 'jellyfin-token-1234' }), {
       name: 'jellyfin',
       mappings: { '/media/tv': ['/mnt/unionfs/TV'] },
     });

@@ -1,0 +1,149 @@
+// A model Jellyfin 10.11 on 127.0.0.1: the HTTP routes a relay uses, answered from JellyfinModel (disk,
+// database, refresh queue), LibraryMonitor (/Library/Media/Updated) and, when switched on, the Targeted Scans
+// plugin. Time is the injected ManualClock's, moved through a ClockScheduler: nothing here sleeps.
+// test/fakes/jellyfin.ts stays the recorder the target's own tests use; this one models what the server does.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { ManualClock } from '../../src/clock.js';
+import { closeServer, listenLocal } from '../support/net.js';
+import { ClockScheduler } from './clock-scheduler.js';
+import { JellyfinModel } from './jellyfin-model.js';
+import { LibraryMonitor } from './jellyfin-monitor.js';
+import { scanPath } from './jellyfin-targeted-scan.js';
+
+export interface ModelRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  body: unknown;
+  status: number;
+}
+
+export interface JellyfinServerOptions {
+  clock?: ManualClock;
+  scheduler?: ClockScheduler;
+  token?: string;
+  /** The Targeted Scans plugin is installed (POST /Library/ScanPath answers). */
+  plugin?: boolean;
+  msPerEntry?: number;
+  /** LibraryMonitorDelay: 60 s by default. */
+  monitorDelayMs?: number;
+  version?: string;
+}
+
+export interface JellyfinServer {
+  url: string;
+  token: string;
+  clock: ManualClock;
+  scheduler: ClockScheduler;
+  model: JellyfinModel;
+  monitor: LibraryMonitor;
+  /** The plugin is installed; switch it off to model its removal (ScanPath then answers 404). */
+  plugin: boolean;
+  requests: ModelRequest[];
+  /** Requests to `path` (listing requests: '/Items'). */
+  count(method: string, path: string): number;
+  close(): Promise<void>;
+}
+
+export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Promise<JellyfinServer> {
+  const clock = opts.clock ?? opts.scheduler?.clock ?? new ManualClock();
+  const scheduler = opts.scheduler ?? new ClockScheduler(clock);
+  const model = new JellyfinModel({ scheduler, msPerEntry: opts.msPerEntry });
+  const monitor = new LibraryMonitor(model, scheduler, opts.monitorDelayMs ?? 60_000);
+  const token = opts.token ?? 'jellyfin-model-token-5678';
+  const requests: ModelRequest[] = [];
+  const installed = { plugin: !!opts.plugin };
+
+  const authorised = (req: IncomingMessage): boolean => {
+    const m = /^MediaBrowser\s+(.*)$/i.exec(String(req.headers.authorization ?? ''));
+    return !!m && m[1].split(',').some((pair) => pair.trim() === `Token="${token}"`);
+  };
+
+  // Query names bind case-insensitively in ASP.NET Core, so the model reads them so too.
+  const lower = (q: URLSearchParams): Record<string, string> => Object.fromEntries([...q].map(([k, v]) => [k.toLowerCase(), v]));
+
+  const answer = (method: string, path: string, q: Record<string, string>, body: unknown, req: IncomingMessage): [number, unknown?] => {
+    if (method === 'GET' && path === '/System/Info/Public') {
+      return [200, { ServerName: 'model', Version: opts.version ?? '10.11.11', ProductName: 'Jellyfin Server', Id: 'f0e1d2c3b4a5968778695a4b3c2d1e0f', StartupWizardCompleted: true }];
+    }
+    if (!authorised(req)) return [401];
+    if (method === 'GET' && path === '/Library/VirtualFolders') {
+      return [200, model.libraries.map((l) => ({ Name: l.name, ItemId: l.id, Locations: [l.location], CollectionType: l.kind }))];
+    }
+    if (method === 'GET' && path === '/Items') return [200, listItems(q)];
+    const refresh = /^\/Items\/([^/]+)\/Refresh$/.exec(path);
+    if (method === 'POST' && refresh) return [model.queueRefresh(refresh[1], `POST ${path}`) ? 204 : 404];
+    if (method === 'POST' && path === '/Library/Media/Updated') {
+      const updates = (body as { Updates?: { Path?: string }[] })?.Updates;
+      if (!Array.isArray(updates)) return [400];
+      for (const u of updates) if (u.Path) monitor.report(u.Path);
+      return [204];
+    }
+    if (method === 'POST' && path === '/Library/ScanPath' && installed.plugin) {
+      const a = scanPath(model, String((body as { Path?: unknown })?.Path ?? ''));
+      return [a.http, a.body];
+    }
+    return [404];
+  };
+
+  // GetItems without a path filter: ParentId's children, Filters=IsFolder|IsNotFolder, paged; Path only when
+  // Fields asks for it. An IsFolder parameter is ignored, as the server binds none.
+  const listItems = (q: Record<string, string>) => {
+    let all = q.parentid ? model.children(q.parentid) : [...model.items.values()];
+    const filters = (q.filters ?? '').split(',').map((f) => f.trim().toLowerCase());
+    if (filters.includes('isfolder')) all = all.filter((i) => i.IsFolder);
+    if (filters.includes('isnotfolder')) all = all.filter((i) => !i.IsFolder);
+    all.sort((a, b) => a.Name.localeCompare(b.Name));
+    const start = Number(q.startindex ?? 0);
+    const limit = q.limit === undefined ? all.length : Number(q.limit);
+    const withPath = (q.fields ?? '').split(',').map((f) => f.trim().toLowerCase()).includes('path');
+    return {
+      Items: all.slice(start, start + limit).map((i) => ({ Id: i.Id, Name: i.Name, Type: i.Type, IsFolder: i.IsFolder, ParentId: i.ParentId, ...(withPath ? { Path: i.Path } : {}) })),
+      TotalRecordCount: all.length,
+      StartIndex: start,
+    };
+  };
+
+  const send = (res: ServerResponse, status: number, body?: unknown): void => {
+    if (body === undefined) res.writeHead(status).end();
+    else res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+  };
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = text;
+      }
+      const method = req.method ?? '';
+      const [status, out] = answer(method, url.pathname, lower(url.searchParams), body, req);
+      requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), body, status });
+      send(res, status, out);
+    });
+  });
+  const url = await listenLocal(server);
+
+  return {
+    url,
+    token,
+    clock,
+    scheduler,
+    model,
+    monitor,
+    get plugin() {
+      return installed.plugin;
+    },
+    set plugin(on: boolean) {
+      installed.plugin = on;
+    },
+    requests,
+    count: (method, path) => requests.filter((r) => r.method === method && r.path === path).length,
+    close: () => closeServer(server),
+  };
+}
