@@ -57,6 +57,10 @@ interface Followed {
   /** The poll count when it was added: only a poll that began later can judge it. */
   addedAtPoll: number;
   seenRunning: boolean;
+  /** When a poll first saw its section scanning: PLEX_CONFIRM_TIMEOUT counts from here, not from acceptance. */
+  startedAt?: number;
+  /** The latest poll that saw Plex scanning other sections only: the scan was still waiting in Plex's queue. */
+  queuedAt?: number;
   /** The latest answer of the library about its file (not-found is final only after the grace). */
   last?: BatchConfirmation;
 }
@@ -83,6 +87,11 @@ export class PlexFollower implements Follower {
 
   constructor(private readonly opts: PlexFollowerOptions) {
     this.progress = new PlexScanProgress(opts.api);
+  }
+
+  /** Scans Plex accepted that are not yet seen ended: what MAX_OUTSTANDING caps (the processor's dispatch). */
+  outstanding(): number {
+    return this.items.size;
   }
 
   /** Followed, or judged and still being finished (trash, analyze, recording). */
@@ -166,8 +175,13 @@ export class PlexFollower implements Follower {
     const judged: Followed[] = [];
     for (const f of this.items.values()) {
       if (f.addedAtPoll >= poll) continue;
-      if (f.ticket.sections.some((s) => running.has(s.id))) f.seenRunning = true;
-      else judged.push(f);
+      if (f.ticket.sections.some((s) => running.has(s.id))) {
+        f.seenRunning = true;
+        f.startedAt ??= started;
+      } else {
+        if (f.startedAt === undefined && running.size > 0) f.queuedAt = started;
+        judged.push(f);
+      }
     }
     const together = trashWanted(this.opts.after) ? judged.length : FINISHED_TOGETHER;
     const ended = new Set<Followed>();
@@ -226,7 +240,9 @@ export class PlexFollower implements Follower {
   private expire(now: number, why?: string, skip = new Set<Followed>()): void {
     const expired: { followed: Followed; result: FollowResult }[] = [];
     for (const f of this.items.values()) {
-      if (skip.has(f) || now - f.item.deliveredAt < this.opts.timeoutMs) continue;
+      // A scan still waiting in Plex's queue behind others has not started: its timeout has not begun either.
+      const from = f.startedAt ?? Math.max(f.item.deliveredAt, f.queuedAt ?? -Infinity);
+      if (skip.has(f) || now - from < this.opts.timeoutMs) continue;
       const detail = why ?? `Plex was still scanning after ${secs(now - f.item.deliveredAt)} s (PLEX_CONFIRM_TIMEOUT)`;
       expired.push({ followed: f, result: { state: 'unconfirmed', detail: `${detail}; not confirmed, trash and analyze skipped.` } });
     }
