@@ -3,8 +3,12 @@
 // cap Plex's backlog stays under it, no folder is sent while its previous scan waits there, every folder is
 // scanned after its last request, and every follow-up ends by what Plex did, not by its timeout.
 import { describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config/schema.js';
 import { DEFAULT_MAX_OUTSTANDING } from '../../src/processor/server-backlog.js';
+import { FakePlex } from '../fakes/plex.js';
 import { runPressure } from '../support/pressure.js';
+import { SECRET, testService } from '../support/service.js';
+import { until } from '../support/until.js';
 
 const LOAD = { webhooksPerSecond: 30, scansPerSecond: 10, loadSeconds: 20, delaySeconds: 1 };
 
@@ -49,5 +53,47 @@ describe('back-pressure from Plex', () => {
     expect(r.refreshes).toBeLessThan(r.webhooks);
     expect(r.notScannedAfterLast).toBe(0);
     expect(r.lost).toBe(0);
+  });
+});
+
+describe('the cap in config, /metrics and the dashboard', () => {
+  it('TARGETS[].MAX_OUTSTANDING caps an entry and PLEX_MAX_OUTSTANDING the first Plex; both show with the due wait on /metrics and the dashboard', async () => {
+    const other = await new FakePlex().start();
+    const t = await testService({
+      config: {
+        SERVER_SCAN_DELAY: 0,
+        PLEX_MAX_OUTSTANDING: 2,
+        // The follower's polls move this clock on: a long timeout keeps the scans outstanding for the whole test.
+        PLEX_CONFIRM_TIMEOUT: 3600,
+        TARGETS: [{ NAME: 'plex2', TYPE: 'plex', URL: other.url, TOKEN: other.token, MAX_OUTSTANDING: 3 } as Config['TARGETS'][number]],
+      },
+      pathState: async () => 'file',
+    });
+    try {
+      // Scans Plex never ends: what is outstanding stays so.
+      t.plex.scanPolls = Infinity;
+      other.scanPolls = Infinity;
+      for (let i = 0; i < 6; i++) await t.service.intake.submit([{ path: `/data/media/tv/Show ${i}/Season 01/E01.mkv`, source: 'sonarr', event: 'Download', kind: 'file' }], '127.0.0.1');
+      t.service.processor.start();
+      await until(() => t.plex.refreshes.length === 2 && other.refreshes.length === 3);
+      await until(() => t.service.processor.health().every((h) => h.outstanding === h.maxOutstanding));
+      t.clock.advance(30_000);
+      t.service.processor.wake();
+      await t.service.processor.idle();
+      expect([t.plex.refreshes.length, other.refreshes.length]).toEqual([2, 3]);
+      const metrics = (await t.service.app.inject({ url: '/metrics' })).body;
+      expect(metrics).toContain('scanrelay_target_outstanding{target="plex"} 2');
+      expect(metrics).toContain('scanrelay_target_outstanding{target="plex2"} 3');
+      const wait = Number(/scanrelay_target_due_wait_seconds\{target="plex"\} (\S+)/.exec(metrics)?.[1]);
+      expect(wait).toBeGreaterThanOrEqual(30);
+      const page = (await t.service.app.inject({ url: `/${SECRET}/dashboard` })).body;
+      expect(page).toContain('Outstanding');
+      expect(page).toContain('2 of 2');
+      expect(page).toContain('3 of 3');
+      expect(page).toContain('Next due waited');
+    } finally {
+      await t.close();
+      await other.stop();
+    }
   });
 });
