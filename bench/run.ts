@@ -19,6 +19,7 @@ const benches: { id: string; name: string; load: () => Promise<{ run: () => Prom
   { id: '7', name: 'follow', load: () => import('./follow.js') },
   { id: '8', name: 'failing-server', load: () => import('./failing-server.js') },
   { id: '9', name: 'fold', load: () => import('./fold.js') },
+  { id: '13', name: 'backpressure', load: () => import('./backpressure.js') },
 ];
 
 const args = process.argv.slice(2);
@@ -109,6 +110,13 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    whose library holds the folders): the longest the event loop is held while it is received, folded and
    committed (perf_hooks' event-loop delay), median of 7; baseline: JSON.parse of the same body. And one path
    more than the limit, which must be a 413 before anything is folded.
+13. **Back-pressure** — the apps three times faster than Plex: 30 Sonarr webhooks/s for 60 s of the service's
+   clock (\`BENCH_PRESSURE_SECONDS\`) against a fake Plex that scans one folder at a time, 10 a second, through the
+   real service on a stepped clock (\`test/support/pressure.ts\`), \`SERVER_SCAN_DELAY\` 1 s,
+   \`PLEX_CONFIRM_TIMEOUT\` 60 s; every webhook a new folder, then 300 folders asked in turn. Plex's largest
+   backlog (scans waiting and running), refreshes per folder, outcomes, files lost, refreshes sent while the
+   same folder still waited in Plex, and the drain after the load: with \`PLEX_MAX_OUTSTANDING\` 100,000
+   (the old behaviour, baseline) and with the default 8.
 
 Every benchmark runs the defaults a user gets (file checks on, scans followed and confirmed), with the two path
 mappings a user writes; the files the requests name exist on the benchmark's disk and in the fake Plex.
