@@ -21,6 +21,7 @@ const benches: { id: string; name: string; load: () => Promise<{ run: () => Prom
   { id: '9', name: 'fold', load: () => import('./fold.js') },
   { id: '10', name: 'soak', load: () => import('./soak.js') },
   { id: '11', name: 'jellyfin-scans', load: () => import('./jellyfin-scans.js') },
+  { id: '13', name: 'backpressure', load: () => import('./backpressure.js') },
 ];
 
 const args = process.argv.slice(2);
@@ -128,6 +129,13 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    season, a deleted episode, 3 new movies and a movie upgrade. For SCAN_METHOD \`auto\` without and with the
    Targeted Scans plugin and \`media-updated\`, in one run: the worst time from a webhook to the change shown,
    and the entries the server walked, against one walk of the library.
+13. **Back-pressure** — the apps three times faster than Plex: 30 Sonarr webhooks/s for 60 s of the service's
+   clock (\`BENCH_PRESSURE_SECONDS\`) against a fake Plex that scans one folder at a time, 10 a second, through the
+   real service on a stepped clock (\`test/support/pressure.ts\`), \`SERVER_SCAN_DELAY\` 1 s,
+   \`PLEX_CONFIRM_TIMEOUT\` 60 s; every webhook a new folder, then 300 folders asked in turn. Plex's largest
+   backlog (scans waiting and running), refreshes per folder, outcomes, files lost, refreshes sent while the
+   same folder still waited in Plex, and the drain after the load: with \`PLEX_MAX_OUTSTANDING\` 100,000
+   (the old behaviour, baseline) and with the default 8.
 
 Every benchmark runs the defaults a user gets (file checks on, scans followed and confirmed), with the two path
 mappings a user writes; the files the requests name exist on the benchmark's disk and in the fake Plex.

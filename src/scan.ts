@@ -234,6 +234,14 @@ export interface Target {
   readonly concurrency?: number;
   /** Watches accepted scans to their end; absent when a scan is finished once the server accepted it. */
   readonly follower?: Follower;
+  /**
+   * Scans this server accepted and has not yet been seen to end (Plex: those its follower still follows). While
+   * they reach `maxOutstanding`, due folders wait in our queue, where new requests merge, instead of in the server's.
+   * Absent: the server's own queue is not watched and only the slots limit what is sent.
+   */
+  outstanding?(): number;
+  /** The cap on `outstanding` (PLEX_MAX_OUTSTANDING / MAX_OUTSTANDING; default 8). */
+  readonly maxOutstanding?: number;
   /** Scan one folder, given as the path the media server uses (after the target's own rewrite). */
   scan(folder: string, context: ScanContext): Promise<ScanOutcome>;
   /** Cheap reachability probe used while the target is marked down, and for the dashboard's server health. */

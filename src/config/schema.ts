@@ -42,6 +42,8 @@ export const configSchema = z
       PLEX_SCAN_PAUSE: seconds().default(0),
       /** Scans sent to the first Plex at once while PLEX_SCAN_PAUSE is 0. */
       PLEX_SCAN_CONCURRENCY: integer(1, 64, 'a whole number from 1 to 64').default(8),
+      /** Scans the first Plex accepted and has not finished, at most: the rest wait in our queue, where they merge. */
+      PLEX_MAX_OUTSTANDING: integer(1, 100_000, 'a whole number from 1 to 100000').default(8),
       PLEX_EMPTY_TRASH: bool().default(false),
       // plex_autoscan treats 0 as "never empty": kept.
       PLEX_EMPTY_TRASH_MAX_FILES: integer(0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more').default(100),

@@ -30,6 +30,8 @@ export interface FollowStageDeps {
   rescanDelayMs: number;
   /** A delivery became due again (a rescan): the processor should look. */
   onRescan: (dueAt: number) => void;
+  /** A followed scan ended (whatever came of it, moot ones too): the processor's back-pressure frees its place. */
+  onEnded?: (target: string, item: FollowItem) => void;
 }
 
 export class FollowStage {
@@ -113,6 +115,7 @@ export class FollowStage {
 
   private async finish(target: Target, item: FollowItem, result: FollowResult): Promise<void> {
     const { queue, clock, logger } = this.deps;
+    this.deps.onEnded?.(target.name, item);
     const ref: DeliveryRef = item.ref;
     const envelope = this.envelopeOf(target, ref);
     if (!envelope) return; // re-requested meanwhile: the new generation is scanned and followed anew

@@ -57,6 +57,8 @@ interface Followed {
   /** The poll count when it was added: only a poll that began later can judge it. */
   addedAtPoll: number;
   seenRunning: boolean;
+  /** When a poll saw its section scanning with no earlier scan of it followed: PLEX_CONFIRM_TIMEOUT counts from here. */
+  startedAt?: number;
   /** The latest answer of the library about its file (not-found is final only after the grace). */
   last?: BatchConfirmation;
 }
@@ -83,6 +85,11 @@ export class PlexFollower implements Follower {
 
   constructor(private readonly opts: PlexFollowerOptions) {
     this.progress = new PlexScanProgress(opts.api);
+  }
+
+  /** Scans Plex accepted that are not yet seen ended: what MAX_OUTSTANDING caps (the processor's dispatch). */
+  outstanding(): number {
+    return this.items.size;
   }
 
   /** Followed, or judged and still being finished (trash, analyze, recording). */
@@ -164,10 +171,16 @@ export class PlexFollower implements Follower {
     }
     for (const id of this.sections.keys()) if (!sectionsFollowed.has(id)) this.sections.delete(id);
     const judged: Followed[] = [];
+    // Plex runs a section's scans in the order it took them: one behind an earlier scan still followed waits.
+    const ahead = new Set<string>();
     for (const f of this.items.values()) {
+      const first = f.ticket.sections.every((s) => !ahead.has(s.id));
+      for (const s of f.ticket.sections) ahead.add(s.id);
       if (f.addedAtPoll >= poll) continue;
-      if (f.ticket.sections.some((s) => running.has(s.id))) f.seenRunning = true;
-      else judged.push(f);
+      if (f.ticket.sections.some((s) => running.has(s.id))) {
+        f.seenRunning = true;
+        if (first) f.startedAt ??= started;
+      } else judged.push(f);
     }
     const together = trashWanted(this.opts.after) ? judged.length : FINISHED_TOGETHER;
     const ended = new Set<Followed>();
@@ -226,7 +239,9 @@ export class PlexFollower implements Follower {
   private expire(now: number, why?: string, skip = new Set<Followed>()): void {
     const expired: { followed: Followed; result: FollowResult }[] = [];
     for (const f of this.items.values()) {
-      if (skip.has(f) || now - f.item.deliveredAt < this.opts.timeoutMs) continue;
+      // A scan still queued in Plex has not started, so its timeout has not begun (unreachable: from acceptance).
+      const from = why ? f.item.deliveredAt : f.startedAt;
+      if (skip.has(f) || from === undefined || now - from < this.opts.timeoutMs) continue;
       const detail = why ?? `Plex was still scanning after ${secs(now - f.item.deliveredAt)} s (PLEX_CONFIRM_TIMEOUT)`;
       expired.push({ followed: f, result: { state: 'unconfirmed', detail: `${detail}; not confirmed, trash and analyze skipped.` } });
     }

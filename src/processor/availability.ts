@@ -17,6 +17,11 @@ export interface TargetHealth {
   inFlight: number;
   scanned: number;
   failed: number;
+  /** Scans the server accepted and has not ended, and its cap (targets that can tell: Plex). */
+  outstanding?: number;
+  maxOutstanding?: number;
+  /** How long the next due folder for this target has waited since it was due (0: none waits). */
+  dueWaitMs?: number;
 }
 
 /** One target's slots and health, as the processor keeps them. */
@@ -34,6 +39,8 @@ export interface TargetState {
   lastFinishedAt: number;
   scanned: number;
   failed: number;
+  /** The last pass found it at its cap of outstanding scans, or with only folders whose scan it still holds. */
+  waitingOnServer: boolean;
 }
 
 const PROBE_FIRST_MS = 1_000;
@@ -43,7 +50,7 @@ const DUE_COUNT_LIMIT = 10_000;
 export const IDLE_PROBE_MS = 60_000;
 
 export function newTargetState(target: Target): TargetState {
-  return { target, up: true, probeDelayMs: 0, nextProbeAt: 0, probing: false, lastHeardAt: -Infinity, inFlight: new Set(), lastFinishedAt: 0, scanned: 0, failed: 0 };
+  return { target, up: true, probeDelayMs: 0, nextProbeAt: 0, probing: false, lastHeardAt: -Infinity, inFlight: new Set(), lastFinishedAt: 0, scanned: 0, failed: 0, waitingOnServer: false };
 }
 
 export function healthOf(s: TargetState): TargetHealth {

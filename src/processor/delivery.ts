@@ -10,6 +10,7 @@ import type { DueDelivery, ScanOutcome } from '../scan.js';
 import { runBeforeScan, type CommandRunner } from '../targets/commands.js';
 import type { Availability, TargetState } from './availability.js';
 import { backoffDelay } from './backoff.js';
+import type { ServerBacklog } from './server-backlog.js';
 import type { ProcessorSettings } from './settings.js';
 
 export interface DeliveryDeps {
@@ -22,6 +23,8 @@ export interface DeliveryDeps {
   runCommand?: CommandRunner;
   followUps: FollowStage;
   availability: Availability;
+  /** Scans each server holds unfinished, by folder. */
+  backlog: ServerBacklog;
   /** Every target's name: a folder is finished when each has a final delivery. */
   targetNames: string[];
   /** The folder as the server should be asked (the row is keyed in NFC). */
@@ -62,7 +65,10 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
       await queue.grouped(() => queue.recordDelivery(row, name, { state: 'scanned', detail: outcome.detail }, deps.targetNames));
     } else {
       await queue.grouped(() => queue.recordDelivery(row, name, { state: 'following', detail: outcome.detail, follow }, deps.targetNames));
-      if (queue.isCurrent({ folderId: row.id, generation: row.generation })) deps.followUps.follow(state.target, row, follow, now);
+      if (queue.isCurrent({ folderId: row.id, generation: row.generation })) {
+        deps.followUps.follow(state.target, row, follow, now);
+        deps.backlog.accepted(state.target, row.id);
+      }
     }
   } else if (outcome.status === 'unmatched') {
     // The path as received is what to explain: mappings do not chain, so explaining the mapped one misleads.

@@ -11,6 +11,7 @@ import type { DueDelivery, Folder, Target } from '../scan.js';
 import { Availability, healthOf, IDLE_PROBE_MS, newTargetState, type TargetHealth, type TargetState } from './availability.js';
 import { FileChecks } from './checks.js';
 import { deliver } from './delivery.js';
+import { ServerBacklog } from './server-backlog.js';
 import type { ProcessorSettings } from './settings.js';
 
 export type { TargetHealth };
@@ -59,6 +60,7 @@ export class Processor {
   private abandoned = false;
   private readonly checks: FileChecks;
   private readonly availability: Availability;
+  private readonly backlog = new ServerBacklog();
 
   constructor(deps: ProcessorDeps) {
     this.deps = { pathState: diskPathState, random: Math.random, ...deps };
@@ -75,7 +77,13 @@ export class Processor {
       runCommand: deps.runCommand,
       rescanDelayMs: deps.settings.fileCheckDelayMs,
       onRescan: (at) => this.wake(at),
+      // A scan the server held has ended: its folder may go again, and its target has room under the cap.
+      onEnded: (target, item) => {
+        this.backlog.ended(target, item.ref.folderId);
+        this.wake();
+      },
     });
+    this.backlog.resume(deps.targets, deps.queue);
   }
 
   get targetNames(): string[] {
@@ -87,8 +95,9 @@ export class Processor {
     return this.checks.held;
   }
 
+  /** Each target's state, with the scans its server holds unfinished and how long our next due folder has waited. */
   health(): TargetHealth[] {
-    return this.states.map(healthOf);
+    return this.states.map((s) => ({ ...healthOf(s), ...this.backlog.pressure(s, this.deps.queue, this.deps.clock.now()) }));
   }
 
   /** One pass: run due existence checks and start every scan that may start now. Does not wait for scans. */
@@ -194,7 +203,8 @@ export class Processor {
       }
       const now = this.deps.clock.now();
       // A target that is down is asked again at its probe time, so its due deliveries must not wake the loop.
-      const next = this.deps.queue.nextDue(this.states.filter((s) => s.up).map((s) => s.target.name)) ?? now + 1000;
+      // Neither does one waiting for its server to end scans: the end of a followed scan wakes the loop.
+      const next = this.deps.queue.nextDue(this.states.filter((s) => s.up && !s.waitingOnServer).map((s) => s.target.name)) ?? now + 1000;
       const probes = this.states.filter((s) => !s.up).map((s) => s.nextProbeAt);
       const wait = Math.max(5, Math.min(1000, Math.min(next, ...probes) - now));
       this.sleepingUntil = now + wait;
@@ -243,18 +253,32 @@ export class Processor {
       if (!state.probing && now >= state.nextProbeAt) this.availability.probe(state);
       return;
     }
+    state.waitingOnServer = false;
     const pause = state.target.pauseMs;
     const limit = this.slots(state);
-    let free = limit - state.inFlight.size;
+    // Beside the slots, the server's own queue: no more scans than its cap may be accepted and not ended.
+    const room = this.backlog.room(state.target, state.inFlight.size);
+    if (room <= 0) state.waitingOnServer = true;
+    let free = Math.min(limit - state.inFlight.size, room);
     if (free <= 0) return;
     if (pause > 0 && now < state.lastFinishedAt + pause) return;
-    const rows = this.deps.queue.pendingFor(state.target.name, free + state.inFlight.size);
+    const name = state.target.name;
+    // Folders whose previous scan the server holds are passed over, so read that many rows more.
+    const rows = this.deps.queue.pendingFor(name, free + state.inFlight.size + this.backlog.heldCount(name));
+    let launched = 0;
+    let held = 0;
     for (const row of rows) {
       if (free <= 0) break;
       if (state.inFlight.has(row.id)) continue;
+      if (this.backlog.holds(name, row.id)) {
+        held++;
+        continue;
+      }
       free--;
+      launched++;
       this.launch(state, row);
     }
+    if (launched === 0 && held > 0) state.waitingOnServer = true;
   }
 
   private track(p: Promise<void>): void {
@@ -279,6 +303,7 @@ export class Processor {
       ...this.deps,
       followUps: this.followUps,
       availability: this.availability,
+      backlog: this.backlog,
       targetNames: this.targetNames,
       spelling: (r) => this.checks.spelling(r),
       abandoned: () => this.abandoned,

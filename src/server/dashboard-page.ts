@@ -187,6 +187,8 @@ function targetsSection(v: DashboardView): string {
         ${fact('Scanned', String(t.scanned))}
         ${fact('Failed', String(t.failed))}
         ${fact('In flight', String(t.inFlight))}
+        ${t.outstanding !== undefined ? fact('Outstanding', `${t.outstanding} of ${t.maxOutstanding ?? '—'}`) : ''}
+        ${t.dueWaitMs ? fact('Next due waited', span(t.dueWaitMs)) : ''}
         ${t.downSince ? fact('Down since', when(t.downSince, v.now)) : ''}
         ${t.nextProbeAt ? fact('Next try', when(t.nextProbeAt, v.now)) : ''}
       </dl>

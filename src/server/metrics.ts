@@ -65,6 +65,26 @@ export class Metrics {
         for (const t of sources.processor?.health() ?? []) this.set({ target: t.name }, t.up ? 1 : 0);
       },
     });
+    new Gauge({
+      name: 'scanrelay_target_outstanding',
+      help: 'Scans a media server accepted and has not ended (servers that can tell: Plex); capped by PLEX_MAX_OUTSTANDING / MAX_OUTSTANDING.',
+      labelNames: ['target'],
+      registers,
+      collect() {
+        this.reset();
+        for (const t of sources.processor?.health() ?? []) if (t.outstanding !== undefined) this.set({ target: t.name }, t.outstanding);
+      },
+    });
+    new Gauge({
+      name: 'scanrelay_target_due_wait_seconds',
+      help: 'Seconds the next due folder for a target has waited since it was due (for a slot, its server\'s cap, or the server to answer).',
+      labelNames: ['target'],
+      registers,
+      collect() {
+        this.reset();
+        for (const t of sources.processor?.health() ?? []) this.set({ target: t.name }, (t.dueWaitMs ?? 0) / 1000);
+      },
+    });
     this.scans = new Counter({
       name: 'scanrelay_scans_total',
       help: 'Answers from media servers per folder: scanned, unmatched (no library holds it) or retry (failed, tried again).',

@@ -83,6 +83,9 @@ export const targetHealth = z.object({
   inFlight: z.int(),
   scanned: z.int(),
   failed: z.int(),
+  outstanding: z.int().optional().meta({ description: 'scans the server accepted and has not ended (servers that can tell: Plex)' }),
+  maxOutstanding: z.int().optional().meta({ description: 'PLEX_MAX_OUTSTANDING / MAX_OUTSTANDING: the cap on outstanding' }),
+  dueWaitMs: z.int().optional().meta({ description: 'ms the next due folder for this server has waited since it was due' }),
 });
 
 export const queueQuery = z.object({ limit: z.int().min(1).max(5000).default(500) });

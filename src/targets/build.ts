@@ -1,6 +1,6 @@
 // Config to targets, in one place for every kind: the first Plex from the PLEX_* keys, then each TARGETS entry,
 // each built by its kind (kinds.ts) and given here what every target has alike: its name, SCAN_PAUSE,
-// SCAN_CONCURRENCY, PATH_MAPPINGS, INCLUDE/EXCLUDE and REFRESH_ITEMS.
+// SCAN_CONCURRENCY, MAX_OUTSTANDING, PATH_MAPPINGS, INCLUDE/EXCLUDE and REFRESH_ITEMS.
 import { entryUrlKey } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
@@ -61,6 +61,7 @@ function firstPlexEntry(config: Config, logger: Logger): Entry | undefined {
     EXCLUDE: [],
     SCAN_PAUSE: config.PLEX_SCAN_PAUSE,
     SCAN_CONCURRENCY: config.PLEX_SCAN_CONCURRENCY,
+    MAX_OUTSTANDING: config.PLEX_MAX_OUTSTANDING,
   };
 }
 
@@ -80,7 +81,9 @@ export function configured(entry: Entry, target: Capabilities, refreshItemsByDef
     kind: target.kind,
     pauseMs: (entry.SCAN_PAUSE ?? 0) * 1000,
     concurrency: entry.SCAN_CONCURRENCY,
+    ...(entry.MAX_OUTSTANDING !== undefined ? { maxOutstanding: entry.MAX_OUTSTANDING } : {}),
     follower: target.follower,
+    ...(target.outstanding ? { outstanding: () => target.outstanding!() } : {}),
     refreshOnChange: entry.REFRESH_ITEMS ?? refreshItemsByDefault,
     pathOf,
     async scan(folder: string, context: ScanContext) {

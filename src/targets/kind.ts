@@ -24,6 +24,8 @@ export const COMMON_KEYS = {
   SCAN_PAUSE: seconds().default(0),
   /** Scans sent to this server at once while SCAN_PAUSE is 0. */
   SCAN_CONCURRENCY: integer(1, 64, 'a whole number from 1 to 64').optional(),
+  /** Scans this server accepted and has not finished, at most (kinds that can tell: Plex); unset = 8. */
+  MAX_OUTSTANDING: integer(1, 100_000, 'a whole number from 1 to 100000').optional(),
   /** Rename and upgrade events also refresh the file's item on this server; unset = PLEX_REFRESH_ITEMS. */
   REFRESH_ITEMS: bool().optional(),
 };
@@ -32,7 +34,7 @@ export type Entry<Keys extends z.ZodRawShape = z.ZodRawShape> = { NAME: string; 
   z.output<z.ZodObject<Keys>>;
 
 /** What a kind's module builds: everything a Target is but what the table applies to every kind. */
-export type Capabilities = Omit<Target, 'name' | 'pauseMs' | 'concurrency' | 'pathOf' | 'refreshOnChange'>;
+export type Capabilities = Omit<Target, 'name' | 'pauseMs' | 'concurrency' | 'maxOutstanding' | 'pathOf' | 'refreshOnChange'>;
 
 /** What building a target may use besides its entry. */
 export interface KindContext {

@@ -119,6 +119,11 @@ export class PlexTarget implements Capabilities {
     return { status: 'scanned', detail, sections, follow: ticket };
   }
 
+  /** Refreshes Plex accepted whose end the follower has not seen yet (scans with nothing to follow are not counted). */
+  outstanding(): number {
+    return this.follower.outstanding();
+  }
+
   libraries(ask?: { fresh?: boolean; holding?: string }): Promise<Library[]> {
     return this.list.get(ask);
   }

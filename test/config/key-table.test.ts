@@ -36,6 +36,7 @@ const KEYS: Record<string, Entry> = {
   PLEX_CONFIRM_SCANS: T('targets/plex-follow', 'fast path: PLEX_CONFIRM_SCANS false does not follow a file scan'),
   PLEX_CONFIRM_TIMEOUT: T('targets/plex-follow', 'a scan still running at PLEX_CONFIRM_TIMEOUT ends unconfirmed'),
   PLEX_SCAN_CONCURRENCY: T('config/key-effects', 'PLEX_SCAN_CONCURRENCY bounds the scans in flight'),
+  PLEX_MAX_OUTSTANDING: T('processor/back-pressure', 'apps three times faster than Plex: its backlog stays under the cap'),
   PLEX_FOLLOW_INTERVAL: T('config/key-effects', 'PLEX_FOLLOW_INTERVAL is the time between two /activities requests'),
   PLEX_REFRESH_ITEMS: T('targets/item-refresh', 'Rename/Upgrade only where REFRESH_ITEMS (or PLEX_REFRESH_ITEMS) is on'),
   SERVER_TRUST_PROXY: T('server/trust-proxy', 'a list holding the proxy: its X-Forwarded-For is believed'),
@@ -112,6 +113,7 @@ const KEYS: Record<string, Entry> = {
   'GOOGLE.API_URL': T('e2e/drive-to-plex', 'new file -> one Plex refresh of the mapped folder'),
 
   'TARGETS[].SCAN_CONCURRENCY': T('config/key-effects', 'TARGETS[].SCAN_CONCURRENCY sets an entry'),
+  'TARGETS[].MAX_OUTSTANDING': T('processor/back-pressure', 'TARGETS[].MAX_OUTSTANDING caps an entry'),
   'TARGETS[].REFRESH_ITEMS': T('targets/item-refresh', 'Rename/Upgrade only where REFRESH_ITEMS (or PLEX_REFRESH_ITEMS) is on'),
   'TARGETS[].COMMAND': T('targets/calls-and-failures', 'runs the program with the folder, file, event and deletion in its environment'),
   'TARGETS[].TIMEOUT': T('targets/calls-and-failures', 'a program over TIMEOUT is stopped and retried'),

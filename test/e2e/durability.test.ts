@@ -29,6 +29,8 @@ describe('durability', () => {
       PLEX_LOCAL_URL: plex.url,
       PLEX_TOKEN: plex.token,
       PLEX_SCAN_MODE: 'api',
+      // More folders than the default cap of outstanding scans are meant to reach Plex here at once.
+      PLEX_MAX_OUTSTANDING: 100_000,
       SERVER_PATH_MAPPINGS: {},
     });
     const queuefile = join(dir, 'queue.db');

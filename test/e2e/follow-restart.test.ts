@@ -43,6 +43,8 @@ describe('follow-ups across kill -9', () => {
       PLEX_LOCAL_URL: plex.url,
       PLEX_TOKEN: plex.token,
       PLEX_SCAN_MODE: 'api',
+      // More folders than the default cap of outstanding scans are meant to reach Plex here at once.
+      PLEX_MAX_OUTSTANDING: 100_000,
       PLEX_FOLLOW_INTERVAL: 0.1,
     });
     const queuefile = join(dir, 'queue.db');

@@ -95,6 +95,13 @@ export class FakePlex {
   scanMs = 10;
   /** Plex's own queue: scans run one at a time, in order, each for this many ms (real time). */
   fifoMs: number | undefined = undefined;
+  /** With fifoMs set: a FIFO scan ends only on stepFifo(), so a test sets Plex's pace on its own clock. */
+  fifoStepped = false;
+  /** The most scans the FIFO ever held (waiting and running): Plex's backlog at its worst. */
+  peakQueued = 0;
+  /** Refreshes that arrived while the same folder of the same section was still waiting in the FIFO. */
+  refreshesWhileWaiting = 0;
+  private fifoCurrent?: FakeActivity;
   /** An old or quiet Plex: GET /activities answers an empty list whatever runs (scans still end and add files). */
   hideActivities = false;
   /** When the FIFO first started a scan and last finished one (real ms): the time Plex itself spent. */
@@ -197,12 +204,25 @@ export class FakePlex {
     return this.fifo.length + this.activities.length;
   }
 
+  /** Ends the running FIFO scan and starts the next, up to `count` times (fifoStepped); returns the scans ended. */
+  stepFifo(count = 1): number {
+    let ended = 0;
+    for (; ended < count && this.fifoCurrent; ended++) {
+      const a = this.fifoCurrent;
+      this.fifoCurrent = undefined;
+      this.endScan(a);
+      this.pump();
+    }
+    return ended;
+  }
+
   /** Starts the next FIFO scan when none runs. */
   private pump(): void {
-    if (this.fifoTimer || this.fifo.length === 0) return;
+    if (this.fifoTimer || this.fifoCurrent || this.fifo.length === 0) return;
     const next = this.fifo.shift()!;
     this.activities.push(next.activity);
     this.fifoSpan.first ??= Date.now();
+    if (this.fifoStepped) return void (this.fifoCurrent = next.activity);
     this.fifoTimer = setTimeout(() => {
       this.fifoTimer = undefined;
       this.fifoSpan.last = Date.now();
@@ -319,8 +339,10 @@ export class FakePlex {
         polls: 0,
       };
       if (this.fifoMs !== undefined) {
+        if (this.fifo.some((w) => w.activity.section === activity.section && w.activity.path === path)) this.refreshesWhileWaiting++;
         this.fifo.push({ activity, ms: this.fifoMs });
         this.pump();
+        this.peakQueued = Math.max(this.peakQueued, this.scansQueued);
       } else if (this.scanPolls !== undefined && this.scanPolls <= 0) this.endScan((this.activities.push(activity), activity));
       else this.activities.push(activity);
       return void res.writeHead(200).end();

@@ -8,6 +8,8 @@ export interface TableKeys {
   name: string;
   pauseMs?: number;
   concurrency?: number;
+  /** MAX_OUTSTANDING: the cap on scans the server accepted and has not ended. */
+  maxOutstanding?: number;
   mappings?: PathMappings;
   include?: string[];
   exclude?: string[];
@@ -25,6 +27,7 @@ export function named(target: Capabilities, keys: TableKeys): Target {
       EXCLUDE: keys.exclude ?? [],
       SCAN_PAUSE: (keys.pauseMs ?? 0) / 1000,
       SCAN_CONCURRENCY: keys.concurrency,
+      MAX_OUTSTANDING: keys.maxOutstanding,
       REFRESH_ITEMS: keys.refreshItems,
     },
     target,

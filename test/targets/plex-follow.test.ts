@@ -48,7 +48,9 @@ function relay(t: PlexTarget, settings: { fileCheckDelayMs?: number; concurrency
   queue = new Queue(join(mkdtempSync(join(tmpdir(), 'scanrelay-follow-')), 'queue.db'), systemClock, { delayMs: 0 });
   processor = new Processor({
     queue,
-    targets: [named(t, { name: 'plex', concurrency: settings.concurrency })],
+    // These tests are about following, with more folders than the default cap of outstanding scans: no cap here
+    // (test/processor/back-pressure.test.ts is about the cap).
+    targets: [named(t, { name: 'plex', concurrency: settings.concurrency, maxOutstanding: 100_000 })],
     clock: systemClock,
     logger: silentLogger,
     settings: { fileExistMappings: {}, maxFileChecks: 0, fileCheckDelayMs: settings.fileCheckDelayMs ?? 0, folderOnExhaustion: false, anchors: [], retryMaxDelayMs: 300_000 },

@@ -1,0 +1,160 @@
+// Apps asking faster than Plex scans, simulated on one clock: the real service (intake, SQLite queue, processor,
+// Plex target and follower) against the fake Plex on 127.0.0.1 whose scans run one at a time and end only when
+// this driver steps them. Each step of the service's clock brings its share of webhooks and of Plex's scans, then
+// waits until the service has nothing in flight. Shared by test/processor/back-pressure.test.ts and
+// bench/backpressure.ts.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { httpFetch } from '../../src/http-fetch.js';
+import { silentLogger } from '../../src/log.js';
+import { createService } from '../../src/service.js';
+import { FakePlex } from '../fakes/plex.js';
+import { SteppedClock } from './stepped-clock.js';
+
+export interface PressureOptions {
+  /** How long the apps send webhooks, in seconds of the service's clock. */
+  loadSeconds: number;
+  webhooksPerSecond: number;
+  /** Plex's pace: scans it finishes per second, one at a time. */
+  scansPerSecond: number;
+  /** PLEX_MAX_OUTSTANDING. */
+  maxOutstanding: number;
+  /** Season folders the webhooks go to, in turn (each webhook names a new episode file). */
+  folders: number;
+  /** SERVER_SCAN_DELAY, seconds. */
+  delaySeconds?: number;
+  /** PLEX_CONFIRM_TIMEOUT, seconds. */
+  confirmTimeoutSeconds?: number;
+  stepMs?: number;
+  /** Gives up draining after this many seconds of the service's clock past the load. */
+  drainLimitSeconds?: number;
+}
+
+export interface PressureResult {
+  webhooks: number;
+  refreshes: number;
+  /** Plex's backlog at its worst: scans waiting in its queue plus the one running. */
+  peakBacklog: number;
+  /** Refreshes sent while the same folder still waited in Plex's queue. */
+  duplicates: number;
+  /** Requested files that never reached Plex's library. */
+  lost: number;
+  /** Folders whose last refresh was sent before their last request. */
+  notScannedAfterLast: number;
+  refreshesPerFolder: { min: number; max: number; mean: number };
+  outcomes: Record<string, number>;
+  /** Seconds of the service's clock from the last webhook until the queue and Plex were empty. */
+  drainSeconds: number;
+  /** The most the service reported outstanding on Plex, and the longest its next due folder waited (s). */
+  maxOutstandingSeen: number;
+  maxDueWaitSeconds: number;
+}
+
+export async function runPressure(opts: PressureOptions): Promise<PressureResult> {
+  const stepMs = opts.stepMs ?? 100;
+  const dir = mkdtempSync(join(tmpdir(), 'scanrelay-pressure-'));
+  const plex = await new FakePlex().start();
+  plex.fifoMs = 0;
+  plex.fifoStepped = true;
+  const clock = new SteppedClock();
+  let calls = 0;
+  // Calls to Plex still unanswered: the step is over only when none is left.
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    calls++;
+    try {
+      return await httpFetch(input, init);
+    } finally {
+      calls--;
+    }
+  };
+  const config = {
+    ...defaultConfig(() => '0123456789abcdef0123456789abcdef'),
+    PLEX_LOCAL_URL: plex.url,
+    PLEX_TOKEN: plex.token,
+    PLEX_SCAN_MODE: 'api',
+    PLEX_MAX_OUTSTANDING: opts.maxOutstanding,
+    PLEX_CONFIRM_TIMEOUT: opts.confirmTimeoutSeconds ?? 300,
+    PLEX_ANALYZE_TYPE: 'off',
+    SERVER_SCAN_DELAY: opts.delaySeconds ?? 2,
+    SERVER_MAX_FILE_CHECKS: 0,
+    SERVER_PATH_MAPPINGS: {},
+    SERVER_IGNORE_LIST: [],
+  } as Config;
+  const service = await createService({ config, queuefile: join(dir, 'queue.db'), logger: silentLogger, clock, fetch, pathState: async () => 'file' });
+  const lastRequest = new Map<string, number>();
+  const lastRefresh = new Map<string, number>();
+  const refreshCount = new Map<string, number>();
+  const files: string[] = [];
+  let seen = 0;
+  let maxOutstandingSeen = 0;
+  let maxDueWait = 0;
+
+  const settle = async () => {
+    for (let quiet = 0; quiet < 8; ) {
+      await new Promise((r) => setImmediate(r));
+      await service.processor.idle();
+      quiet = calls > 0 ? 0 : quiet + 1;
+    }
+    // Refreshes that reached Plex, numbered in arrival order (a request's mark is the count when it was queued).
+    for (; seen < plex.requests.length; seen++) {
+      const r = plex.requests[seen];
+      if (!r.path.endsWith('/refresh')) continue;
+      lastRefresh.set(r.query.path, seen);
+      refreshCount.set(r.query.path, (refreshCount.get(r.query.path) ?? 0) + 1);
+    }
+    for (const t of service.processor.health()) {
+      maxOutstandingSeen = Math.max(maxOutstandingSeen, t.outstanding ?? 0);
+      maxDueWait = Math.max(maxDueWait, t.dueWaitMs ?? 0);
+    }
+  };
+  const step = async (webhooks: number, scans: number) => {
+    clock.advance(stepMs);
+    for (let k = 0; k < webhooks; k++) {
+      const i = files.length;
+      const folder = `/data/media/tv/Show ${i % opts.folders}/Season 01`;
+      const file = `${folder}/Show ${i % opts.folders} - E${i}.mkv`;
+      files.push(file);
+      plex.onDisk.add(file);
+      await service.intake.submit([{ path: file, source: 'sonarr', event: 'Download', kind: 'file' }], '127.0.0.1');
+      lastRequest.set(folder, plex.requests.length);
+    }
+    plex.stepFifo(scans);
+    service.processor.wake();
+    await settle();
+  };
+
+  try {
+    service.processor.start();
+    const steps = Math.round((opts.loadSeconds * 1000) / stepMs);
+    const perStep = (rate: number, k: number) => Math.floor(((k + 1) * rate * stepMs) / 1000) - Math.floor((k * rate * stepMs) / 1000);
+    let k = 0;
+    for (; k < steps; k++) await step(perStep(opts.webhooksPerSecond, k), perStep(opts.scansPerSecond, k));
+    const loadEnd = clock.now();
+    const limit = loadEnd + (opts.drainLimitSeconds ?? 3_600) * 1000;
+    while ((service.queue.count() > 0 || plex.scansQueued > 0) && clock.now() < limit) await step(0, perStep(opts.scansPerSecond, k++));
+    const counts = [...lastRequest.keys()].map((f) => refreshCount.get(f) ?? 0);
+    const outcomes: Record<string, number> = {};
+    for (const h of service.queue.history(1_000_000)) outcomes[h.outcome] = (outcomes[h.outcome] ?? 0) + 1;
+    return {
+      webhooks: files.length,
+      refreshes: plex.refreshes.length,
+      peakBacklog: plex.peakQueued,
+      duplicates: plex.refreshesWhileWaiting,
+      lost: files.filter((f) => !plex.library.has(f)).length,
+      notScannedAfterLast: [...lastRequest].filter(([folder, mark]) => (lastRefresh.get(folder) ?? -1) < mark).length,
+      refreshesPerFolder: { min: Math.min(...counts), max: Math.max(...counts), mean: counts.reduce((a, b) => a + b, 0) / counts.length },
+      outcomes,
+      drainSeconds: (clock.now() - loadEnd) / 1000,
+      maxOutstandingSeen,
+      maxDueWaitSeconds: maxDueWait / 1000,
+    };
+  } finally {
+    await service.close();
+    await plex.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
