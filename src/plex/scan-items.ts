@@ -33,6 +33,9 @@ export interface SectionScanEnded {
 /** Whether an item of this type can hold a delivered file (shows, seasons, artists and albums do not). */
 export const holdsFiles = (item: TouchedItem): boolean => TYPES_WITH_FILES.has(item.type);
 
+/** Items handed over as created, remembered so their later processing entries are not a second change. */
+const REMEMBERED = 10_000;
+
 interface Pending {
   touched: Map<string, TouchedItem>;
   deleted: Set<string>;
@@ -47,6 +50,8 @@ export class SectionScans {
   /** Scan activities by uuid, with their section once a frame named it. */
   private readonly activities = new Map<string, string | undefined>();
   private readonly pending = new Map<string, Pending>();
+  /** Items handed over as created: Plex goes on processing them (states 1-5) after the scan ended. */
+  private readonly reported = new Set<string>();
 
   constructor(private readonly ended: (scan: SectionScanEnded) => void) {}
 
@@ -70,6 +75,8 @@ export class SectionScans {
         return;
       }
       const known = p.touched.get(e.itemId);
+      // Matching and metadata of an item already handed over as new: not a change of its files.
+      if (!known && e.state !== STATE_CREATED && this.reported.has(e.itemId)) return;
       const created = (known?.created ?? false) || e.state === STATE_CREATED || e.metadataState === 'created';
       p.touched.set(e.itemId, { ratingKey: e.itemId, type: e.type, created });
       return;
@@ -85,7 +92,14 @@ export class SectionScans {
     if (section === undefined) return;
     const p = this.pending.get(section);
     this.pending.delete(section);
-    this.ended({ sectionId: section, uuid: e.uuid, touched: p ? [...p.touched.values()] : [], deleted: p ? [...p.deleted] : [] });
+    const touched = p ? [...p.touched.values()] : [];
+    for (const t of touched) if (t.created) this.remember(t.ratingKey);
+    this.ended({ sectionId: section, uuid: e.uuid, touched, deleted: p ? [...p.deleted] : [] });
+  }
+
+  private remember(ratingKey: string): void {
+    this.reported.add(ratingKey);
+    if (this.reported.size > REMEMBERED) this.reported.delete(this.reported.values().next().value!);
   }
 
   private pendingOf(section: string): Pending {

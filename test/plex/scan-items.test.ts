@@ -46,6 +46,14 @@ describe('SectionScans', () => {
     expect(ended[2]).toMatchObject({ sectionId: '2', touched: [{ ratingKey: '20' }] });
   });
 
+  it('does not count the processing Plex does after the end of an item it already handed over as new', () => {
+    const { feed, ended } = watch();
+    feed([act('started', 'a', '1'), entry('1', '10', 0), act('ended', 'a', '1')]);
+    feed([entry('1', '10', 5), entry('1', '99', 5), act('started', 'b', '1'), act('ended', 'b', '1')]);
+    // 10 was new in scan a; its state-5 entry after a's end is not a change. 99, an older item, was updated.
+    expect(ended[1].touched).toEqual([{ ratingKey: '99', type: 1, created: false }]);
+  });
+
   it('ignores other activities and ends it cannot place; forgets running scans when the socket drops', () => {
     const { feed, ended, scans } = watch();
     feed([{ kind: 'activity', event: 'ended', uuid: 'r', type: 'library.refresh.items', sectionId: '1' }, act('ended', 'nowhere')]);
