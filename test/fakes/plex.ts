@@ -121,7 +121,7 @@ export class FakePlex {
       if (item) item.ratingKey = ratingKey;
     },
   );
-  private server?: Server;
+  server?: Server;
   url = '';
 
   constructor(opts: { sections?: FakeSection[]; token?: string } = {}) {

@@ -1,0 +1,52 @@
+// The files of one Plex item: GET /library/metadata/{ratingKey} → Metadata[0].Media[].Part[].file (the absolute
+// path as Plex sees it; python-plexapi plexapi/media.py MediaPart.file). One small answer per item, where the
+// undocumented `/library/sections/{id}/all?file=` may answer with a whole section.
+import type { SectionScanEnded } from './scan-items.js';
+import { holdsFiles } from './scan-items.js';
+
+/** A GET on the Plex server (token, timeout and redirects are the caller's): the status and the JSON body. */
+export type PlexGet = (path: string) => Promise<{ status: number; body?: unknown }>;
+
+export interface ItemFiles {
+  ratingKey: string;
+  type?: string;
+  parentRatingKey?: string;
+  sectionId?: string;
+  files: string[];
+}
+
+/** The item's files, or 'gone' when Plex no longer has it (deleted between its timeline entry and now). */
+export async function itemFiles(get: PlexGet, ratingKey: string): Promise<ItemFiles | 'gone'> {
+  const res = await get(`/library/metadata/${encodeURIComponent(ratingKey)}`);
+  if (res.status === 404) return 'gone';
+  if (res.status < 200 || res.status >= 300) throw new Error(`GET /library/metadata/${ratingKey} answered ${res.status}`);
+  const items = (res.body as { MediaContainer?: { Metadata?: unknown } } | undefined)?.MediaContainer?.Metadata;
+  const item = (Array.isArray(items) ? items[0] : undefined) as Record<string, unknown> | undefined;
+  if (!item) return 'gone';
+  const media = Array.isArray(item.Media) ? (item.Media as { Part?: unknown }[]) : [];
+  const files = media.flatMap((m) => (Array.isArray(m.Part) ? (m.Part as { file?: unknown }[]) : [])).flatMap((p) => (typeof p.file === 'string' ? [p.file] : []));
+  const s = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
+  return { ratingKey: s(item.ratingKey) ?? ratingKey, type: s(item.type), parentRatingKey: s(item.parentRatingKey), sectionId: s(item.librarySectionID), files };
+}
+
+/**
+ * The delivered files a scan put in the library: the files of the items it created or updated, looked up
+ * `concurrency` at a time, matched against `delivered`. Answers file → ratingKey for those found; a file not in
+ * the answer was not touched by this scan (it may still have been in the library before: an unchanged file
+ * makes no timeline entry, so absence here is not proof of absence).
+ */
+export async function filesOfScan(get: PlexGet, scan: SectionScanEnded, delivered: ReadonlySet<string>, concurrency = 8): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const items = scan.touched.filter(holdsFiles);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length && found.size < delivered.size) {
+      const item = items[next++];
+      const answer = await itemFiles(get, item.ratingKey);
+      if (answer === 'gone') continue;
+      for (const f of answer.files) if (delivered.has(f)) found.set(f, answer.ratingKey);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return found;
+}
