@@ -81,6 +81,8 @@ export class MediaSocket {
   private heardAt = 0;
   /** Failed attempts in a row (0 while connected): how long the next wait is. */
   private failures = 0;
+  /** Aborted by stop(): every wait of this socket (backoff, silence, keep-alive) ends at once with it. */
+  private stopping = new AbortController();
   connected = false;
 
   constructor(private readonly opts: MediaSocketOptions) {}
@@ -88,14 +90,21 @@ export class MediaSocket {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopping = new AbortController();
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.stopping.abort();
     this.socket?.terminate();
     this.wake?.();
     await this.loop;
+  }
+
+  /** Waits on the socket's clock; ends early (and lets the process exit) once the socket is stopped. */
+  wait(ms: number): Promise<void> {
+    return this.opts.clock.sleep(ms, this.stopping.signal);
   }
 
   send(text: string): void {
@@ -155,7 +164,7 @@ export class MediaSocket {
     const { clock } = this.opts;
     let pingedAt: number | undefined;
     while (this.running && this.socket === socket && this.connected) {
-      await clock.sleep(silenceMs);
+      await clock.sleep(silenceMs, this.stopping.signal);
       if (this.socket !== socket || !this.connected) return;
       const now = clock.now();
       if (pingedAt !== undefined && this.heardAt < pingedAt) {
@@ -172,7 +181,7 @@ export class MediaSocket {
   private pause(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
       this.wake = resolve;
-      void this.opts.clock.sleep(ms).then(resolve);
+      void this.opts.clock.sleep(ms, this.stopping.signal).then(resolve);
     }).then(() => {
       this.wake = undefined;
     });

@@ -1,6 +1,8 @@
 // The files of one Plex item: GET /library/metadata/{ratingKey} → Metadata[0].Media[].Part[].file (the absolute
 // path as Plex sees it; python-plexapi plexapi/media.py MediaPart.file). One small answer per item, where the
 // undocumented `/library/sections/{id}/all?file=` may answer with a whole section.
+import { ApiRefusal } from '../api-call.js';
+import type { PlexApi } from './api.js';
 import type { SectionScanEnded } from './scan-items.js';
 import { holdsFiles } from './scan-items.js';
 
@@ -36,7 +38,13 @@ export async function itemFiles(get: PlexGet, ratingKey: string): Promise<ItemFi
  * makes no timeline entry, so absence here is not proof of absence).
  */
 export async function filesOfScan(get: PlexGet, scan: SectionScanEnded, delivered: ReadonlySet<string>, concurrency = 8): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
+  const items = await itemsOfScan(get, scan, delivered, concurrency);
+  return new Map([...items].map(([file, item]) => [file, item.ratingKey]));
+}
+
+/** As filesOfScan, with the whole item that holds each file found (its parent, for analyze). */
+export async function itemsOfScan(get: PlexGet, scan: SectionScanEnded, delivered: ReadonlySet<string>, concurrency = 8): Promise<Map<string, ItemFiles>> {
+  const found = new Map<string, ItemFiles>();
   const items = scan.touched.filter(holdsFiles);
   let next = 0;
   const worker = async () => {
@@ -44,9 +52,22 @@ export async function filesOfScan(get: PlexGet, scan: SectionScanEnded, delivere
       const item = items[next++];
       const answer = await itemFiles(get, item.ratingKey);
       if (answer === 'gone') continue;
-      for (const f of answer.files) if (delivered.has(f)) found.set(f, answer.ratingKey);
+      for (const f of answer.files) if (delivered.has(f)) found.set(f, answer);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
   return found;
+}
+
+/** A GET whose refusal is a status, as itemFiles reads it (404: the item is gone), not an exception. */
+export function plexGet(api: PlexApi): PlexGet {
+  return async (path) => {
+    try {
+      const res = await api.request('GET', path);
+      return { status: res.status, body: await res.json().catch(() => undefined) };
+    } catch (err) {
+      if (err instanceof ApiRefusal && err.status !== 0) return { status: err.status };
+      throw err;
+    }
+  };
 }

@@ -138,7 +138,7 @@ export class MediaBrowserSocket {
     this.keepAliveRunning = true;
     const mine = this.generation;
     while (this.generation === mine && this.socket.connected) {
-      await this.opts.clock.sleep((seconds * 1000) / 2);
+      await this.socket.wait((seconds * 1000) / 2);
       if (this.generation !== mine || !this.socket.connected) return;
       this.keepAlive();
     }
