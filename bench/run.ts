@@ -19,6 +19,8 @@ const benches: { id: string; name: string; load: () => Promise<{ run: () => Prom
   { id: '7', name: 'follow', load: () => import('./follow.js') },
   { id: '8', name: 'failing-server', load: () => import('./failing-server.js') },
   { id: '9', name: 'fold', load: () => import('./fold.js') },
+  // 11 is a Jellyfin benchmark on another branch.
+  { id: '12', name: 'plex-confirm', load: () => import('./plex-confirm.js') },
 ];
 
 const args = process.argv.slice(2);
@@ -109,6 +111,12 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    whose library holds the folders): the longest the event loop is held while it is received, folded and
    committed (perf_hooks' event-loop delay), median of 7; baseline: JSON.parse of the same body. And one path
    more than the limit, which must be a 413 before anything is folded.
+12. **Plex confirmation** — a fake Plex of 5,000 movies and 5,000 episodes whose scans run one at a time, 300 ms
+   each, no database; 200 new files across 100 folders (50 movie, 50 season folders), every scan asked at once,
+   the follower with its defaults. (a) On Plex's notification socket: time from each scan's end to \`confirmed\`
+   (p95, p50), bytes read from Plex per confirmed file (HTTP answers with their headers, plus the socket's
+   frames), requests per confirmed file. Baseline, in the same run: the same follower without the socket,
+   polling \`/activities\` every second with the database.
 
 Every benchmark runs the defaults a user gets (file checks on, scans followed and confirmed), with the two path
 mappings a user writes; the files the requests name exist on the benchmark's disk and in the fake Plex.
