@@ -1,7 +1,7 @@
 // Plex's notification socket, /:/websockets/notifications: one per Plex server, shared by every follow-up.
 // It reads each NotificationContainer into typed events (every entry of a frame, not only the first) and hands
 // them to its subscribers, along with the socket opening and closing so a follower knows when to fall back to
-// polling /activities. The frame formats and their sources are in docs/notifications.md.
+// polling /activities. The frame formats and their sources are in docs/targets.md, "What the servers say after a scan".
 import type { Clock } from '../clock.js';
 import { MediaSocket, type Dial } from '../media-socket.js';
 

@@ -1,7 +1,7 @@
 // The websocket of a Jellyfin or Emby server: one per server, kept open (src/media-socket.ts), answering the
 // server's ForceKeepAlive with KeepAlive messages, and reading LibraryChanged into typed events. Jellyfin sends
 // LibraryChanged only to sessions of a user: a socket opened with an API key has none and hears nothing of it
-// (docs/notifications.md), so a follower must not wait for it there. Formats and sources: docs/notifications.md.
+// (docs/targets.md), so a follower must not wait for it there. Formats and sources: docs/targets.md, "What the servers say after a scan".
 import type { Clock } from '../clock.js';
 import { MediaSocket, type Dial } from '../media-socket.js';
 
