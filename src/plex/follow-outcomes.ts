@@ -3,15 +3,15 @@
 // *when* a file is judged; this decides nothing and only finishes.
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { FollowItem, FollowResult } from '../scan.js';
+import type { ExternalIds, FollowItem, FollowResult } from '../scan.js';
 import { afterBatch, type AfterScanSettings, type DeletedCounter } from './after-scan.js';
 import type { PlexApi } from './api.js';
-import type { PlexTicket } from './follower.js';
 import type { MatchFixer } from './match.js';
 
 export interface Judged {
   item: FollowItem;
-  ticket: PlexTicket;
+  /** The follower's ticket (PlexTicket), the little of it the after-scan steps read. */
+  ticket: { sections: { id: string; title: string }[]; file?: string; ids?: ExternalIds };
   result: FollowResult;
   ratingKey?: string;
   parentRatingKey?: string;
