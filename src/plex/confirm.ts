@@ -55,16 +55,15 @@ export type BatchConfirmation =
 
 export interface BatchOptions {
   api: PlexApi;
-  files: { file: string; sections: RecentSection[] }[];
+  /**
+   * `listing`: page through the sections' recently added items for what the database cannot settle; only for a
+   * file whose scan the notification socket did not watch (both the socket and the database failed).
+   */
+  files: { file: string; sections: RecentSection[]; listing: boolean }[];
   /** The Plex database reader, when PLEX_DATABASE_PATH is readable. */
   fileInLibrary?: FileInLibrary;
   /** Also find the item's ratingKey when the database confirmed it (analyze needs it). */
   wantItem: boolean;
-  /**
-   * Page through the sections' recently added items for what the database cannot settle: only when the
-   * notification socket did not watch the scans (both the socket and the database failed).
-   */
-  listing: boolean;
   /** Database reads at once. */
   concurrency?: number;
 }
@@ -84,7 +83,7 @@ export async function confirmBatch(opts: BatchOptions): Promise<BatchConfirmatio
     }
   };
   await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 8, opts.files.length) }, worker));
-  const listed = opts.files.filter((f, i) => (db[i] === 'unknown' && opts.listing) || (db[i] === true && opts.wantItem));
+  const listed = opts.files.filter((f, i) => (db[i] === 'unknown' && f.listing) || (db[i] === true && opts.wantItem));
   let found = new Map<string, FoundItem>();
   let listingFailed: string | undefined;
   if (listed.length) {
@@ -96,13 +95,13 @@ export async function confirmBatch(opts: BatchOptions): Promise<BatchConfirmatio
       listingFailed = (err as Error).message;
     }
   }
-  return opts.files.map(({ file }, i): BatchConfirmation => {
+  return opts.files.map(({ file, listing }, i): BatchConfirmation => {
     const item = found.get(file);
     if (db[i] === false) return { state: 'not-found', reason: `'${file}' is not in Plex's database (media_parts)` };
     if (db[i] === true) return { state: 'confirmed', via: 'database', ratingKey: item?.ratingKey, parentRatingKey: item?.parentRatingKey };
     if (item) return { state: 'confirmed', via: 'listing', ratingKey: item.ratingKey, parentRatingKey: item.parentRatingKey };
     const reader = opts.fileInLibrary ? 'the Plex database could not be read' : 'no Plex database here (PLEX_DATABASE_PATH)';
-    const how = !opts.listing ? "not among the items Plex's notifications said the scan added or changed" : listingFailed ? `the recently added items could not be read (${listingFailed})` : 'not among the recently added items';
+    const how = !listing ? "not among the items Plex's notifications said the scan added or changed" : listingFailed ? `the recently added items could not be read (${listingFailed})` : 'not among the recently added items';
     return { state: 'unknown', reason: `${reader}; ${how}` };
   });
 }

@@ -72,6 +72,8 @@ interface Followed {
   /** The poll count when it was added: only a poll that began later can judge it. */
   addedAtPoll: number;
   seenRunning: boolean;
+  /** When follow() was called, to tell whether the socket watched the whole follow-up. */
+  followedAt: number;
   /** The latest answer of the library about its file (not-found is final only after the grace). */
   last?: BatchConfirmation;
 }
@@ -133,7 +135,7 @@ export class PlexFollower implements Follower {
   follow(item: FollowItem): void {
     const ticket = item.ticket as PlexTicket;
     const key = `${item.ref.folderId}:${item.ref.generation}`;
-    const followed: Followed = { item, ticket, addedAtPoll: this.polls, seenRunning: false };
+    const followed: Followed = { item, ticket, addedAtPoll: this.polls, seenRunning: false, followedAt: this.opts.clock.now() };
     this.items.set(key, followed);
     const now = this.opts.clock.now();
     // A small folder can be scanned before its delivery is recorded as followed: its scan's end is still here.
@@ -224,7 +226,7 @@ export class PlexFollower implements Follower {
     // Shared by the parts of this batch, so each item (or parent) is analyzed once for all of them.
     const analyses = new Map<string, Promise<string[]>>();
     for (let i = 0; i < judged.length; i += together) {
-      const finished = await this.judge(judged.slice(i, i + together), clock.now(), !byEvents);
+      const finished = await this.judge(judged.slice(i, i + together), clock.now());
       for (const r of finished) ended.add(r.followed);
       if (finished.length) this.finishBatch(finished, analyses);
     }
@@ -233,16 +235,15 @@ export class PlexFollower implements Follower {
 
   /**
    * Items whose sections are idle: confirmed ones end now, the rest once their section's grace is over.
-   * `listing`: the socket did not watch these scans, so the recently added items may be paged through.
+   * The recently added items are paged through only for files whose scans the socket did not watch.
    */
-  private async judge(judged: Followed[], now: number, listing: boolean): Promise<Finished[]> {
+  private async judge(judged: Followed[], now: number): Promise<Finished[]> {
     const withFile = judged.filter((f) => f.ticket.file !== undefined);
     const answers = await confirmBatch({
       api: this.opts.api,
-      files: withFile.map((f) => ({ file: f.ticket.file!, sections: f.ticket.sections })),
+      files: withFile.map((f) => ({ file: f.ticket.file!, sections: f.ticket.sections, listing: !this.watched(f) })),
       fileInLibrary: this.opts.fileInLibrary,
       wantItem: this.opts.analyze && this.opts.after.analyze !== 'off',
-      listing,
       concurrency: LOOKUPS_AT_ONCE,
     });
     withFile.forEach((f, i) => (f.last = answers[i]));
@@ -264,7 +265,7 @@ export class PlexFollower implements Follower {
   private async confirmFromScan(scan: EndedScan, waiting: Followed[]): Promise<void> {
     let found;
     try {
-      found = await itemsOfScan(this.get, scan, new Set(waiting.map((f) => f.ticket.file!)), LOOKUPS_AT_ONCE);
+      found = await itemsOfScan(this.get, scan, new Set(waiting.map((f) => f.ticket.file!)), LOOKUPS_AT_ONCE, scan.items);
     } catch (err) {
       // What is left is judged as usual once its section is idle.
       this.opts.logger.warn({ err: String(err) }, `could not read the items of a Plex scan of section ${scan.sectionId} (${String(err)}); its files are judged when the section is idle`);
@@ -279,6 +280,12 @@ export class PlexFollower implements Follower {
       finished.push({ followed: f, ...verdict({ file: f.ticket.file, waitedMs: now - f.item.deliveredAt, seenRunning: true, last: f.last }) });
     }
     if (finished.length) this.finishBatch(finished, new Map());
+  }
+
+  /** The socket has been open since before this follow-up began: every end of its scans was heard. */
+  private watched(f: Followed): boolean {
+    const since = this.opts.watch?.connectedSince;
+    return since !== undefined && since <= f.followedAt;
   }
 
   /** A section's grace runs from its latest scan request or from when it went idle, whichever is later. */

@@ -42,15 +42,25 @@ export async function filesOfScan(get: PlexGet, scan: SectionScanEnded, delivere
   return new Map([...items].map(([file, item]) => [file, item.ratingKey]));
 }
 
+/** Answers already asked for, by ratingKey: a scan's items are read once however many follow-ups look at it. */
+export type ItemCache = Map<string, Promise<ItemFiles | 'gone'>>;
+
 /** As filesOfScan, with the whole item that holds each file found (its parent, for analyze). */
-export async function itemsOfScan(get: PlexGet, scan: SectionScanEnded, delivered: ReadonlySet<string>, concurrency = 8): Promise<Map<string, ItemFiles>> {
+export async function itemsOfScan(get: PlexGet, scan: SectionScanEnded, delivered: ReadonlySet<string>, concurrency = 8, cache?: ItemCache): Promise<Map<string, ItemFiles>> {
   const found = new Map<string, ItemFiles>();
   const items = scan.touched.filter(holdsFiles);
   let next = 0;
   const worker = async () => {
     while (next < items.length && found.size < delivered.size) {
       const item = items[next++];
-      const answer = await itemFiles(get, item.ratingKey);
+      let asked = cache?.get(item.ratingKey);
+      if (!asked) {
+        asked = itemFiles(get, item.ratingKey);
+        cache?.set(item.ratingKey, asked);
+        // A failed read is not remembered: the next look asks again.
+        asked.catch(() => cache?.delete(item.ratingKey));
+      }
+      const answer = await asked;
       if (answer === 'gone') continue;
       for (const f of answer.files) if (delivered.has(f)) found.set(f, answer);
     }

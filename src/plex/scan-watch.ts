@@ -3,12 +3,15 @@
 // polls /activities instead). One per Plex server, shared by every follow-up of that server.
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import type { ItemCache } from './item-files.js';
 import type { PlexNotifications } from './notifications.js';
 import { SectionScans, type SectionScanEnded } from './scan-items.js';
 
 export interface EndedScan extends SectionScanEnded {
   /** When the end arrived, on the follower's clock. */
   at: number;
+  /** The files of its items, once read: a follow-up that arrives late reads none again. */
+  items: ItemCache;
 }
 
 /**
@@ -30,6 +33,8 @@ export class PlexScanWatch {
    * opened), so the follower asks /activities once before trusting the events alone.
    */
   pollDue = true;
+  /** When the socket last opened; undefined while it is closed. */
+  connectedSince?: number;
 
   constructor(
     private readonly notifications: PlexNotifications,
@@ -49,8 +54,10 @@ export class PlexScanWatch {
     this.unsubscribe = this.notifications.subscribe((e) => {
       this.scans.handle(e);
       if (e.kind !== 'connection') return;
+      if (!e.connected) this.connectedSince = undefined;
       if (e.connected) {
         this.pollDue = true;
+        this.connectedSince = this.clock.now();
         if (this.saidDown) this.logger.info(`Plex's notification socket at ${this.where} is open again; scans are followed through it.`);
         else this.logger.debug(`Plex's notification socket at ${this.where} is open.`);
         this.saidDown = false;
@@ -84,7 +91,7 @@ export class PlexScanWatch {
   }
 
   private ended(scan: SectionScanEnded): void {
-    const e: EndedScan = { ...scan, at: this.clock.now() };
+    const e: EndedScan = { ...scan, at: this.clock.now(), items: new Map() };
     this.recent.push(e);
     const old = e.at - RECENT_MS;
     while (this.recent.length > RECENT_MAX || (this.recent.length && this.recent[0].at < old)) this.recent.shift();
