@@ -21,6 +21,7 @@ const benches: { id: string; name: string; load: () => Promise<{ run: () => Prom
   { id: '9', name: 'fold', load: () => import('./fold.js') },
   { id: '10', name: 'soak', load: () => import('./soak.js') },
   { id: '11', name: 'jellyfin-scans', load: () => import('./jellyfin-scans.js') },
+  { id: '12', name: 'plex-confirm', load: () => import('./plex-confirm.js') },
   { id: '13', name: 'backpressure', load: () => import('./backpressure.js') },
 ];
 
@@ -129,6 +130,12 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    season, a deleted episode, 3 new movies and a movie upgrade. For SCAN_METHOD \`auto\` without and with the
    Targeted Scans plugin and \`media-updated\`, in one run: the worst time from a webhook to the change shown,
    and the entries the server walked, against one walk of the library.
+12. **Plex confirmation** — a fake Plex of 5,000 movies and 5,000 episodes whose scans run one at a time, 300 ms
+   each, no database; 200 new files across 100 folders (50 movie, 50 season folders), every scan asked at once,
+   the follower with its defaults. (a) On Plex's notification socket: time from each scan's end to \`confirmed\`
+   (p95, p50), bytes read from Plex per confirmed file (HTTP answers with their headers, plus the socket's
+   frames), requests per confirmed file. Baseline, in the same run: the same follower without the socket,
+   polling \`/activities\` every second with the database.
 13. **Back-pressure** — the apps three times faster than Plex: 30 Sonarr webhooks/s for 60 s of the service's
    clock (\`BENCH_PRESSURE_SECONDS\`) against a fake Plex that scans one folder at a time, 10 a second, through the
    real service on a stepped clock (\`test/support/pressure.ts\`), \`SERVER_SCAN_DELAY\` 1 s,

@@ -3,8 +3,12 @@
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
-  /** Waits `ms` of this clock's time: real time for the system clock, simulated (and instant) for a manual one. */
-  sleep(ms: number): Promise<void>;
+  /**
+   * Waits `ms` of this clock's time: real time for the system clock, simulated (and instant) for a manual one.
+   * An aborted `signal` ends the wait at once, and the system clock's timer then neither runs nor keeps the
+   * process alive: a stopped socket's backoff must not hold up shutdown.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /**
    * A signal that aborts with a TimeoutError once `ms` of this clock's time has passed: the per-request timeout
    * of calls to servers, so a test or benchmark can let a hung request run out without waiting for it.
@@ -14,7 +18,17 @@ export interface Clock {
 
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+    }),
   timeout: (ms) => AbortSignal.timeout(ms),
 };
 

@@ -63,6 +63,8 @@ export const configSchema = z
       PLEX_CONFIRM_TIMEOUT: positiveSeconds().default(300),
       /** How often the follower asks each Plex which sections are scanning (one request for all folders). */
       PLEX_FOLLOW_INTERVAL: positiveSeconds().default(1),
+      /** Follow scans through Plex's notification socket; /activities polling stays the fallback. */
+      PLEX_NOTIFICATIONS: bool().default(true),
 
       // --- the HTTP server and the scan pipeline
       SERVER_IP: z.string({ error: 'a listen address' }).min(1, { error: 'a listen address' }).default('0.0.0.0'),

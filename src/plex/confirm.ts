@@ -1,6 +1,9 @@
-// Is a file in Plex's library after its scan: the read-only database when readable, else the API, best effort.
+// Is a file in Plex's library after its scan, when the notifications did not show it: the read-only database when
+// readable, else (only when the socket is down too) the recently added items. `lookupFileViaApi` (the
+// undocumented `?file=` filter) is kept for locating an item to refresh, never for following scans.
 import { ApiRefusal } from '../api-call.js';
 import type { PlexApi } from './api.js';
+import { findRecentlyAdded, type FoundItem, type RecentSection } from './recently-added.js';
 
 /** The database reader's answer: true/false from media_parts, 'unknown' when the database can't be read. */
 export type FileInLibrary = (path: string) => Promise<boolean | 'unknown'>;
@@ -46,49 +49,59 @@ export async function lookupFileViaApi(api: PlexApi, sectionId: string, file: st
 
 /** What the library says of one file: in it, not in it (only the database can say no), or can't tell. */
 export type BatchConfirmation =
-  | { state: 'confirmed'; via: 'database' | 'api'; ratingKey?: string; parentRatingKey?: string }
+  | { state: 'confirmed'; via: 'notifications' | 'database' | 'listing'; ratingKey?: string; parentRatingKey?: string }
   | { state: 'not-found'; reason: string }
   | { state: 'unknown'; reason: string };
 
 export interface BatchOptions {
   api: PlexApi;
-  files: { file: string; sectionIds: string[] }[];
+  /**
+   * `listing`: page through the sections' recently added items for what the database cannot settle; only for a
+   * file whose scan the notification socket did not watch (both the socket and the database failed).
+   */
+  files: { file: string; sections: RecentSection[]; listing: boolean }[];
   /** The Plex database reader, when PLEX_DATABASE_PATH is readable. */
   fileInLibrary?: FileInLibrary;
-  /** Also find the item's ratingKey through the API when the database confirmed it (analyze needs it). */
+  /** Also find the item's ratingKey when the database confirmed it (analyze needs it). */
   wantItem: boolean;
-  /** API lookups at once. */
+  /** Database reads at once. */
   concurrency?: number;
 }
 
 /**
- * Asks the library about every file of a batch: the database first (authoritative for "no"), the API for a
- * "yes" and the item's ratingKey. Answers are in the order of `files`.
+ * Asks the library about every file of a batch: the database first (authoritative for "no"), then, where it
+ * cannot tell or an item is wanted, the recently added items (paged, one pass for the whole batch). Answers are
+ * in the order of `files`.
  */
 export async function confirmBatch(opts: BatchOptions): Promise<BatchConfirmation[]> {
-  const out: BatchConfirmation[] = new Array(opts.files.length);
+  const db: (boolean | 'unknown')[] = new Array(opts.files.length);
   let next = 0;
   const worker = async () => {
     while (next < opts.files.length) {
       const i = next++;
-      out[i] = await confirmOne(opts, opts.files[i].file, opts.files[i].sectionIds);
+      db[i] = opts.fileInLibrary ? await opts.fileInLibrary(opts.files[i].file).catch(() => 'unknown' as const) : 'unknown';
     }
   };
   await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 8, opts.files.length) }, worker));
-  return out;
-}
-
-async function confirmOne(opts: BatchOptions, file: string, sectionIds: string[]): Promise<BatchConfirmation> {
-  const db = opts.fileInLibrary ? await opts.fileInLibrary(file).catch(() => 'unknown' as const) : 'unknown';
-  if (db === false) return { state: 'not-found', reason: `'${file}' is not in Plex's database (media_parts)` };
-  if (db === true && !opts.wantItem) return { state: 'confirmed', via: 'database' };
-  const whys: string[] = [];
-  for (const id of sectionIds) {
-    const api = await lookupFileViaApi(opts.api, id, file);
-    if (api.found === true) return { state: 'confirmed', via: db === true ? 'database' : 'api', ratingKey: api.ratingKey, parentRatingKey: api.parentRatingKey };
-    if (api.why) whys.push(`section ${id}: ${api.why}`);
+  const listed = opts.files.filter((f, i) => (db[i] === 'unknown' && f.listing) || (db[i] === true && opts.wantItem));
+  let found = new Map<string, FoundItem>();
+  let listingFailed: string | undefined;
+  if (listed.length) {
+    const sections = new Map<string, RecentSection>();
+    for (const f of listed) for (const s of f.sections) sections.set(s.id, s);
+    try {
+      found = await findRecentlyAdded(opts.api, [...sections.values()], new Set(listed.map((f) => f.file)));
+    } catch (err) {
+      listingFailed = (err as Error).message;
+    }
   }
-  if (db === true) return { state: 'confirmed', via: 'database' };
-  const reader = opts.fileInLibrary ? 'the Plex database could not be read' : 'the Plex database is not readable here (PLEX_DATABASE_PATH)';
-  return { state: 'unknown', reason: `could not tell whether '${file}' is in the library: ${reader}; ${whys.join('; ')}` };
+  return opts.files.map(({ file, listing }, i): BatchConfirmation => {
+    const item = found.get(file);
+    if (db[i] === false) return { state: 'not-found', reason: `'${file}' is not in Plex's database (media_parts)` };
+    if (db[i] === true) return { state: 'confirmed', via: 'database', ratingKey: item?.ratingKey, parentRatingKey: item?.parentRatingKey };
+    if (item) return { state: 'confirmed', via: 'listing', ratingKey: item.ratingKey, parentRatingKey: item.parentRatingKey };
+    const reader = opts.fileInLibrary ? 'the Plex database could not be read' : 'no Plex database here (PLEX_DATABASE_PATH)';
+    const how = !listing ? "not among the items Plex's notifications said the scan added or changed" : listingFailed ? `the recently added items could not be read (${listingFailed})` : 'not among the recently added items';
+    return { state: 'unknown', reason: `${reader}; ${how}` };
+  });
 }

@@ -1,17 +1,25 @@
-// Follows the scans one Plex server accepted: one poll per interval for every section followed, then, per
-// section that went idle, one batch: confirm the files, empty the trash once, analyze each item once.
+// Follows the scans one Plex server accepted. Through its notification socket when it is open: a section scan's
+// end confirms at once the delivered files among the items it created or updated (one metadata request per
+// item, src/plex/item-files.ts). When the socket is down, one /activities poll per interval for every section
+// followed. Either way, per section that went idle, one batch for what is left: the database when readable, the
+// recently added items only when the socket did not watch either; then empty the trash once, analyze each item once.
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { ExternalIds, Follower, FollowItem, FollowResult } from '../scan.js';
 import { PlexScanProgress } from './activities.js';
-import { afterBatch, trashWanted, type AfterScanSettings, type DeletedCounter } from './after-scan.js';
+import { trashWanted, type AfterScanSettings, type DeletedCounter } from './after-scan.js';
+import { FollowOutcomes } from './follow-outcomes.js';
 import type { PlexApi } from './api.js';
 import { confirmBatch, type BatchConfirmation, type FileInLibrary } from './confirm.js';
+import { itemsOfScan, plexGet, type PlexGet } from './item-files.js';
 import type { MatchFixer } from './match.js';
+import type { EndedScan, PlexScanWatch } from './scan-watch.js';
+import { secs, verdict } from './verdict.js';
 
 /** What the Plex target hands its follower for one accepted scan (stored as JSON with the delivery). */
 export interface PlexTicket {
-  sections: { id: string; title: string }[];
+  /** `type` (movie, show, …) picks the items to page through when nothing else can confirm; absent in old tickets. */
+  sections: { id: string; title: string; type?: string }[];
   /** The file to confirm in the library, when the request named one and PLEX_CONFIRM_SCANS is on. */
   file?: string;
   /** The download's series/movie IDs, when PLEX_FIX_MISMATCHED is on. */
@@ -36,6 +44,10 @@ export interface PlexFollowerOptions {
   exists?: (path: string) => Promise<boolean>;
   /** PLEX_FIX_MISMATCHED. */
   fixer?: MatchFixer;
+  /** The server's notification socket; without it, scans are followed by polling /activities alone. */
+  watch?: PlexScanWatch;
+  /** GET on Plex for the items' files; through `api` by default. */
+  get?: PlexGet;
 }
 
 /**
@@ -51,6 +63,9 @@ const LOOKUPS_AT_ONCE = 16;
  */
 export const FINISHED_TOGETHER = LOOKUPS_AT_ONCE * 4;
 
+/** A scan that ended this long before its delivery was recorded can still be the delivery's (clocks of one process). */
+const RECENT_SLACK_MS = 5_000;
+
 interface Followed {
   item: FollowItem;
   ticket: PlexTicket;
@@ -59,8 +74,17 @@ interface Followed {
   seenRunning: boolean;
   /** When a poll saw its section scanning with no earlier scan of it followed: PLEX_CONFIRM_TIMEOUT counts from here. */
   startedAt?: number;
+  /** When follow() was called, to tell whether the socket watched the whole follow-up. */
+  followedAt: number;
   /** The latest answer of the library about its file (not-found is final only after the grace). */
   last?: BatchConfirmation;
+}
+
+interface Finished {
+  followed: Followed;
+  result: FollowResult;
+  ratingKey?: string;
+  parentRatingKey?: string;
 }
 
 interface SectionState {
@@ -72,19 +96,21 @@ export class PlexFollower implements Follower {
   private readonly items = new Map<string, Followed>();
   private readonly sections = new Map<string, SectionState>();
   private readonly progress: PlexScanProgress;
-  private readonly batches = new Set<Promise<void>>();
-  private done?: (item: FollowItem, result: FollowResult) => Promise<void>;
+  private readonly outcomes: FollowOutcomes;
   private running = false;
   private loopDone?: Promise<void>;
   private wakeUp?: () => void;
   private polls = 0;
   private lastPollAt = -Infinity;
   private unreachable?: string;
-  private readonly said = { deep: false };
-  private finishing = 0;
+  private unwatch?: () => void;
+  private stopping = new AbortController();
+  private readonly get: PlexGet;
 
   constructor(private readonly opts: PlexFollowerOptions) {
     this.progress = new PlexScanProgress(opts.api);
+    this.get = opts.get ?? plexGet(opts.api);
+    this.outcomes = new FollowOutcomes(opts);
   }
 
   /** Scans Plex accepted that are not yet seen ended: what MAX_OUTSTANDING caps (the processor's dispatch). */
@@ -94,21 +120,31 @@ export class PlexFollower implements Follower {
 
   /** Followed, or judged and still being finished (trash, analyze, recording). */
   get size(): number {
-    return this.items.size + this.finishing;
+    return this.items.size + this.outcomes.finishing;
   }
 
   start(done: (item: FollowItem, result: FollowResult) => Promise<void>): void {
-    this.done = done;
+    this.outcomes.recordTo(done);
     if (this.running) return;
     this.running = true;
+    if (this.opts.watch) {
+      this.unwatch = this.opts.watch.onEnded((scan) => this.scanEnded(scan));
+      this.opts.watch.start();
+    }
     this.loopDone = this.loop();
   }
 
   follow(item: FollowItem): void {
     const ticket = item.ticket as PlexTicket;
     const key = `${item.ref.folderId}:${item.ref.generation}`;
-    this.items.set(key, { item, ticket, addedAtPoll: this.polls, seenRunning: false });
+    const followed: Followed = { item, ticket, addedAtPoll: this.polls, seenRunning: false, followedAt: this.opts.clock.now() };
+    this.items.set(key, followed);
     const now = this.opts.clock.now();
+    // A small folder can be scanned before its delivery is recorded as followed: its scan's end is still here.
+    if (ticket.file && this.opts.watch) {
+      const ends = this.opts.watch.endedSince(new Set(ticket.sections.map((s) => s.id)), item.deliveredAt - RECENT_SLACK_MS);
+      for (const scan of ends) this.track(this.confirmFromScan(scan, [followed]));
+    }
     for (const s of ticket.sections) {
       const state = this.sections.get(s.id) ?? { lastAddedAt: now };
       state.lastAddedAt = now;
@@ -119,19 +155,24 @@ export class PlexFollower implements Follower {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.stopping.abort();
     this.wakeUp?.();
+    this.unwatch?.();
+    this.unwatch = undefined;
+    await this.opts.watch?.stop();
     await this.loopDone;
-    while (this.batches.size) await Promise.allSettled([...this.batches]);
+    await this.outcomes.settled();
   }
 
   private async loop(): Promise<void> {
     const { clock, pollMs } = this.opts;
+    this.stopping = new AbortController();
     while (this.running) {
       if (this.items.size === 0 || clock.now() < this.lastPollAt + pollMs) {
         const wait = this.items.size === 0 ? undefined : this.lastPollAt + pollMs - clock.now();
         await new Promise<void>((resolve) => {
           this.wakeUp = resolve;
-          if (wait !== undefined) void clock.sleep(wait).then(resolve);
+          if (wait !== undefined) void clock.sleep(wait, this.stopping.signal).then(resolve);
         });
         this.wakeUp = undefined;
         continue;
@@ -150,9 +191,15 @@ export class PlexFollower implements Follower {
     const { clock, logger } = this.opts;
     const started = clock.now();
     const poll = ++this.polls;
+    const watch = this.opts.watch;
+    // The events tell what runs only while connected, and once /activities was asked after the last (re)connect.
+    const byEvents = watch !== undefined && watch.connected && !watch.pollDue;
+    const connectedBefore = watch?.connected ?? false;
     let running: Set<string>;
-    try {
+    if (byEvents) running = watch.scanning();
+    else try {
       running = await this.progress.running();
+      if (connectedBefore) watch!.pollDue = false;
       if (this.unreachable) logger.info(`Plex at ${this.opts.api.url} answers again; following its scans resumes.`);
       this.unreachable = undefined;
     } catch (err) {
@@ -194,36 +241,59 @@ export class PlexFollower implements Follower {
     this.expire(clock.now(), undefined, ended);
   }
 
-  /** Items whose sections are idle: confirmed ones end now, the rest once their section's grace is over. */
-  private async judge(judged: Followed[], now: number): Promise<{ followed: Followed; result: FollowResult; ratingKey?: string; parentRatingKey?: string }[]> {
+  /**
+   * Items whose sections are idle: confirmed ones end now, the rest once their section's grace is over.
+   * The recently added items are paged through only for files whose scans the socket did not watch.
+   */
+  private async judge(judged: Followed[], now: number): Promise<Finished[]> {
     const withFile = judged.filter((f) => f.ticket.file !== undefined);
     const answers = await confirmBatch({
       api: this.opts.api,
-      files: withFile.map((f) => ({ file: f.ticket.file!, sectionIds: f.ticket.sections.map((s) => s.id) })),
+      files: withFile.map((f) => ({ file: f.ticket.file!, sections: f.ticket.sections, listing: !this.watched(f) })),
       fileInLibrary: this.opts.fileInLibrary,
       wantItem: this.opts.analyze && this.opts.after.analyze !== 'off',
       concurrency: LOOKUPS_AT_ONCE,
     });
     withFile.forEach((f, i) => (f.last = answers[i]));
-    const out: { followed: Followed; result: FollowResult; ratingKey?: string; parentRatingKey?: string }[] = [];
+    const out: Finished[] = [];
     for (const f of judged) {
-      const waited = secs(now - f.item.deliveredAt);
-      const last = f.last;
-      if (last?.state === 'confirmed') {
-        out.push({ followed: f, result: { state: 'confirmed', detail: `In the library after ${waited} s (confirmed through ${last.via}).` }, ratingKey: last.ratingKey, parentRatingKey: last.parentRatingKey });
-        continue;
-      }
-      if (!this.graceOver(f, now)) continue;
-      if (!f.ticket.file) {
-        const how = f.seenRunning ? 'Plex finished the scan' : 'Plex showed no scan running';
-        out.push({ followed: f, result: { state: 'scanned', detail: `${how} after ${waited} s.` } });
-      } else if (last?.state === 'not-found') {
-        out.push({ followed: f, result: { state: 'not-found', detail: `Not in the library after the scan ended: ${last.reason}` } });
-      } else {
-        out.push({ followed: f, result: { state: 'unconfirmed', detail: `Scan ended; could not confirm the file: ${last?.reason ?? 'no answer'}` } });
-      }
+      if (f.last?.state !== 'confirmed' && !this.graceOver(f, now)) continue;
+      out.push({ followed: f, ...verdict({ file: f.ticket.file, waitedMs: now - f.item.deliveredAt, seenRunning: f.seenRunning, last: f.last }) });
     }
     return out;
+  }
+
+  /** A section's scan ended: its delivered files among the items the scan created or updated are confirmed now. */
+  private scanEnded(scan: EndedScan): void {
+    const waiting = [...this.items.values()].filter((f) => f.ticket.file !== undefined && f.ticket.sections.some((s) => s.id === scan.sectionId));
+    for (const f of waiting) f.seenRunning = true;
+    if (waiting.length) this.track(this.confirmFromScan(scan, waiting));
+  }
+
+  private async confirmFromScan(scan: EndedScan, waiting: Followed[]): Promise<void> {
+    let found;
+    try {
+      found = await itemsOfScan(this.get, scan, new Set(waiting.map((f) => f.ticket.file!)), LOOKUPS_AT_ONCE, scan.items);
+    } catch (err) {
+      // What is left is judged as usual once its section is idle.
+      this.opts.logger.warn({ err: String(err) }, `could not read the items of a Plex scan of section ${scan.sectionId} (${String(err)}); its files are judged when the section is idle`);
+      return;
+    }
+    const now = this.opts.clock.now();
+    const finished: Finished[] = [];
+    for (const f of waiting) {
+      const item = found.get(f.ticket.file!);
+      if (!item || this.items.get(keyOf(f.item)) !== f) continue;
+      f.last = { state: 'confirmed', via: 'notifications', ratingKey: item.ratingKey, parentRatingKey: item.parentRatingKey };
+      finished.push({ followed: f, ...verdict({ file: f.ticket.file, waitedMs: now - f.item.deliveredAt, seenRunning: true, last: f.last }) });
+    }
+    if (finished.length) this.finishBatch(finished, new Map());
+  }
+
+  /** The socket has been open since before this follow-up began: every end of its scans was heard. */
+  private watched(f: Followed): boolean {
+    const since = this.opts.watch?.connectedSince;
+    return since !== undefined && since <= f.followedAt;
   }
 
   /** A section's grace runs from its latest scan request or from when it went idle, whichever is later. */
@@ -246,64 +316,18 @@ export class PlexFollower implements Follower {
       expired.push({ followed: f, result: { state: 'unconfirmed', detail: `${detail}; not confirmed, trash and analyze skipped.` } });
     }
     for (const e of expired) this.items.delete(keyOf(e.followed.item));
-    this.finishing += expired.length;
-    // Nothing was seen to end: no trash, no analyze, just the outcome.
-    for (const e of expired) this.track(this.report(e.followed.item, e.result));
+    this.outcomes.plain(expired.map((e) => ({ item: e.followed.item, ticket: e.followed.ticket, result: e.result })));
   }
 
-  private finishBatch(finished: { followed: Followed; result: FollowResult; ratingKey?: string; parentRatingKey?: string }[], analyses: Map<string, Promise<string[]>>): void {
+  private finishBatch(all: Finished[], analyses: Map<string, Promise<string[]>>): void {
+    // An item confirmed by its scan's end while a poll judged it is finished once, by whichever came first.
+    const finished = all.filter((f) => this.items.get(keyOf(f.followed.item)) === f.followed);
     for (const f of finished) this.items.delete(keyOf(f.followed.item));
-    this.finishing += finished.length;
-    const batch = afterBatch({
-      api: this.opts.api,
-      settings: this.opts.after,
-      analyze: this.opts.analyze,
-      logger: this.opts.logger,
-      clock: this.opts.clock,
-      deletedCount: this.opts.deletedCount,
-      exists: this.opts.exists,
-      said: this.said,
-      fixer: this.opts.fixer,
-      analyses,
-      items: finished.map((f) => ({
-        sections: f.followed.ticket.sections,
-        event: f.followed.item.event,
-        file: f.followed.ticket.file,
-        ids: f.followed.ticket.ids,
-        ratingKey: f.ratingKey,
-        parentRatingKey: f.parentRatingKey,
-      })),
-    })
-      .catch((err: unknown) => {
-        this.opts.logger.error({ err: String(err) }, `the after-scan steps of a batch failed (${String(err)}); recording the outcomes without them`);
-        return finished.map(() => [] as string[]);
-      })
-      // All at once: the outcomes of one batch are recorded in one transaction (the queue's group commit).
-      .then(async (notes) => {
-        await Promise.all(
-          finished.map((f, i) => {
-            const extra = notes[i].length ? ` ${notes[i].join(' ')}` : '';
-            return this.report(f.followed.item, { ...f.result, detail: `${f.result.detail}${extra}` });
-          }),
-        );
-      });
-    this.track(batch);
-  }
-
-  private async report(item: FollowItem, result: FollowResult): Promise<void> {
-    try {
-      await this.done?.(item, result);
-    } catch (err) {
-      this.opts.logger.error({ folder: item.folder, err: String(err) }, `could not record the follow-up of '${item.folder}'; it is followed again after a restart`);
-    } finally {
-      this.finishing--;
-    }
+    if (finished.length) this.outcomes.afterScan(finished.map((f) => ({ ...f, item: f.followed.item, ticket: f.followed.ticket })), analyses);
   }
 
   private track(p: Promise<void>): void {
-    const guarded = p.catch((err: unknown) => this.opts.logger.error({ err: String(err) }, `after-scan steps failed: ${String(err)}`));
-    this.batches.add(guarded);
-    void guarded.finally(() => this.batches.delete(guarded));
+    this.outcomes.track(p);
   }
 }
 
@@ -311,4 +335,3 @@ function keyOf(item: FollowItem): string {
   return `${item.ref.folderId}:${item.ref.generation}`;
 }
 
-const secs = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(1);

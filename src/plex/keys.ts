@@ -26,5 +26,6 @@ export interface PlexKeys {
   PLEX_CONFIRM_SCANS: boolean;
   PLEX_CONFIRM_TIMEOUT: number;
   PLEX_FOLLOW_INTERVAL: number;
+  PLEX_NOTIFICATIONS: boolean;
   PLEX_REFRESH_ITEMS: boolean;
 }

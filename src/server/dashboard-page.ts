@@ -42,7 +42,7 @@ const style = `
   dl.facts { display: flex; flex-wrap: wrap; gap: .2rem 1rem; margin: .35rem 0 0; font-size: .9rem; }
   dl.facts div { display: flex; gap: .3rem; } dt { color: #888; } dd { margin: 0; overflow-wrap: anywhere; }
   .badge { display: inline-block; padding: 0 .45rem; border-radius: 1rem; font-size: .8rem; border: 1px solid currentColor; }
-  .b-ok { color: var(--ok); } .b-warn { color: var(--warn); } .b-bad { color: var(--bad); }
+  .b-ok { color: var(--ok); } .b-neutral { color: #888; } .b-warn { color: var(--warn); } .b-bad { color: var(--bad); }
   .err { color: var(--bad); font-size: .9rem; overflow-wrap: anywhere; margin: .3rem 0 0; }
   .actions { display: flex; flex-wrap: wrap; gap: .4rem; margin-top: .4rem; }
   details.confirm summary { cursor: pointer; display: inline-block; padding: .3rem .7rem; border: 1px solid var(--line); border-radius: .35rem; list-style: none; }
@@ -94,13 +94,25 @@ const when = (t: number, now: number) =>
 
 const fact = (label: string, value: string) => `<div><dt>${h(label)}</dt><dd>${value}</dd></div>`;
 
+/** What each follow-up word means, shown on hover: the words say only what is known. */
+const MEANING: Record<string, string> = {
+  confirmed: 'seen in the library',
+  scanned: 'the server accepted and finished the scan; nothing could tell more',
+  'not-found': 'the scan ended and the file is not in the library: see the advice below',
+  unconfirmed: "the scan's end was never seen (timeout, or the server stopped answering)",
+};
+
 export function badge(state: string): string {
-  const tone = ['scanned', 'confirmed', 'up', 'would scan'].includes(state)
+  // `scanned` is neutral: a setup without the database that works shows no colour of trouble.
+  const tone = ['confirmed', 'up', 'would scan'].includes(state)
     ? 'ok'
-    : ['pending', 'following', 'unconfirmed', 'waiting', 'dispatching', 'dropped'].includes(state)
-      ? 'warn'
-      : 'bad';
-  return `<span class="badge b-${tone}">${h(state)}</span>`;
+    : state === 'scanned'
+      ? 'neutral'
+      : ['pending', 'following', 'unconfirmed', 'waiting', 'dispatching', 'dropped'].includes(state)
+        ? 'warn'
+        : 'bad';
+  const title = MEANING[state] ? ` title="${h(MEANING[state])}"` : '';
+  return `<span class="badge b-${tone}"${title}>${h(state)}</span>`;
 }
 
 /** A button that asks first: the first click opens the question, the second does it (works without JS). */

@@ -9,6 +9,9 @@ import { waitUntilPlexAnswers } from '../plex/availability.js';
 import type { FileInLibrary } from '../plex/confirm.js';
 import { PlexFollower, type PlexTicket } from '../plex/follower.js';
 import { MatchFixer } from '../plex/match.js';
+import { PlexNotifications } from '../plex/notifications.js';
+import { PlexScanWatch } from '../plex/scan-watch.js';
+import type { Dial } from '../media-socket.js';
 import { locatePlexItems, refreshPlexItem } from '../plex/items.js';
 import type { ItemLocation, ItemRefreshResult, Library, ScanContext, ScanOutcome } from '../scan.js';
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities, type Entry, type KindContext } from './kind.js';
@@ -17,6 +20,8 @@ import { LibraryList, holders } from './library-list.js';
 /** A Plex section as the target keeps it: its title as Plex names it, for details and the follower. */
 export interface PlexLibrary extends Library {
   name: string;
+  /** movie, show, artist, photo: which items hold files, for the last-resort listing. */
+  sectionType?: string;
 }
 
 export interface PlexTargetOptions {
@@ -52,6 +57,11 @@ export interface PlexTargetOptions {
   exists?: (path: string) => Promise<boolean>;
   /** PLEX_FIX_MISMATCHED (with its LANG and DRY_RUN): check each confirmed download's match. */
   fixMismatched?: { lang: string; dryRun: boolean };
+  /**
+   * PLEX_NOTIFICATIONS: follow scans through Plex's notification socket (`dial` and the backoff for tests).
+   * Off when left out, so a target built by hand polls /activities only; the config turns it on by default.
+   */
+  notifications?: false | { dial?: Dial; firstBackoffMs?: number; maxBackoffMs?: number };
 }
 
 export class PlexTarget implements Capabilities {
@@ -70,7 +80,9 @@ export class PlexTarget implements Capabilities {
     this.after = { ...NO_AFTER_SCAN, ...opts.after };
     this.confirmScans = opts.confirmScans ?? true;
     const logger: Logger = opts.logger ?? silentLogger;
+    const socket = opts.notifications ? new PlexNotifications({ url: opts.url, token: opts.token, clock: opts.clock, ...opts.notifications }) : undefined;
     this.follower = new PlexFollower({
+      watch: socket ? new PlexScanWatch(socket, opts.clock, logger, this.api.url) : undefined,
       api: this.api,
       clock: opts.clock,
       logger,
@@ -115,7 +127,7 @@ export class PlexTarget implements Capabilities {
     // Nothing to confirm and no trash to empty: the scan is done once Plex took it.
     if (!file && !trashWanted(this.after)) return { status: 'scanned', detail, sections };
     const ids = file && this.opts.fixMismatched && context.ids ? { ids: context.ids } : {};
-    const ticket: PlexTicket = { sections: matches.map((s) => ({ id: s.id, title: s.name })), ...(file ? { file } : {}), ...ids };
+    const ticket: PlexTicket = { sections: matches.map((s) => ({ id: s.id, title: s.name, ...(s.sectionType ? { type: s.sectionType } : {}) })), ...(file ? { file } : {}), ...ids };
     return { status: 'scanned', detail, sections, follow: ticket };
   }
 
@@ -160,8 +172,8 @@ export function plexItems(api: PlexApi, list: LibraryList<PlexLibrary>): Require
   return { locate, refreshItem: refreshingItems(locate, (key) => refreshPlexItem(api, key), (err) => api.itemRetry(err)) };
 }
 
-export function plexLibrary(s: { id: string; title: string; locations: string[] }): PlexLibrary {
-  return { id: s.id, title: `${s.title} (section ${s.id})`, name: s.title, locations: s.locations };
+export function plexLibrary(s: { id: string; title: string; type?: string; locations: string[] }): PlexLibrary {
+  return { id: s.id, title: `${s.title} (section ${s.id})`, name: s.title, locations: s.locations, ...(s.type ? { sectionType: s.type } : {}) };
 }
 
 const keys = {
@@ -204,6 +216,7 @@ function followUp(entry: Entry<typeof keys>, ctx: KindContext): Partial<PlexTarg
     confirmScans: top.PLEX_CONFIRM_SCANS,
     confirmTimeoutMs: (top.PLEX_CONFIRM_TIMEOUT ?? 300) * 1000,
     followIntervalMs: top.PLEX_FOLLOW_INTERVAL * 1000,
+    notifications: top.PLEX_NOTIFICATIONS && top.PLEX_CONFIRM_SCANS ? {} : false,
     ...(fixMismatched(ctx) ? { fixMismatched: { lang: top.PLEX_FIX_MISMATCHED_LANG, dryRun: top.PLEX_FIX_MISMATCHED_DRY_RUN } } : {}),
     checkBeforeScan: top.PLEX_CHECK_BEFORE_SCAN,
     after: {

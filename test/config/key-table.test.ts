@@ -37,6 +37,7 @@ const KEYS: Record<string, Entry> = {
   PLEX_CONFIRM_TIMEOUT: T('targets/plex-follow', 'a scan still running at PLEX_CONFIRM_TIMEOUT ends unconfirmed'),
   PLEX_SCAN_CONCURRENCY: T('config/key-effects', 'PLEX_SCAN_CONCURRENCY bounds the scans in flight'),
   PLEX_MAX_OUTSTANDING: T('processor/back-pressure', 'apps three times faster than Plex: its backlog stays under the cap'),
+  PLEX_NOTIFICATIONS: T('e2e/follow-restart', 'on the notification socket, no database'),
   PLEX_FOLLOW_INTERVAL: T('config/key-effects', 'PLEX_FOLLOW_INTERVAL is the time between two /activities requests'),
   PLEX_REFRESH_ITEMS: T('targets/item-refresh', 'Rename/Upgrade only where REFRESH_ITEMS (or PLEX_REFRESH_ITEMS) is on'),
   SERVER_TRUST_PROXY: T('server/trust-proxy', 'a list holding the proxy: its X-Forwarded-For is believed'),

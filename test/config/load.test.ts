@@ -195,6 +195,7 @@ describe('plex_autoscan config files', () => {
         'PLEX_ENABLED',
         'PLEX_FIX_MISMATCHED_DRY_RUN',
         'PLEX_FOLLOW_INTERVAL',
+        'PLEX_NOTIFICATIONS',
         'PLEX_MAX_OUTSTANDING',
         'PLEX_REFRESH_ITEMS',
         'PLEX_SCAN_CONCURRENCY',

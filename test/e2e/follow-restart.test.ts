@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakePlex } from '../fakes/plex.js';
+import { attachPlexNotifications } from '../fakes/plex-notifications.js';
 import { killChildren, startServer } from '../support/child.js';
 import { writeConfigFile } from '../support/config-file.js';
 import { until } from '../support/until.js';
@@ -73,5 +74,62 @@ describe('follow-ups across kill -9', () => {
     expect(count(queuefile, 'SELECT COUNT(*) AS n FROM folders')).toBe(0);
     expect(plex.refreshes).toHaveLength(N);
     expect(second.child.output()).toContain(`Resumed following ${N} scan(s) on plex.`);
+  });
+
+  it('on the notification socket, no database: the socket is reopened after the restart and every follow-up ends confirmed, none scanned twice', { timeout: 90_000 }, async () => {
+    plex = await new FakePlex({ sections: [{ key: '2', title: 'TV', type: 'show', locations: ['/tv'] }, { key: '3', title: 'More TV', type: 'show', locations: ['/tv2'] }] }).start();
+    plex.scanPolls = Infinity;
+    const socket = attachPlexNotifications(plex);
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-follow-kill-socket-'));
+    const config = writeConfigFile(dir, {
+      SERVER_PASS: SECRET,
+      SERVER_IP: '127.0.0.1',
+      SERVER_SCAN_DELAY: 0,
+      SERVER_MAX_FILE_CHECKS: 0,
+      PLEX_LOCAL_URL: plex.url,
+      PLEX_TOKEN: plex.token,
+      PLEX_SCAN_MODE: 'api',
+      PLEX_FOLLOW_INTERVAL: 0.1,
+    });
+    const queuefile = join(dir, 'queue.db');
+    const first = await startServer({ config, queuefile, dir });
+    await until(() => socket.clients === 1, within30s);
+    const half = 10;
+    for (let i = 0; i < half * 2; i++) {
+      const root = i < half ? '/tv2' : '/tv';
+      const file = `${root}/Show ${i}/Season 01/e01.mkv`;
+      plex.onDisk.add(file);
+      const res = await fetch(`${first.url}/${SECRET}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ eventType: 'Download', series: { path: `${root}/Show ${i}` }, episodeFile: { path: file } }),
+      });
+      expect(res.status).toBe(200);
+    }
+    await until(() => count(queuefile, `SELECT COUNT(*) AS n FROM deliveries WHERE state = 'following'`) === half * 2, within30s);
+    first.child.proc.kill('SIGKILL');
+    await first.child.exited;
+
+    // Section 3's scans end while scanrelay is down: their `ended` frames reach no one.
+    plex.finishScans('3');
+    const second = await startServer({ config, queuefile, dir });
+    await until(() => socket.clients === 1, within30s);
+    expect(socket.upgrades.filter((u) => u.accepted)).toHaveLength(2);
+    // Section 3 is idle (asked once after the reconnect). The socket did not see those scans end and there is no
+    // database: the last resort, the section's newest episodes, a page at a time.
+    await until(() => count(queuefile, 'SELECT COUNT(*) AS n FROM history') === half, within30s);
+    const listed = plex.requests.filter((r) => r.path.endsWith('/all'));
+    for (const r of listed) expect(r).toMatchObject({ path: '/library/sections/3/all', query: { type: '4', sort: 'addedAt:desc', 'X-Plex-Container-Size': '50' } });
+    // Section 2's scans end now, while the socket listens: `confirmed` from the events.
+    plex.finishScans('2');
+    await until(() => count(queuefile, 'SELECT COUNT(*) AS n FROM history') === half * 2, within30s);
+    expect(count(queuefile, `SELECT COUNT(*) AS n FROM history WHERE outcome = 'confirmed' AND folder LIKE '/tv2/%' AND detail LIKE '%recently added%'`)).toBe(half);
+    expect(count(queuefile, `SELECT COUNT(*) AS n FROM history WHERE outcome = 'confirmed' AND folder LIKE '/tv/%' AND detail LIKE '%notifications%'`)).toBe(half);
+    expect(count(queuefile, 'SELECT COUNT(*) AS n FROM folders')).toBe(0);
+    expect(plex.refreshes).toHaveLength(half * 2);
+    // Section 2's scans ended while the socket listened: nothing more was listed for them.
+    expect(plex.requests.filter((r) => r.path.endsWith('/all'))).toHaveLength(listed.length);
+    expect(second.child.output()).toContain(`Resumed following ${half * 2} scan(s) on plex.`);
+    await socket.close();
   });
 });

@@ -100,8 +100,8 @@ describe('two Plex, Jellyfin and Emby from one config', () => {
       'plex /data/media/movies/Heat (1995)': 'confirmed',
       'plex /data/media/tv/The Expanse/Season 01': 'confirmed',
       // Lidarr's track was never put on the fake's disk: the API can't tell, so it stays "scanned".
-      'plex /data/media/music/ABBA/Gold': 'unconfirmed',
-      'plex-4k /data/media/movies/Heat (1995)': 'unconfirmed',
+      'plex /data/media/music/ABBA/Gold': 'scanned',
+      'plex-4k /data/media/movies/Heat (1995)': 'scanned',
       'plex-4k /data/media/tv/The Expanse/Season 01': 'unmatched',
       'plex-4k /data/media/music/ABBA/Gold': 'unmatched',
       'jellyfin /data/media/movies/Heat (1995)': 'scanned',
@@ -112,7 +112,7 @@ describe('two Plex, Jellyfin and Emby from one config', () => {
       'emby /data/media/music/ABBA/Gold': 'unmatched',
     });
     const confirmed = t.service.queue.history().find((h) => h.target === 'plex' && h.outcome === 'confirmed')!;
-    expect(confirmed.detail).toMatch(/^In the library after \d+\.\d s \(confirmed through api\)\. Sent to section \d+ \w+/);
+    expect(confirmed.detail).toMatch(/^In the library after \d+\.\d s \(among the section's recently added items\)\. Sent to section \d+ \w+/);
   });
 
   it('Jellyfin down for a simulated hour delays no other server and loses nothing', async () => {

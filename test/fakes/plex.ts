@@ -128,7 +128,7 @@ export class FakePlex {
       if (item) item.ratingKey = ratingKey;
     },
   );
-  private server?: Server;
+  server?: Server;
   url = '';
 
   constructor(opts: { sections?: FakeSection[]; token?: string } = {}) {
@@ -356,10 +356,17 @@ export class FakePlex {
       const inSection = (i: LibraryItem) => section.locations.some((l) => i.file.startsWith(l.endsWith('/') ? l : l + '/'));
       const file = u.searchParams.get('file');
       const exact = file !== null ? this.library.get(file) : undefined;
-      const items = this.fileLookup === 'filter' && file !== null ? (exact && inSection(exact) ? [exact] : []) : [...this.library.values()].filter(inSection);
+      let items = this.fileLookup === 'filter' && file !== null ? (exact && inSection(exact) ? [exact] : []) : [...this.library.values()].filter(inSection);
+      // The recently-added listing: newest first (items join the library in order), one page at a time.
+      if (u.searchParams.get('sort') === 'addedAt:desc') items = items.reverse();
+      const total = items.length;
+      const start = u.searchParams.get('X-Plex-Container-Start');
+      const size = u.searchParams.get('X-Plex-Container-Size');
+      if (start !== null && size !== null) items = items.slice(Number(start), Number(start) + Number(size));
       return json(res, {
         MediaContainer: {
           size: items.length,
+          ...(start !== null ? { offset: Number(start), totalSize: total } : {}),
           ...(items.length
             ? {
                 Metadata: items.map((i) => ({

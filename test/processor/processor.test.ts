@@ -68,7 +68,7 @@ describe('processor with the Plex API target', () => {
     await p.drain();
     expect(plex.refreshes).toEqual([{ section: '2', path: '/data/media/tv/Show/Season 01' }]);
     expect(queue.count()).toBe(0);
-    expect(queue.history(1)[0]).toMatchObject({ requests: 24, outcome: 'unconfirmed', target: 'plex' });
+    expect(queue.history(1)[0]).toMatchObject({ requests: 24, outcome: 'scanned', target: 'plex' });
   });
 
   it('waits for the file to exist, up to SERVER_MAX_FILE_CHECKS, then gives up with a history line', async () => {

@@ -46,7 +46,7 @@ describe('control API', () => {
     await t.service.processor.drain();
     expect(t.plex.refreshes).toEqual([{ section: '1', path: '/data/media/movies/Heat (1995)' }]);
     const history = (await t.service.app.inject({ url: api('/history') })).json().history;
-    expect(history[0]).toMatchObject({ folder: '/data/media/movies/Heat (1995)', target: 'plex', outcome: 'unconfirmed', source: 'api' });
+    expect(history[0]).toMatchObject({ folder: '/data/media/movies/Heat (1995)', target: 'plex', outcome: 'scanned', source: 'api' });
     expect(typeof history[0].askedAt).toBe('number');
   });
 

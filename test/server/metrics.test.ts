@@ -133,8 +133,8 @@ describe('GET /metrics', () => {
     expect(families.get('scanrelay_delivery_seconds')?.type).toBe('histogram');
     expect(sample(families, 'scanrelay_delivery_seconds_count', { target: 'plex' })).toBe(2);
     expect(families.get('scanrelay_follow_seconds')?.type).toBe('histogram');
-    expect(sample(families, 'scanrelay_follow_seconds_count', { target: 'plex', outcome: 'unconfirmed' })).toBe(2);
-    expect(sample(families, 'scanrelay_follow_ups_total', { target: 'plex', outcome: 'unconfirmed' })).toBe(2);
+    expect(sample(families, 'scanrelay_follow_seconds_count', { target: 'plex', outcome: 'scanned' })).toBe(2);
+    expect(sample(families, 'scanrelay_follow_ups_total', { target: 'plex', outcome: 'scanned' })).toBe(2);
     expect(sample(families, 'scanrelay_deliveries_following', { target: 'plex' }) ?? 0).toBe(0);
   });
 

@@ -45,6 +45,8 @@ export async function testService(
     SERVER_IGNORE_LIST: ['/.grab/', '.DS_Store'],
     SERVER_MAX_FILE_CHECKS: 0,
     PLEX_SCAN_MODE: 'api',
+    // The fake Plex here has no notification socket, and a socket's backoff on the manual clock moves time.
+    PLEX_NOTIFICATIONS: false,
     ...opts.config,
   } as Config;
   const logs: string[] = [];

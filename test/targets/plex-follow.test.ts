@@ -75,7 +75,8 @@ describe('deliver, then follow', () => {
     await until(() => queue.history().length === 3);
     expect(queue.history().map((h) => h.outcome)).toEqual(['confirmed', 'confirmed', 'confirmed']);
     const [h] = queue.history();
-    expect(h.detail).toMatch(/^In the library after \d+\.\d s \(confirmed through api\)\. Sent to section 2 TV Shows\.$/);
+    // No socket and no database here: the last resort, the section's newest items, one page.
+    expect(h.detail).toMatch(/^In the library after \d+\.\d s \(among the section's recently added items\)\. Sent to section 2 TV Shows\.$/);
     expect(h.deliveryMs).toBeGreaterThanOrEqual(0);
     expect(h.followMs).toBeGreaterThan(0);
   });
@@ -140,7 +141,7 @@ describe('deliver, then follow', () => {
     expect(h.detail).toContain(`Not in the library after the scan ended: '${FILE}' is not in Plex's database (media_parts)`);
   });
 
-  it("without Plex's database, a file the API cannot find ends unconfirmed after its section's grace, saying why", async () => {
+  it("without Plex's database or its socket, a file not among the recently added items ends scanned (not a problem) after its section's grace, saying why", async () => {
     plex.scanPolls = 0;
     plex.fileLookup = 'empty';
     const { queue, processor } = relay(target());
@@ -148,7 +149,12 @@ describe('deliver, then follow', () => {
     processor.start();
     await until(() => queue.history().length === 1);
     expect(plex.refreshes).toHaveLength(1);
-    expect(queue.history()[0]).toMatchObject({ outcome: 'unconfirmed', detail: expect.stringContaining('returned nothing') });
+    expect(queue.history()[0]).toMatchObject({ outcome: 'scanned', detail: expect.stringContaining('not among the recently added items') });
+    // The last resort pages the newest episodes of the section; never the undocumented file filter, never unpaged.
+    const listings = plex.requests.filter((r) => r.path.endsWith('/all'));
+    expect(listings.length).toBeGreaterThan(0);
+    for (const r of listings) expect(r.query).toMatchObject({ type: '4', sort: 'addedAt:desc', 'X-Plex-Container-Start': expect.any(String), 'X-Plex-Container-Size': '50' });
+    expect(listings.some((r) => r.query.file !== undefined)).toBe(false);
   });
 
   it('a Plex that stops answering while scans are followed loses none of them: they end when it answers again', async () => {
@@ -211,11 +217,16 @@ describe('the Plex follower on its own (simulated time)', () => {
     expect(polls()).toBe(0);
   });
 
+  let dbReads = 0;
+  /** The database reader, counting its reads. */
+  const countedDatabase = async (path: string) => (dbReads++, plex.library.has(path));
+
   /** Follows `n` scans Plex ended before anyone polled; returns the lookups Plex had received at the first outcome. */
   async function followBatch(t: PlexTarget, n: number): Promise<{ lookupsAtFirst: number; order: string[] }> {
     plex.hideActivities = true;
     plex.scanPolls = 0;
-    const lookups = () => plex.requests.filter((r) => r.path.endsWith('/all') && r.query.file).length;
+    dbReads = 0;
+    const lookups = () => dbReads;
     const tickets = [];
     for (let i = 0; i < n; i++) {
       plex.onDisk.add(episode(i).file);
@@ -240,14 +251,16 @@ describe('the Plex follower on its own (simulated time)', () => {
 
   it('a large batch is finished a part at a time, oldest first: none waits for the lookups of the whole batch', async () => {
     const n = FINISHED_TOGETHER * 2 + 8;
-    const { lookupsAtFirst, order } = await followBatch(target({}, clock), n);
-    expect(lookupsAtFirst).toBe(FINISHED_TOGETHER);
+    const { lookupsAtFirst, order } = await followBatch(target({ fileInLibrary: countedDatabase }, clock), n);
+    // The first part's reads, and at most the next part's that began while its outcomes were recorded.
+    expect(lookupsAtFirst).toBeGreaterThanOrEqual(FINISHED_TOGETHER);
+    expect(lookupsAtFirst).toBeLessThanOrEqual(FINISHED_TOGETHER * 2);
     expect(order).toEqual(Array.from({ length: n }, (_, i) => episode(i).folder));
   });
 
   it('a batch finished in parts still analyzes each item (here: their parent) once', async () => {
     const n = FINISHED_TOGETHER * 2 + 8;
-    const { lookupsAtFirst } = await followBatch(target({ after: { analyze: 'basic', analyzeDirectory: true } }, clock), n);
+    const { lookupsAtFirst } = await followBatch(target({ fileInLibrary: countedDatabase, after: { analyze: 'basic', analyzeDirectory: true } }, clock), n);
     expect(lookupsAtFirst).toBeLessThan(n);
     // The fake files every episode under one parent (200): analyzed once for the three parts.
     expect(plex.analyzed).toEqual(['200']);
@@ -255,7 +268,7 @@ describe('the Plex follower on its own (simulated time)', () => {
 
   it('with the trash to empty, the batch stays whole: every lookup first, then the trash once for the section', async () => {
     const n = FINISHED_TOGETHER + 8;
-    const t = target({ deletedCount: async () => 1, exists: async () => true, after: { analyze: 'off', emptyTrash: true, emptyTrashMaxFiles: 10 } }, clock);
+    const t = target({ fileInLibrary: countedDatabase, deletedCount: async () => 1, exists: async () => true, after: { analyze: 'off', emptyTrash: true, emptyTrashMaxFiles: 10 } }, clock);
     const { lookupsAtFirst } = await followBatch(t, n);
     expect(lookupsAtFirst).toBe(n);
     expect(plex.emptiedTrash).toEqual(['2']);

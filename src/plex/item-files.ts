@@ -1,0 +1,83 @@
+// The files of one Plex item: GET /library/metadata/{ratingKey} → Metadata[0].Media[].Part[].file (the absolute
+// path as Plex sees it; python-plexapi plexapi/media.py MediaPart.file). One small answer per item, where the
+// undocumented `/library/sections/{id}/all?file=` may answer with a whole section.
+import { ApiRefusal } from '../api-call.js';
+import type { PlexApi } from './api.js';
+import type { SectionScanEnded } from './scan-items.js';
+import { holdsFiles } from './scan-items.js';
+
+/** A GET on the Plex server (token, timeout and redirects are the caller's): the status and the JSON body. */
+export type PlexGet = (path: string) => Promise<{ status: number; body?: unknown }>;
+
+export interface ItemFiles {
+  ratingKey: string;
+  type?: string;
+  parentRatingKey?: string;
+  sectionId?: string;
+  files: string[];
+}
+
+/** The item's files, or 'gone' when Plex no longer has it (deleted between its timeline entry and now). */
+export async function itemFiles(get: PlexGet, ratingKey: string): Promise<ItemFiles | 'gone'> {
+  const res = await get(`/library/metadata/${encodeURIComponent(ratingKey)}`);
+  if (res.status === 404) return 'gone';
+  if (res.status < 200 || res.status >= 300) throw new Error(`GET /library/metadata/${ratingKey} answered ${res.status}`);
+  const items = (res.body as { MediaContainer?: { Metadata?: unknown } } | undefined)?.MediaContainer?.Metadata;
+  const item = (Array.isArray(items) ? items[0] : undefined) as Record<string, unknown> | undefined;
+  if (!item) return 'gone';
+  const media = Array.isArray(item.Media) ? (item.Media as { Part?: unknown }[]) : [];
+  const files = media.flatMap((m) => (Array.isArray(m.Part) ? (m.Part as { file?: unknown }[]) : [])).flatMap((p) => (typeof p.file === 'string' ? [p.file] : []));
+  const s = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
+  return { ratingKey: s(item.ratingKey) ?? ratingKey, type: s(item.type), parentRatingKey: s(item.parentRatingKey), sectionId: s(item.librarySectionID), files };
+}
+
+/**
+ * The delivered files a scan put in the library: the files of the items it created or updated, looked up
+ * `concurrency` at a time, matched against `delivered`. Answers file → ratingKey for those found; a file not in
+ * the answer was not touched by this scan (it may still have been in the library before: an unchanged file
+ * makes no timeline entry, so absence here is not proof of absence).
+ */
+export async function filesOfScan(get: PlexGet, scan: SectionScanEnded, delivered: ReadonlySet<string>, concurrency = 8): Promise<Map<string, string>> {
+  const items = await itemsOfScan(get, scan, delivered, concurrency);
+  return new Map([...items].map(([file, item]) => [file, item.ratingKey]));
+}
+
+/** Answers already asked for, by ratingKey: a scan's items are read once however many follow-ups look at it. */
+export type ItemCache = Map<string, Promise<ItemFiles | 'gone'>>;
+
+/** As filesOfScan, with the whole item that holds each file found (its parent, for analyze). */
+export async function itemsOfScan(get: PlexGet, scan: SectionScanEnded, delivered: ReadonlySet<string>, concurrency = 8, cache?: ItemCache): Promise<Map<string, ItemFiles>> {
+  const found = new Map<string, ItemFiles>();
+  const items = scan.touched.filter(holdsFiles);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length && found.size < delivered.size) {
+      const item = items[next++];
+      let asked = cache?.get(item.ratingKey);
+      if (!asked) {
+        asked = itemFiles(get, item.ratingKey);
+        cache?.set(item.ratingKey, asked);
+        // A failed read is not remembered: the next look asks again.
+        asked.catch(() => cache?.delete(item.ratingKey));
+      }
+      const answer = await asked;
+      if (answer === 'gone') continue;
+      for (const f of answer.files) if (delivered.has(f)) found.set(f, answer);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return found;
+}
+
+/** A GET whose refusal is a status, as itemFiles reads it (404: the item is gone), not an exception. */
+export function plexGet(api: PlexApi): PlexGet {
+  return async (path) => {
+    try {
+      const res = await api.request('GET', path);
+      return { status: res.status, body: await res.json().catch(() => undefined) };
+    } catch (err) {
+      if (err instanceof ApiRefusal && err.status !== 0) return { status: err.status };
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,171 @@
+// The websocket of a Jellyfin or Emby server: one per server, kept open (src/media-socket.ts), answering the
+// server's ForceKeepAlive with KeepAlive messages, and reading LibraryChanged into typed events. Jellyfin sends
+// LibraryChanged only to sessions of a user: a socket opened with an API key has none and hears nothing of it
+// (docs/targets.md), so a follower must not wait for it there. Formats and sources: docs/targets.md, "What the servers say after a scan".
+import type { Clock } from '../clock.js';
+import { MediaSocket, type Dial } from '../media-socket.js';
+
+export type MediaBrowserKind = 'jellyfin' | 'emby';
+
+/** One LibraryChanged: item ids (32 hex digits, Jellyfin's "N" format) batched over the server's quiet period. */
+export interface LibraryChangedEvent {
+  kind: 'library-changed';
+  added: string[];
+  updated: string[];
+  removed: string[];
+  foldersAddedTo: string[];
+  foldersRemovedFrom: string[];
+  collectionFolders: string[];
+}
+
+export interface SocketStateEvent {
+  kind: 'connection';
+  connected: boolean;
+  why?: string;
+}
+
+export type MediaBrowserEvent = LibraryChangedEvent | SocketStateEvent;
+
+/** The envelope both servers use: {"MessageType": "...", "Data": ..., "MessageId": "..."}. */
+export function parseEnvelope(text: string): { type: string; data?: unknown } | undefined {
+  try {
+    const msg = JSON.parse(text) as { MessageType?: unknown; Data?: unknown } | null;
+    return typeof msg?.MessageType === 'string' ? { type: msg.MessageType, data: msg.Data } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const ids = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/** LibraryUpdateInfo (MediaBrowser.Model/Entities/LibraryUpdateInfo.cs) into an event; undefined for other messages. */
+export function parseLibraryChanged(text: string): LibraryChangedEvent | undefined {
+  const msg = parseEnvelope(text);
+  if (msg?.type !== 'LibraryChanged' || !msg.data || typeof msg.data !== 'object') return undefined;
+  const d = msg.data as Record<string, unknown>;
+  return {
+    kind: 'library-changed',
+    added: ids(d.ItemsAdded),
+    updated: ids(d.ItemsUpdated),
+    removed: ids(d.ItemsRemoved),
+    foldersAddedTo: ids(d.FoldersAddedTo),
+    foldersRemovedFrom: ids(d.FoldersRemovedFrom),
+    collectionFolders: ids(d.CollectionFolders),
+  };
+}
+
+export interface MediaBrowserSocketOptions {
+  kind: MediaBrowserKind;
+  /** The server's base URL, as the target uses it. */
+  url: string;
+  token: string;
+  /** Stable per target: the server keys its session on it. */
+  deviceId: string;
+  version: string;
+  clock: Clock;
+  dial?: Dial;
+  firstBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/** Jellyfin drops a socket 60 s after its last KeepAlive and says so in ForceKeepAlive; we answer at half of it. */
+const DEFAULT_KEEPALIVE_S = 60;
+
+export class MediaBrowserSocket {
+  private readonly subscribers = new Set<(e: MediaBrowserEvent) => void>();
+  private readonly socket: MediaSocket;
+  /** Bumped at each open, so the KeepAlive loop of a closed socket ends. */
+  private generation = 0;
+  private keepAliveRunning = false;
+
+  constructor(private readonly opts: MediaBrowserSocketOptions) {
+    const { url, headers } = socketAddress(opts);
+    this.socket = new MediaSocket({
+      url,
+      headers,
+      clock: opts.clock,
+      dial: opts.dial,
+      firstBackoffMs: opts.firstBackoffMs,
+      maxBackoffMs: opts.maxBackoffMs,
+      // Jellyfin answers each KeepAlive; a socket silent past the server's own limit is gone.
+      silenceMs: DEFAULT_KEEPALIVE_S * 1000,
+      onText: (text) => this.read(text),
+      onState: (connected, why) => {
+        this.generation++;
+        this.keepAliveRunning = false;
+        this.emit({ kind: 'connection', connected, why });
+      },
+    });
+  }
+
+  get connected(): boolean {
+    return this.socket.connected;
+  }
+
+  start(): void {
+    this.socket.start();
+  }
+
+  stop(): Promise<void> {
+    this.generation++;
+    return this.socket.stop();
+  }
+
+  subscribe(fn: (e: MediaBrowserEvent) => void): () => void {
+    this.subscribers.add(fn);
+    return () => this.subscribers.delete(fn);
+  }
+
+  private read(text: string): void {
+    const msg = parseEnvelope(text);
+    if (!msg) return;
+    if (msg.type === 'ForceKeepAlive') {
+      const seconds = typeof msg.data === 'number' && msg.data > 0 ? msg.data : DEFAULT_KEEPALIVE_S;
+      this.keepAlive();
+      if (!this.keepAliveRunning) void this.keepAliveLoop(seconds);
+      return;
+    }
+    const changed = parseLibraryChanged(text);
+    if (changed) this.emit(changed);
+  }
+
+  private keepAlive(): void {
+    this.socket.send(JSON.stringify({ MessageType: 'KeepAlive' }));
+  }
+
+  /** KeepAlive every half of the server's timeout while this socket stays open (jellyfin-web does the same). */
+  private async keepAliveLoop(seconds: number): Promise<void> {
+    this.keepAliveRunning = true;
+    const mine = this.generation;
+    while (this.generation === mine && this.socket.connected) {
+      await this.socket.wait((seconds * 1000) / 2);
+      if (this.generation !== mine || !this.socket.connected) return;
+      this.keepAlive();
+    }
+  }
+
+  private emit(e: MediaBrowserEvent): void {
+    for (const fn of [...this.subscribers]) fn(e);
+  }
+}
+
+/**
+ * Jellyfin accepts an upgrade on any path with the REST authentication (Jellyfin.Api/Middleware/
+ * WebSocketHandlerMiddleware.cs): the Authorization header, which keeps the token out of URLs and logs. Emby's
+ * client opens /embywebsocket with api_key and deviceId in the query (Emby.ApiClient.Javascript apiclient.js):
+ * the only form known to work there, so the URL carries the token and must never be logged.
+ */
+export function socketAddress(opts: Pick<MediaBrowserSocketOptions, 'kind' | 'url' | 'token' | 'deviceId' | 'version'>): { url: string; headers: Record<string, string> } {
+  const base = new URL(opts.url);
+  base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
+  const root = base.pathname.replace(/\/$/, '');
+  if (opts.kind === 'jellyfin') {
+    base.pathname = `${root}/socket`;
+    const q = (v: string) => v.replace(/["\\]/g, '');
+    const auth = `MediaBrowser Client="scanrelay", Device="scanrelay", DeviceId="${q(opts.deviceId)}", Version="${q(opts.version)}", Token="${q(opts.token)}"`;
+    return { url: base.toString(), headers: { Authorization: auth } };
+  }
+  base.pathname = `${root}/embywebsocket`;
+  base.search = new URLSearchParams({ api_key: opts.token, deviceId: opts.deviceId }).toString();
+  return { url: base.toString(), headers: { 'X-Emby-Token': opts.token } };
+}

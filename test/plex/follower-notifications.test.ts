@@ -1,0 +1,123 @@
+// The Plex follower on the notification socket, against the fake Plex and its socket on 127.0.0.1: a scan's end
+// confirms its file with one metadata request per new item and no section listing; the fallbacks in order (the
+// database for what the events did not show; /activities while the socket is refused; the paged recently-added
+// listing only when both fail); a dropped socket is reopened and polled once; stop() ends a pending backoff.
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import type { FollowItem, FollowResult, ScanContext } from '../../src/scan.js';
+import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex.js';
+import { FakePlex } from '../fakes/plex.js';
+import { attachPlexNotifications, type FakePlexNotifications } from '../fakes/plex-notifications.js';
+import { until } from '../support/until.js';
+
+let plex: FakePlex;
+let socket: FakePlexNotifications;
+let target: PlexTarget | undefined;
+
+afterEach(async () => {
+  await target?.follower.stop();
+  target = undefined;
+  await socket?.close();
+  await plex?.stop();
+});
+
+const episode = (n: number) => ({ folder: `/data/media/tv/Show ${n}/Season 01`, file: `/data/media/tv/Show ${n}/Season 01/Show ${n} S01E01.mkv` });
+const ctx = (file: string): ScanContext => ({ event: 'Download', source: 'sonarr', file, deleted: false });
+
+async function setUp(extra: Partial<PlexTargetOptions> = {}) {
+  plex = await new FakePlex().start();
+  plex.fifoMs = 20;
+  socket = attachPlexNotifications(plex);
+  target = new PlexTarget({
+    url: plex.url,
+    token: plex.token,
+    clock: systemClock,
+    timeoutMs: 2000,
+    followIntervalMs: 20,
+    followGraceMs: 150,
+    after: { analyze: 'off' },
+    notifications: { firstBackoffMs: 10, maxBackoffMs: 40 },
+    ...extra,
+  });
+  const results = new Map<string, FollowResult>();
+  target.follower.start(async (item: FollowItem, result) => void results.set(item.folder, result));
+  let id = 0;
+  const deliver = async (n: number, onDisk = true) => {
+    const e = episode(n);
+    if (onDisk) plex.onDisk.add(e.file);
+    const outcome = await target!.scan(e.folder, ctx(e.file));
+    if (outcome.status !== 'scanned' || outcome.follow === undefined) throw new Error(`not followed: ${JSON.stringify(outcome)}`);
+    target!.follower.follow({ ref: { folderId: ++id, generation: 1 }, folder: e.folder, event: 'Download', deliveredAt: Date.now(), ticket: outcome.follow });
+  };
+  return { results, deliver };
+}
+
+const paths = (pred: (p: string) => boolean) => plex.requests.filter((r) => pred(r.path));
+
+describe('the Plex follower on notifications', () => {
+  it('a scan end confirms its files with one metadata request per new item: no section listing, no file filter, /activities once after connecting', async () => {
+    const { results, deliver } = await setUp();
+    await until(() => socket.clients === 1);
+    for (let i = 0; i < 4; i++) await deliver(i);
+    await until(() => results.size === 4);
+    for (const r of results.values()) expect(r).toMatchObject({ state: 'confirmed', detail: expect.stringContaining("Plex's notifications") });
+    expect(paths((p) => p.endsWith('/all'))).toEqual([]);
+    expect(paths((p) => p.startsWith('/library/metadata/'))).toHaveLength(4);
+    expect(paths((p) => p === '/activities').length).toBeLessThanOrEqual(1);
+    // The token went in a header, never in the socket's URL.
+    expect(socket.upgrades.map((u) => u.tokenVia)).toEqual(['header']);
+    expect(target!.follower.outstanding()).toBe(0);
+  });
+
+  it("a file the scan did not show is judged by the database when readable: not-found, with what to check", async () => {
+    const { results, deliver } = await setUp({ fileInLibrary: async (p) => plex.library.has(p) });
+    await until(() => socket.clients === 1);
+    await deliver(1, false);
+    await until(() => results.size === 1);
+    expect(results.get(episode(1).folder)).toMatchObject({ state: 'not-found', detail: expect.stringContaining('PATH_MAPPINGS') });
+    expect(paths((p) => p.endsWith('/all'))).toEqual([]);
+  });
+
+  it('without a database, a file the scan did not show ends scanned (neutral), not unconfirmed, and nothing is listed', async () => {
+    const { results, deliver } = await setUp();
+    await until(() => socket.clients === 1);
+    await deliver(1, false);
+    await until(() => results.size === 1);
+    expect(results.get(episode(1).folder)).toMatchObject({ state: 'scanned', detail: expect.stringContaining('Plex finished the scan') });
+    expect(paths((p) => p.endsWith('/all'))).toEqual([]);
+  });
+
+  it('a refused upgrade (a proxy that drops websockets): /activities is polled, and without a database the newest items are paged', async () => {
+    const { results, deliver } = await setUp();
+    socket.refuseUpgrades = 404;
+    socket.dropAll();
+    await until(() => socket.upgrades.some((u) => !u.accepted));
+    for (let i = 0; i < 2; i++) await deliver(i);
+    await until(() => results.size === 2);
+    for (const r of results.values()) expect(r).toMatchObject({ state: 'confirmed', detail: expect.stringContaining('recently added') });
+    expect(paths((p) => p === '/activities').length).toBeGreaterThan(1);
+    for (const r of paths((p) => p.endsWith('/all'))) expect(r.query).toMatchObject({ sort: 'addedAt:desc', 'X-Plex-Container-Size': '50' });
+  });
+
+  it('a dropped socket is reopened; /activities is asked once after, and the follow-ups end', async () => {
+    const { results, deliver } = await setUp();
+    await until(() => socket.clients === 1);
+    socket.dropAll();
+    await until(() => socket.upgrades.filter((u) => u.accepted).length === 2 && socket.clients === 1);
+    const before = paths((p) => p === '/activities').length;
+    for (let i = 0; i < 3; i++) await deliver(i);
+    await until(() => results.size === 3);
+    expect([...results.values()].map((r) => r.state)).toEqual(['confirmed', 'confirmed', 'confirmed']);
+    expect(paths((p) => p === '/activities').length - before).toBeLessThanOrEqual(1);
+  });
+
+  it('stop() ends at once though a 30 s backoff is pending', async () => {
+    await setUp({ notifications: { firstBackoffMs: 30_000, maxBackoffMs: 30_000 } });
+    socket.refuseUpgrades = 503;
+    socket.dropAll();
+    await until(() => socket.upgrades.some((u) => !u.accepted) || socket.clients === 0);
+    const t0 = Date.now();
+    await target!.follower.stop();
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+});
