@@ -23,7 +23,10 @@ describe('back-pressure from Plex', () => {
     expect(r.notScannedAfterLast).toBe(0);
     // Requests merged in our queue while Plex was busy: fewer refreshes than webhooks.
     expect(r.refreshes).toBeLessThan(r.webhooks);
-    expect(Object.keys(r.outcomes)).toEqual(['confirmed']);
+    // Real outcomes, none run down by a timeout: confirmed, or scanned where this fake (no database, no
+    // notification socket) leaves nothing that could tell more.
+    expect(Object.keys(r.outcomes).filter((o) => o !== 'confirmed' && o !== 'scanned')).toEqual([]);
+    expect(r.outcomes.confirmed).toBeGreaterThan(0);
     // The wait moved into our queue, where it shows.
     expect(r.maxDueWaitSeconds).toBeGreaterThan(1);
   });
