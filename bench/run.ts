@@ -116,7 +116,7 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
 10. **Soak** — Sonarr webhooks at a steady 100/s, then 300/s, then as fast as 48 clients get answers, each for
    \`BENCH_SOAK_SECONDS\` (300) on a fresh server (the bundle), over 3,000 season folders with
    \`SERVER_SCAN_DELAY\` 5, against a fake Plex that scans one folder at a time, 24 ms each (about 42 a second,
-   slower than the load). Printed over time: Plex's own backlog (scans queued at Plex; nothing caps it yet), the
+   slower than the load). Printed over time: Plex's own backlog (scans queued at Plex, capped by PLEX_MAX_OUTSTANDING), the
    relay's queue, the WAL file's size (sampled every 100 ms) and the server's RSS; at the end, refreshes per
    folder, the largest WAL, requests lost (answered 2xx, no refresh of the folder after) and refreshes sent twice
    (a refresh with no request answered since the one before, or in the 2 s before it). Then 20,000 folders
