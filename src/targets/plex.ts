@@ -7,7 +7,8 @@ import { NO_AFTER_SCAN, trashWanted, type AfterScanSettings, type DeletedCounter
 import { PlexApi } from '../plex/api.js';
 import { waitUntilPlexAnswers } from '../plex/availability.js';
 import type { FileInLibrary } from '../plex/confirm.js';
-import { PlexFollower, type PlexTicket } from '../plex/follower.js';
+import type { PlexTicket } from '../plex/follow-state.js';
+import { PlexFollower } from '../plex/follower.js';
 import { MatchFixer } from '../plex/match.js';
 import { PlexNotifications } from '../plex/notifications.js';
 import { PlexScanWatch } from '../plex/scan-watch.js';

@@ -8,7 +8,7 @@ import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log.js';
 import { PlexApi } from '../../src/plex/api.js';
 import { lookupFileViaApi } from '../../src/plex/confirm.js';
-import { FINISHED_TOGETHER } from '../../src/plex/follower.js';
+import { FINISHED_TOGETHER } from '../../src/plex/follow-state.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
 import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex.js';
