@@ -1,6 +1,6 @@
 // The interactive `config` procedure (docs/rclone.md): rclone's main menu, new/edit/delete/rename/copy of
 // remotes and the configuration password, over a Terminal so it runs on a TTY or from piped answers.
-import { checkPassword, ConfigPasswordError } from './crypt.js';
+import { configPasswordMenu } from './config-password.js';
 import { ADVANCED_OPTIONS, NORMAL_OPTIONS, parseValue, type DriveOption } from './drive-options.js';
 import { newNameProblem } from './names.js';
 import { kindWord, type OptionQuestion, type Terminal } from './prompt.js';
@@ -134,7 +134,7 @@ export class Wizard implements Asker {
           break;
         }
         case 's':
-          await this.setPassword();
+          await configPasswordMenu(this.store, this.term);
           break;
       }
       this.section();
@@ -260,49 +260,5 @@ export class Wizard implements Asker {
     if (choice === 'd') this.conf.deleteSection(name);
     this.store.save();
     return true;
-  }
-
-  private async setPassword(): Promise<void> {
-    for (;;) {
-      if (this.store.encrypted) {
-        this.term.println('Your configuration is encrypted.');
-        const choice = await this.term.command(['cChange Password', 'uUnencrypt configuration', 'qQuit to main menu']);
-        if (choice === 'q') return;
-        if (choice === 'c') {
-          this.store.setPassword(await this.newPassword());
-          this.store.save();
-          this.term.println('Password changed');
-        } else {
-          this.store.clearPassword();
-          this.store.save();
-        }
-      } else {
-        this.term.println('Your configuration is not encrypted.');
-        this.term.println('If you add a password, you will protect your login information to cloud services.');
-        const choice = await this.term.command(['aAdd Password', 'qQuit to main menu']);
-        if (choice === 'q') return;
-        this.store.setPassword(await this.newPassword());
-        this.store.save();
-        this.term.println('Password set');
-      }
-    }
-  }
-
-  private async newPassword(): Promise<string> {
-    const check = (p: string): string | undefined => {
-      try {
-        checkPassword(p);
-        return undefined;
-      } catch (err) {
-        if (err instanceof ConfigPasswordError) return err.message;
-        throw err;
-      }
-    };
-    for (;;) {
-      const a = await this.term.password('Enter NEW configuration password:', check);
-      const b = await this.term.password('Confirm NEW configuration password:', check);
-      if (a === b) return a;
-      this.term.println('Passwords do not match!');
-    }
   }
 }
