@@ -247,6 +247,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       readiness.queueOpened();
       retention.start();
       notifications.start();
+      hashHold.resume();
       void readiness.probeTargets(targets, logger, undefined, (name, result) => processor.probed(name, result));
       processor.start({ probedElsewhere: true });
       await drive?.start();

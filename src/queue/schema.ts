@@ -137,6 +137,15 @@ const migrations: Component['steps'] = [
       ALTER TABLE history_v7 RENAME TO history;
       CREATE INDEX history_finished ON history (finished_at);`);
   },
+  // 8: requests waiting for their file's SHA-256 (hash=) are kept here, so a restart resumes them (src/queue/held.ts).
+  `CREATE TABLE held (
+     id      INTEGER PRIMARY KEY,
+     request TEXT    NOT NULL,
+     hash    TEXT    NOT NULL,
+     client  TEXT    NOT NULL,
+     since   INTEGER NOT NULL,
+     checks  INTEGER NOT NULL DEFAULT 0
+   );`,
 ];
 
 export const schemaVersion = migrations.length;

@@ -10,6 +10,7 @@ import { PRUNE_TEXTS, prepareStatements, type Statements } from './statements.js
 import { storedColumns } from './history-texts.js';
 import { DueWork } from './due.js';
 import { foldByFolder } from './fold.js';
+import { HeldRequests } from './held.js';
 
 export type { DeliveryResult } from './rows.js';
 export type { DeliveryRef, DeliveryState, FinalDeliveryState, FolderRequest } from '../scan.js';
@@ -27,6 +28,8 @@ export class Queue extends QueueFile {
   private readonly stmt: Statements;
   private readonly due: DueWork;
   private historyWrites = 0;
+  /** Requests waiting for their file's SHA-256 (hash=). */
+  readonly held: HeldRequests;
 
   constructor(file: string, clock: Clock, opts: QueueOptions) {
     const all = { historyLimit: 10_000, busyTimeoutMs: 250, ...opts };
@@ -35,6 +38,7 @@ export class Queue extends QueueFile {
     this.clock = clock;
     this.stmt = prepareStatements(this.db);
     this.due = new DueWork(this.stmt);
+    this.held = new HeldRequests(this.db);
   }
 
   /** Adds a request; a folder already queued is merged (due time reset, higher priority kept). Committed on return. */

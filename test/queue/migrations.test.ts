@@ -112,7 +112,7 @@ describe('one migrator keyed by component', () => {
       expect(recordedVersion(db, 'queue')).toBe(queueComponent.steps.length);
       expect(recordedVersion(db, 'drive')).toBe(driveComponent.steps.length);
       expect(db.pragma('user_version', { simple: true })).toBe(queueComponent.steps.length);
-      expect(tables(db)).toEqual(['deliveries', 'drive_cursors', 'drive_items', 'folders', 'history', 'history_texts', 'schema_versions']);
+      expect(tables(db)).toEqual(['deliveries', 'drive_cursors', 'drive_items', 'folders', 'held', 'history', 'history_texts', 'schema_versions']);
     } finally {
       db.close();
     }

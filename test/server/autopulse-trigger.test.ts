@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { diskPathState } from '../../src/paths/disk.js';
+import { ManualClock } from '../../src/clock.js';
+import { Queue } from '../../src/queue/store.js';
 import { testService, type TestService } from '../support/service.js';
 
 const USER = 'admin';
@@ -110,6 +112,48 @@ describe('hash=: the scan waits until the file has that SHA-256', () => {
     await until(() => t.service.queue.count() === 1);
     expect(folders()).toEqual(['/data/media/tv/Show/Season 1']);
     expect(t.service.hashHold.size).toBe(0);
+  });
+
+  it('a held request is kept in the queue file: a restart resumes it with the checks it has left', async () => {
+    const file = await setup(1_000_000);
+    writeFileSync(file, 'half written');
+    const disk = file.slice(0, file.indexOf('/tv/Show')) + '/';
+    await call('GET', `/triggers/manual?path=${encodeURIComponent('/media/tv/Show/Season 1/e01.mkv')}&hash=${sha('whole file')}`);
+    await until(() => (t.service.queue.held.all()[0]?.checks ?? 0) >= 3);
+    const queuefile = t.queuefile;
+    await t.close();
+    const reopened = new Queue(queuefile, new ManualClock(), { delayMs: 0 });
+    const [kept] = reopened.held.all();
+    reopened.close();
+    expect(kept).toMatchObject({ hash: sha('whole file'), request: { path: '/data/media/tv/Show/Season 1/e01.mkv' } });
+    expect(kept.checks).toBeGreaterThanOrEqual(3);
+
+    t = await testService({
+      queuefile,
+      config: { AUTOSCAN: autoscan, SERVER_MAX_FILE_CHECKS: 1_000_000, SERVER_FILE_CHECK_DELAY: 60, SERVER_FILE_EXIST_PATH_MAPPINGS: { [disk]: ['/data/media/'] } },
+      pathState: diskPathState,
+    });
+    t.plex.sections.push({ key: '7', title: 'TV', locations: ['/data/media/tv'] });
+    expect(t.service.hashHold.resume()).toBe(1);
+    expect(t.service.queue.count()).toBe(0);
+    writeFileSync(file, 'whole file');
+    await until(() => t.service.queue.count() === 1);
+    expect(folders()).toEqual(['/data/media/tv/Show/Season 1']);
+    await until(() => t.service.hashHold.size === 0);
+    expect(t.service.queue.held.all()).toEqual([]);
+  });
+
+  it('a hold whose budget ran out before the restart is recorded not-found at once after it', async () => {
+    const file = await setup(3);
+    const request = { path: '/data/media/tv/Show/Season 1/e01.mkv', kind: 'file', source: 'manual', event: 'Manual', deleted: false } as const;
+    // Two of three checks were made by the run before the restart.
+    const id = t.service.queue.held.add(request, sha('whole file'), '127.0.0.1', 0);
+    t.service.queue.held.checked(id, 2);
+    writeFileSync(file, 'another file');
+    expect(t.service.hashHold.resume()).toBe(1);
+    await until(() => t.service.queue.history().length === 1);
+    expect(t.service.queue.history()[0].detail).toContain('checked 3 time(s)');
+    expect(t.service.queue.held.all()).toEqual([]);
   });
 
   it('a hash that never matches is recorded not-found with the reason, and nothing is scanned', async () => {
