@@ -46,15 +46,21 @@ export class FakeMediaBrowserSocket {
 
   async start(): Promise<this> {
     this.server = createServer((_req, res) => res.writeHead(404).end());
-    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
+    this.attach(this.server);
     this.url = await listenLocal(this.server);
+    return this;
+  }
+
+  /** Answers upgrades on a fake server's own HTTP server, as the real ones do on their one port. */
+  attach(server: Server): this {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
     return this;
   }
 
   async stop(): Promise<void> {
     for (const s of this.sessions) s.ws.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
-    await closeServer(this.server);
+    if (this.server) await closeServer(this.server);
   }
 
   /** Sends a LibraryChanged to every socket of a user (none to API-key sockets); returns how many got it. */
