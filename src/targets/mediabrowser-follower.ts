@@ -154,7 +154,7 @@ export class MediaBrowserFollower implements Follower {
         this.wakeUp = undefined;
         continue;
       }
-      await this.opts.clock.sleep(this.t.pollMs, this.stopping.signal);
+      await this.pause(this.t.pollMs);
       if (!this.running) return;
       try {
         await this.pass();
@@ -162,6 +162,15 @@ export class MediaBrowserFollower implements Follower {
         this.opts.logger.error({ err: String(err) }, `following ${this.opts.server} scans failed (${String(err)}); trying again at the next look`);
       }
     }
+  }
+
+  /** Ends at once on stop(), even on a clock that does not heed the signal. */
+  private pause(ms: number): Promise<void> {
+    const signal = this.stopping.signal;
+    return new Promise<void>((resolve) => {
+      signal.addEventListener('abort', () => resolve(), { once: true });
+      void this.opts.clock.sleep(ms, signal).then(resolve);
+    });
   }
 
   /** One look: the follow-ups whose refresh is over are listed, one folder each. */

@@ -51,7 +51,13 @@ export async function jellyfinService(opts: JellyfinServiceOptions = {}): Promis
   const { clock, scheduler, model } = server;
   const simulated: Clock = {
     now: () => clock.now(),
-    sleep: (ms) => new Promise((resolve) => scheduler.after(ms, () => resolve())),
+    // An aborted wait (a stopped socket or follower) ends at once and leaves no event behind.
+    sleep: (ms, signal) =>
+      new Promise((resolve) => {
+        if (signal?.aborted) return resolve();
+        const event = scheduler.after(ms, () => resolve());
+        signal?.addEventListener('abort', () => (scheduler.cancel(event), resolve()), { once: true });
+      }),
     timeout: (ms) => clock.timeout(ms),
   };
   let inFlight = 0;
