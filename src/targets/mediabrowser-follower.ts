@@ -89,11 +89,8 @@ export class MediaBrowserFollower implements Follower {
     if (this.running) return;
     this.running = true;
     this.stopping = new AbortController();
-    void this.learnToken();
-    if (this.opts.socket) {
-      this.unsubscribe = this.opts.socket.subscribe((e) => this.onSocket(e));
-      this.opts.socket.start();
-    }
+    // The socket is opened once the token is not known to be an API key's: nothing useful comes over that one.
+    void this.learnToken().then(() => this.openSocket());
     this.loopDone = this.loop();
   }
 
@@ -119,6 +116,12 @@ export class MediaBrowserFollower implements Follower {
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 
+  private openSocket(): void {
+    if (!this.running || !this.opts.socket || this.userToken === false || this.unsubscribe) return;
+    this.unsubscribe = this.opts.socket.subscribe((e) => this.onSocket(e));
+    this.opts.socket.start();
+  }
+
   private async learnToken(): Promise<void> {
     try {
       this.userToken = (await this.opts.tokenHasUser?.()) ?? this.userToken;
@@ -128,7 +131,7 @@ export class MediaBrowserFollower implements Follower {
     }
     if (this.userToken === false) {
       this.opts.logger.info(
-        `${this.opts.server}'s token belongs to no user (an API key): the server sends it no LibraryChanged, so each delivered file is confirmed by listing the refreshed folder once its refresh is over.`,
+        `${this.opts.server}'s token belongs to no user (an API key): the server sends it no LibraryChanged, so its websocket is not opened and each delivered file is confirmed by listing the refreshed folder once its refresh is over.`,
       );
     }
   }

@@ -11,7 +11,6 @@ import type { LibraryList } from './library-list.js';
 import { MediaBrowserFollower, type FollowTimings } from './mediabrowser-follower.js';
 import type { MediaBrowserScans } from './mediabrowser-scan.js';
 import { MediaBrowserSocket } from './mediabrowser-socket.js';
-import type { MediaBrowserFlavour, MediaBrowserOptions } from './mediabrowser.js';
 
 export interface FollowSettings {
   /** Open the server's websocket (default true); without it every file is confirmed by listing. */
@@ -22,6 +21,15 @@ export interface FollowSettings {
   timings?: Partial<FollowTimings>;
 }
 
+/** The little of the target's flavour and options the follower needs (not imported: mediabrowser.ts imports this). */
+interface Server {
+  kind: 'jellyfin' | 'emby';
+  librariesPath: string;
+  name: string;
+  url: string;
+  token: string;
+}
+
 interface TargetParts {
   api: ApiCaller;
   clock: Clock;
@@ -30,7 +38,9 @@ interface TargetParts {
   list: LibraryList<Library>;
 }
 
-export function mediaBrowserFollower(flavour: MediaBrowserFlavour, opts: MediaBrowserOptions, settings: FollowSettings, parts: TargetParts): MediaBrowserFollower {
+export function mediaBrowserFollower(server: Server, settings: FollowSettings, parts: TargetParts): MediaBrowserFollower {
+  const flavour = server;
+  const opts = server;
   const { api, clock, log, scans, list } = parts;
   const socket =
     settings.socket === false

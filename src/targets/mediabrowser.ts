@@ -83,7 +83,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     log,
     rootHoldMs: opts.rootHoldMs,
   });
-  const follower = opts.follow ? mediaBrowserFollower(flavour, opts, opts.follow, { api, clock, log, scans, list }) : undefined;
+  const follower = opts.follow ? mediaBrowserFollower({ kind: flavour.kind, librariesPath: flavour.librariesPath, name: opts.name, url: opts.url, token: opts.token }, opts.follow, { api, clock, log, scans, list }) : undefined;
   const locate = async (file: string): Promise<ItemLocation> => {
     try {
       return await locateMediaBrowserItems(api, who, holders(await list.get({ holding: file }), file), file, opts.pageSize);
