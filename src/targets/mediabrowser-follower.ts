@@ -75,6 +75,10 @@ export class MediaBrowserFollower implements Follower {
   /** true: the token has a user, LibraryChanged comes; false: an API key's, it never does; undefined: not known. */
   private userToken?: boolean;
   private finishing = 0;
+  /** Opens and closes of the socket, one after the other. */
+  private socketTurn: Promise<void> = Promise.resolve();
+  /** When start() was called: a delivery made before it was made by an earlier run, while no socket listened. */
+  private startedAt = -Infinity;
 
   constructor(private readonly opts: MediaBrowserFollowerOptions) {
     this.t = { ...FOLLOW_TIMINGS, ...opts.timings };
@@ -88,10 +92,10 @@ export class MediaBrowserFollower implements Follower {
     this.done = done;
     if (this.running) return;
     this.running = true;
+    this.startedAt = this.opts.clock.now();
     this.stopping = new AbortController();
-    // The socket is opened once the token is not known to be an API key's: nothing useful comes over that one.
-    void this.learnToken().then(() => this.openSocket());
     this.loopDone = this.loop();
+    if (this.items.size) this.socketWanted();
   }
 
   follow(item: FollowItem): void {
@@ -102,6 +106,7 @@ export class MediaBrowserFollower implements Follower {
     }
     const key = keyOf(item);
     this.items.set(key, { key, item, ticket: item.ticket, followedAt: this.opts.clock.now(), listing: false });
+    this.socketWanted();
     this.wakeUp?.();
   }
 
@@ -109,17 +114,36 @@ export class MediaBrowserFollower implements Follower {
     this.running = false;
     this.stopping.abort();
     this.wakeUp?.();
-    this.unsubscribe?.();
-    this.unsubscribe = undefined;
-    await this.opts.socket?.stop();
+    await this.closeSocket();
+    await this.socketTurn;
     await this.loopDone;
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 
-  private openSocket(): void {
+  /**
+   * The socket is open only while follow-ups wait, and never for a token known to be an API key's (nothing useful
+   * comes over that one): no socket, and no reconnect loop, against a server there is nothing to ask.
+   */
+  private socketWanted(): void {
     if (!this.running || !this.opts.socket || this.userToken === false || this.unsubscribe) return;
-    this.unsubscribe = this.opts.socket.subscribe((e) => this.onSocket(e));
-    this.opts.socket.start();
+    this.socketTurn = this.socketTurn.then(async () => {
+      if (this.userToken === undefined) await this.learnToken();
+      if (!this.running || !this.opts.socket || this.userToken === false || this.unsubscribe || this.items.size === 0) return;
+      this.unsubscribe = this.opts.socket.subscribe((e) => this.onSocket(e));
+      this.opts.socket.start();
+    });
+  }
+
+  /** Closes the socket (no follow-up left, or stop): a close we asked for is no drop to warn of. */
+  private closeSocket(): Promise<void> {
+    this.socketTurn = this.socketTurn.then(async () => {
+      if (!this.unsubscribe || (this.running && this.items.size > 0)) return;
+      this.unsubscribe();
+      this.unsubscribe = undefined;
+      this.connectedSince = undefined;
+      await this.opts.socket?.stop();
+    });
+    return this.socketTurn;
   }
 
   private async learnToken(): Promise<void> {
@@ -136,9 +160,15 @@ export class MediaBrowserFollower implements Follower {
     }
   }
 
-  /** The socket watched this follow-up: the token may hear LibraryChanged, and the socket was open all along. */
+  /**
+   * The socket watches this follow-up: the token may hear LibraryChanged, and the socket has been open since before
+   * the message could go out (LibraryUpdateDuration after the refresh's last change, so never sooner than that
+   * after the refresh began). A follow-up resumed after a restart is not watched: the message may have gone out
+   * while nothing listened. Only how long the listing waits for the message depends on it.
+   */
   private watched(f: Followed): boolean {
-    return this.opts.socket !== undefined && this.userToken !== false && this.connectedSince !== undefined && this.connectedSince <= f.followedAt;
+    if (this.opts.socket === undefined || this.userToken === false || this.connectedSince === undefined) return false;
+    return f.item.deliveredAt >= this.startedAt && this.connectedSince <= this.refreshFrom(f) + this.t.libraryUpdateMs;
   }
 
   /** When the server has started the refresh: at once, or after the library monitor's delay. */
@@ -250,6 +280,7 @@ export class MediaBrowserFollower implements Follower {
   private finish(f: Followed, seen: Seen, late?: string): void {
     if (this.items.get(f.key) !== f) return;
     this.items.delete(f.key);
+    if (this.items.size === 0) void this.closeSocket();
     this.record(f.item, mediaBrowserVerdict(this.opts.server, this.opts.clock.now() - f.item.deliveredAt, seen, late));
   }
 

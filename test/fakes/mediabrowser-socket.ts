@@ -33,6 +33,8 @@ export class FakeMediaBrowserSocket {
   /** Messages received from clients, parsed. */
   readonly received: { MessageType?: string }[] = [];
   readonly refused: { path: string; status: number }[] = [];
+  /** Upgrades are answered with this status while set (a server restarting, a proxy in between). */
+  refuseWith?: number;
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly waiting: { type: string; resolve: () => void }[] = [];
   private server?: Server;
@@ -97,6 +99,7 @@ export class FakeMediaBrowserSocket {
       this.refused.push({ path: u.pathname, status });
       socket.end(`HTTP/1.1 ${status} Refused\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
+    if (this.refuseWith !== undefined) return refuse(this.refuseWith);
     if (this.kind === 'emby' && u.pathname !== '/embywebsocket') return refuse(404);
     const header = /Token="([^"]*)"/.exec(String(req.headers.authorization ?? ''))?.[1];
     const query = this.kind === 'jellyfin' ? (u.searchParams.get('ApiKey') ?? undefined) : (u.searchParams.get('api_key') ?? undefined);

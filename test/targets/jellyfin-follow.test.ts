@@ -22,11 +22,13 @@ const libraries = (s: JellyfinServer) => {
 
 async function start(opts: JellyfinServiceOptions = {}): Promise<JellyfinService> {
   t = await jellyfinService({ msPerEntry: 2, setup: libraries, ...opts });
-  // The socket opens on real time (ws on 127.0.0.1): wait for it, so it watches the follow-ups from their start.
-  // An API key's is never opened: wait until /Users/Me has said so.
-  if (opts.tokenOf === 'user') await until(() => t!.server.socket.open().length === 1, { what: 'the follower opened the websocket' });
-  else await until(() => t!.server.requests.some((r) => r.path === '/Users/Me'), { what: 'the follower asked /Users/Me' });
   return t;
+}
+
+/** Lets the scan go out, then waits (real time: ws on 127.0.0.1) for the socket the first follow-up opens. */
+async function untilWatching(s: JellyfinService): Promise<void> {
+  await s.run(3_000);
+  await until(() => s.server.socket.open().length === 1, { what: 'the follower opened the websocket' });
 }
 
 const outcomes = (s: JellyfinService) => s.service.queue.history().map((h) => [h.outcome, h.detail ?? '']);
@@ -36,11 +38,14 @@ const idLookups = (s: JellyfinServer) => s.requests.filter((r) => r.path === '/I
 describe('jellyfin follow-up with a user token: LibraryChanged', () => {
   it('the added episode named by LibraryChanged confirms the file, no folder listed', async () => {
     const { server, webhook, run } = await start({ tokenOf: 'user' });
-    expect(server.socket.open()[0].userId).toBeDefined();
+    // No follow-up, no socket: nothing to ask the server yet.
+    expect(server.socket.sessions).toEqual([]);
     const file = episodeFile('/tv', 2, 1, 4);
     server.model.writeFile(file);
     await webhook('sonarr', sonarrDownload(file));
-    await run(40_000);
+    await untilWatching(t!);
+    expect(server.socket.open()[0].userId).toBeDefined();
+    await run(37_000);
     // One message, 30 s after the server's last change, to our one (user) socket.
     expect(server.notifier.sent).toHaveLength(1);
     expect(server.notifier.sent[0].sockets).toBe(1);
@@ -53,28 +58,35 @@ describe('jellyfin follow-up with a user token: LibraryChanged', () => {
     expect(server.requests.filter((r) => r.path === '/Users/Me').map((r) => r.status)).toEqual([200]);
   });
 
-  it('when the socket drops before the message, the listing confirms; the socket is dialled again and heard again', async () => {
+  it('when the socket drops before the message, the listing confirms; the next follow-up dials it again and hears it', async () => {
     const { server, webhook, run } = await start({ tokenOf: 'user' });
     const file = episodeFile('/tv', 1, 2, 4);
     server.model.writeFile(file);
     await webhook('sonarr', sonarrDownload(file));
-    await run(5_000);
+    await untilWatching(t!);
+    // The socket drops and cannot be opened again until the message has gone out (to no one).
+    server.socket.refuseWith = 503;
     server.socket.dropAll();
-    await run(20_000);
-    await until(() => server.socket.open().length === 1, { what: 'the follower dialled the socket again' });
-    await run(30_000);
-    expect(server.socket.sessions).toHaveLength(2);
+    await run(40_000);
+    expect(server.notifier.sent.map((m) => m.sockets)).toEqual([0]);
+    expect(server.socket.refused.length).toBeGreaterThan(0);
     const [[outcome, detail]] = outcomes(t!);
     expect(outcome).toBe('confirmed');
     expect(detail).toContain(`found among the files under '${seasonFolder('/tv', 1, 2)}' once the refresh was over`);
+    expect(t!.logged("Jellyfin's websocket cannot be opened or dropped")).toHaveLength(1);
+    server.socket.refuseWith = undefined;
     // The reopened socket carries the next change.
     const next = episodeFile('/tv', 3, 1, 4);
     server.model.writeFile(next);
     await webhook('sonarr', sonarrDownload(next));
-    await run(40_000);
+    await untilWatching(t!);
+    await run(37_000);
+    expect(server.socket.sessions).toHaveLength(2);
     // History lists the newest first.
     expect(outcomes(t!)[0]).toEqual(['confirmed', expect.stringContaining("Jellyfin's LibraryChanged")]);
     expect(t!.logged("Jellyfin's websocket is open again")).toHaveLength(1);
+    // Once nothing is followed the socket is closed: no session is left open against the server.
+    await until(() => server.socket.open().length === 0, { what: 'the follower closed the websocket' });
   });
 });
 
