@@ -7,15 +7,18 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { LibraryChangedMessage } from '@jellyfin/sdk/lib/generated-client/models/library-changed-message.js';
+import type { LibraryUpdateInfo } from '@jellyfin/sdk/lib/generated-client/models/library-update-info.js';
 import { closeServer, listenLocal } from '../support/net.js';
 
-export interface LibraryUpdate {
-  ItemsAdded?: string[];
-  ItemsUpdated?: string[];
-  ItemsRemoved?: string[];
-  FoldersAddedTo?: string[];
-  FoldersRemovedFrom?: string[];
-  CollectionFolders?: string[];
+/** The lists of one LibraryChanged: @jellyfin/sdk's model (generated from the server's OpenAPI), so the fake's frames have its names. */
+export type LibraryUpdate = Omit<LibraryUpdateInfo, 'IsEmpty'>;
+
+/** One LibraryChanged frame as the servers send it, typed by the SDK: every list, IsEmpty, a MessageId ("N" format). */
+export function libraryChangedFrame(update: LibraryUpdate, MessageId: string): LibraryChangedMessage {
+  const Data: Required<LibraryUpdateInfo> = { FoldersAddedTo: [], FoldersRemovedFrom: [], ItemsAdded: [], ItemsRemoved: [], ItemsUpdated: [], CollectionFolders: [], ...update, IsEmpty: false };
+  Data.IsEmpty = [Data.FoldersAddedTo, Data.FoldersRemovedFrom, Data.ItemsAdded, Data.ItemsRemoved, Data.ItemsUpdated, Data.CollectionFolders].every((l) => l.length === 0);
+  return { MessageType: 'LibraryChanged', Data, MessageId };
 }
 
 interface Session {
@@ -67,8 +70,7 @@ export class FakeMediaBrowserSocket {
 
   /** Sends a LibraryChanged to every socket of a user (none to API-key sockets); returns how many got it. */
   libraryChanged(update: LibraryUpdate): number {
-    const Data = { FoldersAddedTo: [], FoldersRemovedFrom: [], ItemsAdded: [], ItemsRemoved: [], ItemsUpdated: [], CollectionFolders: [], ...update, IsEmpty: false };
-    const frame = JSON.stringify({ MessageType: 'LibraryChanged', Data, MessageId: messageId() });
+    const frame = JSON.stringify(libraryChangedFrame(update, messageId()));
     const to = this.open().filter((s) => s.userId !== undefined);
     for (const s of to) s.ws.send(frame);
     return to.length;
