@@ -2,6 +2,8 @@
 // database, refresh queue), LibraryMonitor (/Library/Media/Updated) and, when switched on, the Targeted Scans
 // plugin. Time is the injected ManualClock's, moved through a ClockScheduler: nothing here sleeps.
 // test/fakes/jellyfin.ts stays the recorder the target's own tests use; this one models what the server does.
+// With `kind: 'emby'` the same model answers as Emby: X-Emby-Token (or api_key), /Library/SelectableMediaFolders
+// (no RefreshStatus), no /Users/Me, and its websocket on /embywebsocket; LibraryChanged as on Jellyfin.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ManualClock } from '../../src/clock.js';
 import { closeServer, listenLocal } from '../support/net.js';
@@ -22,6 +24,8 @@ export interface ModelRequest {
 }
 
 export interface JellyfinServerOptions {
+  /** Answer as Jellyfin (default) or as Emby. */
+  kind?: 'jellyfin' | 'emby';
   clock?: ManualClock;
   scheduler?: ClockScheduler;
   /** The API key (no user). */
@@ -70,11 +74,15 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
   const requests: ModelRequest[] = [];
   const installed = { plugin: !!opts.plugin, omitPaths: false };
 
-  const authorised = (req: IncomingMessage): boolean => {
+  const emby = opts.kind === 'emby';
+  /** The token a request carries: Jellyfin's Authorization header; Emby's X-Emby-Token or api_key. */
+  const tokenOf = (req: IncomingMessage): string | undefined => {
+    if (emby) return String(req.headers['x-emby-token'] ?? '') || (new URL(req.url ?? '/', 'http://x').searchParams.get('api_key') ?? undefined);
     const m = /^MediaBrowser\s+(.*)$/i.exec(String(req.headers.authorization ?? ''));
-    return !!m && m[1].split(',').some((pair) => pair.trim() === `Token="${token}"` || pair.trim() === `Token="${userToken}"`);
+    return m ? /(?:^|,)\s*Token="([^"]*)"/.exec(m[1])?.[1] : undefined;
   };
-  const isUser = (req: IncomingMessage) => String(req.headers.authorization ?? '').includes(`Token="${userToken}"`);
+  const authorised = (req: IncomingMessage): boolean => [token, userToken].includes(tokenOf(req) ?? '');
+  const isUser = (req: IncomingMessage) => tokenOf(req) === userToken;
 
   // Query names bind case-insensitively in ASP.NET Core, so the model reads them so too.
   const lower = (q: URLSearchParams): Record<string, string> => Object.fromEntries([...q].map(([k, v]) => [k.toLowerCase(), v]));
@@ -84,9 +92,14 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
       return [200, { ServerName: 'model', Version: opts.version ?? '10.11.11', ProductName: 'Jellyfin Server', Id: 'f0e1d2c3b4a5968778695a4b3c2d1e0f', StartupWizardCompleted: true }];
     }
     if (!authorised(req)) return [401];
-    // UserController.GetCurrentUser: the token's user, 400 for a token no user owns (an API key).
-    if (method === 'GET' && path === '/Users/Me') return isUser(req) ? [200, { Name: 'relay', Id: USER_ID }] : [400];
-    if (method === 'GET' && path === '/Library/VirtualFolders') {
+    // UserController.GetCurrentUser: the token's user, 400 for a token no user owns (an API key). Emby's REST
+    // reference (UserService, dev.emby.media) has no /Users/Me: not found there.
+    if (method === 'GET' && path === '/Users/Me' && !emby) return isUser(req) ? [200, { Name: 'relay', Id: USER_ID }] : [400];
+    if (method === 'GET' && path === '/Library/SelectableMediaFolders' && emby) {
+      // Emby's library list: Id, Guid, SubFolders with their Path; no refresh state.
+      return [200, model.libraries.map((l, i) => ({ Name: l.name, Id: l.id, Guid: l.id, SubFolders: [{ Name: l.location.split('/').pop(), Id: String(100 + i), Path: l.location }] }))];
+    }
+    if (method === 'GET' && path === '/Library/VirtualFolders' && !emby) {
       // LibraryManager.GetVirtualFolders(true): Active while the library's folder validates, Queued while its item waits.
       const status = (id: string) => (model.running?.itemId === id ? 'Active' : model.isQueued(id) ? 'Queued' : 'Idle');
       return [200, model.libraries.map((l) => ({ Name: l.name, ItemId: l.id, Locations: [l.location], CollectionType: l.kind, RefreshStatus: status(l.id), ...(status(l.id) === 'Active' ? { RefreshProgress: 50 } : {}) }))];
@@ -152,7 +165,7 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
       send(res, status, out);
     });
   });
-  const socket = new FakeMediaBrowserSocket('jellyfin', { [token]: null, [userToken]: USER_ID }).attach(server);
+  const socket = new FakeMediaBrowserSocket(emby ? 'emby' : 'jellyfin', { [token]: null, [userToken]: USER_ID }).attach(server);
   const notifier = new FakeLibraryChangedNotifier(scheduler, socket, () => model.libraries.map((l) => l.id), opts.libraryUpdateMs);
   model.changes = {
     added: (i) => notifier.itemAdded(i.Id, i.ParentId),

@@ -65,7 +65,8 @@ export async function jellyfinService(opts: JellyfinServiceOptions = {}): Promis
     inFlight += 1;
     return httpFetch(url, init).finally(() => (inFlight -= 1));
   }) as typeof fetch;
-  const entry = targetSchema.parse({ NAME: 'jellyfin', TYPE: 'jellyfin', URL: server.url, TOKEN: opts.tokenOf === 'user' ? server.userToken : server.token, ...opts.entry });
+  const kind = opts.kind ?? 'jellyfin';
+  const entry = targetSchema.parse({ NAME: kind, TYPE: kind, URL: server.url, TOKEN: opts.tokenOf === 'user' ? server.userToken : server.token, ...opts.entry });
   const config = {
     ...defaultConfig(() => PASS),
     PLEX_ENABLED: false,
