@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { episodeFile, movieFile, movieLibrary, seasonFolder, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import type { JellyfinServer } from '../fakes/jellyfin-server.js';
-import { jellyfinService, radarrDownload, sonarrDownload, type JellyfinService, type JellyfinServiceOptions } from '../support/jellyfin-service.js';
+import { jellyfinService, PASS, radarrDownload, sonarrDownload, type JellyfinService, type JellyfinServiceOptions } from '../support/jellyfin-service.js';
 import { until } from '../support/until.js';
 
 let t: JellyfinService | undefined;
@@ -29,6 +29,14 @@ async function start(opts: JellyfinServiceOptions = {}): Promise<JellyfinService
 async function untilWatching(s: JellyfinService): Promise<void> {
   await s.run(3_000);
   await until(() => s.server.socket.open().length === 1, { what: 'the follower opened the websocket' });
+}
+
+/** The dashboard's history card of the newest entry, as the page renders it. */
+async function historyCard(s: JellyfinService): Promise<string> {
+  const page = await s.service.app.inject({ method: 'GET', url: `/${PASS}/dashboard` });
+  expect(page.statusCode).toBe(200);
+  const history = page.body.slice(page.body.indexOf('id="history"'));
+  return history.slice(0, history.indexOf('</li>'));
 }
 
 const outcomes = (s: JellyfinService) => s.service.queue.history().map((h) => [h.outcome, h.detail ?? '']);
@@ -145,6 +153,12 @@ describe('jellyfin follow-up with an API key: the listing once the refresh is ov
     expect(detail).toContain('permissions');
     // The follow-stage's one rescan after SERVER_FILE_CHECK_DELAY, then the verdict.
     expect(server.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/Refresh'))).toHaveLength(2);
+    // The dashboard shows it as a problem: a red badge, the sentence in red, the advice behind "details".
+    const card = await historyCard(t!);
+    expect(card).toContain('On jellyfin');
+    expect(card).toMatch(/<span class="badge b-bad" title="[^"]*see the advice[^"]*">not-found<\/span>/);
+    expect(card).toContain('<p class="err">Not in the library after the refresh was over');
+    expect(card).toMatch(/<details class="detail"><summary>details<\/summary><p class="muted">Check that one of the server&#39;s library folders holds this path/);
   });
 
   it('a server whose listing has no paths ends scanned, shown neutral', async () => {
@@ -159,5 +173,11 @@ describe('jellyfin follow-up with an API key: the listing once the refresh is ov
     const [[outcome, detail]] = outcomes(t!);
     expect(outcome).toBe('scanned');
     expect(detail).toContain('whether the file is in the library is not known (the server listed items without their Path)');
+    // Neutral on the dashboard: no colour of trouble, the sentence muted.
+    const card = await historyCard(t!);
+    expect(card).toContain('<span class="badge b-neutral"');
+    expect(card).toContain('>scanned</span>');
+    expect(card).toContain('<p class="muted">Jellyfin took the scan;');
+    expect(card).not.toContain('class="err"');
   });
 });
