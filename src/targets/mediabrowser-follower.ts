@@ -11,7 +11,8 @@ import type { Logger } from '../log.js';
 import type { Follower, FollowItem, FollowResult } from '../scan.js';
 import { holdsFile, listFolder, pathsOfItems, refreshStates, type Listed, type RefreshState } from './mediabrowser-confirm.js';
 import type { Located } from './mediabrowser-locate.js';
-import type { MediaBrowserEvent, MediaBrowserSocket } from './mediabrowser-socket.js';
+import { FollowSocket } from './mediabrowser-follow-socket.js';
+import type { LibraryChangedEvent, MediaBrowserSocket } from './mediabrowser-socket.js';
 import { isTicket, mediaBrowserVerdict, type MediaBrowserTicket, type Seen } from './mediabrowser-verdict.js';
 
 /** How long each step may take; tests shorten them, the server's own defaults are cited where they come from. */
@@ -69,19 +70,14 @@ export class MediaBrowserFollower implements Follower {
   private loopDone?: Promise<void>;
   private wakeUp?: () => void;
   private stopping = new AbortController();
-  private unsubscribe?: () => void;
-  private connectedSince?: number;
-  private saidDown = false;
-  /** true: the token has a user, LibraryChanged comes; false: an API key's, it never does; undefined: not known. */
-  private userToken?: boolean;
+  private readonly socket: FollowSocket;
   private finishing = 0;
-  /** Opens and closes of the socket, one after the other. */
-  private socketTurn: Promise<void> = Promise.resolve();
   /** When start() was called: a delivery made before it was made by an earlier run, while no socket listened. */
   private startedAt = -Infinity;
 
   constructor(private readonly opts: MediaBrowserFollowerOptions) {
     this.t = { ...FOLLOW_TIMINGS, ...opts.timings };
+    this.socket = new FollowSocket({ ...opts, onChanged: (e) => this.onChanged(e) });
   }
 
   get size(): number {
@@ -95,7 +91,7 @@ export class MediaBrowserFollower implements Follower {
     this.startedAt = this.opts.clock.now();
     this.stopping = new AbortController();
     this.loopDone = this.loop();
-    if (this.items.size) this.socketWanted();
+    if (this.items.size) this.openSocket();
   }
 
   follow(item: FollowItem): void {
@@ -106,7 +102,7 @@ export class MediaBrowserFollower implements Follower {
     }
     const key = keyOf(item);
     this.items.set(key, { key, item, ticket: item.ticket, followedAt: this.opts.clock.now(), listing: false });
-    this.socketWanted();
+    this.openSocket();
     this.wakeUp?.();
   }
 
@@ -114,50 +110,14 @@ export class MediaBrowserFollower implements Follower {
     this.running = false;
     this.stopping.abort();
     this.wakeUp?.();
-    await this.closeSocket();
-    await this.socketTurn;
+    await this.socket.close();
     await this.loopDone;
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 
-  /**
-   * The socket is open only while follow-ups wait, and never for a token known to be an API key's (nothing useful
-   * comes over that one): no socket, and no reconnect loop, against a server there is nothing to ask.
-   */
-  private socketWanted(): void {
-    if (!this.running || !this.opts.socket || this.userToken === false || this.unsubscribe) return;
-    this.socketTurn = this.socketTurn.then(async () => {
-      if (this.userToken === undefined) await this.learnToken();
-      if (!this.running || !this.opts.socket || this.userToken === false || this.unsubscribe || this.items.size === 0) return;
-      this.unsubscribe = this.opts.socket.subscribe((e) => this.onSocket(e));
-      this.opts.socket.start();
-    });
-  }
-
-  /** Closes the socket (no follow-up left, or stop): a close we asked for is no drop to warn of. */
-  private closeSocket(): Promise<void> {
-    this.socketTurn = this.socketTurn.then(async () => {
-      if (!this.unsubscribe || (this.running && this.items.size > 0)) return;
-      this.unsubscribe();
-      this.unsubscribe = undefined;
-      this.connectedSince = undefined;
-      await this.opts.socket?.stop();
-    });
-    return this.socketTurn;
-  }
-
-  private async learnToken(): Promise<void> {
-    try {
-      this.userToken = (await this.opts.tokenHasUser?.()) ?? this.userToken;
-    } catch (err) {
-      this.opts.logger.debug({ err: String(err) }, 'could not tell whether the token belongs to a user');
-      return;
-    }
-    if (this.userToken === false) {
-      this.opts.logger.info(
-        `${this.opts.server}'s token belongs to no user (an API key): the server sends it no LibraryChanged, so its websocket is not opened and each delivered file is confirmed by listing the refreshed folder once its refresh is over.`,
-      );
-    }
+  /** The socket is open only while follow-ups wait (mediabrowser-follow-socket.ts). */
+  private openSocket(): void {
+    this.socket.open(() => this.running && this.items.size > 0);
   }
 
   /**
@@ -167,8 +127,9 @@ export class MediaBrowserFollower implements Follower {
    * while nothing listened. Only how long the listing waits for the message depends on it.
    */
   private watched(f: Followed): boolean {
-    if (this.opts.socket === undefined || this.userToken === false || this.connectedSince === undefined) return false;
-    return f.item.deliveredAt >= this.startedAt && this.connectedSince <= this.refreshFrom(f) + this.t.libraryUpdateMs;
+    const since = this.socket.connectedSince;
+    if (!this.socket.usable || since === undefined) return false;
+    return f.item.deliveredAt >= this.startedAt && since <= this.refreshFrom(f) + this.t.libraryUpdateMs;
   }
 
   /** When the server has started the refresh: at once, or after the library monitor's delay. */
@@ -242,22 +203,7 @@ export class MediaBrowserFollower implements Follower {
     this.finish(f, { how: 'listing', listed }, late);
   }
 
-  private onSocket(e: MediaBrowserEvent): void {
-    if (e.kind === 'connection') {
-      if (e.connected) {
-        this.connectedSince = this.opts.clock.now();
-        if (this.saidDown) this.opts.logger.info(`${this.opts.server}'s websocket is open again.`);
-        this.saidDown = false;
-      } else {
-        this.connectedSince = undefined;
-        if (!this.saidDown) this.opts.logger.warn(`${this.opts.server}'s websocket cannot be opened or dropped (${e.why ?? 'no reason given'}); delivered files are confirmed by listing their folder until it reopens.`);
-        this.saidDown = true;
-      }
-      return;
-    }
-    // Only a socket whose token has a user is sent LibraryChanged: this one has.
-    if (this.userToken !== true) this.opts.logger.debug(`${this.opts.server} sends LibraryChanged to this token: it belongs to a user.`);
-    this.userToken = true;
+  private onChanged(e: LibraryChangedEvent): void {
     const ids = [...new Set([...e.added, ...e.updated])];
     if (ids.length && this.items.size) this.track(this.confirmFromSocket(ids));
   }
@@ -280,7 +226,7 @@ export class MediaBrowserFollower implements Follower {
   private finish(f: Followed, seen: Seen, late?: string): void {
     if (this.items.get(f.key) !== f) return;
     this.items.delete(f.key);
-    if (this.items.size === 0) void this.closeSocket();
+    if (this.items.size === 0) void this.socket.close(() => this.running && this.items.size > 0);
     this.record(f.item, mediaBrowserVerdict(this.opts.server, this.opts.clock.now() - f.item.deliveredAt, seen, late));
   }
 
