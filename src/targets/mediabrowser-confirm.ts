@@ -38,6 +38,11 @@ export async function pathsOfItems(api: ApiCaller, ids: string[]): Promise<Map<s
   return paths;
 }
 
+/** A deleted folder's items, looked up once the refresh is over: the path of one still there, else undefined. */
+export async function stillListed(api: ApiCaller, ids: string[]): Promise<string | undefined> {
+  return [...(await pathsOfItems(api, ids)).values()][0];
+}
+
 /** Is an item's path the file (or, for a sidecar, the video beside it)? */
 export function holdsFile(itemPath: string, file: string): boolean {
   return lookupCandidates(file).includes(itemPath);

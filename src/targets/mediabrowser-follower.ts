@@ -4,12 +4,14 @@
 //  - the listing: an API key's socket hears no LibraryChanged (docs/targets.md), the socket may be down, or the
 //    message may not come: once the refresh is over (the library's RefreshStatus is no longer Active or Queued,
 //    and the server's own delays have passed), the refreshed folder is listed once.
+// A deleted folder's follow-up looks for its item's removal instead: in ItemsRemoved, or looked up by id.
 // Outcomes go to the follow-up stage, which stores the ticket, so a restart resumes every follow-up here.
 import type { ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Follower, FollowItem, FollowResult } from '../scan.js';
-import { holdsFile, listFolder, pathsOfItems, refreshStates, type Listed, type RefreshState } from './mediabrowser-confirm.js';
+import { sameForm, trimTrailingSeparator } from '../paths/folder.js';
+import { holdsFile, listFolder, pathsOfItems, refreshStates, stillListed, type Listed, type RefreshState } from './mediabrowser-confirm.js';
 import type { Located } from './mediabrowser-locate.js';
 import { FollowSocket } from './mediabrowser-follow-socket.js';
 import type { LibraryChangedEvent, MediaBrowserSocket } from './mediabrowser-socket.js';
@@ -115,6 +117,12 @@ export class MediaBrowserFollower implements Follower {
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 
+  /** The server's item at a folder about to be deleted (its own, not an ancestor's): what a delete's follow-up looks for. */
+  async itemsAt(folder: string): Promise<string[]> {
+    const located = await this.opts.locate(folder).catch(() => undefined);
+    return located && !located.isLibraryRoot && sameForm(trimTrailingSeparator(located.item.path), trimTrailingSeparator(folder), folder) ? [located.item.id] : [];
+  }
+
   /** The socket is open only while follow-ups wait (mediabrowser-follow-socket.ts). */
   private openSocket(): void {
     this.socket.open(() => this.running && this.items.size > 0);
@@ -193,6 +201,12 @@ export class MediaBrowserFollower implements Follower {
   private async list(f: Followed, late?: string): Promise<void> {
     let listed: Listed;
     try {
+      const removed = f.ticket.removed?.ids;
+      // A delete's: is the item still there (GET /Items?Ids=…)? Gone confirms; still there is no problem yet.
+      if (removed) {
+        const left = await stillListed(this.opts.api, removed);
+        return this.finish(f, left === undefined ? { how: 'removed', by: 'lookup' } : { how: 'still-listed', path: left }, late);
+      }
       listed = await listFolder(this.opts.api, await this.opts.locate(f.ticket.folder), f.ticket.file);
     } catch (err) {
       f.lastError = String((err as Error).message ?? err);
@@ -204,6 +218,7 @@ export class MediaBrowserFollower implements Follower {
   }
 
   private onChanged(e: LibraryChangedEvent): void {
+    for (const f of [...this.items.values()]) if (f.ticket.removed?.ids.some((id) => e.removed.includes(id))) this.finish(f, { how: 'removed', by: 'socket' });
     const ids = [...new Set([...e.added, ...e.updated])];
     if (ids.length && this.items.size) this.track(this.confirmFromSocket(ids));
   }

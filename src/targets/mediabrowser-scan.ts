@@ -33,7 +33,7 @@ export interface ScanFlowOptions {
 }
 
 /** The arr events that delete a whole folder (Sonarr's SeriesDelete, Radarr's MovieDelete, Lidarr's, Readarr's). */
-const FOLDER_DELETES = /^(Series|Movie|Artist|Author|Album|Book)Delete$/;
+export const FOLDER_DELETES = /^(Series|Movie|Artist|Author|Album|Book)Delete$/;
 
 /** What a scan asked of the server, for its follow-up: how, and which item was refreshed. */
 export type Sent = Pick<MediaBrowserTicket, 'via' | 'item'>;

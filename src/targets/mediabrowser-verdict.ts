@@ -18,6 +18,11 @@ export interface MediaBrowserTicket {
   item?: { id: string; path: string };
   /** The libraries holding the folder (their ids, as RefreshStatus names them). */
   libraries: string[];
+  /**
+   * A deleted folder's (a series', season's or artist's): the server's item at the path, looked up before the
+   * refresh. `file` and `folder` are then the folder itself: the queue keeps no file for a delete.
+   */
+  removed?: { ids: string[] };
 }
 
 export function isTicket(v: unknown): v is MediaBrowserTicket {
@@ -30,10 +35,21 @@ export const NOT_FOUND_ADVICE =
   "Check that one of the server's library folders holds this path as the server sees it (its mounts, and SERVER_PATH_MAPPINGS or the target's PATH_MAPPINGS), " +
   'that the server can read the file (permissions of the file and its folders for the user the server runs as), and that its name follows the naming rules of the library type.';
 
-export type Seen = { how: 'socket' } | { how: 'listing'; listed: Listed };
+export type Seen =
+  | { how: 'socket' }
+  | { how: 'listing'; listed: Listed }
+  /** A delete's: LibraryChanged named the item removed, or the item looked up once the refresh was over. */
+  | { how: 'removed'; by: 'socket' | 'lookup' }
+  | { how: 'still-listed'; path: string };
 
 export function mediaBrowserVerdict(server: string, waitedMs: number, seen: Seen, late?: string): FollowResult {
   const waited = (Math.max(0, waitedMs) / 1000).toFixed(1);
+  if (seen.how === 'removed') {
+    const by = seen.by === 'socket' ? `among the items ${server}'s LibraryChanged said were removed` : 'its item is gone once the refresh was over';
+    return { state: 'confirmed', detail: `Removed from the library after ${waited} s (${by}).` };
+  }
+  // A server may keep a deleted folder's item until its next scan of the library: not a problem to flag.
+  if (seen.how === 'still-listed') return { state: 'scanned', detail: `${server} took the scan; the deleted folder is still listed (item at '${seen.path}', ${waited} s after the scan) and may go at the server's next library scan.` };
   if (seen.how === 'socket') return { state: 'confirmed', detail: `In the library after ${waited} s (among the items ${server}'s LibraryChanged said were added or updated).` };
   const l = seen.listed;
   if (l.state === 'found') return { state: 'confirmed', detail: `In the library after ${waited} s (found among ${l.where} once the refresh was over).` };

@@ -9,7 +9,7 @@ import type { ItemLocation, Library, ScanContext, ScanOutcome } from '../scan.js
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities } from './kind.js';
 import { holders, knownLocations, LibraryList } from './library-list.js';
 import { locateMediaBrowserItems, refreshMediaBrowserItem } from './mediabrowser-items.js';
-import { MediaBrowserScans } from './mediabrowser-scan.js';
+import { FOLDER_DELETES, MediaBrowserScans } from './mediabrowser-scan.js';
 import type { MediaBrowserTicket } from './mediabrowser-verdict.js';
 import { defaultScanMethod, SCAN_METHODS, type ScanMethod } from './mediabrowser-scan-plan.js';
 import { choice } from '../config/values.js';
@@ -104,11 +104,15 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
         if (found.holders.length === 0) {
           return { status: 'unmatched', detail: `'${path}' is in no library of ${who} (known locations: ${knownLocations(found.all)})` };
         }
+        // A deleted folder (the queue keeps no file for a delete) is followed by the item the server has at it now.
+        const gone = follower && context.deleted && FOLDER_DELETES.test(context.event) ? await follower.itemsAt(path) : undefined;
         const { sent, ...outcome } = await scans.scan(path, context, found.all, found.holders);
-        // A delivered file is followed to what the server made of it; a deleted path has no file in the queue.
-        if (!follower || outcome.status !== 'scanned' || !sent || !context.file || context.deleted) return outcome;
-        const ticket: MediaBrowserTicket = { file: context.file, folder: path, ...sent, libraries: found.holders.map((l) => l.id) };
-        return { ...outcome, follow: ticket };
+        // A delivered file is followed to what the server made of it; so is a deleted folder the server had an item of.
+        if (!follower || outcome.status !== 'scanned' || !sent) return outcome;
+        const libraries = found.holders.map((l) => l.id);
+        if (gone?.length) return { ...outcome, follow: { file: path, folder: path, ...sent, libraries, removed: { ids: gone } } satisfies MediaBrowserTicket };
+        if (!context.file || context.deleted) return outcome;
+        return { ...outcome, follow: { file: context.file, folder: path, ...sent, libraries } satisfies MediaBrowserTicket };
       } catch (err) {
         return api.retry(err);
       }
