@@ -2,6 +2,7 @@
 // names read from the same functions that build the queries. test/targets/jellyfin-sdk-conformance.test.ts checks
 // each against @jellyfin/sdk's generated client, so a request added here, or a query name added to a builder,
 // meets the check; that test also checks every request the real target sent the model server.
+import { itemPathsQuery, newestFilesQuery } from './mediabrowser-confirm.js';
 import { fileItemsQuery, ITEM_REFRESH_QUERY } from './mediabrowser-items.js';
 import { childrenQuery } from './mediabrowser-locate.js';
 import { refreshQuery, type ServerKind } from './mediabrowser-scan-plan.js';
@@ -26,6 +27,9 @@ export function mediaBrowserRequests(kind: ServerKind, librariesPath: string): R
     { method: 'POST', template: '/Items/{itemId}/Refresh', query: Object.keys(refreshQuery(kind)), from: 'mediabrowser-scan-plan.ts refreshQuery' },
     { method: 'GET', template: '/Items', query: Object.keys(fileItemsQuery('p', 0, 1)), from: 'mediabrowser-items.ts fileItemsQuery' },
     { method: 'POST', template: '/Items/{itemId}/Refresh', query: Object.keys(ITEM_REFRESH_QUERY), from: 'mediabrowser-items.ts refreshMediaBrowserItem' },
+    { method: 'GET', template: '/Items', query: Object.keys(itemPathsQuery(['i'])), from: 'mediabrowser-confirm.ts itemPathsQuery (the items a LibraryChanged named)' },
+    { method: 'GET', template: '/Items', query: Object.keys(newestFilesQuery('p', 0, 1)), from: 'mediabrowser-confirm.ts newestFilesQuery (a folder with no item of its own)' },
+    ...(kind === 'jellyfin' ? [{ method: 'GET' as const, template: '/Users/Me', query: [], from: 'mediabrowser-following.ts jellyfinTokenHasUser' }] : []),
     {
       method: 'POST',
       template: '/Library/ScanPath',

@@ -12,6 +12,7 @@ import { ApiRefusal, type ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Library, ScanContext, ScanOutcome } from '../scan.js';
+import type { MediaBrowserTicket } from './mediabrowser-verdict.js';
 import { childrenQuery, ItemLocator, type LibraryRoot } from './mediabrowser-locate.js';
 import { explainFolder, libraryWalkNote, planScans, pluginAnswer, type DueFolder, type PlannedCall, type ScanMethod, type ServerKind } from './mediabrowser-scan-plan.js';
 
@@ -32,13 +33,17 @@ export interface ScanFlowOptions {
 }
 
 /** The arr events that delete a whole folder (Sonarr's SeriesDelete, Radarr's MovieDelete, Lidarr's, Readarr's). */
-const FOLDER_DELETES = /^(Series|Movie|Artist|Author|Album|Book)Delete$/;
+export const FOLDER_DELETES = /^(Series|Movie|Artist|Author|Album|Book)Delete$/;
+
+/** What a scan asked of the server, for its follow-up: how, and which item was refreshed. */
+export type Sent = Pick<MediaBrowserTicket, 'via' | 'item'>;
+export type SentOutcome = ScanOutcome & { sent?: Sent };
 
 interface HeldRoot {
   call: PlannedCall;
   library: string;
   folders: string[];
-  answer: ((outcome: ScanOutcome) => void)[];
+  answer: ((outcome: SentOutcome) => void)[];
 }
 
 export class MediaBrowserScans {
@@ -62,19 +67,19 @@ export class MediaBrowserScans {
   }
 
   /** `path`: a folder some of `libraries` hold (the caller has checked). Failures reject: the caller maps them. */
-  async scan(path: string, context: ScanContext, libraries: Library[], holders: Library[]): Promise<ScanOutcome> {
+  async scan(path: string, context: ScanContext, libraries: Library[], holders: Library[]): Promise<SentOutcome> {
     const { method, api } = this.opts;
     const sections = { sections: holders.map((l) => l.id) };
     if (method === 'media-updated') {
       await api.call('POST', '/Library/Media/Updated', { body: { Updates: [{ Path: path, UpdateType: context.deleted ? 'Deleted' : 'Modified' }] } });
-      return { status: 'scanned', detail: holders.map((l) => l.title).join(', '), ...sections };
+      return { status: 'scanned', detail: holders.map((l) => l.title).join(', '), ...sections, sent: { via: 'monitor' } };
     }
     if (method === 'auto' && (await this.hasPlugin())) {
       const sent = await api.call('POST', '/Library/ScanPath', { body: { Path: path }, anyStatus: true });
       const body = await sent.json().catch(() => undefined);
       const meaning = pluginAnswer(sent.status, body);
       const said = typeof (body as { Status?: unknown })?.Status === 'string' ? (body as { Status: string }).Status : `HTTP ${sent.status}`;
-      if (meaning === 'done') return { status: 'scanned', detail: `ScanPath: ${said}`, ...sections };
+      if (meaning === 'done') return { status: 'scanned', detail: `ScanPath: ${said}`, ...sections, sent: { via: 'plugin' } };
       if (meaning === 'retry') throw new ApiRefusal(`${this.opts.who} answered ${said} to POST /Library/ScanPath for '${path}'`, sent.status);
       if (meaning === 'absent') {
         this.opts.log.warn({ target: this.opts.name }, 'the Targeted Scans plugin no longer answers POST /Library/ScanPath: refreshing items instead until the next start');
@@ -88,7 +93,7 @@ export class MediaBrowserScans {
     if (!call) return { status: 'unmatched', detail: `'${path}' is in no library of ${this.opts.who}` };
     if (call.kind === 'refresh-library') return this.holdRoot(call, due.located!.library.name, path);
     await this.refreshOnce(call);
-    return { status: 'scanned', detail: `refreshed ${call.item!.type} '${call.item!.path}'`, ...sections };
+    return { status: 'scanned', detail: `refreshed ${call.item!.type} '${call.item!.path}'`, ...sections, sent: { via: 'item', item: { id: call.item!.id, path: call.item!.path } } };
   }
 
   /** For the path doctor: which item the folder's scan would refresh (asks the server for the levels it lacks). */
@@ -144,7 +149,7 @@ export class MediaBrowserScans {
   }
 
   /** A library-root refresh waits rootHoldMs for the other folders of its burst; all answer when it is sent. */
-  private holdRoot(call: PlannedCall, library: string, path: string): Promise<ScanOutcome> {
+  private holdRoot(call: PlannedCall, library: string, path: string): Promise<SentOutcome> {
     let held = this.held.get(call.path);
     if (!held) {
       held = { call, library, folders: [], answer: [] };
@@ -160,10 +165,11 @@ export class MediaBrowserScans {
     if (!held) return;
     this.held.delete(key);
     this.opts.log.info({ target: this.opts.name, library: held.library, folders: held.folders }, libraryWalkNote(this.opts.kind, held.library, held.folders));
-    let outcome: ScanOutcome;
+    let outcome: SentOutcome;
     try {
       await this.refreshOnce(held.call);
-      outcome = { status: 'scanned', detail: `refreshed library '${held.library}' as a whole, once for ${held.folders.length} folder(s)`, sections: [held.call.item!.id] };
+      const item = { id: held.call.item!.id, path: held.call.item!.path };
+      outcome = { status: 'scanned', detail: `refreshed library '${held.library}' as a whole, once for ${held.folders.length} folder(s)`, sections: [item.id], sent: { via: 'library', item } };
     } catch (err) {
       outcome = this.opts.api.retry(err);
     }

@@ -1,4 +1,5 @@
-// The websocket of a Jellyfin or Emby server: one per server, kept open (src/media-socket.ts), answering the
+// The websocket of a Jellyfin or Emby server: one per server, reopened when it drops (src/media-socket.ts) while
+// its follower wants it (mediabrowser-follow-socket.ts: only while follow-ups wait), answering the
 // server's ForceKeepAlive with KeepAlive messages, and reading LibraryChanged into typed events. Jellyfin sends
 // LibraryChanged only to sessions of a user: a socket opened with an API key has none and hears nothing of it
 // (docs/targets.md), so a follower must not wait for it there. Formats and sources: docs/targets.md, "What the servers say after a scan".
@@ -38,20 +39,28 @@ export function parseEnvelope(text: string): { type: string; data?: unknown } | 
 
 const ids = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
-/** LibraryUpdateInfo (MediaBrowser.Model/Entities/LibraryUpdateInfo.cs) into an event; undefined for other messages. */
+/**
+ * The lists of LibraryUpdateInfo this parser reads, by their JSON names, and the event field each fills
+ * (jellyfin@9fd01fa MediaBrowser.Model/Entities/LibraryUpdateInfo.cs L29-57; `IsEmpty`, L57, is computed from
+ * them and not read). test/targets/library-changed-format.test.ts pins these names to @jellyfin/sdk's model.
+ */
+export const LIBRARY_UPDATE_LISTS = {
+  ItemsAdded: 'added',
+  ItemsUpdated: 'updated',
+  ItemsRemoved: 'removed',
+  FoldersAddedTo: 'foldersAddedTo',
+  FoldersRemovedFrom: 'foldersRemovedFrom',
+  CollectionFolders: 'collectionFolders',
+} as const satisfies Record<string, keyof Omit<LibraryChangedEvent, 'kind'>>;
+
+/** LibraryUpdateInfo into an event; undefined for other messages. */
 export function parseLibraryChanged(text: string): LibraryChangedEvent | undefined {
   const msg = parseEnvelope(text);
   if (msg?.type !== 'LibraryChanged' || !msg.data || typeof msg.data !== 'object') return undefined;
   const d = msg.data as Record<string, unknown>;
-  return {
-    kind: 'library-changed',
-    added: ids(d.ItemsAdded),
-    updated: ids(d.ItemsUpdated),
-    removed: ids(d.ItemsRemoved),
-    foldersAddedTo: ids(d.FoldersAddedTo),
-    foldersRemovedFrom: ids(d.FoldersRemovedFrom),
-    collectionFolders: ids(d.CollectionFolders),
-  };
+  const event: LibraryChangedEvent = { kind: 'library-changed', added: [], updated: [], removed: [], foldersAddedTo: [], foldersRemovedFrom: [], collectionFolders: [] };
+  for (const [json, field] of Object.entries(LIBRARY_UPDATE_LISTS)) event[field] = ids(d[json]);
+  return event;
 }
 
 export interface MediaBrowserSocketOptions {

@@ -9,9 +9,11 @@ import type { ItemLocation, Library, ScanContext, ScanOutcome } from '../scan.js
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities } from './kind.js';
 import { holders, knownLocations, LibraryList } from './library-list.js';
 import { locateMediaBrowserItems, refreshMediaBrowserItem } from './mediabrowser-items.js';
-import { MediaBrowserScans } from './mediabrowser-scan.js';
+import { FOLDER_DELETES, MediaBrowserScans } from './mediabrowser-scan.js';
+import type { MediaBrowserTicket } from './mediabrowser-verdict.js';
 import { defaultScanMethod, SCAN_METHODS, type ScanMethod } from './mediabrowser-scan-plan.js';
 import { choice } from '../config/values.js';
+import { mediaBrowserFollower, type FollowSettings } from './mediabrowser-following.js';
 
 export interface MediaBrowserOptions {
   name: string;
@@ -32,6 +34,11 @@ export interface MediaBrowserOptions {
   logger?: Logger;
   /** Defaults to httpFetch (src/http-fetch.ts). */
   fetch?: typeof fetch;
+  /**
+   * Follow each scan of a delivered file to what the server made of it (mediabrowser-follower.ts). Off when left
+   * out, so a target built by hand ends a delivery when the server took it; the table's kinds turn it on.
+   */
+  follow?: false | FollowSettings;
 }
 
 /** What makes a server Jellyfin or Emby. */
@@ -76,6 +83,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     log,
     rootHoldMs: opts.rootHoldMs,
   });
+  const follower = opts.follow ? mediaBrowserFollower({ kind: flavour.kind, librariesPath: flavour.librariesPath, name: opts.name, url: opts.url, token: opts.token }, opts.follow, { api, clock, log, scans, list }) : undefined;
   const locate = async (file: string): Promise<ItemLocation> => {
     try {
       return await locateMediaBrowserItems(api, who, holders(await list.get({ holding: file }), file), file, opts.pageSize);
@@ -86,6 +94,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
 
   return {
     kind: flavour.kind,
+    ...(follower ? { follower } : {}),
     libraries: (ask) => list.get(ask),
 
     async scan(folder: string, context: ScanContext): Promise<ScanOutcome> {
@@ -95,7 +104,15 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
         if (found.holders.length === 0) {
           return { status: 'unmatched', detail: `'${path}' is in no library of ${who} (known locations: ${knownLocations(found.all)})` };
         }
-        return await scans.scan(path, context, found.all, found.holders);
+        // A deleted folder (the queue keeps no file for a delete) is followed by the item the server has at it now.
+        const gone = follower && context.deleted && FOLDER_DELETES.test(context.event) ? await follower.itemsAt(path) : undefined;
+        const { sent, ...outcome } = await scans.scan(path, context, found.all, found.holders);
+        // A delivered file is followed to what the server made of it; so is a deleted folder the server had an item of.
+        if (!follower || outcome.status !== 'scanned' || !sent) return outcome;
+        const libraries = found.holders.map((l) => l.id);
+        if (gone?.length) return { ...outcome, follow: { file: path, folder: path, ...sent, libraries, removed: { ids: gone } } satisfies MediaBrowserTicket };
+        if (!context.file || context.deleted) return outcome;
+        return { ...outcome, follow: { file: context.file, folder: path, ...sent, libraries } satisfies MediaBrowserTicket };
       } catch (err) {
         return api.retry(err);
       }
@@ -134,7 +151,7 @@ export function mediaBrowserKind(flavour: MediaBrowserFlavour) {
     },
     requires: { URL: needsUrl(flavour.kind), TOKEN: needsToken(flavour.kind) },
     build: (entry, ctx) =>
-      mediaBrowserTarget(flavour, { name: entry.NAME, url: entry.URL ?? '', urlKey: ctx.urlKey, token: entry.TOKEN ?? '', scanMethod: entry.SCAN_METHOD, clock: ctx.clock, logger: ctx.logger, fetch: ctx.fetch }),
+      mediaBrowserTarget(flavour, { name: entry.NAME, url: entry.URL ?? '', urlKey: ctx.urlKey, token: entry.TOKEN ?? '', scanMethod: entry.SCAN_METHOD, clock: ctx.clock, logger: ctx.logger, fetch: ctx.fetch, follow: {} }),
   });
 }
 

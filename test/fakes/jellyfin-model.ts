@@ -74,6 +74,8 @@ export class JellyfinModel {
   readonly log: string[] = [];
   private nextId = 1;
   readonly msPerEntry: number;
+  /** Told of every item the database adds, brings up to a change, or removes (the server's LibraryChanged). */
+  changes?: { added(item: ModelItem): void; updated(item: ModelItem): void; removed(item: ModelItem): void };
 
   constructor(readonly opts: ModelOptions) {
     this.msPerEntry = opts.msPerEntry ?? 2;
@@ -114,7 +116,11 @@ export class JellyfinModel {
 
   /** The database catches up with the disk at no cost: the library as it was scanned long ago. */
   settle(): void {
+    // Long ago: no LibraryChanged is still due for it.
+    const changes = this.changes;
+    this.changes = undefined;
     for (const lib of this.libraries) this.apply(this.items.get(lib.id)!, this.snapshot(lib.location));
+    this.changes = changes;
     this.shown.clear();
   }
 
@@ -161,6 +167,11 @@ export class JellyfinModel {
 
   get queued(): number {
     return this.queue.length;
+  }
+
+  /** The item waits in the refresh queue (a library's RefreshStatus "Queued"). */
+  isQueued(itemId: string): boolean {
+    return this.queue.some((q) => q.itemId === itemId);
   }
 
   private startNext(): void {
@@ -226,12 +237,16 @@ export class JellyfinModel {
     const item: ModelItem = { Id: this.newId(), Name: name, Path: path, Type: type, IsFolder: e.kind === 'folder', ParentId: parent.Id, libraryId: lib.id, synced: e.changedAt };
     this.insert(item);
     this.note(path, 'created', e.changedAt);
+    this.changes?.added(item);
     return item;
   }
 
   /** The item now reflects the disk's change stamped `change` (a refresh of its metadata). */
   bringUpTo(item: ModelItem, change: number): void {
-    if (change > item.synced) this.note(item.Path, 'synced', change);
+    if (change > item.synced) {
+      this.note(item.Path, 'synced', change);
+      this.changes?.updated(item);
+    }
     item.synced = Math.max(item.synced, change);
   }
 
@@ -241,6 +256,7 @@ export class JellyfinModel {
     if (!this.items.delete(item.Id)) return;
     this.byPath.delete(item.Path);
     this.note(item.Path, 'removed', this.now);
+    this.changes?.removed(item);
   }
 
   private insert(item: ModelItem): void {

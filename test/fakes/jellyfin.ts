@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ownFixture } from '../support/fixtures.js';
 import { closeServer, listenLocal } from '../support/net.js';
+import { FakeMediaBrowserSocket } from './mediabrowser-socket.js';
 
 export interface RecordedRequest {
   method: string;
@@ -17,6 +18,8 @@ export type Failure = 'down' | 'slow' | number;
 
 export interface FakeMediaBrowser {
   url: string;
+  /** Emby's websocket (/embywebsocket) on the same port. */
+  socket?: FakeMediaBrowserSocket;
   requests: RecordedRequest[];
   /** Scan notifications accepted, in order. */
   updates(): { Path: string; UpdateType: string }[];
@@ -48,6 +51,8 @@ export interface MediaBrowserFlavourSpec {
   libraries: unknown;
   /** Jellyfin answers 204, Emby 200 with an empty body. */
   updatedStatus: number;
+  /** Emby: the user the token belongs to (its socket then hears LibraryChanged); none: an API key. */
+  userId?: string;
 }
 
 export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Promise<FakeMediaBrowser> {
@@ -69,6 +74,8 @@ export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Prom
     if (req.method === 'GET' && path === '/System/Info/Public') return send(res, 200, info);
     if (!spec.authorised(req.headers, spec.token)) return send(res, 401, { error: 'Unauthorized' });
     if (req.method === 'GET' && path === spec.librariesPath) return send(res, 200, libraries);
+    // Jellyfin's /Users/Me: the token is an API key, owned by no user (UserController.GetCurrentUser's 400).
+    if (req.method === 'GET' && path === '/Users/Me' && spec.librariesPath === '/Library/VirtualFolders') return send(res, 400);
     if (req.method === 'POST' && path === '/Library/Media/Updated') return send(res, spec.updatedStatus);
     if (req.method === 'GET' && path === '/Items') return send(res, 200, itemsPage(new URL(req.url ?? '/', 'http://x').searchParams));
     const refresh = /^\/Items\/([^/]+)\/Refresh$/.exec(path);
@@ -78,7 +85,8 @@ export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Prom
 
   const itemsPage = (q: URLSearchParams) => {
     const parent = q.get('ParentId') ?? q.get('parentId');
-    const all = fake.items.filter((i) => parent === null || i.ParentId === parent);
+    const ids = q.get('Ids')?.split(',');
+    const all = fake.items.filter((i) => (parent === null || i.ParentId === parent) && (!ids || ids.includes(i.Id)));
     const start = Number(q.get('StartIndex') ?? 0);
     const limit = Number(q.get('Limit') ?? all.length);
     const withPath = (q.get('Fields') ?? '').split(',').includes('Path');
@@ -116,10 +124,14 @@ export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Prom
       answer(req, res, path);
     });
   });
+  // Emby's websocket on the same port (/embywebsocket); the token is an API key's, so it carries no LibraryChanged.
+  // Attached only when a test asks (spec.userId): an open socket's keep-alive waits would move a ManualClock on.
+  const socket = spec.librariesPath === '/Library/VirtualFolders' || spec.userId === undefined ? undefined : new FakeMediaBrowserSocket('emby', { [spec.token]: spec.userId }).attach(server);
   const url = await listenLocal(server);
 
   const fake: FakeMediaBrowser = {
     url,
+    socket,
     requests,
     updates: () =>
       requests
@@ -136,6 +148,7 @@ export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Prom
     slowMs: 5_000,
     async close() {
       for (const t of timers) clearTimeout(t);
+      await socket?.stop();
       await closeServer(server);
     },
   };

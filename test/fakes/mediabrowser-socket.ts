@@ -7,15 +7,18 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { LibraryChangedMessage } from '@jellyfin/sdk/lib/generated-client/models/library-changed-message.js';
+import type { LibraryUpdateInfo } from '@jellyfin/sdk/lib/generated-client/models/library-update-info.js';
 import { closeServer, listenLocal } from '../support/net.js';
 
-export interface LibraryUpdate {
-  ItemsAdded?: string[];
-  ItemsUpdated?: string[];
-  ItemsRemoved?: string[];
-  FoldersAddedTo?: string[];
-  FoldersRemovedFrom?: string[];
-  CollectionFolders?: string[];
+/** The lists of one LibraryChanged: @jellyfin/sdk's model (generated from the server's OpenAPI), so the fake's frames have its names. */
+export type LibraryUpdate = Omit<LibraryUpdateInfo, 'IsEmpty'>;
+
+/** One LibraryChanged frame as the servers send it, typed by the SDK: every list, IsEmpty, a MessageId ("N" format). */
+export function libraryChangedFrame(update: LibraryUpdate, MessageId: string): LibraryChangedMessage {
+  const Data: Required<LibraryUpdateInfo> = { FoldersAddedTo: [], FoldersRemovedFrom: [], ItemsAdded: [], ItemsRemoved: [], ItemsUpdated: [], CollectionFolders: [], ...update, IsEmpty: false };
+  Data.IsEmpty = [Data.FoldersAddedTo, Data.FoldersRemovedFrom, Data.ItemsAdded, Data.ItemsRemoved, Data.ItemsUpdated, Data.CollectionFolders].every((l) => l.length === 0);
+  return { MessageType: 'LibraryChanged', Data, MessageId };
 }
 
 interface Session {
@@ -33,6 +36,8 @@ export class FakeMediaBrowserSocket {
   /** Messages received from clients, parsed. */
   readonly received: { MessageType?: string }[] = [];
   readonly refused: { path: string; status: number }[] = [];
+  /** Upgrades are answered with this status while set (a server restarting, a proxy in between). */
+  refuseWith?: number;
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly waiting: { type: string; resolve: () => void }[] = [];
   private server?: Server;
@@ -46,21 +51,26 @@ export class FakeMediaBrowserSocket {
 
   async start(): Promise<this> {
     this.server = createServer((_req, res) => res.writeHead(404).end());
-    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
+    this.attach(this.server);
     this.url = await listenLocal(this.server);
+    return this;
+  }
+
+  /** Answers upgrades on a fake server's own HTTP server, as the real ones do on their one port. */
+  attach(server: Server): this {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
     return this;
   }
 
   async stop(): Promise<void> {
     for (const s of this.sessions) s.ws.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
-    await closeServer(this.server);
+    if (this.server) await closeServer(this.server);
   }
 
   /** Sends a LibraryChanged to every socket of a user (none to API-key sockets); returns how many got it. */
   libraryChanged(update: LibraryUpdate): number {
-    const Data = { FoldersAddedTo: [], FoldersRemovedFrom: [], ItemsAdded: [], ItemsRemoved: [], ItemsUpdated: [], CollectionFolders: [], ...update, IsEmpty: false };
-    const frame = JSON.stringify({ MessageType: 'LibraryChanged', Data, MessageId: messageId() });
+    const frame = JSON.stringify(libraryChangedFrame(update, messageId()));
     const to = this.open().filter((s) => s.userId !== undefined);
     for (const s of to) s.ws.send(frame);
     return to.length;
@@ -91,6 +101,7 @@ export class FakeMediaBrowserSocket {
       this.refused.push({ path: u.pathname, status });
       socket.end(`HTTP/1.1 ${status} Refused\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
+    if (this.refuseWith !== undefined) return refuse(this.refuseWith);
     if (this.kind === 'emby' && u.pathname !== '/embywebsocket') return refuse(404);
     const header = /Token="([^"]*)"/.exec(String(req.headers.authorization ?? ''))?.[1];
     const query = this.kind === 'jellyfin' ? (u.searchParams.get('ApiKey') ?? undefined) : (u.searchParams.get('api_key') ?? undefined);

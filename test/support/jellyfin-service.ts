@@ -39,6 +39,10 @@ export interface JellyfinServiceOptions extends JellyfinServerOptions {
   config?: Partial<Config>;
   /** Builds the libraries on the model before the service starts. */
   setup?: (server: JellyfinServer) => void;
+  /** The TARGETS entry's TOKEN: the API key (default) or a user's access token (its socket hears LibraryChanged). */
+  tokenOf?: 'api-key' | 'user';
+  /** What the relay's own disk shows (default: the model's disk, at the same paths). */
+  pathState?: (path: string) => Promise<'file' | 'folder' | 'missing'>;
 }
 
 export async function jellyfinService(opts: JellyfinServiceOptions = {}): Promise<JellyfinService> {
@@ -47,7 +51,13 @@ export async function jellyfinService(opts: JellyfinServiceOptions = {}): Promis
   const { clock, scheduler, model } = server;
   const simulated: Clock = {
     now: () => clock.now(),
-    sleep: (ms) => new Promise((resolve) => scheduler.after(ms, () => resolve())),
+    // An aborted wait (a stopped socket or follower) ends at once and leaves no event behind.
+    sleep: (ms, signal) =>
+      new Promise((resolve) => {
+        if (signal?.aborted) return resolve();
+        const event = scheduler.after(ms, () => resolve());
+        signal?.addEventListener('abort', () => (scheduler.cancel(event), resolve()), { once: true });
+      }),
     timeout: (ms) => clock.timeout(ms),
   };
   let inFlight = 0;
@@ -55,7 +65,8 @@ export async function jellyfinService(opts: JellyfinServiceOptions = {}): Promis
     inFlight += 1;
     return httpFetch(url, init).finally(() => (inFlight -= 1));
   }) as typeof fetch;
-  const entry = targetSchema.parse({ NAME: 'jellyfin', TYPE: 'jellyfin', URL: server.url, TOKEN: server.token, ...opts.entry });
+  const kind = opts.kind ?? 'jellyfin';
+  const entry = targetSchema.parse({ NAME: kind, TYPE: kind, URL: server.url, TOKEN: opts.tokenOf === 'user' ? server.userToken : server.token, ...opts.entry });
   const config = {
     ...defaultConfig(() => PASS),
     PLEX_ENABLED: false,
@@ -66,7 +77,7 @@ export async function jellyfinService(opts: JellyfinServiceOptions = {}): Promis
     ...opts.config,
   } as Config;
   const logs: string[] = [];
-  const logger = createLogger({ level: 'info', console: new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) }), secrets: [PASS, server.token] });
+  const logger = createLogger({ level: 'info', console: new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) }), secrets: [PASS, server.token, server.userToken] });
   const service = await createService({
     config,
     queuefile: join(mkdtempSync(join(tmpdir(), 'scanrelay-jf-')), 'queue.db'),
@@ -74,11 +85,15 @@ export async function jellyfinService(opts: JellyfinServiceOptions = {}): Promis
     clock: simulated,
     fetch: countingFetch,
     // What the relay's own disk shows: the model's disk, the same paths.
-    pathState: async (path) => {
-      const e = model.disk.get(path.replace(/\/+$/, ''));
-      return e ? e.kind : 'missing';
-    },
+    pathState:
+      opts.pathState ??
+      (async (path) => {
+        const e = model.disk.get(path.replace(/\/+$/, ''));
+        return e ? e.kind : 'missing';
+      }),
   });
+  // The followers (and the Jellyfin websocket) run as under `server`; the processor's loop is ticked by `run`.
+  service.processor.followUps.start();
   const names = service.targets.map((t) => t.name);
 
   /** Until no request of the service is in flight and a few turns of the event loop brought nothing new. */

@@ -1,0 +1,268 @@
+// Follows the scans one Jellyfin or Emby server accepted, to say what came of each delivered file. Two ways:
+//  - the socket: when the token belongs to a user, the server sends LibraryChanged about 30 s after its last
+//    change; an added or updated item whose Path is the file confirms it at once;
+//  - the listing: an API key's socket hears no LibraryChanged (docs/targets.md), the socket may be down, or the
+//    message may not come: once the refresh is over (the library's RefreshStatus is no longer Active or Queued,
+//    and the server's own delays have passed), the refreshed folder is listed once.
+// A deleted folder's follow-up looks for its item's removal instead: in ItemsRemoved, or looked up by id.
+// Outcomes go to the follow-up stage, which stores the ticket, so a restart resumes every follow-up here.
+import type { ApiCaller } from '../api-call.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { Follower, FollowItem, FollowResult } from '../scan.js';
+import { sameForm, trimTrailingSeparator } from '../paths/folder.js';
+import { holdsFile, listFolder, pathsOfItems, refreshStates, stillListed, type Listed, type RefreshState } from './mediabrowser-confirm.js';
+import type { Located } from './mediabrowser-locate.js';
+import { FollowSocket } from './mediabrowser-follow-socket.js';
+import type { LibraryChangedEvent, MediaBrowserSocket } from './mediabrowser-socket.js';
+import { isTicket, mediaBrowserVerdict, type MediaBrowserTicket, type Seen } from './mediabrowser-verdict.js';
+
+/** How long each step may take; tests shorten them, the server's own defaults are cited where they come from. */
+export interface FollowTimings {
+  /** Between two looks at the server while follow-ups wait. */
+  pollMs: number;
+  /** After the scan was sent, before a listing: the refresh was only queued (ProviderManager.QueueRefresh). */
+  settleMs: number;
+  /** SCAN_METHOD media-updated: the library monitor refreshes after LibraryMonitorDelay, 60 s by default. */
+  monitorDelayMs: number;
+  /** Jellyfin's LibraryUpdateDuration: LibraryChanged goes out 30 s after the last change (ServerConfiguration.cs L178). */
+  libraryUpdateMs: number;
+  /** How much longer a LibraryChanged is waited for before the listing takes over. */
+  socketGraceMs: number;
+  /** The longest a follow-up waits for the refresh to be over before it lists anyway. */
+  timeoutMs: number;
+}
+
+export const FOLLOW_TIMINGS: FollowTimings = { pollMs: 2_000, settleMs: 10_000, monitorDelayMs: 60_000, libraryUpdateMs: 30_000, socketGraceMs: 15_000, timeoutMs: 600_000 };
+
+export interface MediaBrowserFollowerOptions {
+  /** "Jellyfin" or "Emby", for details. */
+  server: string;
+  api: ApiCaller;
+  clock: Clock;
+  logger: Logger;
+  /** The library list whose RefreshStatus says when a library's refresh is over (Jellyfin's /Library/VirtualFolders). */
+  librariesPath: string;
+  /** The deepest folder item holding a folder, asked now (the target's locator). */
+  locate(folder: string): Promise<Located | undefined>;
+  socket?: MediaBrowserSocket;
+  /** Does the token belong to a user (Jellyfin: GET /Users/Me)? Undefined: cannot tell before a LibraryChanged comes. */
+  tokenHasUser?: () => Promise<boolean | undefined>;
+  timings?: Partial<FollowTimings>;
+}
+
+interface Followed {
+  key: string;
+  item: FollowItem;
+  ticket: MediaBrowserTicket;
+  /** When follow() was called: the socket watched the follow-up only if it was open since. */
+  followedAt: number;
+  listing: boolean;
+  lastError?: string;
+}
+
+const keyOf = (item: FollowItem) => `${item.ref.folderId}:${item.ref.generation}`;
+
+export class MediaBrowserFollower implements Follower {
+  private readonly items = new Map<string, Followed>();
+  private readonly t: FollowTimings;
+  private readonly pending = new Set<Promise<void>>();
+  private done?: (item: FollowItem, result: FollowResult) => Promise<void>;
+  private running = false;
+  private loopDone?: Promise<void>;
+  private wakeUp?: () => void;
+  private stopping = new AbortController();
+  private readonly socket: FollowSocket;
+  private finishing = 0;
+  /** When start() was called: a delivery made before it was made by an earlier run, while no socket listened. */
+  private startedAt = -Infinity;
+
+  constructor(private readonly opts: MediaBrowserFollowerOptions) {
+    this.t = { ...FOLLOW_TIMINGS, ...opts.timings };
+    this.socket = new FollowSocket({ ...opts, onChanged: (e) => this.onChanged(e) });
+  }
+
+  get size(): number {
+    return this.items.size + this.finishing;
+  }
+
+  start(done: (item: FollowItem, result: FollowResult) => Promise<void>): void {
+    this.done = done;
+    if (this.running) return;
+    this.running = true;
+    this.startedAt = this.opts.clock.now();
+    this.stopping = new AbortController();
+    this.loopDone = this.loop();
+    if (this.items.size) this.openSocket();
+  }
+
+  follow(item: FollowItem): void {
+    if (!isTicket(item.ticket)) {
+      // A ticket this version cannot read (written by another one): nothing to follow, the scan stands.
+      this.record(item, { state: 'scanned', detail: `${this.opts.server} took the scan; its follow-up could not be read.` });
+      return;
+    }
+    const key = keyOf(item);
+    this.items.set(key, { key, item, ticket: item.ticket, followedAt: this.opts.clock.now(), listing: false });
+    this.openSocket();
+    this.wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.stopping.abort();
+    this.wakeUp?.();
+    await this.socket.close();
+    await this.loopDone;
+    while (this.pending.size) await Promise.allSettled([...this.pending]);
+  }
+
+  /** The server's item at a folder about to be deleted (its own, not an ancestor's): what a delete's follow-up looks for. */
+  async itemsAt(folder: string): Promise<string[]> {
+    const located = await this.opts.locate(folder).catch(() => undefined);
+    return located && !located.isLibraryRoot && sameForm(trimTrailingSeparator(located.item.path), trimTrailingSeparator(folder), folder) ? [located.item.id] : [];
+  }
+
+  /** The socket is open only while follow-ups wait (mediabrowser-follow-socket.ts). */
+  private openSocket(): void {
+    this.socket.open(() => this.running && this.items.size > 0);
+  }
+
+  /**
+   * The socket watches this follow-up: the token may hear LibraryChanged, and the socket has been open since before
+   * the message could go out (LibraryUpdateDuration after the refresh's last change, so never sooner than that
+   * after the refresh began). A follow-up resumed after a restart is not watched: the message may have gone out
+   * while nothing listened. Only how long the listing waits for the message depends on it.
+   */
+  private watched(f: Followed): boolean {
+    const since = this.socket.connectedSince;
+    if (!this.socket.usable || since === undefined) return false;
+    return f.item.deliveredAt >= this.startedAt && since <= this.refreshFrom(f) + this.t.libraryUpdateMs;
+  }
+
+  /** When the server has started the refresh: at once, or after the library monitor's delay. */
+  private refreshFrom(f: Followed): number {
+    return f.item.deliveredAt + (f.ticket.via === 'monitor' ? this.t.monitorDelayMs : 0);
+  }
+
+  private listFrom(f: Followed): number {
+    return this.refreshFrom(f) + (this.watched(f) ? this.t.libraryUpdateMs + this.t.socketGraceMs : this.t.settleMs);
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      if (this.items.size === 0) {
+        await new Promise<void>((resolve) => (this.wakeUp = resolve));
+        this.wakeUp = undefined;
+        continue;
+      }
+      await this.pause(this.t.pollMs);
+      if (!this.running) return;
+      try {
+        await this.pass();
+      } catch (err) {
+        this.opts.logger.error({ err: String(err) }, `following ${this.opts.server} scans failed (${String(err)}); trying again at the next look`);
+      }
+    }
+  }
+
+  /** Ends at once on stop(), even on a clock that does not heed the signal. */
+  private pause(ms: number): Promise<void> {
+    const signal = this.stopping.signal;
+    return new Promise<void>((resolve) => {
+      signal.addEventListener('abort', () => resolve(), { once: true });
+      void this.opts.clock.sleep(ms, signal).then(resolve);
+    });
+  }
+
+  /** One look: the follow-ups whose refresh is over are listed, one folder each. */
+  private async pass(): Promise<void> {
+    const now = this.opts.clock.now();
+    const due = [...this.items.values()].filter((f) => !f.listing && now >= this.listFrom(f));
+    if (due.length === 0) return;
+    const states = await this.refreshStates();
+    for (const f of due) {
+      const busy = states && f.ticket.libraries.some((id) => states.get(id) !== undefined && states.get(id) !== 'Idle');
+      const late = now - f.item.deliveredAt >= this.t.timeoutMs;
+      if (busy && !late) continue;
+      f.listing = true;
+      this.track(this.list(f, late ? `the library was still refreshing after ${Math.round(this.t.timeoutMs / 1000)} s` : undefined));
+    }
+  }
+
+  private async refreshStates(): Promise<Map<string, RefreshState> | undefined> {
+    try {
+      return refreshStates(await this.opts.api.json('GET', this.opts.librariesPath));
+    } catch {
+      return undefined; // the listing's own request says whether the server answers
+    }
+  }
+
+  private async list(f: Followed, late?: string): Promise<void> {
+    let listed: Listed;
+    try {
+      const removed = f.ticket.removed?.ids;
+      // A delete's: is the item still there (GET /Items?Ids=…)? Gone confirms; still there is no problem yet.
+      if (removed) {
+        const left = await stillListed(this.opts.api, removed);
+        return this.finish(f, left === undefined ? { how: 'removed', by: 'lookup' } : { how: 'still-listed', path: left }, late);
+      }
+      listed = await listFolder(this.opts.api, await this.opts.locate(f.ticket.folder), f.ticket.file);
+    } catch (err) {
+      f.lastError = String((err as Error).message ?? err);
+      f.listing = false;
+      if (this.opts.clock.now() - f.item.deliveredAt < this.t.timeoutMs) return; // asked again at the next look
+      listed = { state: 'unknown', why: `the server did not answer the listing: ${f.lastError}` };
+    }
+    this.finish(f, { how: 'listing', listed }, late);
+  }
+
+  private onChanged(e: LibraryChangedEvent): void {
+    for (const f of [...this.items.values()]) if (f.ticket.removed?.ids.some((id) => e.removed.includes(id))) this.finish(f, { how: 'removed', by: 'socket' });
+    const ids = [...new Set([...e.added, ...e.updated])];
+    if (ids.length && this.items.size) this.track(this.confirmFromSocket(ids));
+  }
+
+  private async confirmFromSocket(ids: string[]): Promise<void> {
+    let paths: Map<string, string>;
+    try {
+      paths = await pathsOfItems(this.opts.api, ids);
+    } catch (err) {
+      this.opts.logger.warn({ err: String(err) }, `could not read the paths of the items ${this.opts.server} said changed (${String(err)}); their files are confirmed by listing`);
+      return;
+    }
+    const found = [...paths.values()];
+    for (const f of [...this.items.values()]) {
+      if (found.some((p) => holdsFile(p, f.ticket.file))) this.finish(f, { how: 'socket' });
+    }
+  }
+
+  /** Ends a follow-up once, by whichever way came first. */
+  private finish(f: Followed, seen: Seen, late?: string): void {
+    if (this.items.get(f.key) !== f) return;
+    this.items.delete(f.key);
+    if (this.items.size === 0) void this.socket.close(() => this.running && this.items.size > 0);
+    this.record(f.item, mediaBrowserVerdict(this.opts.server, this.opts.clock.now() - f.item.deliveredAt, seen, late));
+  }
+
+  private record(item: FollowItem, result: FollowResult): void {
+    this.finishing++;
+    this.track(
+      (async () => {
+        try {
+          await this.done?.(item, result);
+        } catch (err) {
+          this.opts.logger.error({ folder: item.folder, err: String(err) }, `could not record the follow-up of '${item.folder}'; it is followed again after a restart`);
+        } finally {
+          this.finishing--;
+        }
+      })(),
+    );
+  }
+
+  private track(p: Promise<void>): void {
+    const guarded = p.catch((err: unknown) => this.opts.logger.error({ err: String(err) }, `following a ${this.opts.server} scan failed: ${String(err)}`));
+    this.pending.add(guarded);
+    void guarded.finally(() => this.pending.delete(guarded));
+  }
+}
