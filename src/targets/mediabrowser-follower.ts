@@ -170,8 +170,10 @@ export class MediaBrowserFollower implements Follower {
   private pause(ms: number): Promise<void> {
     const signal = this.stopping.signal;
     return new Promise<void>((resolve) => {
-      signal.addEventListener('abort', () => resolve(), { once: true });
-      void this.opts.clock.sleep(ms, signal).then(resolve);
+      // Removed when the pause ends: a listener per pause would pile up on the signal for as long as we follow.
+      const done = () => (signal.removeEventListener('abort', done), resolve());
+      signal.addEventListener('abort', done, { once: true });
+      void this.opts.clock.sleep(ms, signal).then(done);
     });
   }
 

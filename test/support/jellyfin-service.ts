@@ -55,8 +55,10 @@ export async function jellyfinService(opts: JellyfinServiceOptions = {}): Promis
     sleep: (ms, signal) =>
       new Promise((resolve) => {
         if (signal?.aborted) return resolve();
-        const event = scheduler.after(ms, () => resolve());
-        signal?.addEventListener('abort', () => (scheduler.cancel(event), resolve()), { once: true });
+        // As the system clock does: the abort listener goes when the wait ends, so waits do not pile up on a signal.
+        const aborted = () => (scheduler.cancel(event), resolve());
+        const event = scheduler.after(ms, () => (signal?.removeEventListener('abort', aborted), resolve()));
+        signal?.addEventListener('abort', aborted, { once: true });
       }),
     timeout: (ms) => clock.timeout(ms),
   };
