@@ -33,6 +33,8 @@ export class PlexFollower implements Follower {
   private readonly get: PlexGet;
   /** Each section's line at Plex: refreshes taken and scan ends heard (see accepted()). */
   private readonly lines = new Map<string, SectionLine>();
+  /** Scans Plex took whose follow-ups were moot, by their places in the line: outstanding until passed. */
+  private unfollowed: Record<string, number>[] = [];
   /** Names this follower's count in the tickets it placed. */
   private readonly run = randomUUID();
 
@@ -44,9 +46,27 @@ export class PlexFollower implements Follower {
 
   /** Scans Plex accepted that are not yet seen ended: what MAX_OUTSTANDING caps (the processor's dispatch). */
   outstanding(): number {
-    let n = 0;
+    let n = this.unfollowed.length;
     for (const f of this.items.values()) if (!f.scanEnded) n++;
     return n;
+  }
+
+  /**
+   * A scan Plex took whose follow-up is moot (its folder asked again meanwhile): Plex still holds it, so it counts
+   * as outstanding until the line passes it. Without a place in the line (the socket not open since) it cannot be
+   * told apart from the others and is not counted, as before.
+   */
+  moot(ticket: unknown): void {
+    const accepted = (ticket as PlexTicket | undefined)?.accepted;
+    const since = this.opts.watch?.connectedSince;
+    if (accepted?.run !== this.run || since === undefined || since > accepted.at) return;
+    if (this.passed(accepted.seq)) return;
+    this.unfollowed.push(accepted.seq);
+  }
+
+  /** The line has passed this place in every section of it. */
+  private passed(seq: Record<string, number>): boolean {
+    return Object.entries(seq).every(([id, n]) => n <= (this.lines.get(id)?.ended ?? 0));
   }
 
   /**
@@ -220,6 +240,7 @@ export class PlexFollower implements Follower {
    */
   private scanEnded(scan: EndedScan): void {
     this.lineOf(scan.sectionId).ended++;
+    if (this.unfollowed.length) this.unfollowed = this.unfollowed.filter((seq) => !this.passed(seq));
     const inSection = [...this.items.values()].filter((f) => f.ticket.sections.some((s) => s.id === scan.sectionId));
     const waiting = inSection.filter((f) => f.ticket.file !== undefined);
     for (const f of waiting) f.seenRunning = true;
@@ -233,8 +254,7 @@ export class PlexFollower implements Follower {
     const passed: Followed[] = [];
     for (const f of candidates) {
       if (f.scanEnded || !f.seq) continue;
-      const seq = f.seq;
-      if (!f.ticket.sections.every((s) => seq[s.id] !== undefined && seq[s.id] <= (this.lines.get(s.id)?.ended ?? 0))) continue;
+      if (!f.ticket.sections.every((s) => f.seq![s.id] !== undefined) || !this.passed(f.seq)) continue;
       f.scanEnded = true;
       f.seenRunning = true;
       passed.push(f);
@@ -285,6 +305,8 @@ export class PlexFollower implements Follower {
    * are counted as ended: one still queued at Plex would let a later follow-up pass one scan early.
    */
   private rebase(): void {
+    // Ends were missed: the moot scans' places can no longer be told.
+    this.unfollowed = [];
     for (const [id, line] of this.lines) {
       let ahead = 0;
       for (const f of this.items.values()) if (!f.scanEnded && f.ticket.sections.some((s) => s.id === id)) ahead++;
