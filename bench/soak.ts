@@ -358,14 +358,16 @@ async function relayQueued(base: string): Promise<number> {
 }
 
 /**
- * History on disk: `n` webhooks, each for a folder of its own, pushed through a fast Plex (scans end before anyone
- * polls; each is confirmed through the API lookup) until every folder is in history; one in 50 names a folder in
- * no Plex library and goes to history at once as unmatched. Then dbstat.
+ * History on disk: `n` webhooks, each for a folder of its own, pushed through a fast Plex (scans end at once; each
+ * is confirmed from the socket's timeline, or with BENCH_SOAK_FOLLOW=poll through the recently added items) until
+ * every folder is in history; one in 50 names a folder in no Plex library and goes to history at once as
+ * unmatched. Then dbstat.
  */
 async function historyRun(n: number): Promise<{ lines: number; bytesPerLine: number; fileMb: number; seconds: number; sample: string[]; byObject: string }> {
   const dir = tempDir('soak-history');
   const plex = await new FakePlex({ sections }).start();
   plex.scanPolls = 0;
+  const socket = FOLLOW === 'socket' ? attachPlexNotifications(plex) : undefined;
   const agent = new Agent({ keepAlive: true, maxSockets: MAX_CLIENTS });
   try {
     const queuefile = join(dir, 'queue.db');
@@ -376,6 +378,7 @@ async function historyRun(n: number): Promise<{ lines: number; bytesPerLine: num
     const config = writeConfig(dir, { SERVER_SCAN_DELAY: 1, PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token });
     const server = await startServerWith({ dir, config, queuefile, loglevel: 'WARN' });
     const url = new URL(`${server.url}/${SECRET}`);
+    for (let i = 0; socket && socket.clients === 0 && i < 200; i++) await sleep(25);
     const started = Date.now();
     let next = 0;
     await Promise.all(
@@ -410,6 +413,7 @@ async function historyRun(n: number): Promise<{ lines: number; bytesPerLine: num
     return { lines: h.lines, bytesPerLine: h.bytes / Math.max(1, h.lines), fileMb: mb(h.fileBytes), seconds, sample, byObject: h.byObject };
   } finally {
     agent.destroy();
+    await socket?.close();
     await plex.stop();
     done(dir);
   }
