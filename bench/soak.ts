@@ -69,6 +69,9 @@ interface RateResult {
   backlog: { at: number; plex: number; relay: number }[];
   /** The most scans Plex held at once (the fake's own count: waiting and running). */
   plexPeak: number;
+  /** Scans Plex ran, and the seconds from its first scan's start to its last scan's end: its pace against its floor. */
+  plexScans: number;
+  plexSpanSeconds: number;
   refreshes: number;
   foldersRefreshed: number;
   requestsPerFolder: number;
@@ -304,6 +307,8 @@ async function soak(rate: string): Promise<RateResult> {
       rssPeakMb: Math.max(0, ...rss),
       backlog,
       plexPeak: plex.peakQueued,
+      plexScans: plex.finishedScans.length,
+      plexSpanSeconds: ((plex.fifoSpan.last ?? 0) - (plex.fifoSpan.first ?? 0)) / 1000,
       refreshes,
       foldersRefreshed,
       requestsPerFolder: acked / Math.max(1, foldersAsked),
@@ -424,6 +429,7 @@ function report(r: RateResult): void {
   const series = r.backlog.filter((_, i) => i % every === 0 || i === r.backlog.length - 1);
   log(`soak ${r.rate}/s for ${r.seconds.toFixed(0)} s (scans followed by ${FOLLOW === 'socket' ? "Plex's notification socket" : 'polling /activities, no socket'}): ${r.acked} answered 2xx (${r.achieved.toFixed(0)}/s), ${r.non2xx} non-2xx, ${r.errors} errors`);
   log(`  Plex's backlog (scans queued at Plex) over time: ${series.map((b) => `${b.at.toFixed(0)} s ${b.plex}`).join(', ')}; largest ${r.plexPeak}`);
+  log(`  Plex ran ${r.plexScans} scans in ${r.plexSpanSeconds.toFixed(0)} s from its first to its last: ${(r.plexScans / Math.max(1, r.plexSpanSeconds)).toFixed(1)}/s, at most ${(1000 / PLEX_SCAN_MS).toFixed(1)}/s (busy ${((100 * r.plexScans * PLEX_SCAN_MS) / 1000 / Math.max(1, r.plexSpanSeconds)).toFixed(0)}% of that span)`);
   log(`  relay queue (waiting + pending) over time: ${series.map((b) => `${b.at.toFixed(0)} s ${b.relay}`).join(', ')}`);
   const rssEvery = Math.max(1, Math.ceil(r.rss.length / 12));
   log(`  RSS over time (MB, every ${rssEvery} s): ${r.rss.filter((_, i) => i % rssEvery === 0).map((v) => v.toFixed(0)).join(', ')}; peak ${r.rssPeakMb.toFixed(0)} MB, median ${median(r.rss).toFixed(0)} MB, settled ${r.rssSettledMb.toFixed(0)} MB`);
