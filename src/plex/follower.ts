@@ -3,6 +3,8 @@
 // item, src/plex/item-files.ts). When the socket is down, one /activities poll per interval for every section
 // followed. Either way, per section that went idle, one batch for what is left: the database when readable, the
 // recently added items only when the socket did not watch either; then empty the trash once, analyze each item once.
+// With the socket, each section's line at Plex is counted (refreshes taken, scan ends heard): a follow-up whose
+// place was passed has had its scan end, whatever the scan's items said, and no longer counts as outstanding.
 import { randomUUID } from 'node:crypto';
 import type { Follower, FollowItem, FollowResult } from '../scan.js';
 import { PlexScanProgress } from './activities.js';
@@ -264,10 +266,9 @@ export class PlexFollower implements Follower {
 
   /**
    * Follow-ups whose scans ended: those an earlier scan's items confirmed end so; for the others, whose file the
-   * scan did not add or change, the database
-   * settles it when readable; otherwise Plex finished the scan and nothing can tell more (`scanned`). A file the
-   * database does not have stays followed (no longer outstanding) and is judged when its section is idle, as
-   * any not-found is.
+   * scan did not add or change, the database settles it when readable; otherwise Plex finished the scan and
+   * nothing can tell more (`scanned`). A file the database does not have stays followed (no longer outstanding)
+   * and is judged when its section is idle, as any not-found is.
    */
   private async judgePassed(passed: Followed[]): Promise<void> {
     const left = passed.filter((f) => this.items.get(keyOf(f.item)) === f);
