@@ -116,10 +116,13 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
 10. **Soak** — Sonarr webhooks at a steady 100/s, then 300/s, then as fast as 48 clients get answers, each for
    \`BENCH_SOAK_SECONDS\` (300) on a fresh server (the bundle), over 3,000 season folders with
    \`SERVER_SCAN_DELAY\` 5, against a fake Plex that scans one folder at a time, 24 ms each (about 42 a second,
-   slower than the load). Printed over time: Plex's own backlog (scans queued at Plex, capped by PLEX_MAX_OUTSTANDING), the
-   relay's queue, the WAL file's size (sampled every 100 ms) and the server's RSS; at the end, refreshes per
-   folder, the largest WAL, requests lost (answered 2xx, no refresh of the folder after) and refreshes sent twice
-   (a refresh with no request answered since the one before, or in the 2 s before it). Then 20,000 folders
+   slower than the load), with its notification socket as a real Plex has it (\`test/fakes/plex-notifications.ts\`).
+   Printed over time: Plex's own backlog (scans queued at Plex, capped by PLEX_MAX_OUTSTANDING), the relay's
+   queue, the WAL file's size (sampled every 100 ms) and the server's RSS; at the end, refreshes per folder, the
+   largest WAL, the drain after the load, requests still queued when the bench stops waiting (120 s), requests
+   lost (answered 2xx, no refresh of the folder after, and not queued any more), refreshes sent twice (a refresh
+   with no request answered since the one before, or in the 2 s before it), and RSS at its peak and settled
+   after the drain. \`BENCH_SOAK_FOLLOW=poll\` runs it without the socket (polling \`/activities\`). Then 20,000 folders
    (\`BENCH_SOAK_HISTORY\`) are pushed through a fast Plex into history, one in 50 outside every library, and the
    queue file's bytes per history line are measured with \`dbstat\` (the history table, its index and its texts).
    \`BENCH_SOAK_RATES=100,300,max\` picks the rates.
@@ -137,12 +140,14 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    frames), requests per confirmed file. Baseline, in the same run: the same follower without the socket,
    polling \`/activities\` every second with the database.
 13. **Back-pressure** — the apps three times faster than Plex: 30 Sonarr webhooks/s for 60 s of the service's
-   clock (\`BENCH_PRESSURE_SECONDS\`) against a fake Plex that scans one folder at a time, 10 a second, through the
-   real service on a stepped clock (\`test/support/pressure.ts\`), \`SERVER_SCAN_DELAY\` 1 s,
-   \`PLEX_CONFIRM_TIMEOUT\` 60 s; every webhook a new folder, then 300 folders asked in turn. Plex's largest
-   backlog (scans waiting and running), refreshes per folder, outcomes, files lost, refreshes sent while the
-   same folder still waited in Plex, and the drain after the load: with \`PLEX_MAX_OUTSTANDING\` 100,000
-   (the old behaviour, baseline) and with the default 8.
+   clock (\`BENCH_PRESSURE_SECONDS\`) against a fake Plex that scans one folder at a time, 10 a second, with its
+   notification socket, through the real service on a stepped clock (\`test/support/pressure.ts\`),
+   \`SERVER_SCAN_DELAY\` 1 s, \`PLEX_CONFIRM_TIMEOUT\` 60 s; every webhook a new folder, then 300 folders asked in
+   turn. Plex's largest backlog (scans waiting and running), the scans Plex ran during the load of those it
+   could (and how many it idled while folders waited in the relay), refreshes per folder, outcomes, files lost,
+   refreshes sent while the same folder still waited in Plex, and the drain after the load: with
+   \`PLEX_MAX_OUTSTANDING\` 100,000 (the old behaviour, baseline) and with the default 8; then the default 8
+   without the socket (polling \`/activities\`), a finding beside it.
 
 Every benchmark runs the defaults a user gets (file checks on, scans followed and confirmed), with the two path
 mappings a user writes; the files the requests name exist on the benchmark's disk and in the fake Plex.

@@ -296,6 +296,12 @@ export interface Follower {
   /** Begins following; `done` is called once per item with what its follow-up found. */
   start(done: (item: FollowItem, result: FollowResult) => Promise<void>): void;
   follow(item: FollowItem): void;
+  /**
+   * The server took a scan whose follow-up is moot (its folder was asked again while the scan was on its way, and
+   * the newer request is what will be followed): nothing is recorded of it, but a follower that counts what the
+   * server holds (`Target.outstanding`) counts it until its end is heard.
+   */
+  moot?(ticket: unknown): void;
   /** Items currently followed (health, tests). */
   readonly size: number;
   stop(): Promise<void>;

@@ -92,6 +92,11 @@ export class FollowStage {
     target.follower?.follow({ ref: { folderId: row.id, generation: row.generation }, folder: row.folder, event: row.event, deliveredAt, ticket: envelope.ticket });
   }
 
+  /** Accepted, but its folder was asked again meanwhile: not followed, still outstanding on the server. */
+  moot(target: Target, follow: string): void {
+    target.follower?.moot?.((JSON.parse(follow) as Envelope).ticket);
+  }
+
   /** Something is followed, or an outcome is being recorded. */
   get busy(): boolean {
     return this.pending.size > 0 || this.deps.targets.some((t) => (t.follower?.size ?? 0) > 0);

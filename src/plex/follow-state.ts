@@ -18,6 +18,11 @@ export interface PlexTicket {
   file?: string;
   /** The download's series/movie IDs, when PLEX_FIX_MISMATCHED is on. */
   ids?: ExternalIds;
+  /**
+   * Where each refresh stood in its section's line at Plex when Plex took it (PlexFollower.accepted): `run` is
+   * the follower that counted, so a ticket read back after a restart is not placed in a new count.
+   */
+  accepted?: { run: string; at: number; seq: Record<string, number> };
 }
 
 export interface PlexFollowerOptions {
@@ -69,6 +74,16 @@ export interface Followed {
   followedAt: number;
   /** The latest answer of the library about its file (not-found is final only after the grace). */
   last?: BatchConfirmation;
+  /** Its place in each section's line at Plex, when the socket watched from before Plex took it. */
+  seq?: Record<string, number>;
+  /** The socket saw its section's line pass it: its scan ended, so it no longer counts as outstanding. */
+  scanEnded?: boolean;
+}
+
+/** Per section: refreshes Plex took, and scan ends the socket heard, counted in the same line. */
+export interface SectionLine {
+  accepted: number;
+  ended: number;
 }
 
 export interface Finished {

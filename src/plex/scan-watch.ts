@@ -24,6 +24,7 @@ const RECENT_MAX = 256;
 export class PlexScanWatch {
   private readonly scans: SectionScans;
   private readonly listeners = new Set<(scan: EndedScan) => void>();
+  private readonly connectListeners = new Set<() => void>();
   private readonly recent: EndedScan[] = [];
   private unsubscribe?: () => void;
   /** Said once per outage, not once per retry. */
@@ -58,6 +59,7 @@ export class PlexScanWatch {
       if (e.connected) {
         this.pollDue = true;
         this.connectedSince = this.clock.now();
+        for (const fn of [...this.connectListeners]) fn();
         if (this.saidDown) this.logger.info(`Plex's notification socket at ${this.where} is open again; scans are followed through it.`);
         else this.logger.debug(`Plex's notification socket at ${this.where} is open.`);
         this.saidDown = false;
@@ -83,6 +85,12 @@ export class PlexScanWatch {
   onEnded(fn: (scan: EndedScan) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
+  }
+
+  /** Called each time the socket (re)opens: ends heard before are no guide to what ended meanwhile. */
+  onConnected(fn: () => void): () => void {
+    this.connectListeners.add(fn);
+    return () => this.connectListeners.delete(fn);
   }
 
   /** Scans of these sections that ended at or after `since` (and within the last minute). */

@@ -68,7 +68,7 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
       if (queue.isCurrent({ folderId: row.id, generation: row.generation })) {
         deps.followUps.follow(state.target, row, follow, now);
         deps.backlog.accepted(state.target, row.id);
-      }
+      } else deps.followUps.moot(state.target, follow);
     }
   } else if (outcome.status === 'unmatched') {
     // The path as received is what to explain: mappings do not chain, so explaining the mapped one misleads.

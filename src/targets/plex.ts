@@ -101,6 +101,7 @@ export class PlexTarget implements Capabilities {
 
   async scan(folder: string, context: ScanContext): Promise<ScanOutcome> {
     let matches: PlexLibrary[];
+    let accepted: PlexTicket['accepted'];
     try {
       if (this.opts.checkBeforeScan) {
         const answer = await waitUntilPlexAnswers(this.api, { clock: this.opts.clock, sleep: this.opts.sleep ?? ((ms) => this.opts.clock.sleep(ms)), budgetMs: this.opts.checkBudgetMs });
@@ -118,7 +119,12 @@ export class PlexTarget implements Capabilities {
           detail: `Unable to map '${folder}' to a Section ID. Known locations: ${known.join(', ') || 'none'}. Check the SERVER_PATH_MAPPINGS entry for the path as received.`,
         };
       }
-      for (const section of matches) await this.api.refresh(section.id, folder);
+      for (const section of matches) {
+        await this.api.refresh(section.id, folder);
+        // Counted the moment Plex took it, in the order it took them (the follower's line, per section).
+        const placed = this.follower.accepted(section.id);
+        accepted = accepted ? { ...accepted, seq: { ...accepted.seq, ...placed.seq } } : placed;
+      }
     } catch (err) {
       return this.api.retry(err);
     }
@@ -128,7 +134,7 @@ export class PlexTarget implements Capabilities {
     // Nothing to confirm and no trash to empty: the scan is done once Plex took it.
     if (!file && !trashWanted(this.after)) return { status: 'scanned', detail, sections };
     const ids = file && this.opts.fixMismatched && context.ids ? { ids: context.ids } : {};
-    const ticket: PlexTicket = { sections: matches.map((s) => ({ id: s.id, title: s.name, ...(s.sectionType ? { type: s.sectionType } : {}) })), ...(file ? { file } : {}), ...ids };
+    const ticket: PlexTicket = { sections: matches.map((s) => ({ id: s.id, title: s.name, ...(s.sectionType ? { type: s.sectionType } : {}) })), ...(file ? { file } : {}), ...ids, ...(accepted ? { accepted } : {}) };
     return { status: 'scanned', detail, sections, follow: ticket };
   }
 

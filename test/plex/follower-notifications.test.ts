@@ -69,6 +69,47 @@ describe('the Plex follower on notifications', () => {
     expect(target!.follower.outstanding()).toBe(0);
   });
 
+  it("a scan that changed nothing of its file (already in the library) ends its follow-up when that scan ends, not when the section goes idle", async () => {
+    // A grace and a timeout far beyond the test: only the scan's end, heard on the socket, can end it.
+    const { results, deliver } = await setUp({ followGraceMs: 600_000, timeoutMs: 600_000 });
+    await until(() => socket.clients === 1);
+    plex.addToLibrary(episode(1).file);
+    await deliver(1);
+    await until(() => results.size === 1);
+    expect(results.get(episode(1).folder)).toMatchObject({ state: 'scanned', detail: expect.stringContaining('Plex finished the scan') });
+    expect(target!.follower.outstanding()).toBe(0);
+  });
+
+  it('Plex runs the scans of a section in the order it took them: a follow-up is outstanding until its own scan ended, however early its file was seen', async () => {
+    const { results, deliver } = await setUp({ followGraceMs: 600_000, timeoutMs: 600_000 });
+    plex.fifoStepped = true;
+    await until(() => socket.clients === 1);
+    // Two scans of one folder in Plex's line; the first adds the files of both deliveries.
+    plex.onDisk.add(`${episode(1).folder}/Show 1 S01E02.mkv`);
+    await deliver(1);
+    const second = await target!.scan(episode(1).folder, ctx(`${episode(1).folder}/Show 1 S01E02.mkv`));
+    if (second.status !== 'scanned' || second.follow === undefined) throw new Error('not followed');
+    target!.follower.follow({ ref: { folderId: 99, generation: 1 }, folder: 'second', event: 'Download', deliveredAt: Date.now(), ticket: second.follow });
+    // A third Plex took whose follow-up was moot (its folder asked again meanwhile): Plex holds it all the same.
+    const third = await target!.scan(episode(2).folder, ctx(episode(2).file));
+    if (third.status !== 'scanned') throw new Error('not scanned');
+    target!.follower.moot!(third.follow);
+    expect(target!.follower.outstanding()).toBe(3);
+    plex.stepFifo(1);
+    await until(() => results.size === 1);
+    expect(results.get(episode(1).folder)?.state).toBe('confirmed');
+    // The second file is in the library now, but its own scan still waits in Plex's line.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(results.has('second')).toBe(false);
+    expect(target!.follower.outstanding()).toBe(2);
+    plex.stepFifo(1);
+    await until(() => results.size === 2);
+    expect(results.get('second')?.state).toBe('confirmed');
+    expect(target!.follower.outstanding()).toBe(1);
+    plex.stepFifo(1);
+    await until(() => target!.follower.outstanding() === 0);
+  });
+
   it("a file the scan did not show is judged by the database when readable: not-found, with what to check", async () => {
     const { results, deliver } = await setUp({ fileInLibrary: async (p) => plex.library.has(p) });
     await until(() => socket.clients === 1);

@@ -23,8 +23,8 @@ describe('back-pressure from Plex', () => {
     expect(r.notScannedAfterLast).toBe(0);
     // Requests merged in our queue while Plex was busy: fewer refreshes than webhooks.
     expect(r.refreshes).toBeLessThan(r.webhooks);
-    // Real outcomes, none run down by a timeout: confirmed, or scanned where this fake (no database, no
-    // notification socket) leaves nothing that could tell more.
+    // Real outcomes, none run down by a timeout: confirmed, or scanned where nothing could tell more (no
+    // database; the socket names no item of a file an earlier scan of its folder already added).
     expect(Object.keys(r.outcomes).filter((o) => o !== 'confirmed' && o !== 'scanned')).toEqual([]);
     expect(r.outcomes.confirmed).toBeGreaterThan(0);
     // The wait moved into our queue, where it shows.
@@ -33,7 +33,8 @@ describe('back-pressure from Plex', () => {
 
   it('with the cap set very high (the old behaviour) the same load piles up in Plex and follow-ups run out of time', async () => {
     // Every webhook a new folder, as in the report (899 webhooks, 899 refreshes): nothing can merge.
-    const r = await runPressure({ ...LOAD, maxOutstanding: 100_000, folders: 100_000, confirmTimeoutSeconds: 10 });
+    // Polling only: with the socket every scan's end is heard and none runs out of time, however long the line.
+    const r = await runPressure({ ...LOAD, maxOutstanding: 100_000, folders: 100_000, confirmTimeoutSeconds: 10, notifications: false });
     expect(r.refreshes).toBe(r.webhooks);
     expect(r.peakBacklog).toBeGreaterThan(100);
     expect(r.outcomes.unconfirmed).toBeGreaterThan(0);
@@ -44,6 +45,21 @@ describe('back-pressure from Plex', () => {
     expect(r.refreshes).toBe(r.webhooks);
     expect(r.peakBacklog).toBeLessThanOrEqual(DEFAULT_MAX_OUTSTANDING);
     expect(r.outcomes).toEqual({ confirmed: r.webhooks });
+    expect(r.lost).toBe(0);
+  });
+
+  it("with the socket, Plex never idles while folders are due: a scan that changed nothing of its file still ends its follow-up", async () => {
+    // 120 folders asked in turn: a folder's next scan often finds its file already added by the one before, so
+    // the scan's end names no item of it. Its place in the section's line tells that its scan ended.
+    const r = await runPressure({ ...LOAD, maxOutstanding: DEFAULT_MAX_OUTSTANDING, folders: 120, confirmTimeoutSeconds: 30 });
+    expect(r.peakBacklog).toBeLessThanOrEqual(DEFAULT_MAX_OUTSTANDING);
+    expect(r.outcomes.scanned).toBeGreaterThan(0);
+    // Only the first second idles (SERVER_SCAN_DELAY 1: nothing is due yet): 10 of Plex's scans.
+    expect(r.idleWhileQueued).toBeLessThanOrEqual(12);
+    expect(r.scansRun).toBeGreaterThanOrEqual(r.scanSlots - 12);
+    expect(Object.keys(r.outcomes).filter((o) => o !== 'confirmed' && o !== 'scanned')).toEqual([]);
+    expect(r.notScannedAfterLast).toBe(0);
+    expect(r.duplicates).toBe(0);
     expect(r.lost).toBe(0);
   });
 

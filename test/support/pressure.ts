@@ -12,6 +12,7 @@ import { httpFetch } from '../../src/http-fetch.js';
 import { silentLogger } from '../../src/log.js';
 import { createService } from '../../src/service.js';
 import { FakePlex } from '../fakes/plex.js';
+import { attachPlexNotifications } from '../fakes/plex-notifications.js';
 import { SteppedClock } from './stepped-clock.js';
 
 export interface PressureOptions {
@@ -31,6 +32,11 @@ export interface PressureOptions {
   stepMs?: number;
   /** Gives up draining after this many seconds of the service's clock past the load. */
   drainLimitSeconds?: number;
+  /**
+   * The fake Plex has its notification socket (as a real Plex has, and PLEX_NOTIFICATIONS is on by default):
+   * default true. false: the socket cannot be opened and scans are followed by polling /activities alone.
+   */
+  notifications?: boolean;
 }
 
 export interface PressureResult {
@@ -51,6 +57,11 @@ export interface PressureResult {
   /** The most the service reported outstanding on Plex, and the longest its next due folder waited (s). */
   maxOutstandingSeen: number;
   maxDueWaitSeconds: number;
+  /** Scans Plex could have run while the load lasted, and those it ran: the rest it idled with folders due here. */
+  scanSlots: number;
+  scansRun: number;
+  /** Of the slots not used, those while our queue held folders (Plex idle while due folders waited). */
+  idleWhileQueued: number;
 }
 
 export async function runPressure(opts: PressureOptions): Promise<PressureResult> {
@@ -59,6 +70,7 @@ export async function runPressure(opts: PressureOptions): Promise<PressureResult
   const plex = await new FakePlex().start();
   plex.fifoMs = 0;
   plex.fifoStepped = true;
+  const socket = opts.notifications === false ? undefined : attachPlexNotifications(plex);
   const clock = new SteppedClock();
   let calls = 0;
   // Calls to Plex still unanswered: the step is over only when none is left.
@@ -91,6 +103,10 @@ export async function runPressure(opts: PressureOptions): Promise<PressureResult
   let seen = 0;
   let maxOutstandingSeen = 0;
   let maxDueWait = 0;
+  let scanSlots = 0;
+  let scansRun = 0;
+  let idleWhileQueued = 0;
+  let loading = true;
 
   const settle = async () => {
     for (let quiet = 0; quiet < 8; ) {
@@ -121,18 +137,26 @@ export async function runPressure(opts: PressureOptions): Promise<PressureResult
       await service.intake.submit([{ path: file, source: 'sonarr', event: 'Download', kind: 'file' }], '127.0.0.1');
       lastRequest.set(folder, plex.requests.length);
     }
-    plex.stepFifo(scans);
+    const ran = plex.stepFifo(scans);
+    if (loading) {
+      scanSlots += scans;
+      scansRun += ran;
+      if (service.queue.count() > 0) idleWhileQueued += scans - ran;
+    }
     service.processor.wake();
     await settle();
   };
 
   try {
     service.processor.start();
+    // The socket open before the load (the service dials it when it starts), as it is in steady use.
+    if (socket) for (let i = 0; i < 200 && socket.clients === 0; i++) await new Promise((r) => setTimeout(r, 5));
     const steps = Math.round((opts.loadSeconds * 1000) / stepMs);
     const perStep = (rate: number, k: number) => Math.floor(((k + 1) * rate * stepMs) / 1000) - Math.floor((k * rate * stepMs) / 1000);
     let k = 0;
     for (; k < steps; k++) await step(perStep(opts.webhooksPerSecond, k), perStep(opts.scansPerSecond, k));
     const loadEnd = clock.now();
+    loading = false;
     const limit = loadEnd + (opts.drainLimitSeconds ?? 3_600) * 1000;
     while ((service.queue.count() > 0 || plex.scansQueued > 0) && clock.now() < limit) await step(0, perStep(opts.scansPerSecond, k++));
     const counts = [...lastRequest.keys()].map((f) => refreshCount.get(f) ?? 0);
@@ -150,9 +174,13 @@ export async function runPressure(opts: PressureOptions): Promise<PressureResult
       drainSeconds: (clock.now() - loadEnd) / 1000,
       maxOutstandingSeen,
       maxDueWaitSeconds: maxDueWait / 1000,
+      scanSlots,
+      scansRun,
+      idleWhileQueued,
     };
   } finally {
     await service.close();
+    await socket?.close();
     await plex.stop();
     rmSync(dir, { recursive: true, force: true });
   }
