@@ -80,12 +80,6 @@ export interface Followed {
   scanEnded?: boolean;
 }
 
-/** Per section: refreshes Plex took, and scan ends the socket heard, counted in the same line. */
-export interface SectionLine {
-  accepted: number;
-  ended: number;
-}
-
 export interface Finished {
   followed: Followed;
   result: FollowResult;

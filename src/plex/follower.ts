@@ -3,17 +3,17 @@
 // item, src/plex/item-files.ts). When the socket is down, one /activities poll per interval for every section
 // followed. Either way, per section that went idle, one batch for what is left: the database when readable, the
 // recently added items only when the socket did not watch either; then empty the trash once, analyze each item once.
-// With the socket, each section's line at Plex is counted (refreshes taken, scan ends heard): a follow-up whose
-// place was passed has had its scan end, whatever the scan's items said, and no longer counts as outstanding.
-import { randomUUID } from 'node:crypto';
+// With the socket, each section's line at Plex is counted (src/plex/section-line.ts): a follow-up whose place was
+// passed has had its scan end, whatever the scan's items said, and no longer counts as outstanding.
 import type { Follower, FollowItem, FollowResult } from '../scan.js';
 import { PlexScanProgress } from './activities.js';
 import { trashWanted } from './after-scan.js';
-import { FINISHED_TOGETHER, LOOKUPS_AT_ONCE, type Finished, type Followed, type PlexFollowerOptions, type PlexTicket, type SectionLine, type SectionState } from './follow-state.js';
+import { FINISHED_TOGETHER, LOOKUPS_AT_ONCE, type Finished, type Followed, type PlexFollowerOptions, type PlexTicket, type SectionState } from './follow-state.js';
 import { FollowOutcomes } from './follow-outcomes.js';
 import { confirmBatch } from './confirm.js';
 import { itemsOfScan, plexGet, type PlexGet } from './item-files.js';
 import type { EndedScan } from './scan-watch.js';
+import { SectionLines } from './section-line.js';
 import { secs, verdict } from './verdict.js';
 
 /** A scan that ended this long before its delivery was recorded can still be the delivery's (clocks of one process). */
@@ -33,54 +33,30 @@ export class PlexFollower implements Follower {
   private unwatch?: () => void;
   private stopping = new AbortController();
   private readonly get: PlexGet;
-  /** Each section's line at Plex: refreshes taken and scan ends heard (see accepted()). */
-  private readonly lines = new Map<string, SectionLine>();
-  /** Scans Plex took whose follow-ups were moot, by their places in the line: outstanding until passed. */
-  private unfollowed: Record<string, number>[] = [];
-  /** Names this follower's count in the tickets it placed. */
-  private readonly run = randomUUID();
+  private readonly line: SectionLines;
 
   constructor(private readonly opts: PlexFollowerOptions) {
     this.progress = new PlexScanProgress(opts.api);
     this.get = opts.get ?? plexGet(opts.api);
     this.outcomes = new FollowOutcomes(opts);
+    this.line = new SectionLines(opts);
   }
 
   /** Scans Plex accepted that are not yet seen ended: what MAX_OUTSTANDING caps (the processor's dispatch). */
   outstanding(): number {
-    let n = this.unfollowed.length;
+    let n = this.line.moot;
     for (const f of this.items.values()) if (!f.scanEnded) n++;
     return n;
   }
 
-  /**
-   * A scan Plex took whose follow-up is moot (its folder asked again meanwhile): Plex still holds it, so it counts
-   * as outstanding until the line passes it. Without a place in the line (the socket not open since) it cannot be
-   * told apart from the others and is not counted, as before.
-   */
+  /** A scan Plex took whose follow-up is moot (its folder asked again meanwhile): outstanding until the line passes it. */
   moot(ticket: unknown): void {
-    const accepted = (ticket as PlexTicket | undefined)?.accepted;
-    const since = this.opts.watch?.connectedSince;
-    if (accepted?.run !== this.run || since === undefined || since > accepted.at) return;
-    if (this.passed(accepted.seq)) return;
-    this.unfollowed.push(accepted.seq);
+    this.line.mootScan((ticket as PlexTicket | undefined)?.accepted);
   }
 
-  /** The line has passed this place in every section of it. */
-  private passed(seq: Record<string, number>): boolean {
-    return Object.entries(seq).every(([id, n]) => n <= (this.lines.get(id)?.ended ?? 0));
-  }
-
-  /**
-   * Plex took a refresh of the section (its answer just came): its place in the section's line. Plex runs a
-   * section's scans one at a time in the order it took them, so while the socket is open the n-th scan end it
-   * tells of is the end of the n-th refresh taken. A follow-up whose file the scan did not add or change (an
-   * unchanged file, or one an earlier scan of its folder already added) learns this way that its scan ended,
-   * without waiting for the section to go idle, which under a steady load it never does.
-   */
+  /** Plex took a refresh of the section: its place in the section's line, for the ticket. */
   accepted(sectionId: string): PlexTicket['accepted'] & {} {
-    const line = this.lineOf(sectionId);
-    return { run: this.run, at: this.opts.clock.now(), seq: { [sectionId]: ++line.accepted } };
+    return this.line.accepted(sectionId);
   }
 
   /** Followed, or judged and still being finished (trash, analyze, recording). */
@@ -94,7 +70,7 @@ export class PlexFollower implements Follower {
     this.running = true;
     if (this.opts.watch) {
       const ended = this.opts.watch.onEnded((scan) => this.scanEnded(scan));
-      const connected = this.opts.watch.onConnected(() => this.rebase());
+      const connected = this.opts.watch.onConnected(() => this.line.rebase(this.items.values()));
       this.unwatch = () => (ended(), connected());
       this.opts.watch.start();
     }
@@ -105,9 +81,8 @@ export class PlexFollower implements Follower {
     const ticket = item.ticket as PlexTicket;
     const key = `${item.ref.folderId}:${item.ref.generation}`;
     const followed: Followed = { item, ticket, addedAtPoll: this.polls, seenRunning: false, followedAt: this.opts.clock.now() };
-    const since = this.opts.watch?.connectedSince;
-    // Placed in the line only when the socket has been open since before Plex took it: no end was missed.
-    if (ticket.accepted?.run === this.run && since !== undefined && since <= ticket.accepted.at) followed.seq = ticket.accepted.seq;
+    const seq = this.line.placeOf(ticket.accepted);
+    if (seq) followed.seq = seq;
     this.items.set(key, followed);
     const now = this.opts.clock.now();
     // A small folder can be scanned before its delivery is recorded as followed: its scan's end is still here.
@@ -116,7 +91,7 @@ export class PlexFollower implements Follower {
       const ends = this.opts.watch.endedSince(new Set(ticket.sections.map((s) => s.id)), item.deliveredAt - RECENT_SLACK_MS);
       for (const scan of ends) confirming.push(this.confirmFromScan(scan, [followed]));
     }
-    const passed = this.passedInLine([followed]);
+    const passed = this.line.passedInLine([followed]);
     if (passed.length || confirming.length) this.track(Promise.all(confirming).then(() => this.judgePassed(passed)));
     for (const s of ticket.sections) {
       const state = this.sections.get(s.id) ?? { lastAddedAt: now };
@@ -241,27 +216,13 @@ export class PlexFollower implements Follower {
    * the follow-ups whose place in the line it passed are judged once that is done.
    */
   private scanEnded(scan: EndedScan): void {
-    this.lineOf(scan.sectionId).ended++;
-    if (this.unfollowed.length) this.unfollowed = this.unfollowed.filter((seq) => !this.passed(seq));
+    this.line.ended(scan.sectionId);
     const inSection = [...this.items.values()].filter((f) => f.ticket.sections.some((s) => s.id === scan.sectionId));
     const waiting = inSection.filter((f) => f.ticket.file !== undefined);
     for (const f of waiting) f.seenRunning = true;
-    const passed = this.passedInLine(inSection);
+    const passed = this.line.passedInLine(inSection);
     const confirming = waiting.length ? this.confirmFromScan(scan, waiting) : Promise.resolve();
     this.track(passed.length ? confirming.then(() => this.judgePassed(passed)) : confirming);
-  }
-
-  /** Follow-ups whose scans the line says ended (in every section of theirs): no longer outstanding. */
-  private passedInLine(candidates: Followed[]): Followed[] {
-    const passed: Followed[] = [];
-    for (const f of candidates) {
-      if (f.scanEnded || !f.seq) continue;
-      if (!f.ticket.sections.every((s) => f.seq![s.id] !== undefined) || !this.passed(f.seq)) continue;
-      f.scanEnded = true;
-      f.seenRunning = true;
-      passed.push(f);
-    }
-    return passed;
   }
 
   /**
@@ -291,28 +252,6 @@ export class PlexFollower implements Follower {
       finished.push({ followed: f, ...verdict({ file: f.ticket.file, waitedMs: now - f.item.deliveredAt, seenRunning: true, last: f.last }) });
     }
     if (finished.length) this.finishBatch(finished, new Map());
-  }
-
-  private lineOf(sectionId: string): SectionLine {
-    let line = this.lines.get(sectionId);
-    if (!line) this.lines.set(sectionId, (line = { accepted: 0, ended: 0 }));
-    return line;
-  }
-
-  /**
-   * The socket (re)opened: ends may have been missed while it was closed. Every scan taken before is counted as
-   * still ahead in the line while its follow-up has not passed, so no later follow-up is judged before its turn
-   * (those that ended unheard make later ones wait longer). Scans taken before with nothing to follow (no file)
-   * are counted as ended: one still queued at Plex would let a later follow-up pass one scan early.
-   */
-  private rebase(): void {
-    // Ends were missed: the moot scans' places can no longer be told.
-    this.unfollowed = [];
-    for (const [id, line] of this.lines) {
-      let ahead = 0;
-      for (const f of this.items.values()) if (!f.scanEnded && f.ticket.sections.some((s) => s.id === id)) ahead++;
-      line.ended = line.accepted - ahead;
-    }
   }
 
   private async confirmFromScan(scan: EndedScan, waiting: Followed[]): Promise<void> {
