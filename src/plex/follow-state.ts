@@ -1,5 +1,5 @@
 // What the Plex follower is built with and keeps per follow-up: the ticket a delivery stores, the options, the
-// state of each scan followed and of each section, and how many lookups run at once.
+// state of each scan followed, and how many lookups run at once.
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { ExternalIds, FollowItem, FollowResult } from '../scan.js';
@@ -85,9 +85,4 @@ export interface Finished {
   result: FollowResult;
   ratingKey?: string;
   parentRatingKey?: string;
-}
-
-export interface SectionState {
-  idleSince?: number;
-  lastAddedAt: number;
 }

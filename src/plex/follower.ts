@@ -8,10 +8,10 @@
 import type { Follower, FollowItem, FollowResult } from '../scan.js';
 import { PlexScanProgress } from './activities.js';
 import { trashWanted } from './after-scan.js';
-import { FINISHED_TOGETHER, LOOKUPS_AT_ONCE, type Finished, type Followed, type PlexFollowerOptions, type PlexTicket, type SectionState } from './follow-state.js';
+import { FINISHED_TOGETHER, LOOKUPS_AT_ONCE, type Finished, type Followed, type PlexFollowerOptions, type PlexTicket } from './follow-state.js';
 import { FollowOutcomes } from './follow-outcomes.js';
-import { confirmBatch } from './confirm.js';
 import { itemsOfScan, plexGet, type PlexGet } from './item-files.js';
+import { IdleSections, lookUp } from './idle-sections.js';
 import type { EndedScan } from './scan-watch.js';
 import { SectionLines } from './section-line.js';
 import { secs, verdict } from './verdict.js';
@@ -21,7 +21,7 @@ const RECENT_SLACK_MS = 5_000;
 
 export class PlexFollower implements Follower {
   private readonly items = new Map<string, Followed>();
-  private readonly sections = new Map<string, SectionState>();
+  private readonly idle: IdleSections;
   private readonly progress: PlexScanProgress;
   private readonly outcomes: FollowOutcomes;
   private running = false;
@@ -40,6 +40,7 @@ export class PlexFollower implements Follower {
     this.get = opts.get ?? plexGet(opts.api);
     this.outcomes = new FollowOutcomes(opts);
     this.line = new SectionLines(opts);
+    this.idle = new IdleSections(opts);
   }
 
   /** Scans Plex accepted that are not yet seen ended: what MAX_OUTSTANDING caps (the processor's dispatch). */
@@ -93,11 +94,7 @@ export class PlexFollower implements Follower {
     }
     const passed = this.line.passedInLine([followed]);
     if (passed.length || confirming.length) this.track(Promise.all(confirming).then(() => this.judgePassed(passed)));
-    for (const s of ticket.sections) {
-      const state = this.sections.get(s.id) ?? { lastAddedAt: now };
-      state.lastAddedAt = now;
-      this.sections.set(s.id, state);
-    }
+    this.idle.requested(ticket.sections, now);
     this.wakeUp?.();
   }
 
@@ -157,14 +154,7 @@ export class PlexFollower implements Follower {
       this.expire(clock.now(), `Plex did not say whether the scan ended (${why})`);
       return;
     }
-    const sectionsFollowed = new Set<string>();
-    for (const f of this.items.values()) for (const s of f.ticket.sections) sectionsFollowed.add(s.id);
-    for (const id of sectionsFollowed) {
-      const state = this.sections.get(id)!;
-      if (running.has(id)) state.idleSince = undefined;
-      else state.idleSince ??= started;
-    }
-    for (const id of this.sections.keys()) if (!sectionsFollowed.has(id)) this.sections.delete(id);
+    this.idle.seen(this.items.values(), running, started);
     const judged: Followed[] = [];
     // Plex runs a section's scans in the order it took them: one behind an earlier scan still followed waits.
     const ahead = new Set<string>();
@@ -182,33 +172,11 @@ export class PlexFollower implements Follower {
     // Shared by the parts of this batch, so each item (or parent) is analyzed once for all of them.
     const analyses = new Map<string, Promise<string[]>>();
     for (let i = 0; i < judged.length; i += together) {
-      const finished = await this.judge(judged.slice(i, i + together), clock.now());
+      const finished = await this.idle.judge(judged.slice(i, i + together), clock.now());
       for (const r of finished) ended.add(r.followed);
       if (finished.length) this.finishBatch(finished, analyses);
     }
     this.expire(clock.now(), undefined, ended);
-  }
-
-  /**
-   * Items whose sections are idle: confirmed ones end now, the rest once their section's grace is over.
-   * The recently added items are paged through only for files whose scans the socket did not watch.
-   */
-  private async judge(judged: Followed[], now: number): Promise<Finished[]> {
-    const withFile = judged.filter((f) => f.ticket.file !== undefined);
-    const answers = await confirmBatch({
-      api: this.opts.api,
-      files: withFile.map((f) => ({ file: f.ticket.file!, sections: f.ticket.sections, listing: !this.watched(f) })),
-      fileInLibrary: this.opts.fileInLibrary,
-      wantItem: this.opts.analyze && this.opts.after.analyze !== 'off',
-      concurrency: LOOKUPS_AT_ONCE,
-    });
-    withFile.forEach((f, i) => (f.last = answers[i]));
-    const out: Finished[] = [];
-    for (const f of judged) {
-      if (f.last?.state !== 'confirmed' && !this.graceOver(f, now)) continue;
-      out.push({ followed: f, ...verdict({ file: f.ticket.file, waitedMs: now - f.item.deliveredAt, seenRunning: f.seenRunning, last: f.last }) });
-    }
-    return out;
   }
 
   /**
@@ -235,16 +203,7 @@ export class PlexFollower implements Follower {
     const left = passed.filter((f) => this.items.get(keyOf(f.item)) === f);
     if (!left.length) return;
     const withFile = left.filter((f) => f.ticket.file !== undefined && f.last?.state !== 'confirmed');
-    const answers = withFile.length
-      ? await confirmBatch({
-          api: this.opts.api,
-          files: withFile.map((f) => ({ file: f.ticket.file!, sections: f.ticket.sections, listing: false })),
-          fileInLibrary: this.opts.fileInLibrary,
-          wantItem: this.opts.analyze && this.opts.after.analyze !== 'off',
-          concurrency: LOOKUPS_AT_ONCE,
-        })
-      : [];
-    withFile.forEach((f, i) => (f.last = answers[i]));
+    if (withFile.length) await lookUp(this.opts, withFile, () => false);
     const now = this.opts.clock.now();
     const finished: Finished[] = [];
     for (const f of left) {
@@ -275,21 +234,6 @@ export class PlexFollower implements Follower {
       finished.push({ followed: f, ...verdict({ file: f.ticket.file, waitedMs: now - f.item.deliveredAt, seenRunning: true, last: f.last }) });
     }
     if (finished.length) this.finishBatch(finished, new Map());
-  }
-
-  /** The socket has been open since before this follow-up began: every end of its scans was heard. */
-  private watched(f: Followed): boolean {
-    const since = this.opts.watch?.connectedSince;
-    return since !== undefined && since <= f.followedAt;
-  }
-
-  /** A section's grace runs from its latest scan request or from when it went idle, whichever is later. */
-  private graceOver(f: Followed, now: number): boolean {
-    return f.ticket.sections.every((s) => {
-      const state = this.sections.get(s.id);
-      if (!state || state.idleSince === undefined) return false;
-      return now - Math.max(state.idleSince, state.lastAddedAt) >= this.opts.graceMs;
-    });
   }
 
   /** Items followed for longer than PLEX_CONFIRM_TIMEOUT end unconfirmed. */
