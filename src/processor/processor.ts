@@ -13,18 +13,13 @@ import { FileChecks } from './checks.js';
 import { deliver } from './delivery.js';
 import { ServerBacklog } from './server-backlog.js';
 import type { ProcessorSettings } from './settings.js';
+import { checkRoom, fillSlots } from './slots.js';
 
 export type { TargetHealth };
 export type { ProcessorSettings };
 
-/** Folders checked ahead of delivery, in multiples of a target's slots (the rest wait, unchecked). */
-const LOOKAHEAD = 4;
-
 /** How long a shutdown waits for scans in flight (systemd's default stop timeout is 90 s, docker's 10 s). */
 const STOP_GRACE_MS = 5_000;
-
-/** Deliveries in flight per target when the target sets no concurrency and no pause. */
-export const DEFAULT_CONCURRENCY = 8;
 
 export interface ProcessorDeps {
   queue: Queue;
@@ -103,7 +98,7 @@ export class Processor {
   /** One pass: run due existence checks and start every scan that may start now. Does not wait for scans. */
   async tick(): Promise<void> {
     if (!(await this.checks.anchorsPresent())) return;
-    await this.checks.run(this.room());
+    await this.checks.run(checkRoom(this.states, this.deps.queue));
     for (const state of this.states) this.dispatch(state);
   }
 
@@ -226,59 +221,14 @@ export class Processor {
     }
   }
 
-  /**
-   * How many more folders to check now: enough to keep every reachable target LOOKAHEAD × its slots ahead.
-   * With no target reachable the checks go on as before (a missing file still runs out of checks meanwhile).
-   */
-  private room(): number {
-    let room = 0;
-    let anyUp = false;
-    for (const state of this.states) {
-      if (!state.up) continue;
-      anyUp = true;
-      const want = LOOKAHEAD * this.slots(state);
-      room = Math.max(room, want - this.deps.queue.pendingCount(state.target.name, want));
-    }
-    return anyUp ? room : Number.POSITIVE_INFINITY;
-  }
-
-  private slots(state: TargetState): number {
-    return state.target.pauseMs > 0 ? 1 : Math.max(1, state.target.concurrency ?? DEFAULT_CONCURRENCY);
-  }
-
+  /** A target that is down is probed when due; one that is up is sent what its slots and its server have room for. */
   private dispatch(state: TargetState): void {
-    const { clock } = this.deps;
-    const now = clock.now();
+    const now = this.deps.clock.now();
     if (!state.up) {
       if (!state.probing && now >= state.nextProbeAt) this.availability.probe(state);
       return;
     }
-    state.waitingOnServer = false;
-    const pause = state.target.pauseMs;
-    const limit = this.slots(state);
-    // Beside the slots, the server's own queue: no more scans than its cap may be accepted and not ended.
-    const room = this.backlog.room(state.target, state.inFlight.size);
-    if (room <= 0) state.waitingOnServer = true;
-    let free = Math.min(limit - state.inFlight.size, room);
-    if (free <= 0) return;
-    if (pause > 0 && now < state.lastFinishedAt + pause) return;
-    const name = state.target.name;
-    // Folders whose previous scan the server holds are passed over, so read that many rows more.
-    const rows = this.deps.queue.pendingFor(name, free + state.inFlight.size + this.backlog.heldCount(name));
-    let launched = 0;
-    let held = 0;
-    for (const row of rows) {
-      if (free <= 0) break;
-      if (state.inFlight.has(row.id)) continue;
-      if (this.backlog.holds(name, row.id)) {
-        held++;
-        continue;
-      }
-      free--;
-      launched++;
-      this.launch(state, row);
-    }
-    if (launched === 0 && held > 0) state.waitingOnServer = true;
+    fillSlots(state, now, this.deps.queue, this.backlog, (row) => this.launch(state, row));
   }
 
   private track(p: Promise<void>): void {
