@@ -1,8 +1,8 @@
 // The nouns every part of scanrelay shares: what a trigger asks for (ScanRequest), the folder the queue keeps
 // (FolderRequest), the deliveries of it to each target and their states, the Target contract with its
 // capabilities and ScanOutcome, the follow-up after a scan, and what the disk says of a path. The queue's rows
-// (src/queue/rows.ts) are its storage form; everything else speaks in these. This file imports nothing: every
-// other part may import it.
+// (src/queue/rows.ts) are its storage form, and what it answers of deliveries and history src/queue/records.ts;
+// everything else speaks in these. This file imports nothing: every other part may import it.
 
 /**
  * The arr apps of the trigger table (src/triggers/families.ts), which adds their names here by declaration
@@ -98,53 +98,6 @@ export interface Folder {
 /** A folder due for one target: with that delivery's attempts and rescans so far. */
 export interface DueDelivery extends Folder {
   attempts: number;
-  rescans: number;
-}
-
-/** One folder to one target. */
-export interface Delivery {
-  folderId: number;
-  target: string;
-  state: DeliveryState;
-  attempts: number;
-  nextAt: number;
-  lastError?: string;
-  detail?: string;
-  /** When the folder passed its checks, the server took the scan, and the follow-up ended. */
-  readyAt?: number;
-  deliveredAt?: number;
-  followedAt?: number;
-  /** What the target's follower needs (JSON), while `following`. */
-  follow?: string;
-  rescans: number;
-}
-
-/** A finished folder as history keeps it: one entry per target (or one without a target when nothing was sent). */
-export interface HistoryEntry {
-  id: number;
-  folder: string;
-  source: string;
-  event: string;
-  requests: number;
-  firstAt: number;
-  finishedAt: number;
-  target?: string;
-  outcome: string;
-  detail?: string;
-  attempts: number;
-  deliveryMs?: number;
-  followMs?: number;
-  received?: string;
-}
-
-/** A delivery whose scan is being followed, as the follow-up stage resumes it (after a restart too). */
-export interface FollowedDelivery {
-  ref: DeliveryRef;
-  folder: string;
-  event: string;
-  deliveredAt: number;
-  /** What the target's follower needs (JSON). */
-  follow: string;
   rescans: number;
 }
 

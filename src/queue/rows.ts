@@ -1,7 +1,8 @@
 // The queue's rows as SQLite stores them (snake_case, 0/1 flags, JSON text), and their mapping to the shared
-// nouns of src/scan.ts at the queue's edge: nothing outside src/queue sees a row.
+// nouns of src/scan.ts and src/queue/records.ts at the queue's edge: nothing outside src/queue sees a row.
 import { detailOf, receivedOf } from './history-texts.js';
-import type { Delivery, DeliveryState, DueDelivery, ExternalIds, FinalDeliveryState, Folder, FollowedDelivery, HistoryEntry } from '../scan.js';
+import type { DeliveryState, DueDelivery, ExternalIds, FinalDeliveryState, Folder } from '../scan.js';
+import type { Delivery, FollowedDelivery, HistoryEntry } from './records.js';
 
 export interface FolderRow {
   id: number;
