@@ -20,6 +20,9 @@ export const SECRET = 'be9c1a7e5d3f4b2a8c6e0f1d2b3a4c5d';
  */
 const SERVER_FLAGS: readonly string[] = process.env.BENCH_NODE_FLAGS === undefined ? NODE_FLAGS : process.env.BENCH_NODE_FLAGS.split(' ').filter(Boolean);
 
+/** The Node flags the benchmarks' servers start with (NODE_FLAGS unless BENCH_NODE_FLAGS says otherwise). */
+export const serverFlags = (): string[] => [...SERVER_FLAGS];
+
 /** One line of the table. */
 export interface Figure {
   id: string;
@@ -303,8 +306,13 @@ process.on('SIGTERM', () => process.exit(0));
 `,
 } as const;
 
-export async function startBare(port = 0, script: string = BARE_SERVER, node: string = process.execPath): Promise<ServerChild> {
-  const proc = spawn(node, ['-e', script, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startBare(port = 0, script: string = BARE_SERVER, node: string = process.execPath, nodeFlags: readonly string[] = []): Promise<ServerChild> {
+  return spawnScript(node, nodeFlags, ['-e', script, String(port)]);
+}
+
+/** A program that prints its URL as its first line of output, started as `node <flags> <args>`. */
+export async function spawnScript(node: string, nodeFlags: readonly string[], args: string[]): Promise<ServerChild> {
+  const proc = spawn(node, [...nodeFlags, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   const url = await new Promise<string>((res, rej) => {
     const t = setTimeout(() => rej(new Error('bare server did not start')), 10_000);

@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const outfile = resolve(process.argv[2] ?? join(root, 'dist', 'scanrelay.mjs'));
 
 // node:http and node:https through require(), not as ES module imports. On Node 24 an ES import of either builds
 // its module namespace, which reads every export, lazy ones included, and one of them loads the WebSocket client
@@ -25,9 +24,9 @@ const builtinsByRequire = {
   },
 };
 
-await build({
+/** The options of the relay's bundle; bench/memory-parts.ts bundles its programs with them too. */
+export const bundleOptions = {
   entryPoints: [join(root, 'src', 'cli', 'index.ts')],
-  outfile,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -49,4 +48,9 @@ await build({
   legalComments: 'linked',
   sourcemap: 'linked',
   logLevel: 'warning',
-});
+};
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const outfile = resolve(process.argv[2] ?? join(root, 'dist', 'scanrelay.mjs'));
+  await build({ ...bundleOptions, outfile });
+}
