@@ -5,7 +5,7 @@
 // flags, and each does the relay's one full collection once quiet (src/idle-memory.ts). The bare server is shown
 // twice, with the relay's flags and with none. `node --import tsx bench/memory.ts --by-part` prints the table.
 import { build } from 'esbuild';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleOptions } from '../scripts/bundle.mjs';
 import { BARE_SERVER, repoRoot, rssMb, serverFlags, spawnScript, type ServerChild } from './support.js';
@@ -87,6 +87,16 @@ export async function buildParts(): Promise<{ name: string; file: string }[]> {
 export interface PartRss {
   name: string;
   rss: number;
+  /** Of it, anonymous memory (heap, malloc) and pages of files (the node binary, libraries) in MB. */
+  anon: number;
+  file: number;
+}
+
+/** RssAnon and RssFile of a live process, in MB. */
+function rssParts(pid: number): { anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
+  return { anon: kb('RssAnon'), file: kb('RssFile') };
 }
 
 /** One round: every part, the bare server (with the flags and without) and the relay started together. */
@@ -101,7 +111,7 @@ export async function partsRound(node: string, parts: { name: string; file: stri
   const started = await Promise.all(children.map((c) => c.child));
   try {
     await new Promise((r) => setTimeout(r, 20_000));
-    return children.map((c, i) => ({ name: c.name, rss: rssMb(started[i].pid) }));
+    return children.map((c, i) => ({ name: c.name, rss: rssMb(started[i].pid), ...rssParts(started[i].pid) }));
   } finally {
     await Promise.all(started.map((s) => s.stop()));
   }

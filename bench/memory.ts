@@ -140,13 +140,18 @@ async function byPart(): Promise<Figure[]> {
       }
       const names = rounds[0].map((p) => p.name);
       const rss = names.map((_, i) => median(rounds.map((round) => round[i].rss)));
+      const anon = names.map((_, i) => median(rounds.map((round) => round[i].anon)));
+      const file = names.map((_, i) => median(rounds.map((round) => round[i].file)));
+      const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
       const lines = names.map((name, i) => {
-        const step = i >= 2 ? rss[i] - rss[i - 1] : i === 1 ? rss[1] - rss[0] : 0;
-        return `| ${name} | ${rss[i].toFixed(1)} | ${i === 0 ? '' : (step >= 0 ? '+' : '') + step.toFixed(1)} | +${(rss[i] - rss[0]).toFixed(1)} |`;
+        // Steps: each part against the one before it; the first part against the bare server with the same flags.
+        const before = i >= 2 ? i - 1 : 0;
+        const step = i === 0 ? '' : signed(rss[i] - rss[before]);
+        return `| ${name} | ${rss[i].toFixed(1)} | ${step} | ${signed(rss[i] - rss[0])} | ${signed(anon[i] - anon[0])} | ${signed(file[i] - file[0])} |`;
       });
       process.stdout.write(
         `\nIdle RSS after ${IDLE_MS / 1000} s by part, Node ${version}, median of ${rounds.length} (flags: ${serverFlags().join(' ') || 'none'})\n` +
-          `| program (each adds to the one above; the relay is the real one) | RSS MB | step MB | above bare MB |\n|---|---:|---:|---:|\n${lines.join('\n')}\n`,
+          `| program (each adds to the one above; the relay is the real one) | RSS MB | step MB | above bare MB | of it anonymous | of it file pages |\n|---|---:|---:|---:|---:|---:|\n${lines.join('\n')}\n`,
       );
       const relay = rss.at(-1)!;
       figures.push({ id: '4', name: `memory by part: the relay after ${IDLE_MS / 1000} s idle, Node ${version}`, value: relay - rss[0], unit: 'MB', baseline: { label: 'bare Node http, no flags', value: rss[0] }, ratio: relay / rss[0], target: `<= ${IDLE_ALLOWANCE_MB} MB above bare`, pass: relay - rss[0] <= IDLE_ALLOWANCE_MB });

@@ -132,11 +132,13 @@ export function spawnServer(opts: {
   console?: 'pipe' | 'file';
   /** The Node binary to run it with (default: the one running the benchmarks). */
   node?: string;
+  /** More Node flags, after the server's. */
+  nodeArgs?: string[];
 }): {
   proc: ChildProcess;
   ready: Promise<ServerChild>;
 } {
-  const args = [...SERVER_FLAGS, builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
+  const args = [...SERVER_FLAGS, ...(opts.nodeArgs ?? []), builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
   if (opts.loglevel) args.push('--loglevel', opts.loglevel);
   args.push('server', '--port', String(opts.port ?? 0));
   if (opts.console === 'file') return spawnToFile(opts.dir, args);
