@@ -70,6 +70,10 @@ async function idleFigures(): Promise<Figure[]> {
         note: v <= IDLE_ALLOWANCE_MB ? undefined : `${v.toFixed(1)} MB above bare; see Notes`,
       });
       const sameFlags = median(pairs.map((p) => p.server - p.bareFlags));
+      log(
+        `Node ${version}, median of ${pairs.length}: relay ${median(pairs.map((p) => p.server)).toFixed(1)} MB, bare ${median(pairs.map((p) => p.bare)).toFixed(1)} MB, ` +
+          `difference +${v.toFixed(1)} MB (against bare with the relay's flags +${sameFlags.toFixed(1)} MB), target <= ${IDLE_ALLOWANCE_MB} MB: ${v <= IDLE_ALLOWANCE_MB ? 'PASS' : 'FAIL'}`,
+      );
       figures.push({
         id: '4',
         name: `memory: the same, against the bare server run with the relay's flags (${serverFlags().join(' ') || 'none'}), Node ${version}`,
