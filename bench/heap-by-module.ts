@@ -3,6 +3,7 @@
 // to the module its code came from (through the chunk's source map), the rest by V8's kind of object.
 //
 //   node --import tsx bench/heap-by-module.ts [--node24] [--top N]
+//   (HEAP_MODULE_NAMES=<module> lists that module's functions on stderr)
 //
 // Self sizes, not retained sizes: what a module's code costs in the heap (its functions, their bytecode and
 // feedback), plus each chunk's source text, which V8 keeps for lazily compiled functions. Objects that data

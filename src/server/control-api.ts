@@ -157,7 +157,12 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
   // Describes this API only (not webhooks or pages). Made once, on the first request (openapi.ts).
   let document: Promise<unknown> | undefined;
   app.get('/api/:secret/openapi.json', { schema: { hide: true, params }, ...secret }, async () => {
-    document ??= import('./openapi.js').then((m) => m.openapiDocument(controlApiRoutes));
+    document ??= import('./openapi.js')
+      .then((m) => m.openapiDocument(controlApiRoutes))
+      .catch((err: unknown) => {
+        document = undefined; // the next request tries again
+        throw err;
+      });
     return document;
   });
 };

@@ -31,7 +31,7 @@ afterAll(async () => {
 /** The source files (as `src/...` or `node_modules/<package>/...`) in a file of the bundle, from its source map. */
 function sourcesOf(file: string): string[] {
   const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
-  return map.sources.map((s) => s.replace(/^.*?node_modules\//, 'node_modules/').replace(/^(\.\.\/)+(?:[^/]+\/)?(?=src\/)/, ''));
+  return map.sources.map((s) => s.replace(/^.*?node_modules\//, 'node_modules/').replace(/^(?:\.\.\/)+(?:[^/]+\/)*?(?=src\/)/, ''));
 }
 
 /** What a running server must not have loaded: the other commands, and what it loads only when needed. */
