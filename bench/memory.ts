@@ -2,12 +2,14 @@
 // in the child process so the harness does not count. Baseline: a bare Node http server process, same run.
 // First, what a home server holds all year: RSS after 20 s of idling (a Plex target, every other setting its
 // default) beside a bare Node http server started at the same moment on the same Node, on the machine's Node and
-// on Node 24 (the image's), target at most 16 MB above bare. `node --import tsx bench/memory.ts --idle` runs
-// only that part.
+// on Node 24 (the image's), target at most 16 MB above bare. The bare server runs twice, with no flags (the
+// issue's baseline) and with the relay's Node flags. `node --import tsx bench/memory.ts --idle` runs only that
+// part; `--by-part` prints where the relay's memory goes, part by part (bench/memory-parts.ts), on both Nodes.
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
+import { buildParts, partsRound, type PartRss } from './memory-parts.js';
 import { node24, versionOf } from './other-node.js';
-import { cleanup, createMediaFiles, log, median, peakRssMb, prefilledFile, prefillQueue, rssMb, SECRET, sleep, standalone, startBare, startServer, tempDir, writeConfig, type Figure } from './support.js';
+import { cleanup, createMediaFiles, log, median, peakRssMb, prefilledFile, prefillQueue, rssMb, SECRET, serverFlags, sleep, standalone, startBare, startServer, tempDir, writeConfig, type Figure } from './support.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const FOLDERS = 100_000;
@@ -17,16 +19,20 @@ const IDLE_ROUNDS = Number(process.env.BENCH_IDLE_ROUNDS ?? 2);
 const IDLE_ALLOWANCE_MB = 16;
 
 /** RSS of the idle relay and of a bare http server, started together on `node`, after IDLE_MS. */
-async function idlePair(node: string, plexUrl: string, token: string): Promise<{ server: number; bare: number }> {
+async function idlePair(node: string, plexUrl: string, token: string): Promise<{ server: number; bare: number; bareFlags: number }> {
   const dir = tempDir('mem-idle');
   try {
     const config = writeConfig(dir, { PLEX_LOCAL_URL: plexUrl, PLEX_TOKEN: token });
-    const [bare, server] = await Promise.all([startBare(0, undefined, node), startServer({ dir, config, queuefile: join(dir, 'queue.db'), node })]);
+    const [bare, bareFlags, server] = await Promise.all([
+      startBare(0, undefined, node),
+      startBare(0, undefined, node, serverFlags()),
+      startServer({ dir, config, queuefile: join(dir, 'queue.db'), node }),
+    ]);
     try {
       await sleep(IDLE_MS);
-      return { server: rssMb(server.pid), bare: rssMb(bare.pid) };
+      return { server: rssMb(server.pid), bare: rssMb(bare.pid), bareFlags: rssMb(bareFlags.pid) };
     } finally {
-      await Promise.all([server.stop(), bare.stop()]);
+      await Promise.all([server.stop(), bare.stop(), bareFlags.stop()]);
     }
   } finally {
     cleanup(dir);
@@ -40,10 +46,14 @@ async function idleFigures(): Promise<Figure[]> {
   try {
     for (const node of nodes) {
       const version = versionOf(node);
-      const pairs: { server: number; bare: number }[] = [];
+      const pairs: { server: number; bare: number; bareFlags: number }[] = [];
       for (let r = 0; r < IDLE_ROUNDS; r++) {
         pairs.push(await idlePair(node, plex.url, plex.token));
-        log(`idle on Node ${version}, round ${r + 1}/${IDLE_ROUNDS}: relay ${pairs[r].server.toFixed(1)} MB, bare ${pairs[r].bare.toFixed(1)} MB, +${(pairs[r].server - pairs[r].bare).toFixed(1)} MB`);
+        const p = pairs[r];
+        log(
+          `idle on Node ${version}, round ${r + 1}/${IDLE_ROUNDS}: relay ${p.server.toFixed(1)} MB; bare ${p.bare.toFixed(1)} MB (+${(p.server - p.bare).toFixed(1)} MB), ` +
+            `bare with the relay's flags ${p.bareFlags.toFixed(1)} MB (+${(p.server - p.bareFlags).toFixed(1)} MB)`,
+        );
       }
       const above = pairs.map((p) => p.server - p.bare);
       const v = median(above);
@@ -58,6 +68,21 @@ async function idleFigures(): Promise<Figure[]> {
         target: `<= ${IDLE_ALLOWANCE_MB} MB above bare`,
         pass: v <= IDLE_ALLOWANCE_MB,
         note: v <= IDLE_ALLOWANCE_MB ? undefined : `${v.toFixed(1)} MB above bare; see Notes`,
+      });
+      const sameFlags = median(pairs.map((p) => p.server - p.bareFlags));
+      log(
+        `Node ${version}, median of ${pairs.length}: relay ${median(pairs.map((p) => p.server)).toFixed(1)} MB, bare ${median(pairs.map((p) => p.bare)).toFixed(1)} MB, ` +
+          `difference +${v.toFixed(1)} MB (against bare with the relay's flags +${sameFlags.toFixed(1)} MB), target <= ${IDLE_ALLOWANCE_MB} MB: ${v <= IDLE_ALLOWANCE_MB ? 'PASS' : 'FAIL'}`,
+      );
+      figures.push({
+        id: '4',
+        name: `memory: the same, against the bare server run with the relay's flags (${serverFlags().join(' ') || 'none'}), Node ${version}`,
+        value: sameFlags,
+        unit: 'MB',
+        baseline: { label: "bare Node http, the relay's flags", value: median(pairs.map((p) => p.bareFlags)) },
+        ratio: median(pairs.map((p) => p.server / p.bareFlags)),
+        target: `<= ${IDLE_ALLOWANCE_MB} MB above bare`,
+        pass: sameFlags <= IDLE_ALLOWANCE_MB,
       });
     }
   } finally {
@@ -97,7 +122,52 @@ async function measure(queued: number, plexUrl: string, token: string, dispatchi
   }
 }
 
+/** `--by-part`: the table of bench/memory-parts.ts on this Node and on Node 24, medians of BENCH_IDLE_ROUNDS rounds. */
+async function byPart(): Promise<Figure[]> {
+  const plex = await new FakePlex({ sections: [{ key: '2', title: 'TV', type: 'show', locations: ['/data/media/tv'] }] }).start();
+  const parts = await buildParts();
+  const nodes = [process.execPath, node24()].filter((n): n is string => n !== undefined);
+  const figures: Figure[] = [];
+  try {
+    for (const node of nodes) {
+      const version = versionOf(node);
+      const rounds: PartRss[][] = [];
+      for (let r = 0; r < IDLE_ROUNDS; r++) {
+        const dir = tempDir('mem-parts');
+        try {
+          const config = writeConfig(dir, { PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token });
+          rounds.push(await partsRound(node, parts, dir, () => startServer({ dir, config, queuefile: join(dir, 'queue.db'), node })));
+        } finally {
+          cleanup(dir);
+        }
+        log(`by part on Node ${version}, round ${r + 1}/${IDLE_ROUNDS} done`);
+      }
+      const names = rounds[0].map((p) => p.name);
+      const rss = names.map((_, i) => median(rounds.map((round) => round[i].rss)));
+      const anon = names.map((_, i) => median(rounds.map((round) => round[i].anon)));
+      const file = names.map((_, i) => median(rounds.map((round) => round[i].file)));
+      const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
+      const lines = names.map((name, i) => {
+        // Steps: each part against the one before it; the first part against the bare server with the same flags.
+        const before = i >= 2 ? i - 1 : 0;
+        const step = i === 0 ? '' : signed(rss[i] - rss[before]);
+        return `| ${name} | ${rss[i].toFixed(1)} | ${step} | ${signed(rss[i] - rss[0])} | ${signed(anon[i] - anon[0])} | ${signed(file[i] - file[0])} |`;
+      });
+      process.stdout.write(
+        `\nIdle RSS after ${IDLE_MS / 1000} s by part, Node ${version}, median of ${rounds.length} (flags: ${serverFlags().join(' ') || 'none'})\n` +
+          `| program (each adds to the one above; the relay is the real one) | RSS MB | step MB | above bare MB | of it anonymous | of it file pages |\n|---|---:|---:|---:|---:|---:|\n${lines.join('\n')}\n`,
+      );
+      const relay = rss.at(-1)!;
+      figures.push({ id: '4', name: `memory by part: the relay after ${IDLE_MS / 1000} s idle, Node ${version}`, value: relay - rss[0], unit: 'MB', baseline: { label: 'bare Node http, no flags', value: rss[0] }, ratio: relay / rss[0], target: `<= ${IDLE_ALLOWANCE_MB} MB above bare`, pass: relay - rss[0] <= IDLE_ALLOWANCE_MB });
+    }
+  } finally {
+    await plex.stop();
+  }
+  return figures;
+}
+
 export async function run(): Promise<Figure[]> {
+  if (process.argv.includes('--by-part')) return byPart();
   const sideBySide = await idleFigures();
   if (process.argv.includes('--idle')) return sideBySide;
   const plex = await new FakePlex({ sections: [{ key: '2', title: 'TV', type: 'show', locations: ['/data/media/tv'] }] }).start();

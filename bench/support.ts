@@ -20,6 +20,9 @@ export const SECRET = 'be9c1a7e5d3f4b2a8c6e0f1d2b3a4c5d';
  */
 const SERVER_FLAGS: readonly string[] = process.env.BENCH_NODE_FLAGS === undefined ? NODE_FLAGS : process.env.BENCH_NODE_FLAGS.split(' ').filter(Boolean);
 
+/** The Node flags the benchmarks' servers start with (NODE_FLAGS unless BENCH_NODE_FLAGS says otherwise). */
+export const serverFlags = (): string[] => [...SERVER_FLAGS];
+
 /** One line of the table. */
 export interface Figure {
   id: string;
@@ -129,11 +132,13 @@ export function spawnServer(opts: {
   console?: 'pipe' | 'file';
   /** The Node binary to run it with (default: the one running the benchmarks). */
   node?: string;
+  /** More Node flags, after the server's. */
+  nodeArgs?: string[];
 }): {
   proc: ChildProcess;
   ready: Promise<ServerChild>;
 } {
-  const args = [...SERVER_FLAGS, builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
+  const args = [...SERVER_FLAGS, ...(opts.nodeArgs ?? []), builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
   if (opts.loglevel) args.push('--loglevel', opts.loglevel);
   args.push('server', '--port', String(opts.port ?? 0));
   if (opts.console === 'file') return spawnToFile(opts.dir, args);
@@ -303,8 +308,13 @@ process.on('SIGTERM', () => process.exit(0));
 `,
 } as const;
 
-export async function startBare(port = 0, script: string = BARE_SERVER, node: string = process.execPath): Promise<ServerChild> {
-  const proc = spawn(node, ['-e', script, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startBare(port = 0, script: string = BARE_SERVER, node: string = process.execPath, nodeFlags: readonly string[] = []): Promise<ServerChild> {
+  return spawnScript(node, nodeFlags, ['-e', script, String(port)]);
+}
+
+/** A program that prints its URL as its first line of output, started as `node <flags> <args>`. */
+export async function spawnScript(node: string, nodeFlags: readonly string[], args: string[]): Promise<ServerChild> {
+  const proc = spawn(node, [...nodeFlags, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   const url = await new Promise<string>((res, rej) => {
     const t = setTimeout(() => rej(new Error('bare server did not start')), 10_000);

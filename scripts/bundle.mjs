@@ -1,17 +1,20 @@
-// Builds dist/scanrelay.mjs, the program `npm start`, the `scanrelay` command and the image run: the whole CLI
-// and its dependencies in one ES module. Start-up is mostly Node finding, reading and compiling several hundred
-// module files; one file cuts that by about a third (docs/performance.md). The SQLite modules stay outside:
-// they load native binaries (src/sqlite.ts picks the one for the running Node).
+// Builds dist/scanrelay.mjs, the program `npm start`, the `scanrelay` command and the image run: the CLI and its
+// dependencies in one ES module, and beside it in dist/chunks/ what the server does not load at start (every
+// other command, the Drive monitor, the dashboard's pages, the OpenAPI document), loaded by import() when needed.
+// Start-up is mostly Node finding, reading and compiling several hundred module files; one file cuts that by
+// about a third, and leaving out what a server does not run keeps an idle relay smaller (docs/performance.md).
+// The SQLite modules stay outside: they load native binaries (src/sqlite.ts picks the one for the running Node).
+// The OpenAPI document is made here from the routes' schemas and put in place of its generator
+// (src/server/openapi.ts), so the running relay never loads @fastify/swagger.
 //
-//   node scripts/bundle.mjs [outfile]      default dist/scanrelay.mjs
+//   node scripts/bundle.mjs [outfile]      default dist/scanrelay.mjs (chunks in its folder's chunks/)
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const outfile = resolve(process.argv[2] ?? join(root, 'dist', 'scanrelay.mjs'));
 
 // node:http and node:https through require(), not as ES module imports. On Node 24 an ES import of either builds
 // its module namespace, which reads every export, lazy ones included, and one of them loads the WebSocket client
@@ -25,9 +28,9 @@ const builtinsByRequire = {
   },
 };
 
-await build({
+/** The options of the relay's bundle; bench/memory-parts.ts bundles its programs with them too. */
+export const bundleOptions = {
   entryPoints: [join(root, 'src', 'cli', 'index.ts')],
-  outfile,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -49,4 +52,44 @@ await build({
   legalComments: 'linked',
   sourcemap: 'linked',
   logLevel: 'warning',
+};
+
+const openapiSource = /[\\/]src[\\/]server[\\/]openapi\.ts$/;
+
+/** Runs src/server/openapi.ts (bundled into outdir for the moment, where node_modules resolves) for the document. */
+async function openapiDocument(outdir) {
+  const file = join(outdir, `.openapi-build-${process.pid}.mjs`);
+  try {
+    const contents = "export { openapiDocument } from './src/server/openapi.ts'; export { controlApiRoutes } from './src/server/control-api.ts';";
+    await build({ ...bundleOptions, entryPoints: undefined, stdin: { contents, resolveDir: root, sourcefile: 'openapi-build.ts', loader: 'ts' }, outfile: file, sourcemap: false, legalComments: 'none' });
+    const { openapiDocument: make, controlApiRoutes } = await import(pathToFileURL(file).href);
+    return await make(controlApiRoutes);
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/** src/server/openapi.ts in the bundle: the finished document instead of the code that makes it. */
+const finishedOpenapi = (doc) => ({
+  name: 'finished-openapi',
+  setup(b) {
+    b.onLoad({ filter: openapiSource }, () => ({ contents: `export async function openapiDocument() { return ${JSON.stringify(doc)}; }`, loader: 'js' }));
+  },
 });
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const outfile = resolve(process.argv[2] ?? join(root, 'dist', 'scanrelay.mjs'));
+  const outdir = dirname(outfile);
+  const doc = await openapiDocument(outdir);
+  // Chunk names carry a hash of their content: the ones of an earlier build would pile up.
+  rmSync(join(outdir, 'chunks'), { recursive: true, force: true });
+  await build({
+    ...bundleOptions,
+    entryPoints: { [basename(outfile).replace(/\.m?js$/, '')]: bundleOptions.entryPoints[0] },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    plugins: [...bundleOptions.plugins, finishedOpenapi(doc)],
+  });
+}

@@ -37,13 +37,21 @@ export class IdleTrim {
 }
 
 /**
- * V8's own collector, without --expose-gc on the command line (the `scanrelay` command and `node dist/…` start
- * without it): the flag only installs `gc` into contexts made after it is set, so it changes nothing else.
+ * V8's own collector: the global `gc` when Node runs with --expose-gc (the launchers pass it, NODE_FLAGS), else
+ * one made for the purpose (the `scanrelay` command and `node dist/…` may start without it): the flag set now
+ * only installs `gc` into contexts made after it, so it changes nothing else. That context is made at the first
+ * collection, not at start: a V8 context costs 1-2 MB of RSS (docs/performance.md, memory).
  */
 export function fullCollection(): () => void {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (options?: { type: 'major'; execution: 'sync' }) => void;
-  return () => gc({ type: 'major', execution: 'sync' });
+  type Gc = (options?: { type: 'major'; execution: 'sync' }) => void;
+  let gc = (globalThis as { gc?: Gc }).gc;
+  return () => {
+    if (!gc) {
+      setFlagsFromString('--expose-gc');
+      gc = runInNewContext('gc') as Gc;
+    }
+    gc({ type: 'major', execution: 'sync' });
+  };
 }
 
 /** Wires the trim to an HTTP server: every request is activity; checked every `everyMs`, off the event loop's books. */

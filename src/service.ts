@@ -14,8 +14,7 @@ import { diskPathState, type PathState } from './paths/disk.js';
 import { Processor } from './processor/processor.js';
 import { lockQueue } from './queue/lock.js';
 import { Queue } from './queue/store.js';
-import { loadDriveNames } from './drive/crypt-paths.js';
-import { DriveMonitor } from './drive/monitor.js';
+import type { DriveMonitor } from './drive/monitor.js';
 import { cacheRefresh } from './rclone/remote-control.js';
 import { openPlexDatabase } from './plex/database.js';
 import { ConditionLog } from './log-condition.js';
@@ -180,8 +179,9 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const notifications = new Notifications(config.NOTIFY, { activity, clock, logger, fetch: opts.fetch });
   const metrics = new Metrics({ activity, queue, processor });
   const readiness = new Readiness(targets.map((t) => t.name));
+  // The Drive monitor and rclone's crypt names load only when GOOGLE is on.
   const drive = config.GOOGLE.ENABLED
-    ? new DriveMonitor({
+    ? new (await import('./drive/monitor.js')).DriveMonitor({
         db: queue.db,
         settings: config.GOOGLE,
         configDir: opts.configDir ?? '.',
@@ -192,7 +192,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
           const verdict = gatePath(p, config.SERVER_PATH_MAPPINGS);
           return verdict.ok ? verdict : { ok: false, message: describeRefusal(p, verdict) };
         },
-        names: await loadDriveNames({ mappings: config.RCLONE.CRYPT_MAPPINGS, rcloneConfig: config.RCLONE.CONFIG, logger }),
+        names: await (await import('./drive/crypt-paths.js')).loadDriveNames({ mappings: config.RCLONE.CRYPT_MAPPINGS, rcloneConfig: config.RCLONE.CONFIG, logger }),
         onPoll: (summary) => {
           const failed = new Set(summary.errors.map((e) => e.drive));
           for (const e of summary.errors) metrics.drivePoll(e.drive, false);

@@ -1,84 +1,22 @@
 #!/usr/bin/env node
-// The `scanrelay` command: global flags (plex_autoscan's) and one subcommand per job.
-import { Command } from 'commander';
+// The `scanrelay` command: global flags (plex_autoscan's) and one subcommand per job. `server` is built here
+// with the server's modules only; any other command line loads the whole program (program.ts) first, so a
+// running relay never loads the rclone wizard, the importers, backup, check and the rest (docs/performance.md).
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { addGlobalOptions, globalFlags, loadContext } from './context.js';
-import { scanCommand } from './scan.js';
-import { rcloneCommand } from './rclone.js';
-import { authorizeCommand } from './authorize.js';
-import { buildCachesCommand } from './build-caches.js';
-import { Queue } from '../queue/store.js';
-import { systemClock } from '../clock.js';
-import { scannerSettingsFrom } from '../targets/plex-scanner.js';
-import { scannerSections } from '../plex/locations.js';
-import { isInside } from '../paths/folder.js';
-import { explainCommand } from './explain.js';
-import { importAutoscanCommand } from './import-autoscan.js';
-import { importAutopulseCommand } from './import-autopulse.js';
+import type { Command } from 'commander';
+import { addGlobalOptions } from './context.js';
+import { baseProgram, commandOf } from './base.js';
 import { serverCommand } from './server.js';
-import { sectionsCommand } from './sections.js';
-import { updateConfigCommand } from './update-config.js';
-import { backupCommand, restoreCommand } from './backup.js';
-import { checkCommand } from './check.js';
-import { notifyTestCommand } from './notify-test.js';
-import { version } from '../version.js';
 
-export function buildProgram(): Command {
-  const program = new Command('scanrelay')
-    .description('Relay "this file changed" signals to Plex, Jellyfin and Emby as partial library scans.')
-    .version(version, '-V, --version', 'print the version of scanrelay')
-    .showHelpAfterError('(run with --help for usage)')
-    .enablePositionalOptions(false);
-  addGlobalOptions(program);
-  program.addCommand(serverCommand());
-  program.addCommand(sectionsCommand());
-  program.addCommand(explainCommand());
-  program.addCommand(importAutoscanCommand());
-  program.addCommand(importAutopulseCommand());
-  program.addCommand(backupCommand());
-  program.addCommand(restoreCommand());
-  program.addCommand(checkCommand());
-  program.addCommand(notifyTestCommand());
-  program.addCommand(
-    scanCommand({
-      settings: () => scannerSettingsFrom(loadContext(globalFlags(program), { consoleLog: false }).loaded.config),
-      findSections: async (path) => {
-        const { config } = loadContext(globalFlags(program), { consoleLog: false }).loaded;
-        const sections = await scannerSections(config);
-        return sections.flatMap((s) => s.locations.map((location) => ({ id: s.id, title: s.title, location }))).filter((s) => isInside(path, s.location));
-      },
-    }),
-  );
-  program.addCommand(updateConfigCommand());
-  // Drive commands need the config and logger only when they run (after the flags are parsed).
-  let context: ReturnType<typeof loadContext> | undefined;
-  // Plain sentences on the console, like every other command (the log file keeps the structured lines).
-  const ctx = () => (context ??= loadContext(globalFlags(program), { consoleLog: 'plain' }));
-  const driveConfig = () => ({ google: ctx().loaded.config.GOOGLE, configDir: ctx().configDir });
-  program.addCommand(
-    authorizeCommand({
-      loadConfig: driveConfig,
-      get logger() {
-        return ctx().logger;
-      },
-    }),
-  );
-  program.addCommand(
-    buildCachesCommand({
-      loadConfig: driveConfig,
-      openDatabase: () => new Queue(ctx().settings.queuefile, systemClock, { delayMs: 0, busyTimeoutMs: 5_000 }).db,
-      get logger() {
-        return ctx().logger;
-      },
-    }),
-  );
-  // The rclone command has its own --config (the rclone.conf), so it gets no global flags.
-  const rclone = rcloneCommand();
-  // plex_autoscan's systemd unit passes global flags after the command (`server --loglevel=INFO`).
-  for (const cmd of program.commands) addGlobalOptions(cmd);
-  program.addCommand(rclone);
-  return program;
+/** The program for a command line: just the server for `server`, else every command. */
+export async function programFor(args: readonly string[]): Promise<Command> {
+  if (commandOf(args) === 'server') {
+    const program = baseProgram();
+    program.addCommand(addGlobalOptions(serverCommand()));
+    return program;
+  }
+  return (await import('./program.js')).buildProgram();
 }
 
 /** True when this file is the program being run (directly, through the npm bin link, or through tsx). */
@@ -90,7 +28,7 @@ function isMain(): boolean {
   }
 }
 if (isMain()) {
-  const program = buildProgram();
+  const program = await programFor(process.argv.slice(2));
   if (process.argv.length <= 2) {
     program.outputHelp();
   } else {

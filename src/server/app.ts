@@ -14,6 +14,7 @@ import { recordRoutes, type RouteEntry } from './access.js';
 import { reservedPassReason } from '../config/values.js';
 import { securityHeaders } from './headers.js';
 import { healthRoutes } from './health.js';
+import { lazySchemaController } from './lazy-compilers.js';
 import { redactUrl, weakPassReason } from './secret.js';
 import { scanRoutes } from './scan.js';
 
@@ -55,6 +56,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Believing X-Forwarded-For from anyone would let any client write any address into the log.
     trustProxy: deps.trustProxy === undefined || deps.trustProxy === false ? false : deps.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
+    // ajv and fast-json-stringify compile a route's schemas when the route is first used (lazy-compilers.ts).
+    schemaController: lazySchemaController,
   });
 
   const weak = weakPassReason(deps.secret);

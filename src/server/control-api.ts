@@ -1,7 +1,6 @@
 // /api/<SERVER_PASS>/...: the JSON API to see and steer the relay (queue, history, targets, drive; scan,
 // retry, drop). Its schemas come from the zod types of schemas.ts; the OpenAPI document at
-// /api/<SERVER_PASS>/openapi.json is generated from them.
-import swagger from '@fastify/swagger';
+// /api/<SERVER_PASS>/openapi.json is generated from them (openapi.ts, at build time for the bundle).
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import { StorageError } from '../intake.js';
@@ -39,18 +38,6 @@ const action = jsonSchema(actionResult);
 const scanAnswer = jsonSchema(scanReply);
 
 export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
-  // Registered inside this plugin, so the document describes this API only (not webhooks or pages).
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'scanrelay API',
-        version: '0.1.0',
-        description: 'See and steer the relay. Every path starts with /api/<SERVER_PASS>/. plex_autoscan\'s GET/POST /api/<SERVER_PASS>?cmd=queue_count is kept as it was.',
-      },
-    },
-  });
-
   const actions = steer(deps, 'the API');
   const answer = (reply: FastifyReply, r: ActionResult) => (r.ok ? r : reply.code(404).send(r));
 
@@ -167,5 +154,15 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
     }, async (req) => explain((req.query as z.input<typeof explainQuery>).path));
   }
 
-  app.get('/api/:secret/openapi.json', { schema: { hide: true, params }, ...secret }, async () => app.swagger());
+  // Describes this API only (not webhooks or pages). Made once, on the first request (openapi.ts).
+  let document: Promise<unknown> | undefined;
+  app.get('/api/:secret/openapi.json', { schema: { hide: true, params }, ...secret }, async () => {
+    document ??= import('./openapi.js')
+      .then((m) => m.openapiDocument(controlApiRoutes))
+      .catch((err: unknown) => {
+        document = undefined; // the next request tries again
+        throw err;
+      });
+    return document;
+  });
 };

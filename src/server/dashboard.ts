@@ -7,8 +7,7 @@ import type { AppDeps } from './deps.js';
 import { driveView, historyView, notifyView, queueView } from './views.js';
 import { steer } from './steer.js';
 import { chartData, FailureLog } from './chart-data.js';
-import { dashboardLive, dashboardPage, type DashboardView } from './dashboard-page.js';
-import { doctorPage } from './doctor-page.js';
+import type { DashboardView } from './dashboard-page.js';
 import { weakPassReason } from './secret.js';
 
 type Params = { secret: string };
@@ -36,13 +35,16 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     said,
     charts: chartData(deps.queue.db, clock.now(), { failures: failures.list() }),
   });
+  // The page templates and charts load when a page is first asked for: an idle relay never draws one.
+  const pages = () => import('./dashboard-page.js');
+  const doctorPage = async (...args: Parameters<typeof import('./doctor-page.js').doctorPage>) => (await import('./doctor-page.js')).doctorPage(...args);
   const html = (reply: FastifyReply, body: string) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
 
   app.get<{ Params: Params; Querystring: { said?: string } }>('/:secret/dashboard', secret, async (req, reply) =>
-    html(reply, dashboardPage(view(typeof req.query.said === 'string' ? req.query.said.slice(0, 500) : undefined))),
+    html(reply, (await pages()).dashboardPage(view(typeof req.query.said === 'string' ? req.query.said.slice(0, 500) : undefined))),
   );
-  app.get<{ Params: Params }>('/:secret/dashboard/live', secret, async (_req, reply) => html(reply, dashboardLive(view())));
+  app.get<{ Params: Params }>('/:secret/dashboard/live', secret, async (_req, reply) => html(reply, (await pages()).dashboardLive(view())));
 
   const actions = steer(deps, 'the dashboard');
   for (const action of ACTIONS) {
@@ -57,12 +59,12 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
 
   app.get<{ Params: Params; Querystring: { path?: string } }>('/:secret/doctor', secret, async (req, reply) => {
     const path = typeof req.query.path === 'string' ? req.query.path.trim() : '';
-    if (!path) return html(reply, doctorPage({}));
-    if (!deps.explain) return html(reply, doctorPage({ path, error: 'The path doctor is not available in this setup.' }));
+    if (!path) return html(reply, await doctorPage({}));
+    if (!deps.explain) return html(reply, await doctorPage({ path, error: 'The path doctor is not available in this setup.' }));
     try {
-      return html(reply, doctorPage({ path, explanation: await deps.explain(path) }));
+      return html(reply, await doctorPage({ path, explanation: await deps.explain(path) }));
     } catch (err) {
-      return html(reply, doctorPage({ path, error: `The doctor failed: ${(err as Error).message}` }));
+      return html(reply, await doctorPage({ path, error: `The doctor failed: ${(err as Error).message}` }));
     }
   });
 };

@@ -2,9 +2,10 @@
 // built here from this checkout, it answers --version and --help, serves, queues a real Sonarr webhook, and scans.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { FakePlex } from '../fakes/plex.js';
@@ -27,6 +28,35 @@ afterAll(async () => {
   await plex?.stop();
 });
 
+/** The source files (as `src/...` or `node_modules/<package>/...`) in a file of the bundle, from its source map. */
+function sourcesOf(file: string): string[] {
+  const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+  return map.sources.map((s) => s.replace(/^.*?node_modules\//, 'node_modules/').replace(/^(?:\.\.\/)+(?:[^/]+\/)*?(?=src\/)/, ''));
+}
+
+/** What a running server must not have loaded: the other commands, and what it loads only when needed. */
+const NOT_AT_IDLE = [
+  'src/cli/program.ts',
+  'src/cli/rclone.ts',
+  'src/cli/import-autoscan.ts',
+  'src/cli/import-autopulse.ts',
+  'src/cli/backup.ts',
+  'src/cli/check.ts',
+  'src/cli/authorize.ts',
+  'src/drive/monitor.ts',
+  'src/server/openapi.ts',
+  'src/server/dashboard-page.ts',
+  'src/server/charts.ts',
+  'node_modules/cli-progress/cli-progress.js',
+];
+
+/** The bundle's files a process loaded, from the record test/support/record-loads.mjs writes. */
+function loadedFiles(record: string): string[] {
+  // Resolved: the checkout's node_modules may be a link (a worktree), and module URLs are real paths.
+  const root = realpathSync(dirname(bundle));
+  return readFileSync(record, 'utf8').trim().split('\n').map((u) => fileURLToPath(u)).filter((f) => f.startsWith(root));
+}
+
 describe('the bundle', () => {
   it('is what the scanrelay command and npm start run', () => {
     expect(pkg.bin.scanrelay).toBe('dist/scanrelay.mjs');
@@ -40,6 +70,39 @@ describe('the bundle', () => {
     expect(await help.exited).toBe(0);
     for (const command of ['server', 'sections', 'explain', 'rclone', 'authorize', 'backup']) expect(help.output()).toContain(command);
   });
+
+  it('splits what the server does not run at start into chunks of their own', () => {
+    const chunks = readdirSync(join(dirname(bundle), 'chunks')).filter((f) => f.endsWith('.mjs'));
+    const everywhere = new Set(chunks.flatMap((c) => sourcesOf(join(dirname(bundle), 'chunks', c))));
+    // So the test below cannot pass because a name changed: every one of them is in the build.
+    for (const source of NOT_AT_IDLE) expect([...everywhere]).toContain(source);
+    expect(sourcesOf(bundle)).not.toContain('src/cli/program.ts');
+    // The OpenAPI document is made at build time: swagger is not in the bundle at all.
+    expect([...everywhere, ...sourcesOf(bundle)].filter((s) => s.includes('@fastify/swagger'))).toEqual([]);
+  });
+
+  it('a started server has loaded none of the other commands, the Drive monitor (GOOGLE off), the pages or swagger', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-bundle-loads-'));
+    const record = join(dir, 'loads.txt');
+    const config = writeConfigFile(dir, { SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', SERVER_SCAN_DELAY: 0, PLEX_LOCAL_URL: 'http://127.0.0.1:9', PLEX_TOKEN: 'x' });
+    const hook = pathToFileURL(join(repoRoot, 'test', 'support', 'record-loads.mjs')).href;
+    const { url, child } = await startServer({ config, queuefile: join(dir, 'queue.db'), dir, entry: bundle, nodeArgs: [...NODE_FLAGS, '--import', hook], env: { LOADS_RECORD: record } });
+    // Requests an idle relay gets (health checks, a scrape): still nothing of the rest.
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    await (await fetch(`${url}/metrics`)).text();
+    await until(() => existsSync(record), { ms: 5_000, what: 'the record of loaded modules' });
+    const sources = new Set(loadedFiles(record).flatMap((f) => sourcesOf(f)));
+    expect(sources).toContain('src/cli/server.ts');
+    expect(sources).toContain('src/server/app.ts');
+    for (const source of NOT_AT_IDLE) expect([...sources], `${source} was loaded by the server`).not.toContain(source);
+    // The control API's document, made at build time, is loaded when asked for, without swagger.
+    const doc = (await (await fetch(`${url}/api/${SECRET}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(Object.keys(doc.paths)).toContain('/api/{secret}/queue');
+    expect(new Set(loadedFiles(record).flatMap((f) => sourcesOf(f)))).toContain('src/server/openapi.ts');
+    child.proc.kill('SIGTERM');
+    await child.exited;
+  }, 60_000);
 
   it('serves: a Sonarr v4 download is queued and scanned in Plex', async () => {
     plex = await new FakePlex({ sections: [{ key: '2', title: 'TV', type: 'show', locations: ['/data/media/tv'] }] }).start();

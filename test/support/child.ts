@@ -84,8 +84,8 @@ export function killChildren(signal: NodeJS.Signals = 'SIGKILL'): void {
  * `scanrelay server` on a config and a queue file, with its log file and working directory in `dir` and a
  * port of its own choosing; resolves with the base URL once the server prints its webhook URL.
  */
-export async function startServer(opts: { config: string; queuefile: string; dir: string; timeoutMs?: number; root?: string; entry?: string; nodeArgs?: readonly string[] }): Promise<{ child: Child; url: string }> {
-  const child = runCli(['--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'log.txt'), 'server', '--port', '0'], { cwd: opts.dir, root: opts.root, entry: opts.entry, nodeArgs: opts.nodeArgs });
+export async function startServer(opts: { config: string; queuefile: string; dir: string; timeoutMs?: number; root?: string; entry?: string; nodeArgs?: readonly string[]; env?: NodeJS.ProcessEnv }): Promise<{ child: Child; url: string }> {
+  const child = runCli(['--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'log.txt'), 'server', '--port', '0'], { cwd: opts.dir, root: opts.root, entry: opts.entry, nodeArgs: opts.nodeArgs, env: opts.env });
   const m = await child.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/[0-9a-f]{32}/, opts.timeoutMs);
   return { child, url: m[1]! };
 }

@@ -1,0 +1,3 @@
+import type { BuildOptions } from 'esbuild';
+/** The options of the relay's bundle (scripts/bundle.mjs). */
+export declare const bundleOptions: BuildOptions;
