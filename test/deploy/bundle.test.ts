@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_FLAGS } from '../../src/cli/node-flags.js';
@@ -31,7 +31,14 @@ afterAll(async () => {
 /** The source files (as `src/...` or `node_modules/<package>/...`) in a file of the bundle, from its source map. */
 function sourcesOf(file: string): string[] {
   const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
-  return map.sources.map((s) => s.replace(/^.*?node_modules\//, 'node_modules/').replace(/^(?:\.\.\/)+(?:[^/]+\/)*?(?=src\/)/, ''));
+  // Sources are relative to the chunk: resolved first, since the test's bundle itself sits in node_modules/.cache.
+  return map.sources.map((s) => {
+    const abs = resolve(dirname(file), s);
+    const nm = abs.lastIndexOf('/node_modules/');
+    if (nm >= 0) return abs.slice(nm + 1);
+    const src = abs.lastIndexOf('/src/');
+    return src >= 0 ? abs.slice(src + 1) : abs;
+  });
 }
 
 /** What a running server must not have loaded: the other commands, and what it loads only when needed. */
