@@ -144,7 +144,9 @@ export class PlexFollower implements Follower {
     if (byEvents) running = watch.scanning();
     else try {
       running = await this.progress.running();
-      if (connectedBefore) watch!.pollDue = false;
+      // A scan that began before the socket opened sends no `started` to it, and a long one may send no progress
+      // for a while: until /activities shows nothing the events do not know of, it is asked again each interval.
+      if (connectedBefore) watch!.pollDue = [...running].some((id) => !watch!.scanning().has(id));
       if (this.unreachable) logger.info(`Plex at ${this.opts.api.url} answers again; following its scans resumes.`);
       this.unreachable = undefined;
     } catch (err) {
@@ -165,7 +167,12 @@ export class PlexFollower implements Follower {
       if (f.ticket.sections.some((s) => running.has(s.id))) {
         f.seenRunning = true;
         if (first) f.startedAt ??= started;
-      } else judged.push(f);
+      } else {
+        // Plex took the refresh before this poll and its sections are idle now: the scan is over, so it stops
+        // counting against the cap here, not after the grace (which waits for what Plex may still write).
+        f.scanEnded = true;
+        judged.push(f);
+      }
     }
     const together = trashWanted(this.opts.after) ? judged.length : FINISHED_TOGETHER;
     const ended = new Set<Followed>();

@@ -63,6 +63,18 @@ describe('back-pressure from Plex', () => {
     expect(r.lost).toBe(0);
   });
 
+  it('polling only: a follow-up whose section a poll finds idle frees its slot at that poll, not after the grace', async () => {
+    // 120 folders in turn, the socket refused: many scans name nothing new of their file, so their follow-ups wait
+    // out the grace (5 s) before their outcome. Their slots are free from the idle poll on (24.1 s to drain when
+    // they were held through the grace, 19.1 s now, on this stepped clock).
+    const r = await runPressure({ ...LOAD, maxOutstanding: DEFAULT_MAX_OUTSTANDING, folders: 120, confirmTimeoutSeconds: 30, notifications: false });
+    expect(r.peakBacklog).toBeLessThanOrEqual(DEFAULT_MAX_OUTSTANDING);
+    expect(r.drainSeconds).toBeLessThan(22);
+    expect(r.lost).toBe(0);
+    expect(r.duplicates).toBe(0);
+    expect(r.notScannedAfterLast).toBe(0);
+  });
+
   it('a folder due again while Plex still holds its scan is not sent again until that scan ended', async () => {
     // One folder asked every 2 s; each of Plex's scans takes 5 s; the cap alone would allow 8.
     const r = await runPressure({ webhooksPerSecond: 0.5, scansPerSecond: 0.2, loadSeconds: 20, delaySeconds: 1, maxOutstanding: 8, folders: 1 });
