@@ -24,10 +24,11 @@ afterEach(async () => {
 const episode = (n: number) => ({ folder: `/data/media/tv/Show ${n}/Season 01`, file: `/data/media/tv/Show ${n}/Season 01/Show ${n} S01E01.mkv` });
 const ctx = (file: string): ScanContext => ({ event: 'Download', source: 'sonarr', file, deleted: false });
 
-async function setUp(extra: Partial<PlexTargetOptions> = {}) {
+async function setUp(extra: Partial<PlexTargetOptions> = {}, beforeSocket?: (plex: FakePlex) => void) {
   plex = await new FakePlex().start();
   plex.fifoMs = 20;
   socket = attachPlexNotifications(plex);
+  beforeSocket?.(plex);
   target = new PlexTarget({
     url: plex.url,
     token: plex.token,
@@ -55,6 +56,21 @@ async function setUp(extra: Partial<PlexTargetOptions> = {}) {
 const paths = (pred: (p: string) => boolean) => plex.requests.filter((r) => pred(r.path));
 
 describe('the Plex follower on notifications', () => {
+  it('a library scan begun before the socket opened keeps its section busy: /activities is asked until it ends, no follow-up is judged meanwhile', async () => {
+    // The socket never hears the scan start; only /activities shows it. Trusting the events alone would find the
+    // section idle and end the follow-up (and free its slot) while the scan still runs.
+    const { results, deliver } = await setUp({}, (p) => p.startLibraryScan('2', 1_500));
+    await until(() => socket.clients === 1);
+    await deliver(1);
+    const polled = paths((p) => p === '/activities').length;
+    await until(() => paths((p) => p === '/activities').length >= polled + 5, { what: '/activities asked while the library scan runs' });
+    expect(plex.activities.some((a) => a.type === 'library.update.section' && a.path === '/data/media/tv')).toBe(true);
+    expect(results.size).toBe(0);
+    expect(target!.follower.outstanding()).toBe(1);
+    await until(() => results.size === 1);
+    expect(results.get(episode(1).folder)).toMatchObject({ state: 'confirmed' });
+  });
+
   it('a scan end confirms its files with one metadata request per new item: no section listing, no file filter, /activities once after connecting', async () => {
     const { results, deliver } = await setUp();
     await until(() => socket.clients === 1);
