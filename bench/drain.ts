@@ -3,6 +3,7 @@
 // concurrency (8), i.e. what the fake Plex can take. Then, with PLEX_SCAN_PAUSE set, the pause is kept.
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
+import { attachPlexNotifications } from '../test/fakes/plex-notifications.js';
 import { cleanup, createMediaFiles, log, median, prefilledFile, prefillQueue, sleep, standalone, startServer, tempDir, writeConfig, type Figure } from './support.js';
 
 const FOLDERS = Number(process.env.BENCH_DRAIN_FOLDERS ?? 100_000);
@@ -97,6 +98,9 @@ export async function run(): Promise<Figure[]> {
   plex.latencyMs = LATENCY_MS;
   // Small season folders: Plex is done with each before anyone polls (the follow-up confirms by evidence).
   plex.scanPolls = 0;
+  // As a real Plex: its notification socket tells each scan's end, so the PLEX_MAX_OUTSTANDING cap frees a place
+  // per scan. Without it the follower polls /activities and the cap lets about 8 scans out a second (a finding).
+  attachPlexNotifications(plex);
   try {
     const base1 = await baseline(plex, 5_000);
     const d = await drain(plex);
