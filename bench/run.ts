@@ -89,17 +89,19 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
 2. **Coalescing** — 10,000 webhooks over 500 season folders inside \`SERVER_SCAN_DELAY\`, two Plex targets;
    then 24 one-episode imports of one season. Baseline: one scan per event.
 3. **Durability** — 64 concurrent clients send a 20,000-request burst to the real server; \`kill -9\` lands at a
-   random request; the server is restarted on the same queue file and drains to a fake Plex. Every
-   acknowledged folder must reach Plex.
+   random request; the server is restarted on the same queue file and drains to a fake Plex (with its
+   notification socket, as a real Plex). Every acknowledged folder must reach Plex.
 4. **Memory** — RSS after 20 s idle (a Plex target, defaults) above a bare Node \`http\` server started beside it,
    on the machine's Node and on Node 24; then peak RSS (VmHWM) of the server process itself, idle, with 100,000
    queued folders waiting, and with 100,000 due while Plex refuses every scan. Baseline: a bare Node \`http\` process.
-5. **Drain** — 100,000 queued folders, delay 0, a fake Plex answering each call in 5 ms. Baseline: a plain
+5. **Drain** — 100,000 queued folders, delay 0, a fake Plex answering each call in 5 ms (with its notification
+   socket, so each scan's end frees its place under \`PLEX_MAX_OUTSTANDING\`). Baseline: a plain
    client with the same concurrency (8) against the same fake Plex, i.e. what the fake can take. Then
    \`PLEX_SCAN_PAUSE\` is set and the gaps between scans are checked.
 6. **Start-up** — from spawn to the first 200 on \`/health\` with 100,000 queued folders, running the bundle as
    \`npm start\` does. Baselines: an empty queue, and a bare Node \`http\` process.
-7. **Follow** — a queued backlog, delay 0, default settings, against three fake Plex behaviours: (a) scans that
+7. **Follow** — a queued backlog, delay 0, default settings, against three fake Plex behaviours, each with its
+   notification socket (\`BENCH_FOLLOW=poll\` refuses it: the polling fallback): (a) scans that
    end before anyone can poll (an empty \`/activities\`): folders delivered per second against a plain client,
    and the slowest follow-up after its scan; (b) one scan at a time for 40 ms each, shown in \`/activities\`
    (Plex's floor: N × 40 ms), for N = 200 and 2,000: first refresh to last outcome, and the \`/activities\`
