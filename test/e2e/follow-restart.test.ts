@@ -1,6 +1,5 @@
 // kill -9 while Plex scans are being followed, then restart: every follow-up resumes from the queue file; none is
 // lost and the restart itself scans nothing twice.
-import Database from '../../src/sqlite.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { FakePlex } from '../fakes/plex.js';
 import { attachPlexNotifications } from '../fakes/plex-notifications.js';
 import { killChildren, startServer } from '../support/child.js';
 import { writeConfigFile } from '../support/config-file.js';
+import { countIn } from '../support/queue-file.js';
 import { until } from '../support/until.js';
 
 const SECRET = 'f011f011f011f011f011f011f011f011';
@@ -18,16 +18,6 @@ afterEach(async () => {
   killChildren();
   await plex?.stop();
 });
-
-/** Reads the queue file beside the running server (WAL readers do not block it). */
-function count(queuefile: string, sql: string): number {
-  const db = new Database(queuefile, { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare(sql).get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 const within30s = { ms: 30_000, every: 20 };
 
@@ -60,7 +50,7 @@ describe('follow-ups across kill -9', () => {
       });
       expect(res.status).toBe(200);
     }
-    await until(() => count(queuefile, `SELECT COUNT(*) AS n FROM deliveries WHERE state = 'following'`) === N, within30s);
+    await until(() => countIn(queuefile, `SELECT COUNT(*) AS n FROM deliveries WHERE state = 'following'`) === N, within30s);
     expect(plex.refreshes).toHaveLength(N);
     first.child.proc.kill('SIGKILL');
     await first.child.exited;
@@ -68,10 +58,10 @@ describe('follow-ups across kill -9', () => {
     // Plex finished while scanrelay was down.
     plex.finishScans();
     const second = await startServer({ config, queuefile, dir });
-    await until(() => count(queuefile, 'SELECT COUNT(*) AS n FROM history') === N, within30s);
-    expect(count(queuefile, `SELECT COUNT(*) AS n FROM history WHERE outcome = 'confirmed'`)).toBe(N);
-    expect(count(queuefile, 'SELECT COUNT(DISTINCT folder) AS n FROM history')).toBe(N);
-    expect(count(queuefile, 'SELECT COUNT(*) AS n FROM folders')).toBe(0);
+    await until(() => countIn(queuefile, 'SELECT COUNT(*) AS n FROM history') === N, within30s);
+    expect(countIn(queuefile, `SELECT COUNT(*) AS n FROM history WHERE outcome = 'confirmed'`)).toBe(N);
+    expect(countIn(queuefile, 'SELECT COUNT(DISTINCT folder) AS n FROM history')).toBe(N);
+    expect(countIn(queuefile, 'SELECT COUNT(*) AS n FROM folders')).toBe(0);
     expect(plex.refreshes).toHaveLength(N);
     expect(second.child.output()).toContain(`Resumed following ${N} scan(s) on plex.`);
   });
@@ -108,7 +98,7 @@ describe('follow-ups across kill -9', () => {
       });
       expect(res.status).toBe(200);
     }
-    await until(() => count(queuefile, `SELECT COUNT(*) AS n FROM deliveries WHERE state = 'following'`) === half * 2, within30s);
+    await until(() => countIn(queuefile, `SELECT COUNT(*) AS n FROM deliveries WHERE state = 'following'`) === half * 2, within30s);
     first.child.proc.kill('SIGKILL');
     await first.child.exited;
 
@@ -119,12 +109,12 @@ describe('follow-ups across kill -9', () => {
     expect(socket.upgrades.filter((u) => u.accepted)).toHaveLength(2);
     // Section 3 is idle (asked once after the reconnect). The socket did not see those scans end and there is no
     // database: the last resort, the section's newest episodes, a page at a time.
-    await until(() => count(queuefile, 'SELECT COUNT(*) AS n FROM history') === half, within30s);
+    await until(() => countIn(queuefile, 'SELECT COUNT(*) AS n FROM history') === half, within30s);
     const listed = plex.requests.filter((r) => r.path.endsWith('/all'));
     for (const r of listed) expect(r).toMatchObject({ path: '/library/sections/3/all', query: { type: '4', sort: 'addedAt:desc', 'X-Plex-Container-Size': '50' } });
     // Section 2's scans end now, while the socket listens: `confirmed` from the events.
     plex.finishScans('2');
-    await until(() => count(queuefile, 'SELECT COUNT(*) AS n FROM history') === half * 2, within30s);
+    await until(() => countIn(queuefile, 'SELECT COUNT(*) AS n FROM history') === half * 2, within30s);
     // The details through the API: history stores its texts compactly (history_texts), the API gives them whole.
     const history = ((await (await fetch(`${second.url}/api/${SECRET}/history?limit=100`)).json()) as { history: { folder: string; outcome: string; detail: string | null }[] }).history;
     const confirmedBy = (root: string, how: string) => history.filter((h) => h.outcome === 'confirmed' && h.folder.startsWith(`${root}/`) && (h.detail ?? '').includes(how)).length;
@@ -133,7 +123,7 @@ describe('follow-ups across kill -9', () => {
     // Section 2's scans end while the socket listens: confirmed from its events. On a loaded machine a poll may
     // judge a follow-up before its `ended` frame is read, and the listing confirms it instead: confirmed either way.
     expect(confirmedBy('/tv', 'notifications')).toBeGreaterThan(0);
-    expect(count(queuefile, 'SELECT COUNT(*) AS n FROM folders')).toBe(0);
+    expect(countIn(queuefile, 'SELECT COUNT(*) AS n FROM folders')).toBe(0);
     expect(plex.refreshes).toHaveLength(half * 2);
     // Whatever was listed was section 3's (or section 2's newest episodes, on the loaded machine above), paged.
     for (const r of plex.requests.filter((r) => r.path.endsWith('/all'))) expect(r.query).toMatchObject({ type: '4', 'X-Plex-Container-Size': '50' });

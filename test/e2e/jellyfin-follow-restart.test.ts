@@ -1,7 +1,6 @@
 // kill -9 while Jellyfin scans are being followed, then restart: the follow-ups resume from the queue file, the
 // websocket is opened again, and every one ends; the LibraryChanged sent while scanrelay was down reached no
 // one, so the listing of each refreshed season confirms them. The restart refreshes no folder twice.
-import Database from '../../src/sqlite.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { episodeFile, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import { startJellyfinServer, type JellyfinServer } from '../fakes/jellyfin-server.js';
 import { killChildren, startServer } from '../support/child.js';
 import { writeConfigFile } from '../support/config-file.js';
+import { countIn } from '../support/queue-file.js';
 import { until } from '../support/until.js';
 
 const SECRET = 'f011f011f011f011f011f011f011f011';
@@ -19,15 +19,6 @@ afterEach(async () => {
   killChildren();
   await jellyfin?.close();
 });
-
-function count(queuefile: string, sql: string): number {
-  const db = new Database(queuefile, { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare(sql).get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 const within30s = { ms: 30_000, every: 20 };
 
@@ -60,7 +51,7 @@ describe('Jellyfin follow-ups across kill -9', () => {
       });
       expect(res.status).toBe(200);
     }
-    await until(() => count(queuefile, `SELECT COUNT(*) AS n FROM deliveries WHERE state = 'following'`) === N, within30s);
+    await until(() => countIn(queuefile, `SELECT COUNT(*) AS n FROM deliveries WHERE state = 'following'`) === N, within30s);
     // The socket is opened once there is something to follow.
     await until(() => jellyfin!.socket.open().length === 1, within30s);
     const refreshes = () => jellyfin!.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/Refresh')).length;
@@ -76,11 +67,11 @@ describe('Jellyfin follow-ups across kill -9', () => {
     const second = await startServer({ config, queuefile, dir });
     await until(() => jellyfin!.socket.open().length === 1, within30s);
     expect(jellyfin.socket.sessions.filter((s) => s.userId !== undefined)).toHaveLength(2);
-    await until(() => count(queuefile, 'SELECT COUNT(*) AS n FROM history') === N, within30s);
+    await until(() => countIn(queuefile, 'SELECT COUNT(*) AS n FROM history') === N, within30s);
     const history = ((await (await fetch(`${second.url}/api/${SECRET}/history?limit=100`)).json()) as { history: { outcome: string; detail: string | null }[] }).history;
     expect(history.map((h) => h.outcome)).toEqual(Array(N).fill('confirmed'));
     for (const h of history) expect(h.detail).toContain('once the refresh was over');
-    expect(count(queuefile, 'SELECT COUNT(*) AS n FROM folders')).toBe(0);
+    expect(countIn(queuefile, 'SELECT COUNT(*) AS n FROM folders')).toBe(0);
     expect(refreshes()).toBe(N);
     expect(second.child.output()).toContain(`Resumed following ${N} scan(s) on jellyfin.`);
   });
