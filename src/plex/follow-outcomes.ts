@@ -3,6 +3,7 @@
 // *when* a file is judged; this decides nothing and only finishes.
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { reportFollowUp } from '../follow/report.js';
 import type { ExternalIds, FollowItem, FollowResult } from '../scan.js';
 import { afterBatch, type AfterScanSettings, type DeletedCounter } from './after-scan.js';
 import type { PlexApi } from './api.js';
@@ -100,9 +101,7 @@ export class FollowOutcomes {
 
   private async report(item: FollowItem, result: FollowResult): Promise<void> {
     try {
-      await this.done?.(item, result);
-    } catch (err) {
-      this.opts.logger.error({ folder: item.folder, err: String(err) }, `could not record the follow-up of '${item.folder}'; it is followed again after a restart`);
+      await reportFollowUp(this.done, item, result, this.opts.logger);
     } finally {
       this.finishing--;
     }

@@ -9,6 +9,7 @@
 import type { ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { reportFollowUp } from '../follow/report.js';
 import type { Follower, FollowItem, FollowResult } from '../scan.js';
 import { sameForm, trimTrailingSeparator } from '../paths/folder.js';
 import { holdsFile, listFolder, pathsOfItems, refreshStates, stillListed, type Listed, type RefreshState } from './mediabrowser-confirm.js';
@@ -249,17 +250,7 @@ export class MediaBrowserFollower implements Follower {
 
   private record(item: FollowItem, result: FollowResult): void {
     this.finishing++;
-    this.track(
-      (async () => {
-        try {
-          await this.done?.(item, result);
-        } catch (err) {
-          this.opts.logger.error({ folder: item.folder, err: String(err) }, `could not record the follow-up of '${item.folder}'; it is followed again after a restart`);
-        } finally {
-          this.finishing--;
-        }
-      })(),
-    );
+    this.track(reportFollowUp(this.done, item, result, this.opts.logger).finally(() => this.finishing--));
   }
 
   private track(p: Promise<void>): void {
