@@ -2,7 +2,7 @@
 // database, empty or unreadable stops the start with exit 78 and one line (file, what is wrong, what to do) on
 // stderr and in the log file, and its bytes are the same afterwards. Run as a user would, as child processes.
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -83,6 +83,20 @@ describe('the queue file at start and `scanrelay check`', () => {
     // No -wal, -shm or .lock: the check reads a copy, and the server stops before its lock and migrations.
     expect(besides(s.dir)).toEqual(['queue.db']);
   }, 60_000);
+
+  it('a file over 8 MB is checked in place, read-only: a healthy one passes, a damaged one is refused and its bytes stay the same', async () => {
+    const s = setup();
+    writeQueue(s.queuefile, 60_000);
+    // Past the size the check copies into memory (a copy costs twice the file at every start).
+    expect(statSync(s.queuefile).size).toBeGreaterThan(8 * 1024 * 1024);
+    const ok = s.run(['check']);
+    expect(await ok.child.exited, ok.child.output()).toBe(0);
+    expect(ok.child.output()).toContain('60000 folder(s) queued');
+    damageMiddle(s.queuefile);
+    const before = hash(s.queuefile);
+    await expectRefusal(s, /is damaged \(SQLite quick_check: .+\)/);
+    expect(hash(s.queuefile)).toBe(before);
+  }, 90_000);
 
   it('a text file is not a database: exit 78, unchanged', async () => {
     const s = setup();
