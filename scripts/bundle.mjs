@@ -28,6 +28,33 @@ const builtinsByRequire = {
   },
 };
 
+// node:https, node:tls and node:http2 loaded at their first use, not at start. Fastify requires https and http2 for
+// servers it is not asked to make, and ws requires https and tls for wss:// connections; loading any of them sets
+// up TLS, which on Node 24 holds 5-9 MB of RSS for the life of the process (measured in a one-line http server:
+// +5.0 MB for https or tls, +9.0 MB for http2; Node 20 +0.7). Those packages only read properties of the module
+// (tls.connect, https.request, http2.createServer), so a stand-in that loads the real module on the first read is
+// enough. Our own code asks for node:https when it sends to an https:// URL (src/http-fetch.ts).
+const lazyTls = {
+  name: 'lazy-tls',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?(https|tls|http2)$/ }, (args) => {
+      if (args.namespace === 'lazy-tls') return { path: args.path, external: true };
+      if (!/[\\/]node_modules[\\/]/.test(args.importer)) return undefined;
+      return { path: args.path.replace(/^node:/, ''), namespace: 'lazy-tls' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-tls' }, (args) => ({
+      contents: `let real; const load = () => (real ??= require(${JSON.stringify(`node:${args.path}`)}));
+module.exports = new Proxy({}, {
+  get: (_, key) => load()[key],
+  has: (_, key) => key in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, key) => { const d = Object.getOwnPropertyDescriptor(load(), key); return d && { ...d, configurable: true }; },
+});`,
+      loader: 'js',
+    }));
+  },
+};
+
 /** The options of the relay's bundle; bench/memory-parts.ts bundles its programs with them too. */
 export const bundleOptions = {
   entryPoints: [join(root, 'src', 'cli', 'index.ts')],
@@ -38,7 +65,7 @@ export const bundleOptions = {
   // src/version.ts: the bundle may run from anywhere, so it does not look for package.json.
   define: { SCANRELAY_VERSION: JSON.stringify(version) },
   external: ['better-sqlite3', 'better-sqlite3-node20'],
-  plugins: [builtinsByRequire],
+  plugins: [lazyTls, builtinsByRequire],
   // The CommonJS dependencies (fastify, pino, prom-client) call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as scanrelayRequire } from 'node:module'; const require = scanrelayRequire(import.meta.url);" },
   // Whitespace and syntax minified, names left as written: renaming them would need esbuild's keepNames, which

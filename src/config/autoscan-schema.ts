@@ -1,5 +1,5 @@
 // The AUTOSCAN block: autoscan-compatible routes under /triggers/, behind their own HTTP Basic auth.
-import { z } from 'zod';
+import * as z from 'zod';
 import { pathMappings } from './values.js';
 
 // autoscan's rewrites: prefix mappings, or its regex rules ({"FROM", "TO"}), as every mapping takes them.

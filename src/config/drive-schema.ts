@@ -1,6 +1,6 @@
 // The GOOGLE block (the Drive change monitor: sign-in, endpoints, what passes the ALLOWED filter) and the RCLONE
 // block (crypt names, the remote-control cache refresh).
-import { z } from 'zod';
+import * as z from 'zod';
 import { bool, httpUrl, optionalHttpUrl, pathMappings, positiveSeconds, stringList, text } from './values.js';
 
 const allowedSchema = z

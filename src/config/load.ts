@@ -2,7 +2,7 @@
 // overrides applied on top, every mistake reported in one line naming the file and the key.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defaultConfig } from './defaults.js';
 import { ConfigError, errorText } from './error.js';
 import { describeIssue, expectedOf, genericExpected } from './issues.js';

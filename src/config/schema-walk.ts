@@ -1,6 +1,6 @@
 // Walks the config schema alongside the data: fills missing keys with their default, collects keys the schema
 // does not know, names the keys known at one level, sorts known keys for writing, and spells a key's path.
-import { z } from 'zod';
+import * as z from 'zod';
 import { isObject, type Json, type JsonObject } from './json-file.js';
 import { configSchema } from './schema.js';
 

@@ -4,7 +4,7 @@
 // Keys keep plex_autoscan's UPPERCASE names and nesting so an existing config.json works unchanged. The base
 // defaults here are what a missing key gets; a new install gets the friendlier values of defaults.ts instead.
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { autoscanSchema } from './autoscan-schema.js';
 import { googleSchema, rcloneSchema } from './drive-schema.js';
 import { FIRST_PLEX_NAME, targetSchema } from './target-schema.js';

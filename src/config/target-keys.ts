@@ -1,6 +1,6 @@
 // Which TARGETS keys an entry cannot do without, as its kind declares them (src/targets/kinds.ts), with the message
 // that names what to write.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Entry } from '../targets/kind.js';
 import { kindOf } from '../targets/kinds.js';
 

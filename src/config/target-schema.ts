@@ -1,6 +1,6 @@
 // One TARGETS entry: a media server or other receiver beside the first Plex. The keys every entry has are the
 // table's (src/targets/kind.ts); each kind adds its own (src/targets/kinds.ts), so a new kind needs nothing here.
-import { z } from 'zod';
+import * as z from 'zod';
 import { COMMON_KEYS } from '../targets/kind.js';
 import { TARGET_TYPES, targetKinds } from '../targets/kinds.js';
 import { requiredTargetKeys } from './target-keys.js';

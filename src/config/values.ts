@@ -1,7 +1,7 @@
 // The value rules config keys are built from (numbers, seconds, URLs, lists, path mappings, proxy addresses),
 // each carrying the "expected ..." phrase the loader prints, e.g. "SERVER_PORT: expected an integer 1-65535".
 import { isIP } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod';
 import { regexRule, withRegexRules, type PathMappings, type RegexRule } from '../paths/mapping.js';
 import { SIZE_PATTERN } from '../log-file.js';
 

@@ -1,5 +1,5 @@
 // The WATCH block: folders scanrelay watches itself (inotify, or polling for mounts where inotify sees nothing).
-import { z } from 'zod';
+import * as z from 'zod';
 import { pathMappings } from './values.js';
 
 function isRegex(value: string): boolean {

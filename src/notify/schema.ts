@@ -1,5 +1,5 @@
 // The NOTIFY block: who is told when a media server stays down, comes back, or a scan gives up.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const NOTIFY_TYPES = ['json', 'discord', 'ntfy', 'gotify', 'apprise'] as const;
 export const NOTIFY_EVENTS = ['target-down', 'target-up', 'scan-failed', 'not-found', 'unmatched', 'daily-summary'] as const;

@@ -2,7 +2,7 @@
 // retry, drop). Its schemas come from the zod types of schemas.ts; the OpenAPI document at
 // /api/<SERVER_PASS>/openapi.json is generated from them (openapi.ts, at build time for the bundle).
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { StorageError } from '../intake.js';
 import { rule } from './access.js';
 import type { AppDeps } from './deps.js';

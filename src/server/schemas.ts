@@ -1,6 +1,6 @@
 // The JSON the HTTP routes take and answer, as zod types: the one source of their TypeScript types, of the
 // route schemas Fastify validates and serializes with, and so of the control API's OpenAPI document.
-import { z } from 'zod';
+import * as z from 'zod';
 import { DELIVERY_STATES } from '../scan.js';
 
 const nullableText = (description?: string) => (description ? z.string().nullable().meta({ description }) : z.string().nullable());

@@ -1,7 +1,7 @@
 // What a target kind is: one module that exports the keys of its TARGETS entries and builds its target's
 // capabilities from one entry. Name, SCAN_PAUSE, SCAN_CONCURRENCY, PATH_MAPPINGS, INCLUDE/EXCLUDE and
 // REFRESH_ITEMS are not a kind's: the table (build.ts) applies them to every kind alike.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Clock } from '../clock.js';
 import { bool, integer, optionalHttpUrl, pathMappings, seconds, stringList, text } from '../config/values.js';
 import type { Logger } from '../log.js';

@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { FakePlex } from '../fakes/plex.js';
+import { attachPlexNotifications } from '../fakes/plex-notifications.js';
 import { killChildren, runCli, startServer } from '../support/child.js';
 import { writeConfigFile } from '../support/config-file.js';
 import { repoRoot } from '../support/fixtures.js';
@@ -17,6 +18,7 @@ import { until } from '../support/until.js';
 const SECRET = 'b0d1e5b0d1e5b0d1e5b0d1e5b0d1e5b0';
 // Inside the checkout's node_modules, so the bundle finds better-sqlite3 as dist/scanrelay.mjs does.
 const bundle = join(repoRoot, 'node_modules', '.cache', `scanrelay-test-bundle-${createHash('sha1').update(repoRoot).digest('hex').slice(0, 8)}`, 'scanrelay.mjs');
+const TLS_FIXTURES = join(repoRoot, 'test', 'fixtures', 'tls');
 const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string; bin: { scanrelay: string } };
 let plex: FakePlex | undefined;
 
@@ -88,12 +90,21 @@ describe('the bundle', () => {
     expect([...everywhere, ...sourcesOf(bundle)].filter((s) => s.includes('@fastify/swagger'))).toEqual([]);
   });
 
-  it('a started server has loaded none of the other commands, the Drive monitor (GOOGLE off), the pages or swagger', async () => {
+  it('a started server has loaded none of the other commands, the Drive monitor (GOOGLE off), the pages, swagger or TLS', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-bundle-loads-'));
     const record = join(dir, 'loads.txt');
     const config = writeConfigFile(dir, { SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', SERVER_SCAN_DELAY: 0, PLEX_LOCAL_URL: 'http://127.0.0.1:9', PLEX_TOKEN: 'x' });
+    const builtinsRecord = join(dir, 'builtins.txt');
     const hook = pathToFileURL(join(repoRoot, 'test', 'support', 'record-loads.mjs')).href;
-    const { url, child } = await startServer({ config, queuefile: join(dir, 'queue.db'), dir, entry: bundle, nodeArgs: [...NODE_FLAGS, '--import', hook], env: { LOADS_RECORD: record } });
+    const builtinsHook = pathToFileURL(join(repoRoot, 'test', 'support', 'record-builtins.mjs')).href;
+    const { url, child } = await startServer({
+      config,
+      queuefile: join(dir, 'queue.db'),
+      dir,
+      entry: bundle,
+      nodeArgs: [...NODE_FLAGS, '--import', hook, '--import', builtinsHook],
+      env: { LOADS_RECORD: record, BUILTINS_RECORD: builtinsRecord },
+    });
     // Requests an idle relay gets (health checks, a scrape): still nothing of the rest.
     expect((await fetch(`${url}/health`)).status).toBe(200);
     await (await fetch(`${url}/metrics`)).text();
@@ -109,6 +120,43 @@ describe('the bundle', () => {
     expect(new Set(loadedFiles(record).flatMap((f) => sourcesOf(f)))).toContain('src/server/openapi.ts');
     child.proc.kill('SIGTERM');
     await child.exited;
+    // Nor TLS: Fastify and ws require https, tls and http2 for what this relay does not do (5-9 MB on Node 24).
+    const builtins = readFileSync(builtinsRecord, 'utf8').trim().split('\n');
+    expect(builtins).toContain('http');
+    for (const name of ['tls', 'https', 'http2']) expect(builtins, `${name} was loaded by a relay with only http:// servers`).not.toContain(name);
+  }, 60_000);
+
+  it('an https:// Plex: the refresh goes over TLS and the notification socket over wss://, TLS loaded when first needed', async () => {
+    const tls = { key: readFileSync(join(TLS_FIXTURES, 'localhost-key.pem'), 'utf8'), cert: readFileSync(join(TLS_FIXTURES, 'localhost-cert.pem'), 'utf8') };
+    const securePlex = await new FakePlex({ sections: [{ key: '2', title: 'TV', type: 'show', locations: ['/data/media/tv'] }], tls }).start();
+    const notifications = attachPlexNotifications(securePlex);
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-bundle-tls-'));
+    const builtinsRecord = join(dir, 'builtins.txt');
+    try {
+      expect(securePlex.url).toMatch(/^https:/);
+      const config = writeConfigFile(dir, { SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', SERVER_SCAN_DELAY: 0, SERVER_MAX_FILE_CHECKS: 0, PLEX_LOCAL_URL: securePlex.url, PLEX_TOKEN: securePlex.token, SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] } });
+      const hook = pathToFileURL(join(repoRoot, 'test', 'support', 'record-builtins.mjs')).href;
+      const { url, child } = await startServer({
+        config,
+        queuefile: join(dir, 'queue.db'),
+        dir,
+        entry: bundle,
+        nodeArgs: [...NODE_FLAGS, '--import', hook],
+        env: { NODE_EXTRA_CA_CERTS: join(TLS_FIXTURES, 'localhost-cert.pem'), BUILTINS_RECORD: builtinsRecord },
+      });
+      const body = readFileSync(join(repoRoot, 'test', 'fixtures', 'arr', 'sonarr-v4-download-bench.json'), 'utf8');
+      const res = await fetch(`${url}/${SECRET}`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'Sonarr/4.0.14.2939' }, body });
+      expect(res.status).toBe(200);
+      await until(() => securePlex.refreshes.some((r) => r.path === '/data/media/tv/Severance (2022)/Season 02'), { ms: 15_000, what: 'a refresh sent to the https:// Plex' });
+      await until(() => notifications.upgrades.some((u) => u.accepted), { ms: 15_000, what: 'the notification socket opened over wss://' });
+      child.proc.kill('SIGTERM');
+      await child.exited;
+      const builtins = readFileSync(builtinsRecord, 'utf8').trim().split('\n');
+      expect(builtins).toContain('tls');
+      expect(builtins).toContain('https');
+    } finally {
+      await securePlex.stop();
+    }
   }, 60_000);
 
   it('serves: a Sonarr v4 download is queued and scanned in Plex', async () => {

@@ -4,6 +4,7 @@
 // the order asked, each taking fifoMs. When a scan ends, the files of `onDisk` under the scanned folder join
 // `library`, which the undocumented ?file= lookup answers from. `hideActivities` makes /activities always empty.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { FakeMetadataRoutes } from './plex-metadata.js';
 import { closeServer, listenLocal } from '../support/net.js';
 
@@ -131,8 +132,12 @@ export class FakePlex {
   server?: Server;
   url = '';
 
-  constructor(opts: { sections?: FakeSection[]; token?: string } = {}) {
+  /** `tls`: serve https:// (and wss:// notifications) with this key and certificate (test/fixtures/tls). */
+  private readonly tls?: { key: string; cert: string };
+
+  constructor(opts: { sections?: FakeSection[]; token?: string; tls?: { key: string; cert: string } } = {}) {
     this.token = opts.token ?? 'plex-token-1234';
+    this.tls = opts.tls;
     this.sections = opts.sections ?? [
       { key: '1', title: 'Movies', type: 'movie', locations: ['/data/media/movies'] },
       { key: '2', title: 'TV Shows', type: 'show', locations: ['/data/media/tv'] },
@@ -255,8 +260,10 @@ export class FakePlex {
   }
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
+    this.server = this.tls ? createHttpsServer(this.tls, handler) : createServer(handler);
     this.url = await listenLocal(this.server);
+    if (this.tls) this.url = this.url.replace(/^http:/, 'https:');
     return this;
   }
 
