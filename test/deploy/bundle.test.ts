@@ -174,6 +174,7 @@ describe('the bundle', () => {
       PLEX_LOCAL_URL: plex.url,
       PLEX_TOKEN: plex.token,
       SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] },
+      SERVER_ALLOW_MANUAL_SCAN: true,
     });
     // As npm start, the image and the unit run it: with the Node flags, so no advice about them is logged.
     const { url, child } = await startServer({ config, queuefile: join(dir, 'queue.db'), dir, entry: bundle, nodeArgs: NODE_FLAGS });
@@ -183,6 +184,14 @@ describe('the bundle', () => {
     const answer = (await res.json()) as { queued: { folder: string }[] };
     expect(answer.queued[0].folder).toBe('/data/media/tv/Severance (2022)/Season 02');
     await until(() => plex!.refreshes.some((r) => r.path === '/data/media/tv/Severance (2022)/Season 02'), { ms: 15_000, what: 'a Plex refresh of the season folder' });
+    // The control API's schemas: ajv and fast-json-stringify come from node_modules at their first use.
+    const refused = await fetch(`${url}/api/${SECRET}/scan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh: 'item' }) });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(/path/);
+    const asked = await fetch(`${url}/api/${SECRET}/scan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '/data/media/tv/Severance (2022)/Season 02' }) });
+    expect(asked.status).toBe(200);
+    // Serialized by the route's response schema: its fields, in its order.
+    expect(Object.keys((await asked.json()) as object)).toEqual(['ok', 'path', 'mapped', 'folder', 'merged']);
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/scanrelay_requests_total\{[^}]*source="sonarr"[^}]*\} 1/);
     expect((await fetch(`${url}/health`)).status).toBe(200);
