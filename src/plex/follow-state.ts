@@ -78,6 +78,11 @@ export interface Followed {
   seq?: Record<string, number>;
   /** The socket saw its section's line pass it: its scan ended, so it no longer counts as outstanding. */
   scanEnded?: boolean;
+  /**
+   * Reads of ended scans' items under way for its file (an earlier scan of its folder, a library scan, may have
+   * added it): once its own scan has ended it is judged after they are done, not on a lookup racing them.
+   */
+  looking?: Promise<void>;
 }
 
 export interface Finished {

@@ -10,7 +10,7 @@ import { PlexScanProgress } from './activities.js';
 import { trashWanted } from './after-scan.js';
 import { FINISHED_TOGETHER, LOOKUPS_AT_ONCE, type Finished, type Followed, type PlexFollowerOptions, type PlexTicket } from './follow-state.js';
 import { FollowOutcomes } from './follow-outcomes.js';
-import { itemsOfScan, plexGet, type PlexGet } from './item-files.js';
+import { itemsOfScans, plexGet, type PlexGet } from './item-files.js';
 import { IdleSections, lookUp } from './idle-sections.js';
 import type { EndedScan } from './scan-watch.js';
 import { SectionLines } from './section-line.js';
@@ -87,13 +87,15 @@ export class PlexFollower implements Follower {
     this.items.set(key, followed);
     const now = this.opts.clock.now();
     // A small folder can be scanned before its delivery is recorded as followed: its scan's end is still here.
-    const confirming: Promise<void>[] = [];
+    // The ends are looked through newest first, once, stopping at the file: under load there are hundreds of
+    // them, and one lookup each for every follow-up was most of the relay's CPU per scan.
+    let confirming: Promise<void> | undefined;
     if (ticket.file && this.opts.watch) {
       const ends = this.opts.watch.endedSince(new Set(ticket.sections.map((s) => s.id)), item.deliveredAt - RECENT_SLACK_MS);
-      for (const scan of ends) confirming.push(this.confirmFromScan(scan, [followed]));
+      if (ends.length) confirming = followed.looking = this.confirmFromScans(ends.reverse(), [followed]);
     }
     const passed = this.line.passedInLine([followed]);
-    if (passed.length || confirming.length) this.track(Promise.all(confirming).then(() => this.judgePassed(passed)));
+    if (passed.length || confirming) this.track((confirming ?? Promise.resolve()).then(() => this.judgePassed(passed)));
     this.idle.requested(ticket.sections, now);
     this.wakeUp?.();
   }
@@ -196,7 +198,8 @@ export class PlexFollower implements Follower {
     const waiting = inSection.filter((f) => f.ticket.file !== undefined);
     for (const f of waiting) f.seenRunning = true;
     const passed = this.line.passedInLine(inSection);
-    const confirming = waiting.length ? this.confirmFromScan(scan, waiting) : Promise.resolve();
+    const confirming = waiting.length ? this.confirmFromScans([scan], waiting) : Promise.resolve();
+    for (const f of waiting) f.looking = f.looking ? Promise.all([f.looking, confirming]).then(() => undefined) : confirming;
     this.track(passed.length ? confirming.then(() => this.judgePassed(passed)) : confirming);
   }
 
@@ -207,6 +210,8 @@ export class PlexFollower implements Follower {
    * and is judged when its section is idle, as any not-found is.
    */
   private async judgePassed(passed: Followed[]): Promise<void> {
+    // A read of an earlier end's items may still find the file: the database or "scanned" only after it.
+    await Promise.allSettled(passed.map((f) => f.looking));
     const left = passed.filter((f) => this.items.get(keyOf(f.item)) === f);
     if (!left.length) return;
     const withFile = left.filter((f) => f.ticket.file !== undefined && f.last?.state !== 'confirmed');
@@ -220,13 +225,14 @@ export class PlexFollower implements Follower {
     if (finished.length) this.finishBatch(finished, new Map());
   }
 
-  private async confirmFromScan(scan: EndedScan, waiting: Followed[]): Promise<void> {
+  /** Confirms the waiting files among the items of these ended scans (newest first: the first found is kept). */
+  private async confirmFromScans(scans: EndedScan[], waiting: Followed[]): Promise<void> {
     let found;
     try {
-      found = await itemsOfScan(this.get, scan, new Set(waiting.map((f) => f.ticket.file!)), LOOKUPS_AT_ONCE, scan.items);
+      found = await itemsOfScans(this.get, scans, new Set(waiting.map((f) => f.ticket.file!)), LOOKUPS_AT_ONCE);
     } catch (err) {
       // What is left is judged as usual once its section is idle.
-      this.opts.logger.warn({ err: String(err) }, `could not read the items of a Plex scan of section ${scan.sectionId} (${String(err)}); its files are judged when the section is idle`);
+      this.opts.logger.warn({ err: String(err) }, `could not read the items of a Plex scan of section ${scans[0].sectionId} (${String(err)}); its files are judged when the section is idle`);
       return;
     }
     const now = this.opts.clock.now();

@@ -4,7 +4,7 @@
 import { ApiRefusal } from '../api-call.js';
 import type { PlexApi } from './api.js';
 import type { SectionScanEnded } from './scan-items.js';
-import { holdsFiles } from './scan-items.js';
+import { holdsFiles, type TouchedItem } from './scan-items.js';
 
 /** A GET on the Plex server (token, timeout and redirects are the caller's): the status and the JSON body. */
 export type PlexGet = (path: string) => Promise<{ status: number; body?: unknown }>;
@@ -47,25 +47,67 @@ export type ItemCache = Map<string, Promise<ItemFiles | 'gone'>>;
 
 /** As filesOfScan, with the whole item that holds each file found (its parent, for analyze). */
 export async function itemsOfScan(get: PlexGet, scan: SectionScanEnded, delivered: ReadonlySet<string>, concurrency = 8, cache?: ItemCache): Promise<Map<string, ItemFiles>> {
+  return itemsOfScans(get, [{ touched: scan.touched, items: cache }], delivered, concurrency);
+}
+
+/**
+ * As itemsOfScan over several scans' items, in the order given (newest scan first, for a follow-up that looks
+ * back): the first scan's items are read first, and the others' only if a delivered file is still not found,
+ * `concurrency` at a time across all of them, so a file the newest scan holds costs its items' reads whatever
+ * number of older scans follow. An item several scans touched is read once, as the first scan that names it.
+ * A failed read throws, once the others are done, only when a delivered file is still not found.
+ */
+export async function itemsOfScans(
+  get: PlexGet,
+  scans: readonly { touched: readonly TouchedItem[]; items?: ItemCache }[],
+  delivered: ReadonlySet<string>,
+  concurrency = 8,
+): Promise<Map<string, ItemFiles>> {
   const found = new Map<string, ItemFiles>();
-  const items = scan.touched.filter(holdsFiles);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length && found.size < delivered.size) {
-      const item = items[next++];
-      let asked = cache?.get(item.ratingKey);
-      if (!asked) {
-        asked = itemFiles(get, item.ratingKey);
-        cache?.set(item.ratingKey, asked);
-        // A failed read is not remembered: the next look asks again.
-        asked.catch(() => cache?.delete(item.ratingKey));
+  const seen = new Set<string>();
+  // Taken one at a time as the lookups go, so a file found early leaves the older scans' items untouched.
+  function* itemsOf(part: typeof scans): Generator<{ ratingKey: string; cache?: ItemCache }> {
+    for (const scan of part) {
+      for (const item of scan.touched) {
+        if (!holdsFiles(item) || seen.has(item.ratingKey)) continue;
+        seen.add(item.ratingKey);
+        yield { ratingKey: item.ratingKey, cache: scan.items };
       }
-      const answer = await asked;
-      if (answer === 'gone') continue;
-      for (const f of answer.files) if (delivered.has(f)) found.set(f, answer);
     }
+  }
+  let failed: { err: unknown } | undefined;
+  const read = async (part: typeof scans) => {
+    const items = itemsOf(part);
+    const worker = async () => {
+      while (found.size < delivered.size) {
+        const next = items.next();
+        if (next.done) return;
+        const { ratingKey, cache } = next.value;
+        let asked = cache?.get(ratingKey);
+        if (!asked) {
+          asked = itemFiles(get, ratingKey);
+          cache?.set(ratingKey, asked);
+          // A failed read is not remembered: the next look asks again.
+          asked.catch(() => cache?.delete(ratingKey));
+        }
+        let answer;
+        try {
+          answer = await asked;
+        } catch (err) {
+          failed ??= { err };
+          continue;
+        }
+        if (answer === 'gone') continue;
+        for (const f of answer.files) if (delivered.has(f) && !found.has(f)) found.set(f, answer);
+      }
+    };
+    const most = part.reduce((n, scan) => n + scan.touched.length, 0);
+    await Promise.all(Array.from({ length: Math.min(concurrency, most) }, worker));
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  await read(scans.slice(0, 1));
+  if (found.size < delivered.size && scans.length > 1) await read(scans.slice(1));
+  // A failed read matters only when it may have held a file not found elsewhere.
+  if (failed && found.size < delivered.size) throw failed.err;
   return found;
 }
 

@@ -93,7 +93,7 @@ export class PlexScanWatch {
     return () => this.connectListeners.delete(fn);
   }
 
-  /** Scans of these sections that ended at or after `since` (and within the last minute). */
+  /** Scans of these sections that ended at or after `since` (and within the last minute), oldest first. */
   endedSince(sectionIds: ReadonlySet<string>, since: number): EndedScan[] {
     return this.recent.filter((s) => sectionIds.has(s.sectionId) && s.at >= since);
   }
