@@ -60,6 +60,11 @@ export class PlexFollower implements Follower {
     return this.line.accepted(sectionId);
   }
 
+  /** Scans Plex took that will have no follow-up (nothing to confirm, or the delivery failed after them). */
+  unfollowed(accepted: PlexTicket['accepted']): void {
+    this.line.recorded(accepted);
+  }
+
   /** Followed, or judged and still being finished (trash, analyze, recording). */
   get size(): number {
     return this.items.size + this.outcomes.finishing;
@@ -82,6 +87,7 @@ export class PlexFollower implements Follower {
     const ticket = item.ticket as PlexTicket;
     const key = `${item.ref.folderId}:${item.ref.generation}`;
     const followed: Followed = { item, ticket, addedAtPoll: this.polls, seenRunning: false, followedAt: this.opts.clock.now() };
+    this.line.recorded(ticket.accepted);
     const seq = this.line.placeOf(ticket.accepted);
     if (seq) followed.seq = seq;
     this.items.set(key, followed);

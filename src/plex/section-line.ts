@@ -6,6 +6,9 @@ import type { Followed, PlexFollowerOptions, PlexTicket } from './follow-state.j
 
 type Placed = PlexTicket['accepted'] & {};
 
+/** A delivery is recorded within a group commit (milliseconds); a minute is far past any. */
+const UNRECORDED_MS = 60_000;
+
 /** Per section: refreshes Plex took, and scan ends the socket heard, counted in the same line. */
 interface SectionLine {
   accepted: number;
@@ -18,6 +21,12 @@ export class SectionLines {
   private unfollowed: Record<string, number>[] = [];
   /** Names this count in the tickets it placed. */
   private readonly run = randomUUID();
+  /**
+   * Places given out whose follow-ups are not known yet, by `section:place`, with when: between Plex's answer and
+   * the delivery's record (a group commit) a scan is in no follow-up, and a socket opening then must not count it
+   * as ended. Taken off when followed, moot or known to have nothing to follow (`recorded`).
+   */
+  private readonly unrecorded = new Map<string, number>();
 
   constructor(private readonly opts: Pick<PlexFollowerOptions, 'clock' | 'watch'>) {}
 
@@ -34,7 +43,15 @@ export class SectionLines {
    */
   accepted(sectionId: string): Placed {
     const line = this.lineOf(sectionId);
-    return { run: this.run, at: this.opts.clock.now(), seq: { [sectionId]: ++line.accepted } };
+    const at = this.opts.clock.now();
+    this.unrecorded.set(`${sectionId}:${++line.accepted}`, at);
+    return { run: this.run, at, seq: { [sectionId]: line.accepted } };
+  }
+
+  /** The scans of these places are followed, moot, or have nothing to follow: no longer unrecorded. */
+  recorded(accepted: PlexTicket['accepted']): void {
+    if (accepted?.run !== this.run) return;
+    for (const [id, n] of Object.entries(accepted.seq)) this.unrecorded.delete(`${id}:${n}`);
   }
 
   /**
@@ -52,6 +69,7 @@ export class SectionLines {
    * passes it. Without a place in the line it cannot be told apart from the others and is not counted.
    */
   mootScan(accepted: PlexTicket['accepted']): void {
+    this.recorded(accepted);
     const seq = this.placeOf(accepted);
     if (seq && !this.passed(seq)) this.unfollowed.push(seq);
   }
@@ -78,16 +96,21 @@ export class SectionLines {
   /**
    * The socket (re)opened: ends may have been missed while it was closed. Every scan taken before is counted as
    * still ahead in the line while its follow-up has not passed, so no later follow-up is judged before its turn
-   * (those that ended unheard make later ones wait longer). Scans taken before with nothing to follow (no file)
-   * are counted as ended: one still queued at Plex would let a later follow-up pass one scan early.
+   * (those that ended unheard make later ones wait longer); so is a scan Plex took whose delivery is still being
+   * recorded. Scans taken before with nothing to follow (no file) are counted as ended: one still queued at Plex
+   * would let a later follow-up pass one scan early.
    */
   rebase(followed: Iterable<Followed>): void {
     // Ends were missed: the moot scans' places can no longer be told.
     this.unfollowed = [];
     const all = [...followed];
+    const now = this.opts.clock.now();
+    // A place left unrecorded this long lost its record to an exit not seen here (the relay stopping).
+    for (const [key, at] of this.unrecorded) if (now - at > UNRECORDED_MS) this.unrecorded.delete(key);
     for (const [id, line] of this.lines) {
       let ahead = 0;
       for (const f of all) if (!f.scanEnded && f.ticket.sections.some((s) => s.id === id)) ahead++;
+      for (const key of this.unrecorded.keys()) if (key.slice(0, key.lastIndexOf(':')) === id) ahead++;
       line.ended = line.accepted - ahead;
     }
   }

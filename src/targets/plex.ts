@@ -126,13 +126,17 @@ export class PlexTarget implements Capabilities {
         accepted = accepted ? { ...accepted, seq: { ...accepted.seq, ...placed.seq } } : placed;
       }
     } catch (err) {
+      this.follower.unfollowed(accepted);
       return this.api.retry(err);
     }
     const detail = matches.map((s) => `section ${s.id} ${s.name}`).join(', ');
     const file = context.file && !context.deleted && this.confirmScans ? context.file : undefined;
     const sections = matches.map((s) => s.id);
     // Nothing to confirm and no trash to empty: the scan is done once Plex took it.
-    if (!file && !trashWanted(this.after)) return { status: 'scanned', detail, sections };
+    if (!file && !trashWanted(this.after)) {
+      this.follower.unfollowed(accepted);
+      return { status: 'scanned', detail, sections };
+    }
     const ids = file && this.opts.fixMismatched && context.ids ? { ids: context.ids } : {};
     const ticket: PlexTicket = { sections: matches.map((s) => ({ id: s.id, title: s.name, ...(s.sectionType ? { type: s.sectionType } : {}) })), ...(file ? { file } : {}), ...ids, ...(accepted ? { accepted } : {}) };
     return { status: 'scanned', detail, sections, follow: ticket };
