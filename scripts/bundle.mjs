@@ -5,7 +5,8 @@
 // about a third, and leaving out what a server does not run keeps an idle relay smaller (docs/performance.md).
 // The SQLite modules stay outside: they load native binaries (src/sqlite.ts picks the one for the running Node).
 // The OpenAPI document is made here from the routes' schemas and put in place of its generator
-// (src/server/openapi.ts), so the running relay never loads @fastify/swagger.
+// (src/server/openapi.ts), so the running relay never loads @fastify/swagger; the routes' JSON schemas are made
+// here too, in place of the zod types they come from (src/server/schemas.ts).
 //
 //   node scripts/bundle.mjs [outfile]      default dist/scanrelay.mjs (chunks in its folder's chunks/)
 import { build } from 'esbuild';
@@ -113,6 +114,48 @@ async function openapiDocument(outdir) {
   }
 }
 
+const routeSchemasSource = /[\\/]src[\\/]server[\\/]schemas\.ts$/;
+
+/**
+ * The routes' JSON schemas, made from src/server/schemas.ts's zod schemas by its own jsonSchema(): for each
+ * schema exported, what it takes (input) and what it gives (output).
+ */
+async function routeSchemas(outdir) {
+  const file = join(outdir, `.route-schemas-build-${process.pid}.mjs`);
+  try {
+    const contents = "export * as schemas from './src/server/schemas.ts';";
+    await build({ ...bundleOptions, entryPoints: undefined, stdin: { contents, resolveDir: root, sourcefile: 'route-schemas-build.ts', loader: 'ts' }, outfile: file, sourcemap: false, legalComments: 'none' });
+    const { schemas } = await import(pathToFileURL(file).href);
+    const made = {};
+    for (const [name, value] of Object.entries(schemas)) {
+      if (value && typeof value === 'object' && '_zod' in value) made[name] = { input: schemas.jsonSchema(value, 'input'), output: schemas.jsonSchema(value, 'output') };
+    }
+    return made;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/**
+ * src/server/schemas.ts in the bundle: the routes' JSON schemas made at build time, so the running relay builds
+ * no zod object for them and never loads zod's JSON-schema code. The running code uses these exports only through
+ * jsonSchema() (and as types); test/deploy/bundle.test.ts checks the served schemas.
+ */
+const finishedRouteSchemas = (made) => ({
+  name: 'finished-route-schemas',
+  setup(b) {
+    b.onLoad({ filter: routeSchemasSource }, () => ({
+      contents: [
+        `const made = ${JSON.stringify(made)};`,
+        ...Object.keys(made).map((name) => `export const ${name} = made.${name};`),
+        // A copy each time, as zod made a new object each time: Fastify may add to a schema it is given.
+        `export function jsonSchema(schema, io = 'output') { return structuredClone(schema[io]); }`,
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+});
+
 /** src/server/openapi.ts in the bundle: the finished document instead of the code that makes it. */
 const finishedOpenapi = (doc) => ({
   name: 'finished-openapi',
@@ -125,6 +168,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const outfile = resolve(process.argv[2] ?? join(root, 'dist', 'scanrelay.mjs'));
   const outdir = dirname(outfile);
   const doc = await openapiDocument(outdir);
+  const made = await routeSchemas(outdir);
   // Chunk names carry a hash of their content: the ones of an earlier build would pile up.
   rmSync(join(outdir, 'chunks'), { recursive: true, force: true });
   await build({
@@ -134,6 +178,6 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     outExtension: { '.js': '.mjs' },
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
-    plugins: [...bundleOptions.plugins, finishedOpenapi(doc)],
+    plugins: [...bundleOptions.plugins, finishedOpenapi(doc), finishedRouteSchemas(made)],
   });
 }

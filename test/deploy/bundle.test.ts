@@ -92,6 +92,17 @@ describe('the bundle', () => {
     // `import { z }` it kept all of zod, 40 locales included (440 KB more source, +6.6 MB idle RSS on Node 24).
     const zodLocales = [...everywhere].filter((s) => s.startsWith('node_modules/zod/') && s.includes('/locales/'));
     expect(zodLocales.map((s) => s.split('/').pop())).toEqual(['en.js']);
+    // The routes' JSON schemas are made at build time too (scripts/bundle.mjs): src/server/schemas.ts is in the
+    // bundle as the finished schemas, with no zod object made for them at start.
+    const schemasText = chunks
+      .map((c) => JSON.parse(readFileSync(join(dirname(bundle), 'chunks', `${c}.map`), 'utf8')) as { sources: string[]; sourcesContent: string[] })
+      .flatMap((map) => map.sources.map((source, i) => [source, map.sourcesContent[i]] as const))
+      .filter(([source]) => source.endsWith('src/server/schemas.ts'))
+      .map(([, text]) => text);
+    expect(schemasText).toHaveLength(1);
+    expect(schemasText[0].startsWith('const made = {')).toBe(true);
+    expect(schemasText[0]).toContain('"scanBody":{"input":{"type":"object"');
+    expect(schemasText[0]).not.toContain('zod');
   });
 
   it('a started server has loaded none of the other commands, the Drive monitor (GOOGLE off), the pages, swagger or TLS', async () => {
