@@ -149,8 +149,14 @@ export class PlexFollower implements Follower {
     const byEvents = watch !== undefined && watch.connected && !watch.pollDue;
     const connectedBefore = watch?.connected ?? false;
     let running: Set<string>;
-    if (byEvents) running = watch.scanning();
-    else try {
+    if (byEvents) {
+      running = new Set(watch.scanning());
+      // Between two of a section's scans the events show it idle for an instant, and a poll landing there would end
+      // every follow-up queued behind them (and free their places under the cap): a section that ended a scan
+      // within the last interval still counts as running.
+      const followedSections = new Set([...this.items.values()].flatMap((f) => f.ticket.sections.map((s) => s.id)));
+      for (const e of watch.endedSince(followedSections, started - this.opts.pollMs)) running.add(e.sectionId);
+    } else try {
       running = await this.progress.running();
       // A scan that began before the socket opened sends no `started` to it, and a long one may send no progress
       // for a while: until /activities shows nothing the events do not know of, it is asked again each interval.

@@ -37,6 +37,12 @@ export class FakePlexNotifications {
   bytesSent = 0;
   /** Answer upgrades with this status instead (a proxy that drops websockets). */
   refuseUpgrades?: number;
+  /**
+   * Send a scan's `updated` (the first frame naming its section) this many ms after its `started`: between two
+   * of a section's scans the events then show it idle for that long, as when Plex takes a moment to announce the
+   * next scan (its `started` names no section either).
+   */
+  sectionNamedAfterMs = 0;
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly running: FakeActivity[] = [];
   private outbox: Outgoing[] = [];
@@ -140,7 +146,9 @@ export class FakePlexNotifications {
       const a = o.activity;
       if (o.kind === 'start') {
         this.send(activityFrame('started', a, this.title(a), 0, false));
-        this.send(activityFrame('updated', a, this.title(a), 1, true));
+        const updated = activityFrame('updated', a, this.title(a), 1, true);
+        if (this.sectionNamedAfterMs > 0) setTimeout(() => this.running.includes(a) && this.send(updated), this.sectionNamedAfterMs);
+        else this.send(updated);
         continue;
       }
       const type = ITEM_TYPE[this.plex.sections.find((s) => s.key === a.section)?.type ?? 'movie'] ?? ITEM_TYPE.movie;

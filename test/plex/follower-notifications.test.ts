@@ -126,6 +126,31 @@ describe('the Plex follower on notifications', () => {
     await until(() => target!.follower.outstanding() === 0);
   });
 
+  it("between two of a section's scans (the next one not named yet) the section is not idle: the follow-ups queued behind stay outstanding", async () => {
+    // Polls every 100 ms; Plex names the next scan's section 80 ms after it starts. Trusting the events at that
+    // instant, a poll in the gap ended every follow-up still queued (and freed their places under the cap).
+    const { results, deliver } = await setUp({ followIntervalMs: 100, followGraceMs: 600_000, timeoutMs: 600_000 });
+    plex.fifoStepped = true;
+    socket.sectionNamedAfterMs = 80;
+    await until(() => socket.clients === 1);
+    for (let i = 1; i <= 6; i++) await deliver(i);
+    await until(() => socket.frames.some((f) => f.includes('"event":"updated"')), { what: 'the first scan named' });
+    let fewest = Number.POSITIVE_INFINITY;
+    for (let step = 1; step <= 5; step++) {
+      plex.stepFifo(1);
+      await until(() => results.size === step, { what: `follow-up ${step} confirmed` });
+      // Through the gap and past it: never fewer outstanding than the scans Plex holds.
+      for (let t = 0; t < 25; t++) {
+        fewest = Math.min(fewest, target!.follower.outstanding() - plex.scansQueued);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }
+    expect(fewest).toBeGreaterThanOrEqual(0);
+    plex.stepFifo(1);
+    await until(() => results.size === 6);
+    for (const r of results.values()) expect(r.state).toBe('confirmed');
+  });
+
   it("a file the scan did not show is judged by the database when readable: not-found, with what to check", async () => {
     const { results, deliver } = await setUp({ fileInLibrary: async (p) => plex.library.has(p) });
     await until(() => socket.clients === 1);
