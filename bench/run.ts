@@ -105,8 +105,9 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    end before anyone can poll (an empty \`/activities\`): folders delivered per second against a plain client,
    and the slowest follow-up after its scan; (b) one scan at a time for 40 ms each, shown in \`/activities\`
    (Plex's floor: N × 40 ms), for N = 200 and 2,000: first refresh to last outcome, and the \`/activities\`
-   requests in that time; (c) a 60 s library scan while 100 folders are due: delivery time, and the last
-   follow-up after the scan ended.
+   requests in that time; (c) a 60 s library scan while 100 folders are due: how many refreshes Plex is handed
+   while it runs (at most \`PLEX_MAX_OUTSTANDING\`, the rest wait in the relay), and the last follow-up after
+   the scan ended.
 8. **Failing server** — the default config against a fake Plex that (a) answers every refresh with 500: refresh
    attempts in 60 s of the service's clock; (b) never answers 8 refreshes (PLEX_SCAN_CONCURRENCY): how long a
    healthy folder due behind them waits for its refresh. The service runs on a ManualClock moved in 100 ms steps.
