@@ -66,6 +66,12 @@ function loadedFiles(record: string): string[] {
   return readFileSync(record, 'utf8').trim().split('\n').map((u) => fileURLToPath(u)).filter((f) => f.startsWith(root));
 }
 
+/** The bundle's server with the launchers' flags and these test/support recorders loaded first (`--import`). */
+function startRecorded(dir: string, config: string, recorders: string[], env: NodeJS.ProcessEnv) {
+  const imports = recorders.flatMap((r) => ['--import', pathToFileURL(join(repoRoot, 'test', 'support', r)).href]);
+  return startServer({ config, queuefile: join(dir, 'queue.db'), dir, entry: bundle, nodeArgs: [...NODE_FLAGS, ...imports], env });
+}
+
 describe('the bundle', () => {
   it('is what the scanrelay command and npm start run', () => {
     expect(pkg.bin.scanrelay).toBe('dist/scanrelay.mjs');
@@ -110,16 +116,7 @@ describe('the bundle', () => {
     const record = join(dir, 'loads.txt');
     const config = writeConfigFile(dir, { SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', SERVER_SCAN_DELAY: 0, PLEX_LOCAL_URL: 'http://127.0.0.1:9', PLEX_TOKEN: 'x' });
     const builtinsRecord = join(dir, 'builtins.txt');
-    const hook = pathToFileURL(join(repoRoot, 'test', 'support', 'record-loads.mjs')).href;
-    const builtinsHook = pathToFileURL(join(repoRoot, 'test', 'support', 'record-builtins.mjs')).href;
-    const { url, child } = await startServer({
-      config,
-      queuefile: join(dir, 'queue.db'),
-      dir,
-      entry: bundle,
-      nodeArgs: [...NODE_FLAGS, '--import', hook, '--import', builtinsHook],
-      env: { LOADS_RECORD: record, BUILTINS_RECORD: builtinsRecord },
-    });
+    const { url, child } = await startRecorded(dir, config, ['record-loads.mjs', 'record-builtins.mjs'], { LOADS_RECORD: record, BUILTINS_RECORD: builtinsRecord });
     // Requests an idle relay gets (health checks, a scrape): still nothing of the rest.
     expect((await fetch(`${url}/health`)).status).toBe(200);
     await (await fetch(`${url}/metrics`)).text();
@@ -150,15 +147,7 @@ describe('the bundle', () => {
     try {
       expect(securePlex.url).toMatch(/^https:/);
       const config = writeConfigFile(dir, { SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', SERVER_SCAN_DELAY: 0, SERVER_MAX_FILE_CHECKS: 0, PLEX_LOCAL_URL: securePlex.url, PLEX_TOKEN: securePlex.token, SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] } });
-      const hook = pathToFileURL(join(repoRoot, 'test', 'support', 'record-builtins.mjs')).href;
-      const { url, child } = await startServer({
-        config,
-        queuefile: join(dir, 'queue.db'),
-        dir,
-        entry: bundle,
-        nodeArgs: [...NODE_FLAGS, '--import', hook],
-        env: { NODE_EXTRA_CA_CERTS: join(TLS_FIXTURES, 'localhost-cert.pem'), BUILTINS_RECORD: builtinsRecord },
-      });
+      const { url, child } = await startRecorded(dir, config, ['record-builtins.mjs'], { NODE_EXTRA_CA_CERTS: join(TLS_FIXTURES, 'localhost-cert.pem'), BUILTINS_RECORD: builtinsRecord });
       const body = readFileSync(join(repoRoot, 'test', 'fixtures', 'arr', 'sonarr-v4-download-bench.json'), 'utf8');
       const res = await fetch(`${url}/${SECRET}`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'Sonarr/4.0.14.2939' }, body });
       expect(res.status).toBe(200);
