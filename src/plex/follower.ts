@@ -61,7 +61,7 @@ export class PlexFollower implements Follower {
   }
 
   /** Scans Plex took that will have no follow-up (nothing to confirm, or the delivery failed after them). */
-  unfollowed(accepted: PlexTicket['accepted']): void {
+  noFollowUp(accepted: PlexTicket['accepted']): void {
     this.line.recorded(accepted);
   }
 

@@ -13,6 +13,12 @@ const UNRECORDED_MS = 60_000;
 interface SectionLine {
   accepted: number;
   ended: number;
+  /**
+   * Places given out whose follow-ups are not known yet, with when: between Plex's answer and the delivery's
+   * record (a group commit) a scan is in no follow-up, and a socket opening then must not count it as ended.
+   * Taken off when followed, moot or known to have nothing to follow (`recorded`).
+   */
+  unrecorded: Map<number, number>;
 }
 
 export class SectionLines {
@@ -21,12 +27,6 @@ export class SectionLines {
   private unfollowed: Record<string, number>[] = [];
   /** Names this count in the tickets it placed. */
   private readonly run = randomUUID();
-  /**
-   * Places given out whose follow-ups are not known yet, by `section:place`, with when: between Plex's answer and
-   * the delivery's record (a group commit) a scan is in no follow-up, and a socket opening then must not count it
-   * as ended. Taken off when followed, moot or known to have nothing to follow (`recorded`).
-   */
-  private readonly unrecorded = new Map<string, number>();
 
   constructor(private readonly opts: Pick<PlexFollowerOptions, 'clock' | 'watch'>) {}
 
@@ -44,14 +44,14 @@ export class SectionLines {
   accepted(sectionId: string): Placed {
     const line = this.lineOf(sectionId);
     const at = this.opts.clock.now();
-    this.unrecorded.set(`${sectionId}:${++line.accepted}`, at);
+    line.unrecorded.set(++line.accepted, at);
     return { run: this.run, at, seq: { [sectionId]: line.accepted } };
   }
 
   /** The scans of these places are followed, moot, or have nothing to follow: no longer unrecorded. */
   recorded(accepted: PlexTicket['accepted']): void {
     if (accepted?.run !== this.run) return;
-    for (const [id, n] of Object.entries(accepted.seq)) this.unrecorded.delete(`${id}:${n}`);
+    for (const [id, n] of Object.entries(accepted.seq)) this.lines.get(id)?.unrecorded.delete(n);
   }
 
   /**
@@ -105,12 +105,11 @@ export class SectionLines {
     this.unfollowed = [];
     const all = [...followed];
     const now = this.opts.clock.now();
-    // A place left unrecorded this long lost its record to an exit not seen here (the relay stopping).
-    for (const [key, at] of this.unrecorded) if (now - at > UNRECORDED_MS) this.unrecorded.delete(key);
     for (const [id, line] of this.lines) {
-      let ahead = 0;
+      // A place left unrecorded this long lost its record to an exit not seen here (the relay stopping).
+      for (const [n, at] of line.unrecorded) if (now - at > UNRECORDED_MS) line.unrecorded.delete(n);
+      let ahead = line.unrecorded.size;
       for (const f of all) if (!f.scanEnded && f.ticket.sections.some((s) => s.id === id)) ahead++;
-      for (const key of this.unrecorded.keys()) if (key.slice(0, key.lastIndexOf(':')) === id) ahead++;
       line.ended = line.accepted - ahead;
     }
   }
@@ -122,7 +121,7 @@ export class SectionLines {
 
   private lineOf(sectionId: string): SectionLine {
     let line = this.lines.get(sectionId);
-    if (!line) this.lines.set(sectionId, (line = { accepted: 0, ended: 0 }));
+    if (!line) this.lines.set(sectionId, (line = { accepted: 0, ended: 0, unrecorded: new Map() }));
     return line;
   }
 }

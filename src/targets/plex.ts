@@ -126,7 +126,7 @@ export class PlexTarget implements Capabilities {
         accepted = accepted ? { ...accepted, seq: { ...accepted.seq, ...placed.seq } } : placed;
       }
     } catch (err) {
-      this.follower.unfollowed(accepted);
+      this.follower.noFollowUp(accepted);
       return this.api.retry(err);
     }
     const detail = matches.map((s) => `section ${s.id} ${s.name}`).join(', ');
@@ -134,7 +134,7 @@ export class PlexTarget implements Capabilities {
     const sections = matches.map((s) => s.id);
     // Nothing to confirm and no trash to empty: the scan is done once Plex took it.
     if (!file && !trashWanted(this.after)) {
-      this.follower.unfollowed(accepted);
+      this.follower.noFollowUp(accepted);
       return { status: 'scanned', detail, sections };
     }
     const ids = file && this.opts.fixMismatched && context.ids ? { ids: context.ids } : {};

@@ -29,47 +29,26 @@ function setup() {
 }
 
 describe('the section line when the socket opens', () => {
-  it('counts a scan Plex took but whose delivery is not recorded yet as still ahead', () => {
+  // Plex took a first scan (followed) and a second; the socket opens; a third is placed. How many scan ends pass
+  // the third depends on what was known of the second when the socket opened.
+  it.each([
+    { second: 'its delivery not recorded yet: still ahead', recordSecond: false, beforeConnectMs: 5, endsToPass: 3 },
+    { second: 'nothing to follow: counted as ended', recordSecond: true, beforeConnectMs: 5, endsToPass: 2 },
+    { second: 'unrecorded for over a minute (its delivery ended some way not seen here): forgotten', recordSecond: false, beforeConnectMs: 61_000, endsToPass: 2 },
+  ])('the second scan $second', ({ recordSecond, beforeConnectMs, endsToPass }) => {
     const { clock, line, followed, connect, placedFollowUp } = setup();
     const first = followed(line.accepted('2'));
     line.recorded(first.ticket.accepted);
-    line.accepted('2'); // Plex answered; the delivery is waiting for its group commit
-    clock.advance(5);
+    const second = line.accepted('2');
+    if (recordSecond) line.recorded(second);
+    clock.advance(beforeConnectMs);
     connect([first]);
-    clock.advance(5);
     const third = placedFollowUp();
     expect(third.seq).toEqual({ '2': 3 });
-    // Plex ends the first and the second scan: the third is still running.
-    line.ended('2');
-    line.ended('2');
-    expect(line.passedInLine([third])).toEqual([]);
-    line.ended('2');
-    expect(line.passedInLine([third])).toEqual([third]);
-  });
-
-  it('counts a scan with nothing to follow as ended', () => {
-    const { clock, line, followed, connect, placedFollowUp } = setup();
-    const first = followed(line.accepted('2'));
-    line.recorded(first.ticket.accepted);
-    line.recorded(line.accepted('2')); // no file: the Plex target said there is nothing to follow
-    clock.advance(5);
-    connect([first]);
-    const third = placedFollowUp();
-    line.ended('2');
-    expect(line.passedInLine([third])).toEqual([]);
-    line.ended('2');
-    expect(line.passedInLine([third])).toEqual([third]);
-  });
-
-  it('forgets an unrecorded place after a minute (its delivery ended some way not seen here)', () => {
-    const { clock, line, followed, connect, placedFollowUp } = setup();
-    const first = followed(line.accepted('2'));
-    line.recorded(first.ticket.accepted);
-    line.accepted('2');
-    clock.advance(61_000);
-    connect([first]);
-    const third = placedFollowUp();
-    line.ended('2');
+    for (let end = 1; end < endsToPass; end++) {
+      line.ended('2');
+      expect(line.passedInLine([third]), `passed after ${end} ends`).toEqual([]);
+    }
     line.ended('2');
     expect(line.passedInLine([third])).toEqual([third]);
   });
