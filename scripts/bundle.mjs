@@ -101,14 +101,27 @@ export const bundleOptions = {
 
 const openapiSource = /[\\/]src[\\/]server[\\/]openapi\.ts$/;
 
-/** Runs src/server/openapi.ts (bundled into outdir for the moment, where node_modules resolves) for the document. */
-async function openapiDocument(outdir) {
-  const file = join(outdir, `.openapi-build-${process.pid}.mjs`);
+/**
+ * What the build makes ahead of the running relay, from one throwaway bundle of the sources (in outdir for the
+ * moment, where node_modules resolves): the OpenAPI document (src/server/openapi.ts over the control API's routes)
+ * and the routes' JSON schemas, made from src/server/schemas.ts's zod schemas by its own jsonSchema(): for each
+ * schema exported, what it takes (input) and what it gives (output).
+ */
+async function buildTimeParts(outdir) {
+  const file = join(outdir, `.build-time-${process.pid}.mjs`);
   try {
-    const contents = "export { openapiDocument } from './src/server/openapi.ts'; export { controlApiRoutes } from './src/server/control-api.ts';";
-    await build({ ...bundleOptions, entryPoints: undefined, stdin: { contents, resolveDir: root, sourcefile: 'openapi-build.ts', loader: 'ts' }, outfile: file, sourcemap: false, legalComments: 'none' });
-    const { openapiDocument: make, controlApiRoutes } = await import(pathToFileURL(file).href);
-    return await make(controlApiRoutes);
+    const contents = [
+      "export { openapiDocument } from './src/server/openapi.ts';",
+      "export { controlApiRoutes } from './src/server/control-api.ts';",
+      "export * as schemas from './src/server/schemas.ts';",
+    ].join('\n');
+    await build({ ...bundleOptions, entryPoints: undefined, stdin: { contents, resolveDir: root, sourcefile: 'build-time.ts', loader: 'ts' }, outfile: file, sourcemap: false, legalComments: 'none' });
+    const { openapiDocument, controlApiRoutes, schemas } = await import(pathToFileURL(file).href);
+    const routeSchemas = {};
+    for (const [name, value] of Object.entries(schemas)) {
+      if (value && typeof value === 'object' && '_zod' in value) routeSchemas[name] = { input: schemas.jsonSchema(value, 'input'), output: schemas.jsonSchema(value, 'output') };
+    }
+    return { doc: await openapiDocument(controlApiRoutes), routeSchemas };
   } finally {
     rmSync(file, { force: true });
   }
@@ -117,29 +130,9 @@ async function openapiDocument(outdir) {
 const routeSchemasSource = /[\\/]src[\\/]server[\\/]schemas\.ts$/;
 
 /**
- * The routes' JSON schemas, made from src/server/schemas.ts's zod schemas by its own jsonSchema(): for each
- * schema exported, what it takes (input) and what it gives (output).
- */
-async function routeSchemas(outdir) {
-  const file = join(outdir, `.route-schemas-build-${process.pid}.mjs`);
-  try {
-    const contents = "export * as schemas from './src/server/schemas.ts';";
-    await build({ ...bundleOptions, entryPoints: undefined, stdin: { contents, resolveDir: root, sourcefile: 'route-schemas-build.ts', loader: 'ts' }, outfile: file, sourcemap: false, legalComments: 'none' });
-    const { schemas } = await import(pathToFileURL(file).href);
-    const made = {};
-    for (const [name, value] of Object.entries(schemas)) {
-      if (value && typeof value === 'object' && '_zod' in value) made[name] = { input: schemas.jsonSchema(value, 'input'), output: schemas.jsonSchema(value, 'output') };
-    }
-    return made;
-  } finally {
-    rmSync(file, { force: true });
-  }
-}
-
-/**
  * src/server/schemas.ts in the bundle: the routes' JSON schemas made at build time, so the running relay builds
- * no zod object for them and never loads zod's JSON-schema code. The running code uses these exports only through
- * jsonSchema() (and as types); test/deploy/bundle.test.ts checks the served schemas.
+ * no zod object for them. The running code uses these exports only through jsonSchema() (and as types);
+ * test/deploy/bundle.test.ts checks the module built and a route's validation and serialization through it.
  */
 const finishedRouteSchemas = (made) => ({
   name: 'finished-route-schemas',
@@ -167,8 +160,7 @@ const finishedOpenapi = (doc) => ({
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const outfile = resolve(process.argv[2] ?? join(root, 'dist', 'scanrelay.mjs'));
   const outdir = dirname(outfile);
-  const doc = await openapiDocument(outdir);
-  const made = await routeSchemas(outdir);
+  const { doc, routeSchemas } = await buildTimeParts(outdir);
   // Chunk names carry a hash of their content: the ones of an earlier build would pile up.
   rmSync(join(outdir, 'chunks'), { recursive: true, force: true });
   await build({
@@ -178,6 +170,6 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     outExtension: { '.js': '.mjs' },
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
-    plugins: [...bundleOptions.plugins, finishedOpenapi(doc), finishedRouteSchemas(made)],
+    plugins: [...bundleOptions.plugins, finishedOpenapi(doc), finishedRouteSchemas(routeSchemas)],
   });
 }
