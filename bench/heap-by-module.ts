@@ -3,12 +3,12 @@
 // to the module its code came from (through the chunk's source map), the rest by V8's kind of object.
 //
 //   node --import tsx bench/heap-by-module.ts [--node24] [--top N]
-//   (HEAP_MODULE_NAMES=<module> lists that module's functions on stderr)
+//   (HEAP_MODULE_NAMES=<module> lists that module's functions on stderr; HEAP_SNAPSHOT_COPY=<file> keeps the snapshot)
 //
 // Self sizes, not retained sizes: what a module's code costs in the heap (its functions, their bytecode and
 // feedback), plus each chunk's source text, which V8 keeps for lazily compiled functions. Objects that data
 // structures hold (strings, arrays, maps) are listed by kind; they are few in an idle relay.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FakePlex } from '../test/fakes/plex.js';
@@ -234,6 +234,7 @@ async function main(): Promise<void> {
     }
     await server.stop();
     if (!file) throw new Error('no heap snapshot written');
+    if (process.env.HEAP_SNAPSHOT_COPY) copyFileSync(file, process.env.HEAP_SNAPSHOT_COPY);
     process.stdout.write(`Idle relay on Node ${versionOf(node)}, heap snapshot after 20 s\n${analyse(file, top)}\n`);
   } finally {
     await plex.stop();

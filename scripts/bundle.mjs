@@ -11,48 +11,90 @@
 //   node scripts/bundle.mjs [outfile]      default dist/scanrelay.mjs (chunks in its folder's chunks/)
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const buildRequire = createRequire(import.meta.url);
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-// node:http and node:https through require(), not as ES module imports. On Node 24 an ES import of either builds
-// its module namespace, which reads every export, lazy ones included, and one of them loads the WebSocket client
-// and its parser: 12-14 MB of RSS for the life of the process (+14 MB for http, +9.5 MB for https alone, measured
-// on 24.21 in a one-line program; Node 20 does not). require() hands back the exports object untouched.
-const builtinsByRequire = {
-  name: 'builtins-by-require',
+// Built-in modules, and two packages, loaded at their first use rather than at start, or never read whole.
+//
+// Loaded at first use: each of these holds RSS for the life of the process once loaded, measured on Node 24.21 in
+// a one-line http server (Node 20 in brackets): https or tls +5.0 MB (+0.7), http2 +9.0, crypto +1.8 (+0.7), dns
+// +0.7 (+0.2), assert +0.5 (+0.1), zlib +0.4 (+0.1). Fastify requires https and http2 for servers it is not asked
+// to make and dns for a listen address that is a name; ws requires https, tls, zlib and crypto for wss://,
+// compression and its handshake; prom-client requires zlib for its Pushgateway, which the relay never uses;
+// find-my-way and Fastify call assert(); our own code needs crypto for a scan's follow-up and a request's secret.
+// ws, which our own code loads at start (src/media-socket.ts) but uses only when a socket opens, and prom-client's
+// Pushgateway are loaded at first use too, so what they require waits with them.
+//
+// Never read whole: on Node 24 an ES import of a built-in builds its module namespace, reading every export, and a
+// lazy export loads its module then (node:fs's Dir, node:util's diff and argument parser, node:net's address
+// lists; node:http's loads the WebSocket client, +14 MB). So node:fs, node:util and node:net, which our own code
+// imports, get the stand-in as well (0.8 MB less on Node 24), and node:http and node:https come through require().
+// The other built-ins our own code imports stay ES imports: through a stand-in or require() they held 1.2 MB more
+// on Node 20, and nothing less on 24 (the relay after 20 s idle, measured on both).
+//
+// The stand-in loads the real module on the first property read: after their own loading, these modules' users
+// only read properties (assert's stand-in checks its condition and loads the real assert only to throw). It
+// answers for the keys the module has on the Node that builds the bundle, without loading it or reading them.
+// test/deploy/bundle.test.ts fails if an idle relay loaded one of the first list, and sees a request's secret, an
+// https:// server and a wss:// socket work.
+const BUILTINS_ON_FIRST_USE = ['https', 'tls', 'http2', 'crypto', 'dns', 'assert', 'zlib'];
+const OWN_BUILTINS_NEVER_READ_WHOLE = ['fs', 'util', 'net'];
+const OWN_BUILTINS_BY_REQUIRE = ['http', 'https'];
+/** Packages, or a package's own files, by what is required and who requires it. */
+const PACKAGES_ON_FIRST_USE = [
+  { request: 'ws', importer: /[\\/]src[\\/]media-socket\.ts$/ },
+  { request: './lib/pushgateway', importer: /[\\/]prom-client[\\/]index\.js$/ },
+];
+const fromPackage = (importer) => /[\\/]node_modules[\\/]/.test(importer);
+const escaped = (text) => text.replace(/[./]/g, '\\$&');
+const onFirstUse = {
+  name: 'on-first-use',
   setup(b) {
-    b.onResolve({ filter: /^node:https?$/ }, (args) => (args.namespace === 'builtin-by-require' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin-by-require' }));
-    b.onLoad({ filter: /.*/, namespace: 'builtin-by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
-  },
-};
-
-// node:https, node:tls and node:http2 loaded at their first use, not at start. Fastify requires https and http2 for
-// servers it is not asked to make, and ws requires https and tls for wss:// connections; loading any of them sets
-// up TLS, which on Node 24 holds 5-9 MB of RSS for the life of the process (measured in a one-line http server:
-// +5.0 MB for https or tls, +9.0 MB for http2; Node 20 +0.7). Those packages only read properties of the module
-// (tls.connect, https.request, http2.createServer), so a stand-in that loads the real module on the first read is
-// enough. Our own code asks for node:https when it sends to an https:// URL (src/http-fetch.ts).
-const lazyTls = {
-  name: 'lazy-tls',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?(https|tls|http2)$/ }, (args) => {
-      if (args.namespace === 'lazy-tls') return { path: args.path, external: true };
-      if (!/[\\/]node_modules[\\/]/.test(args.importer)) return undefined;
-      return { path: args.path.replace(/^node:/, ''), namespace: 'lazy-tls' };
+    const names = [...BUILTINS_ON_FIRST_USE, ...OWN_BUILTINS_NEVER_READ_WHOLE, ...OWN_BUILTINS_BY_REQUIRE];
+    b.onResolve({ filter: new RegExp(`^(node:)?(${[...new Set(names)].join('|')})$`) }, (args) => {
+      // The stand-in's own require: the real module, outside the bundle.
+      if (args.namespace === 'on-first-use' || args.namespace === 'by-require') return { path: args.path, external: true };
+      const name = args.path.replace(/^node:/, '');
+      const own = !fromPackage(args.importer);
+      // https from our own code: src/http-fetch.ts requires it when it is first needed; its type comes from here.
+      if (own && OWN_BUILTINS_BY_REQUIRE.includes(name)) return { path: `node:${name}`, namespace: 'by-require' };
+      if (BUILTINS_ON_FIRST_USE.includes(name) || (own && OWN_BUILTINS_NEVER_READ_WHOLE.includes(name))) return { path: `node:${name}`, namespace: 'on-first-use' };
+      return undefined;
     });
-    b.onLoad({ filter: /.*/, namespace: 'lazy-tls' }, (args) => ({
-      contents: `let real; const load = () => (real ??= require(${JSON.stringify(`node:${args.path}`)}));
-module.exports = new Proxy({}, {
-  get: (_, key) => load()[key],
+    b.onLoad({ filter: /.*/, namespace: 'by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+    for (const { request, importer } of PACKAGES_ON_FIRST_USE) {
+      b.onResolve({ filter: new RegExp(`^${escaped(request)}$`) }, async (args) => {
+        if (args.namespace === 'on-first-use' || !importer.test(args.importer)) return undefined;
+        // The real file, as require() finds it from its importer; the stand-in's require() puts it in the bundle.
+        const real = await b.resolve(args.path, { kind: 'require-call', resolveDir: args.resolveDir, namespace: 'on-first-use' });
+        return { path: relative(root, real.path), namespace: 'on-first-use' };
+      });
+    }
+    b.onLoad({ filter: /.*/, namespace: 'on-first-use' }, (args) => {
+      const builtin = args.path.startsWith('node:');
+      const keys = Object.keys(buildRequire(builtin ? args.path : join(root, args.path)));
+      // A bound function: callable and constructible like the real one, with no `prototype` of its own to report.
+      const target = args.path === 'node:assert' ? '(...args) => { if (args.length === 0 || !args[0]) load()(...args); }' : builtin ? '{}' : 'function () {}.bind(null)';
+      return {
+        contents: `let real; const load = () => (real ??= require(${JSON.stringify(builtin ? args.path : `./${args.path}`)}));
+const keys = ${JSON.stringify(keys)};
+module.exports = new Proxy(${target}, {
+  // esbuild's ES-import helper asks for __esModule, which these modules do not have.
+  get: (_, key) => (key === '__esModule' && !real ? undefined : load()[key]),
   has: (_, key) => key in load(),
-  ownKeys: () => Reflect.ownKeys(load()),
-  getOwnPropertyDescriptor: (_, key) => { const d = Object.getOwnPropertyDescriptor(load(), key); return d && { ...d, configurable: true }; },
+  construct: (_, args) => Reflect.construct(load(), args),
+  ownKeys: () => (real ? Reflect.ownKeys(real) : keys),
+  getOwnPropertyDescriptor: (_, key) => (keys.includes(key) || Object.hasOwn(load(), key) ? { configurable: true, enumerable: true, get: () => load()[key] } : undefined),
 });`,
-      loader: 'js',
-    }));
+        loader: 'js',
+        resolveDir: root,
+      };
+    });
   },
 };
 
@@ -83,7 +125,7 @@ export const bundleOptions = {
   // src/version.ts: the bundle may run from anywhere, so it does not look for package.json.
   define: { SCANRELAY_VERSION: JSON.stringify(version) },
   external: ['better-sqlite3', 'better-sqlite3-node20'],
-  plugins: [lazyTls, fastifyOnDemand, builtinsByRequire],
+  plugins: [onFirstUse, fastifyOnDemand],
   // The CommonJS dependencies (fastify, pino, prom-client) call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as scanrelayRequire } from 'node:module'; const require = scanrelayRequire(import.meta.url);" },
   // Whitespace and syntax minified, names left as written: renaming them would need esbuild's keepNames, which

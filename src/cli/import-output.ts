@@ -12,7 +12,7 @@ export interface ImportOptions {
 }
 
 export function emitConversion(command: string, source: string, { config, report }: Conversion, opts: ImportOptions): void {
-  const checked = configSchema.safeParse(config);
+  const checked = configSchema().safeParse(config);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     return importFailed(command, `the converted config does not load (${issue.path.join('.')}: ${issue.message}); fix '${source}' and run again`);

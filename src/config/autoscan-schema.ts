@@ -2,61 +2,66 @@
 import * as z from 'zod';
 import { pathMappings } from './values.js';
 
-// autoscan's rewrites: prefix mappings, or its regex rules ({"FROM", "TO"}), as every mapping takes them.
-const rewrite = pathMappings();
-
 /** Routes of their own under /triggers/: no TRIGGERS entry may take these names. */
 const RESERVED_TRIGGER_NAMES = ['manual', 'a-train', 'bazarr', 'tdarr'];
 
 export const AUTOSCAN_TRIGGER_TYPES = ['sonarr', 'radarr', 'lidarr', 'readarr'] as const;
 const nameExpected = 'a route name made of letters, digits, "_", "." or "-"';
 
-const triggerSchema = z.object(
-  {
-    /** The route: POST /triggers/<NAME>. */
-    NAME: z.string({ error: nameExpected }).regex(/^[A-Za-z0-9_.-]+$/, { error: nameExpected }),
-    TYPE: z
-      .string({ error: 'one of "sonarr", "radarr", "lidarr", "readarr"' })
-      .transform((v) => v.toLowerCase())
-      .pipe(z.enum(AUTOSCAN_TRIGGER_TYPES, { error: 'one of "sonarr", "radarr", "lidarr", "readarr"' })),
-    REWRITE: rewrite.default({}),
-  },
-  { error: 'an object with NAME and TYPE' },
-);
+// autoscan's rewrites: prefix mappings, or its regex rules ({"FROM", "TO"}), as every mapping takes them.
+const rewrite = () => pathMappings();
 
-export const autoscanSchema = z
-  .object(
+function triggerSchema() {
+  return z.object(
     {
-      ENABLED: z.boolean({ error: 'true or false' }).default(false),
-      USER: z.string({ error: 'a string' }).default(''),
-      PASSWORD: z.string({ error: 'a string' }).default(''),
-      /** Empty = one route per app, named after it: /triggers/sonarr, /triggers/radarr, ... */
-      TRIGGERS: z.array(triggerSchema, { error: 'a list of {"NAME", "TYPE"} objects' }).default([]),
-      MANUAL_REWRITE: rewrite.default({}),
-      A_TRAIN_REWRITE: rewrite.default({}),
-      /** Per Shared Drive id: tried before A_TRAIN_REWRITE. */
-      A_TRAIN_DRIVES: z.record(z.string(), rewrite, { error: 'an object of "<drive id>": {"path": ["prefix"]}' }).default({}),
+      /** The route: POST /triggers/<NAME>. */
+      NAME: z.string({ error: nameExpected }).regex(/^[A-Za-z0-9_.-]+$/, { error: nameExpected }),
+      TYPE: z
+        .string({ error: 'one of "sonarr", "radarr", "lidarr", "readarr"' })
+        .transform((v) => v.toLowerCase())
+        .pipe(z.enum(AUTOSCAN_TRIGGER_TYPES, { error: 'one of "sonarr", "radarr", "lidarr", "readarr"' })),
+      REWRITE: rewrite().default({}),
     },
-    { error: 'an object with ENABLED, USER, PASSWORD, TRIGGERS' },
-  )
-  .prefault({})
-  .superRefine((a, ctx) => {
-    if (!a.ENABLED) return;
-    for (const key of ['USER', 'PASSWORD'] as const) {
-      if (a[key] === '') {
-        ctx.addIssue({ code: 'custom', path: [key], message: `a non-empty ${key.toLowerCase()}: the /triggers/ routes are never served without Basic auth` });
-      }
-    }
-    if (a.USER.includes(':')) ctx.addIssue({ code: 'custom', path: ['USER'], message: 'a user name without ":" (Basic auth splits on it)' });
-    const seen = new Set<string>();
-    a.TRIGGERS.forEach((t, i) => {
-      const key = t.NAME.toLowerCase();
-      if (seen.has(key) || RESERVED_TRIGGER_NAMES.includes(key)) {
-        ctx.addIssue({ code: 'custom', path: ['TRIGGERS', i, 'NAME'], message: `a route name not used twice, and not ${RESERVED_TRIGGER_NAMES.map((n) => `"${n}"`).join(', ')}` });
-      }
-      seen.add(key);
-    });
-  });
+    { error: 'an object with NAME and TYPE' },
+  );
+}
 
-export type AutoscanConfig = z.infer<typeof autoscanSchema>;
+/** The AUTOSCAN block's schema, made for one reading of a config. */
+export function autoscanSchema() {
+  return z
+    .object(
+      {
+        ENABLED: z.boolean({ error: 'true or false' }).default(false),
+        USER: z.string({ error: 'a string' }).default(''),
+        PASSWORD: z.string({ error: 'a string' }).default(''),
+        /** Empty = one route per app, named after it: /triggers/sonarr, /triggers/radarr, ... */
+        TRIGGERS: z.array(triggerSchema(), { error: 'a list of {"NAME", "TYPE"} objects' }).default([]),
+        MANUAL_REWRITE: rewrite().default({}),
+        A_TRAIN_REWRITE: rewrite().default({}),
+        /** Per Shared Drive id: tried before A_TRAIN_REWRITE. */
+        A_TRAIN_DRIVES: z.record(z.string(), rewrite(), { error: 'an object of "<drive id>": {"path": ["prefix"]}' }).default({}),
+      },
+      { error: 'an object with ENABLED, USER, PASSWORD, TRIGGERS' },
+    )
+    .prefault({})
+    .superRefine((a, ctx) => {
+      if (!a.ENABLED) return;
+      for (const key of ['USER', 'PASSWORD'] as const) {
+        if (a[key] === '') {
+          ctx.addIssue({ code: 'custom', path: [key], message: `a non-empty ${key.toLowerCase()}: the /triggers/ routes are never served without Basic auth` });
+        }
+      }
+      if (a.USER.includes(':')) ctx.addIssue({ code: 'custom', path: ['USER'], message: 'a user name without ":" (Basic auth splits on it)' });
+      const seen = new Set<string>();
+      a.TRIGGERS.forEach((t, i) => {
+        const key = t.NAME.toLowerCase();
+        if (seen.has(key) || RESERVED_TRIGGER_NAMES.includes(key)) {
+          ctx.addIssue({ code: 'custom', path: ['TRIGGERS', i, 'NAME'], message: `a route name not used twice, and not ${RESERVED_TRIGGER_NAMES.map((n) => `"${n}"`).join(', ')}` });
+        }
+        seen.add(key);
+      });
+    });
+}
+
+export type AutoscanConfig = z.infer<ReturnType<typeof autoscanSchema>>;
 

@@ -20,7 +20,7 @@ const VIDEO_AND_AUDIO_EXTENSIONS = [
 
 /** A complete config for a new install. `random` supplies SERVER_PASS (tests pin it). */
 export function defaultConfig(random: () => string = newServerPass): Config {
-  return configSchema.parse({
+  return configSchema().parse({
     SERVER_PASS: random(),
     SERVER_PATH_MAPPINGS: Object.fromEntries(LIBRARIES.map((l) => [l.plex, [l.container, l.host, l.drive]])),
     // Where scanrelay itself can see what Plex calls /data/...: used for the "does the file exist yet" check.

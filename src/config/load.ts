@@ -9,6 +9,8 @@ import { describeIssue, expectedOf, genericExpected } from './issues.js';
 import { parseJson, type Json, type JsonObject } from './json-file.js';
 import { configSchema, newServerPass, type Config } from './schema.js';
 import { addMissing, collectIgnored, sortKnownObjects } from './schema-walk.js';
+
+type ConfigSchema = ReturnType<typeof configSchema>;
 import { unknownKeys, type UnknownKey } from './unknown-keys.js';
 
 // The loader's public face: callers need these beside loadConfig.
@@ -70,22 +72,24 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv, opts: LoadOptio
     if (write) {
       try {
         mkdirSync(dirname(file), { recursive: true });
-        writeFileSync(file, toFileText(fresh), { mode: 0o600, flag: 'wx' });
+        writeFileSync(file, toFileText(fresh, configSchema()), { mode: 0o600, flag: 'wx' });
       } catch (err) {
         // Running on with a random SERVER_PASS nobody can read back would only fail later and obscurely.
         throw new ConfigError(`${where}: there is no config file and a default one could not be created: ${errorText(err)}`);
       }
     }
-    return { ...finish(file, fresh, env, []), unknown: [], created: write };
+    return { ...finish(file, fresh, env, [], configSchema()), unknown: [], created: write };
   }
 
   const fromFile = parseJson(text, where);
-  const base = configSchema.parse({ SERVER_PASS: random() }) as unknown as JsonObject;
+  const schema = configSchema();
+  // A new secret only for a file without one: making it loads node:crypto, which an idle relay can do without.
+  const base = schema.parse({ SERVER_PASS: fromFile.SERVER_PASS === undefined ? random() : 'kept-from-the-file' }) as unknown as JsonObject;
   const added: string[] = [];
-  const upgraded = addMissing(fromFile, base, configSchema, [], added) as JsonObject;
+  const upgraded = addMissing(fromFile, base, schema, [], added) as JsonObject;
 
   // Validate before writing: a file with a mistake in it is reported, not rewritten.
-  const result = finish(file, upgraded, env, added);
+  const result = finish(file, upgraded, env, added, schema);
   const unknown = unknownKeys(result.ignored, text, added);
   // Writing the default of a key the user misspelled would bury their value: refuse until the name is fixed.
   const typo = unknown.find((u) => u.missing);
@@ -101,7 +105,7 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv, opts: LoadOptio
       backup = `${file}.${new Date().toISOString().replace(/:/g, '-')}.bak`;
       copyFileSync(file, backup);
       // In place, not via rename: keeps the mode, owner, symlinks and Docker single-file bind mounts.
-      writeFileSync(file, toFileText(upgraded));
+      writeFileSync(file, toFileText(upgraded, schema));
     } catch (err) {
       writeError = errorText(err);
     }
@@ -117,26 +121,27 @@ export function writeServerPass(path: string, pass: string): void {
   const file = resolve(path);
   const data = parseJson(readFileSync(file, 'utf8'), `config error in ${file}`);
   data.SERVER_PASS = pass;
-  finish(file, data, {}, []);
-  writeFileSync(file, toFileText(data));
+  const schema = configSchema();
+  finish(file, data, {}, [], schema);
+  writeFileSync(file, toFileText(data, schema));
 }
 
 /** Applies env overrides, validates, and collects what is ignored. `upgraded` is what the file holds (or would). */
-function finish(file: string, upgraded: JsonObject, env: NodeJS.ProcessEnv, added: string[]): Omit<LoadedConfig, 'created' | 'unknown'> {
+function finish(file: string, upgraded: JsonObject, env: NodeJS.ProcessEnv, added: string[], schema: ConfigSchema): Omit<LoadedConfig, 'created' | 'unknown'> {
   const effective: JsonObject = { ...upgraded };
   const envOverrides: string[] = [];
-  for (const [key, schema] of Object.entries(configSchema.shape)) {
+  for (const [key, keySchema] of Object.entries(schema.shape)) {
     const raw = env[key];
     // An empty variable counts as unset: compose files often declare `KEY=` placeholders.
     if (raw === undefined || raw === '') continue;
-    effective[key] = decodeEnv(key, raw, schema as z.ZodType);
+    effective[key] = decodeEnv(key, raw, keySchema as z.ZodType);
     envOverrides.push(key);
   }
 
   const ignored: string[] = [];
-  collectIgnored(effective, configSchema, [], ignored);
+  collectIgnored(effective, schema, [], ignored);
 
-  const parsed = configSchema.safeParse(effective, { reportInput: true, error: genericExpected });
+  const parsed = schema.safeParse(effective, { reportInput: true, error: genericExpected });
   if (!parsed.success) {
     const issues = parsed.error.issues;
     const first = issues[0];
@@ -175,6 +180,6 @@ function decodeEnv(key: string, raw: string, schema: z.ZodType): Json {
 }
 
 /** JSON with 2-space indent and sorted keys like plex_autoscan's files. */
-function toFileText(data: JsonObject): string {
-  return JSON.stringify(sortKnownObjects(data, configSchema), null, 2) + '\n';
+function toFileText(data: JsonObject, schema: ConfigSchema): string {
+  return JSON.stringify(sortKnownObjects(data, schema), null, 2) + '\n';
 }

@@ -43,7 +43,7 @@ export function addMissing(value: Json, base: Json, schema: z.ZodType, path: str
 
 /** The keys the schema knows in the object at `parentPath` (e.g. "", "GOOGLE", "TARGETS[0]"). */
 export function knownSiblings(parentPath: string): string[] {
-  let schema: z.ZodType = configSchema;
+  let schema: z.ZodType = configSchema();
   for (const part of parentPath.split(/\.|(?=\[)/).filter(Boolean)) {
     const inner = unwrap(schema);
     if (part.startsWith('[')) {

@@ -7,28 +7,34 @@ export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 
 const nameExpected = 'a name made of letters, digits, "_", "." or "-"';
 
-export const notifierSchema = z.object(
-  {
-    NAME: z.string({ error: nameExpected }).regex(/^[A-Za-z0-9_.-]+$/, { error: nameExpected }),
-    TYPE: z.enum(NOTIFY_TYPES, { error: `one of ${NOTIFY_TYPES.map((t) => `"${t}"`).join(', ')}` }),
-    /** Where to post: the webhook, topic or Apprise API URL; it may carry a token, so it is a secret. */
-    URL: z.string({ error: 'an http(s) URL' }).refine((v) => /^https?:\/\/[^\s]+$/i.test(v), { error: 'an http(s) URL' }),
-    EVENTS: z.array(z.enum(NOTIFY_EVENTS, { error: `one of ${NOTIFY_EVENTS.join(', ')}` }), { error: 'a list of event names' }).default(['target-down', 'target-up', 'scan-failed']),
-    /** A target down this long (seconds) is told once, and its return once. */
-    DOWN_AFTER: z.number({ error: 'seconds, 0 or more' }).min(0, { error: 'seconds, 0 or more' }).default(300),
-  },
-  { error: 'an object with NAME, TYPE and URL' },
-);
+/** One NOTIFY entry's schema. */
+export function notifierSchema() {
+  return z.object(
+    {
+      NAME: z.string({ error: nameExpected }).regex(/^[A-Za-z0-9_.-]+$/, { error: nameExpected }),
+      TYPE: z.enum(NOTIFY_TYPES, { error: `one of ${NOTIFY_TYPES.map((t) => `"${t}"`).join(', ')}` }),
+      /** Where to post: the webhook, topic or Apprise API URL; it may carry a token, so it is a secret. */
+      URL: z.string({ error: 'an http(s) URL' }).refine((v) => /^https?:\/\/[^\s]+$/i.test(v), { error: 'an http(s) URL' }),
+      EVENTS: z.array(z.enum(NOTIFY_EVENTS, { error: `one of ${NOTIFY_EVENTS.join(', ')}` }), { error: 'a list of event names' }).default(['target-down', 'target-up', 'scan-failed']),
+      /** A target down this long (seconds) is told once, and its return once. */
+      DOWN_AFTER: z.number({ error: 'seconds, 0 or more' }).min(0, { error: 'seconds, 0 or more' }).default(300),
+    },
+    { error: 'an object with NAME, TYPE and URL' },
+  );
+}
 
-export const notifySchema = z
-  .array(notifierSchema, { error: 'a list of {"NAME", "TYPE", "URL"} objects' })
-  .default([])
-  .superRefine((list, ctx) => {
-    const seen = new Set<string>();
-    list.forEach((n, i) => {
-      if (seen.has(n.NAME.toLowerCase())) ctx.addIssue({ code: 'custom', path: [i, 'NAME'], message: 'a name not used twice' });
-      seen.add(n.NAME.toLowerCase());
+/** The NOTIFY block's schema, made for one reading of a config. */
+export function notifySchema() {
+  return z
+    .array(notifierSchema(), { error: 'a list of {"NAME", "TYPE", "URL"} objects' })
+    .default([])
+    .superRefine((list, ctx) => {
+      const seen = new Set<string>();
+      list.forEach((n, i) => {
+        if (seen.has(n.NAME.toLowerCase())) ctx.addIssue({ code: 'custom', path: [i, 'NAME'], message: 'a name not used twice' });
+        seen.add(n.NAME.toLowerCase());
+      });
     });
-  });
+}
 
-export type NotifierConfig = z.infer<typeof notifierSchema>;
+export type NotifierConfig = z.infer<ReturnType<typeof notifierSchema>>;

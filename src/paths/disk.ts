@@ -1,7 +1,6 @@
 // What the disk this service sees says of a path: a file, a folder, or nothing there. Intake, the existence
 // checks and the path doctor all ask through this (tests pass their own).
-import { stat } from 'node:fs/promises';
-
+import { stat } from '../file-system.js';
 import type { PathState } from '../scan.js';
 
 export type { PathState };

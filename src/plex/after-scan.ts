@@ -1,6 +1,6 @@
 // What follows a Plex scan once it has ended: empty the trash of its sections and analyze its items, once per batch.
-import { access } from 'node:fs/promises';
 import type { Clock } from '../clock.js';
+import { access } from '../file-system.js';
 import type { Logger } from '../log.js';
 import type { ExternalIds } from '../scan.js';
 import type { PlexApi } from './api.js';

@@ -25,8 +25,12 @@ export class SectionLines {
   private readonly lines = new Map<string, SectionLine>();
   /** Scans Plex took whose follow-ups were moot, by their places in the line: outstanding until passed. */
   private unfollowed: Record<string, number>[] = [];
-  /** Names this count in the tickets it placed. */
-  private readonly run = randomUUID();
+  /** Names this count in the tickets it placed; made at the first (node:crypto waits until a scan is sent). */
+  private runId?: string;
+
+  private get run(): string {
+    return (this.runId ??= randomUUID());
+  }
 
   constructor(private readonly opts: Pick<PlexFollowerOptions, 'clock' | 'watch'>) {}
 

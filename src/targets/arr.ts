@@ -65,7 +65,7 @@ export function arrTarget(kind: 'sonarr' | 'radarr', opts: HttpTargetOptions): C
 
 function arrKind(kind: 'sonarr' | 'radarr') {
   return targetKind({
-    keys: {},
+    keys: () => ({}),
     requires: { URL: needsUrl(kind), TOKEN: needsToken(kind) },
     build: (entry, ctx) => arrTarget(kind, httpOptions(entry, ctx)),
   });

@@ -51,7 +51,7 @@ export function audiobookshelfTarget(opts: HttpTargetOptions): Capabilities {
 }
 
 export const audiobookshelf = targetKind({
-  keys: {},
+  keys: () => ({}),
   requires: { URL: needsUrl('audiobookshelf'), TOKEN: needsToken('audiobookshelf') },
   build: (entry, ctx) => audiobookshelfTarget(httpOptions(entry, ctx)),
 });

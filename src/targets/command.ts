@@ -2,9 +2,9 @@
 // takes any folder.
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { positiveSeconds, stringList } from '../config/values.js';
+import { access } from '../file-system.js';
 import type { ScanContext, ScanOutcome } from '../scan.js';
 import { targetKind, type Capabilities } from './kind.js';
 
@@ -60,12 +60,12 @@ export function commandTarget(opts: CommandTargetOptions): Capabilities {
 }
 
 export const command = targetKind({
-  keys: {
+  keys: () => ({
     /** The program and its arguments (no shell). */
     COMMAND: stringList(true).optional(),
     /** How long it may run. */
     TIMEOUT: positiveSeconds().optional(),
-  },
+  }),
   requires: { COMMAND: 'the program to run and its arguments, e.g. ["/usr/local/bin/notify", "--quiet"]' },
   build: (entry) => commandTarget({ name: entry.NAME, argv: entry.COMMAND ?? [], timeoutMs: entry.TIMEOUT === undefined ? undefined : entry.TIMEOUT * 1000 }),
 });

@@ -11,8 +11,8 @@ import type { PlexKeys } from '../plex/keys.js';
 import type { SectionFolders } from '../plex/locations.js';
 import type { ItemLocation, ItemRefreshResult, ItemRetry, Target } from '../scan.js';
 
-/** The keys of every TARGETS entry beside NAME and TYPE, whatever its kind. */
-export const COMMON_KEYS = {
+/** The keys of every TARGETS entry beside NAME and TYPE, whatever its kind (made while a config is read, then let go). */
+export const commonKeys = () => ({
   ENABLED: bool().default(true),
   URL: optionalHttpUrl().optional(),
   TOKEN: text().optional(),
@@ -28,9 +28,9 @@ export const COMMON_KEYS = {
   MAX_OUTSTANDING: integer(1, 100_000, 'a whole number from 1 to 100000').optional(),
   /** Rename and upgrade events also refresh the file's item on this server; unset = PLEX_REFRESH_ITEMS. */
   REFRESH_ITEMS: bool().optional(),
-};
+});
 
-export type Entry<Keys extends z.ZodRawShape = z.ZodRawShape> = { NAME: string; TYPE: string } & z.output<z.ZodObject<typeof COMMON_KEYS>> &
+export type Entry<Keys extends z.ZodRawShape = z.ZodRawShape> = { NAME: string; TYPE: string } & z.output<z.ZodObject<ReturnType<typeof commonKeys>>> &
   z.output<z.ZodObject<Keys>>;
 
 /** What a kind's module builds: everything a Target is but what the table applies to every kind. */
@@ -55,8 +55,11 @@ export interface KindContext {
 }
 
 export interface TargetKind<Keys extends z.ZodRawShape = z.ZodRawShape> {
-  /** The entry keys only this kind reads (a key two kinds read is declared alike by both). */
-  keys: Keys;
+  /**
+   * The entry keys only this kind reads (a key two kinds read is declared alike by both). Made anew each time a
+   * config is read, so no schema outlives the reading (docs/performance.md, idle memory).
+   */
+  keys(): Keys;
   /** The keys an entry of this kind cannot do without, each with what to write there. */
   requires: Partial<Record<'URL' | 'TOKEN' | Extract<keyof Keys, string>, string>>;
   /** A rule across keys, beyond `requires`. */

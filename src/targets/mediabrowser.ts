@@ -145,10 +145,10 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
 /** The Jellyfin or Emby kind of the table: both read the same keys. */
 export function mediaBrowserKind(flavour: MediaBrowserFlavour) {
   return targetKind({
-    keys: {
+    keys: () => ({
       /** How a folder reaches the library (docs/targets.md); unset: auto on Jellyfin, media-updated on Emby. */
       SCAN_METHOD: choice(SCAN_METHODS).optional(),
-    },
+    }),
     requires: { URL: needsUrl(flavour.kind), TOKEN: needsToken(flavour.kind) },
     build: (entry, ctx) =>
       mediaBrowserTarget(flavour, { name: entry.NAME, url: entry.URL ?? '', urlKey: ctx.urlKey, token: entry.TOKEN ?? '', scanMethod: entry.SCAN_METHOD, clock: ctx.clock, logger: ctx.logger, fetch: ctx.fetch, follow: {} }),

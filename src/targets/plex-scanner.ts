@@ -1,8 +1,8 @@
 // The "plex-scanner" kind: Plex through its "Plex Media Scanner" executable, for servers whose HTTP API cannot be
 // used. Every section holding the folder is scanned; a scanner that fails is a retry of that folder.
-import { access } from 'node:fs/promises';
 import { systemClock, type Clock } from '../clock.js';
 import { bool, text } from '../config/values.js';
+import { access } from '../file-system.js';
 import { silentLogger, type Logger } from '../log.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { PlexKeys } from '../plex/keys.js';
@@ -35,7 +35,7 @@ export interface PlexScannerTargetOptions {
   clock?: Clock;
 }
 
-const keys = {
+const keys = () => ({
   DATABASE_PATH: text().optional(),
   // Each left out means the top-level PLEX_* / USE_* / DOCKER_NAME value: a second container on the same machine
   // only names what differs.
@@ -46,13 +46,13 @@ const keys = {
   USE_SUDO: bool().optional(),
   USE_DOCKER: bool().optional(),
   DOCKER_NAME: text().optional(),
-};
+});
 
 /**
  * Scanner settings for the first Plex (PLEX_* keys), or for a TARGETS entry: its fields left out fall back
  * to the top-level PLEX_* / USE_* / DOCKER_NAME values.
  */
-export function scannerSettingsFrom(config: PlexKeys, target?: Partial<Entry<typeof keys>>): ScannerSettings {
+export function scannerSettingsFrom(config: PlexKeys, target?: Partial<Entry<ReturnType<typeof keys>>>): ScannerSettings {
   return {
     scanner: target?.SCANNER ?? config.PLEX_SCANNER,
     supportDir: target?.SUPPORT_DIR ?? config.PLEX_SUPPORT_DIR,

@@ -187,7 +187,7 @@ export function plexLibrary(s: { id: string; title: string; type?: string; locat
   return { id: s.id, title: `${s.title} (section ${s.id})`, name: s.title, locations: s.locations, ...(s.type ? { sectionType: s.type } : {}) };
 }
 
-const keys = {
+const keys = () => ({
     /** This Plex's own database, read-only: confirms scans and guards EMPTY_TRASH. */
     DATABASE_PATH: text().optional(),
     // What follows a scan; each left out means the matching PLEX_* key. EMPTY_TRASH alone defaults to false
@@ -198,7 +198,7 @@ const keys = {
     EMPTY_TRASH_ZERO_DELETED: bool().optional(),
     ANALYZE_TYPE: choice(['off', 'basic', 'deep']).optional(),
     ANALYZE_DIRECTORY: bool().optional(),
-  };
+  });
 
 export const plex = targetKind({
   keys,
@@ -211,7 +211,7 @@ export const plex = targetKind({
  * exception: the deleted count that guards it must come from that server's own database, so without the
  * entry's DATABASE_PATH it stays off unless asked for (and then warns).
  */
-function followUp(entry: Entry<typeof keys>, ctx: KindContext): Partial<PlexTargetOptions> {
+function followUp(entry: Entry<ReturnType<typeof keys>>, ctx: KindContext): Partial<PlexTargetOptions> {
   const top = ctx.plex;
   const database = entry.DATABASE_PATH ? ctx.plexDatabase?.(entry.DATABASE_PATH) : undefined;
   if (entry.EMPTY_TRASH && !entry.DATABASE_PATH) {

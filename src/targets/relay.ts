@@ -48,12 +48,12 @@ export function relayTarget(opts: RelayTargetOptions): Capabilities {
 }
 
 export const relay = targetKind({
-  keys: {
+  keys: () => ({
     /** The user name of the other instance's /triggers/ routes (Basic auth). */
     USER: text().optional(),
     /** Its password. */
     PASSWORD: text().optional(),
-  },
+  }),
   requires: { URL: needsUrl('relay') },
   refine(entry, ctx) {
     if (!!entry.USER !== !!entry.PASSWORD) {

@@ -39,10 +39,10 @@ export function tdarrTarget(opts: HttpTargetOptions & { libraryId: string }): Ca
 }
 
 export const tdarr = targetKind({
-  keys: {
+  keys: () => ({
     /** The library (dbID) the files are scanned into. */
     LIBRARY_ID: text().optional(),
-  },
+  }),
   requires: { URL: needsUrl('tdarr'), LIBRARY_ID: "the Tdarr library's id (dbID)" },
   build: (entry, ctx) => tdarrTarget({ ...httpOptions(entry, ctx), libraryId: entry.LIBRARY_ID ?? '' }),
 });

@@ -2,8 +2,8 @@
 // in JavaScript on Linux and cannot report running out of watches per folder). New folders are watched as
 // they appear, and the files already in them are reported, since they may have landed before the watch.
 import { watch, type FSWatcher } from 'node:fs';
-import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { lstat } from '../file-system.js';
 import type { Logger } from '../log.js';
 import type { PathFilter } from './filter.js';
 import { raiseAdvice } from './limits.js';

@@ -1,9 +1,9 @@
 // The polling backend, for mounts where inotify sees nothing (rclone, NFS, SMB): the tree is walked every
 // interval and each folder is reduced to one number (a hash of its files' names, sizes and times), so a tree of a
 // million files costs one map entry per folder, not per file. A folder whose number changed is reported.
-import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
+import { lstat } from '../file-system.js';
 import type { Logger } from '../log.js';
 import { ConditionLog } from '../log-condition.js';
 import type { PathFilter } from './filter.js';

@@ -1,8 +1,8 @@
 // The WATCH trigger: runs one watcher per WATCH.PATHS entry and hands each changed folder, after its quiet
 // period, to the same intake as a webhook (mappings, ignore list, priorities, the queue).
 import { Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import type { WatchConfig, WatchPathConfig } from '../config/watch-schema.js';
+import { stat } from '../file-system.js';
 import { StorageError, type Intake } from '../intake.js';
 import type { Logger } from '../log.js';
 import { mapPath } from '../paths/mapping.js';

@@ -1,7 +1,7 @@
 // Walks a folder tree one folder at a time (depth first, no recursion), yielding each folder's entries.
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readdir } from '../file-system.js';
 
 export interface FolderEntries {
   folder: string;

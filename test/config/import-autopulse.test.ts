@@ -15,7 +15,7 @@ import { ownFixture, ownFixtureText } from '../support/fixtures.js';
 
 const convert = (doc: unknown) => {
   const result = convertAutopulse(doc);
-  const checked = configSchema.safeParse(result.config);
+  const checked = configSchema().safeParse(result.config);
   expect(checked.success ? [] : checked.error.issues).toEqual([]);
   return { ...result, text: result.report.join('\n') };
 };

@@ -64,7 +64,7 @@ describe('convertAutoscan', () => {
     expect(text).toMatch(/triggers.bernard: not carried over/);
     expect(text).toMatch(/scan-stats: not carried over/);
     expect(text).toMatch(/each target got SCAN_PAUSE 10/);
-    expect(configSchema.safeParse(config).success).toBe(true);
+    expect(configSchema().safeParse(config).success).toBe(true);
   });
 
   it('autoscan without authentication gets a generated password, reported; minimum-age defaults to 10m', () => {

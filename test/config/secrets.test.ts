@@ -9,7 +9,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { describeIssue } from '../../src/config/issues.js';
 import { isSecretKey, SECRET_KEYS } from '../../src/config/secrets.js';
 
-const config = configSchema.parse({
+const config = configSchema().parse({
   SERVER_PASS: 'pass with space',
   PLEX_TOKEN: 'plex-token-1',
   SERVER_METRICS_TOKEN: 'metrics-token-1',
@@ -39,7 +39,7 @@ describe('secretsOf', () => {
   });
 
   it('leaves out unset ones', () => {
-    expect(secretsOf(configSchema.parse({ SERVER_PASS: 'abcdef' }))).toEqual(['abcdef']);
+    expect(secretsOf(configSchema().parse({ SERVER_PASS: 'abcdef' }))).toEqual(['abcdef']);
   });
 });
 

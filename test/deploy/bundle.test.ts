@@ -132,10 +132,13 @@ describe('the bundle', () => {
     expect(new Set(loadedFiles(record).flatMap((f) => sourcesOf(f)))).toContain('src/server/openapi.ts');
     child.proc.kill('SIGTERM');
     await child.exited;
-    // Nor TLS: Fastify and ws require https, tls and http2 for what this relay does not do (5-9 MB on Node 24).
+    // Nor what only some paths need (scripts/bundle.mjs, on first use): TLS for https:// and wss:// (Fastify and
+    // ws require https, tls and http2 at load; 5-9 MB on Node 24), assert to throw, zlib to compress, and
+    // node:fs/promises, which the relay's file checks do without (src/file-system.ts; 1.1 MB on Node 24).
     const builtins = readFileSync(builtinsRecord, 'utf8').trim().split('\n');
     expect(builtins).toContain('http');
     for (const name of ['tls', 'https', 'http2']) expect(builtins, `${name} was loaded by a relay with only http:// servers`).not.toContain(name);
+    for (const name of ['assert', 'zlib', 'fs/promises']) expect(builtins, `${name} was loaded by an idle relay`).not.toContain(name);
   }, 60_000);
 
   it('an https:// Plex: the refresh goes over TLS and the notification socket over wss://, TLS loaded when first needed', async () => {

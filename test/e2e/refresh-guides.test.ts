@@ -38,7 +38,7 @@ describe.each([
     jf.items = [{ Id: 'jf-andor-3', Path: EPISODE_PLEX.replace('/data/media/', '/media/'), ParentId: 'shows' }];
     t = await testService({
       config: {
-        TARGETS: [targetSchema.parse({ NAME: 'jellyfin', TYPE: 'jellyfin', SCAN_METHOD: 'media-updated', URL: jf.url, TOKEN: 'jellyfin-token-1234', PATH_MAPPINGS: { '/media/': ['/data/media/'] } })],
+        TARGETS: [targetSchema().parse({ NAME: 'jellyfin', TYPE: 'jellyfin', SCAN_METHOD: 'media-updated', URL: jf.url, TOKEN: 'jellyfin-token-1234', PATH_MAPPINGS: { '/media/': ['/data/media/'] } })],
       },
     });
     const item = t.plex.addToLibrary(EPISODE_PLEX);

@@ -39,7 +39,7 @@ beforeEach(async () => {
     { NAME: 'sonarr', TYPE: 'sonarr', URL: fakes.sonarr.url, TOKEN: 'sonarr-key-5e5e', PATH_MAPPINGS: { '/tv/': ['/data/media/tv/'] } },
     { NAME: 'radarr', TYPE: 'radarr', URL: fakes.radarr.url, TOKEN: 'radarr-key-6f6f', PATH_MAPPINGS: { '/movies/': ['/data/media/movies/'] } },
     { NAME: 'edge', TYPE: 'relay', URL: fakes.relay.url, USER: 'edge', PASSWORD: 'relay-pass-8c8c', PATH_MAPPINGS: { '/srv/media/': ['/data/media/'] } },
-  ].map((e) => targetSchema.parse(e));
+  ].map((e) => targetSchema().parse(e));
   t = await testService({ config: { SERVER_SCAN_DELAY: DELAY_S, PLEX_ENABLED: false, TARGETS: entries } });
 });
 

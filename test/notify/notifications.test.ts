@@ -21,7 +21,7 @@ const receiver = async (status = 204) => {
 };
 
 const start = async (notify: unknown[]) => {
-  t = await testService({ config: { NOTIFY: notifySchema.parse(notify) as Config['NOTIFY'] } });
+  t = await testService({ config: { NOTIFY: notifySchema().parse(notify) as Config['NOTIFY'] } });
   return t;
 };
 const down = (target = 'plex') => t.service.activity.emit('target', { target, up: false, error: 'connect ECONNREFUSED 127.0.0.1:32400' });
@@ -125,7 +125,7 @@ describe('notifications', () => {
 describe('notifications from a real outage', () => {
   it('Plex stops answering: the processor marks it down, the JSON receiver hears once after DOWN_AFTER, and once when it answers again', async () => {
     const json = await receiver(200);
-    t = await testService({ config: { NOTIFY: notifySchema.parse([{ NAME: 'hook', TYPE: 'json', URL: `${json.url}/in`, EVENTS: ['target-down', 'target-up'], DOWN_AFTER: 60 }]) as Config['NOTIFY'] } });
+    t = await testService({ config: { NOTIFY: notifySchema().parse([{ NAME: 'hook', TYPE: 'json', URL: `${json.url}/in`, EVENTS: ['target-down', 'target-up'], DOWN_AFTER: 60 }]) as Config['NOTIFY'] } });
     t.plex.failure = 'reset';
     await t.service.listen(0, '127.0.0.1');
     const run = async (seconds: number) => {

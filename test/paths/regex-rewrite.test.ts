@@ -38,10 +38,10 @@ describe('regex rules in a mapping', () => {
   });
 
   it('a pattern that does not compile stops the config with its key; the prefix entries read as before', () => {
-    const bad = configSchema.safeParse({ SERVER_PASS: 'x'.repeat(32), SERVER_PATH_MAPPINGS: { broken: { FROM: '^/(tv', TO: '/x/' } } });
+    const bad = configSchema().safeParse({ SERVER_PASS: 'x'.repeat(32), SERVER_PATH_MAPPINGS: { broken: { FROM: '^/(tv', TO: '/x/' } } });
     expect(bad.success).toBe(false);
     expect(bad.error!.issues[0]).toMatchObject({ path: ['SERVER_PATH_MAPPINGS', 'broken', 'FROM'], message: expect.stringMatching(/a regular expression that compiles/) });
-    const good = configSchema.parse({ SERVER_PASS: 'x'.repeat(32), SERVER_PATH_MAPPINGS: { '/data/': ['/tv/'], r: { FROM: '^/x/', TO: '/data/' } } });
+    const good = configSchema().parse({ SERVER_PASS: 'x'.repeat(32), SERVER_PATH_MAPPINGS: { '/data/': ['/tv/'], r: { FROM: '^/x/', TO: '/data/' } } });
     expect(Object.entries(good.SERVER_PATH_MAPPINGS)).toEqual([['/data/', ['/tv/']]]);
     expect(JSON.stringify(good.SERVER_PATH_MAPPINGS)).toBe('{"/data/":["/tv/"]}');
   });
@@ -65,7 +65,7 @@ describe('regex rules through the real server', () => {
   });
 
   it("the path doctor names the rule that rewrote a folder for a target (TARGETS[].PATH_MAPPINGS)", async () => {
-    const targets = configSchema.parse({
+    const targets = configSchema().parse({
       SERVER_PASS: 'x'.repeat(32),
       TARGETS: [{ NAME: 'nas', TYPE: 'command', COMMAND: ['true'], PATH_MAPPINGS: { 'media to srv': { FROM: '^/data/media/(tv|movies)/', TO: '/srv/$1/' } } }],
     }).TARGETS;

@@ -63,7 +63,7 @@ function rightful(route: RouteEntry): { url: string; headers: Record<string, str
   return { url, headers };
 }
 
-const autoscanOn = (): Config['AUTOSCAN'] => configSchema.parse({ AUTOSCAN: { ENABLED: true, USER, PASSWORD } }).AUTOSCAN as Config['AUTOSCAN'];
+const autoscanOn = (): Config['AUTOSCAN'] => configSchema().parse({ AUTOSCAN: { ENABLED: true, USER, PASSWORD } }).AUTOSCAN as Config['AUTOSCAN'];
 
 /** Where the routes live: every request goes through inject, but a stream (the live feed) over a real socket. */
 interface Sent {
@@ -173,7 +173,7 @@ describe('a route cannot be added without an access rule', () => {
 
 describe('SERVER_PASS cannot be the name of a public route', () => {
   it.each(['health', 'metrics', 'triggers', 'api', 'favicon.ico', 'Health'])('"%s" is refused by the config, with how to get a new one', (pass) => {
-    const result = configSchema.safeParse({ SERVER_PASS: pass });
+    const result = configSchema().safeParse({ SERVER_PASS: pass });
     expect(result.success).toBe(false);
     expect(result.error?.issues.map((i) => i.message).join(' ')).toMatch(/routes of their own.*update-config --new-pass/);
   });

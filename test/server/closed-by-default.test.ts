@@ -8,7 +8,7 @@ import { SECRET, testService, type TestService } from '../support/service.js';
 const USER = 'autoscan-user';
 const PASSWORD = 'autoscan-pass-7c2e9d41';
 const TOKEN = 'metrics-token-5b8f03aa91';
-const autoscan = () => configSchema.parse({ AUTOSCAN: { ENABLED: true, USER, PASSWORD } }).AUTOSCAN as Config['AUTOSCAN'];
+const autoscan = () => configSchema().parse({ AUTOSCAN: { ENABLED: true, USER, PASSWORD } }).AUTOSCAN as Config['AUTOSCAN'];
 const sonarr = JSON.stringify({
   eventType: 'Download',
   series: { id: 1, title: 'Hole', path: '/data/media/TV/Hole' },

@@ -68,7 +68,7 @@ export async function jellyfinService(opts: JellyfinServiceOptions = {}): Promis
     return httpFetch(url, init).finally(() => (inFlight -= 1));
   }) as typeof fetch;
   const kind = opts.kind ?? 'jellyfin';
-  const entry = targetSchema.parse({ NAME: kind, TYPE: kind, URL: server.url, TOKEN: opts.tokenOf === 'user' ? server.userToken : server.token, ...opts.entry });
+  const entry = targetSchema().parse({ NAME: kind, TYPE: kind, URL: server.url, TOKEN: opts.tokenOf === 'user' ? server.userToken : server.token, ...opts.entry });
   const config = {
     ...defaultConfig(() => PASS),
     PLEX_ENABLED: false,

@@ -72,7 +72,7 @@ describe('emby target', () => {
 
 describe('emby SCAN_METHOD', () => {
   const build = (keys: Record<string, unknown>) =>
-    buildTargets({ ...defaultConfig(() => 'x'.repeat(32)), PLEX_ENABLED: false, TARGETS: [targetSchema.parse({ NAME: 'emby', TYPE: 'emby', URL: server.url, TOKEN, ...keys })] } as Config, {
+    buildTargets({ ...defaultConfig(() => 'x'.repeat(32)), PLEX_ENABLED: false, TARGETS: [targetSchema().parse({ NAME: 'emby', TYPE: 'emby', URL: server.url, TOKEN, ...keys })] } as Config, {
       clock: new ManualClock(),
       logger: silentLogger,
     })[0];

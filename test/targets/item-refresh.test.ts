@@ -107,9 +107,9 @@ describe('item refresh through the table', () => {
       PLEX_TOKEN: plex.token,
       PLEX_REFRESH_ITEMS: false,
       TARGETS: [
-        targetSchema.parse({ NAME: 'jf', TYPE: 'jellyfin', URL: mb.url, TOKEN: 'jellyfin-token-1234', PATH_MAPPINGS: { '/media/': ['/data/media/'] }, REFRESH_ITEMS: true }),
-        targetSchema.parse({ NAME: 'abs', TYPE: 'audiobookshelf', URL: 'http://127.0.0.1:9', TOKEN: 't' }),
-        targetSchema.parse({ NAME: 'jf-movies', TYPE: 'jellyfin', URL: mb.url, TOKEN: 'jellyfin-token-1234', INCLUDE: ['/data/media/movies'] }),
+        targetSchema().parse({ NAME: 'jf', TYPE: 'jellyfin', URL: mb.url, TOKEN: 'jellyfin-token-1234', PATH_MAPPINGS: { '/media/': ['/data/media/'] }, REFRESH_ITEMS: true }),
+        targetSchema().parse({ NAME: 'abs', TYPE: 'audiobookshelf', URL: 'http://127.0.0.1:9', TOKEN: 't' }),
+        targetSchema().parse({ NAME: 'jf-movies', TYPE: 'jellyfin', URL: mb.url, TOKEN: 'jellyfin-token-1234', INCLUDE: ['/data/media/movies'] }),
       ],
     };
     const targets = new Map(buildTargets(config, { clock: new ManualClock(), logger: silentLogger }).map((t) => [t.name, t]));

@@ -44,7 +44,7 @@ describe('TARGETS entry keys for empty trash and analyze', () => {
   });
 
   it('leaves them unset when absent, so the PLEX_* keys apply', () => {
-    const [t] = configSchema.parse({ TARGETS: [entry()] }).TARGETS;
+    const [t] = configSchema().parse({ TARGETS: [entry()] }).TARGETS;
     for (const key of ['EMPTY_TRASH', 'EMPTY_TRASH_MAX_FILES', 'EMPTY_TRASH_CONTROL_FILES', 'EMPTY_TRASH_ZERO_DELETED', 'ANALYZE_TYPE', 'ANALYZE_DIRECTORY'] as const) {
       expect(t[key]).toBeUndefined();
     }
@@ -88,7 +88,7 @@ describe('each Plex in TARGETS with its own settings', () => {
   });
 
   it('EMPTY_TRASH follows PLEX_EMPTY_TRASH only with a DATABASE_PATH; the other keys follow their PLEX_* key unless set', async () => {
-    const config = configSchema.parse({
+    const config = configSchema().parse({
       PLEX_ENABLED: false,
       PLEX_EMPTY_TRASH: true,
       PLEX_EMPTY_TRASH_MAX_FILES: 5,

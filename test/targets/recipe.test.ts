@@ -27,10 +27,10 @@ import { needsToken, needsUrl, targetKind } from './kind.js';
 import { knownLocations, LibraryList } from './library-list.js';
 
 export const papyrus = targetKind({
-  keys: {
+  keys: () => ({
     /** How soon the server reads the folder. */
     PRIORITY: choice(['low', 'high']).optional(),
-  },
+  }),
   requires: { URL: needsUrl('papyrus'), TOKEN: needsToken('papyrus') },
   build(entry, ctx) {
     const api = apiCaller({

@@ -28,7 +28,7 @@ function entry(type: string, keys: Record<string, unknown> = {}) {
   const dummy = (key: string): unknown =>
     key === 'COMMAND' ? [process.execPath, join(repoRoot, 'test/fakes/command-target.mjs'), commandLog] : key === 'URL' ? 'http://media.invalid:8000' : `${key.toLowerCase()}-1234`;
   const required = Object.keys(kindOf(type)!.requires);
-  return targetSchema.parse({ NAME: `${type}-1`, TYPE: type, URL: 'http://media.invalid:8000', TOKEN: 'token-1234', ...Object.fromEntries(required.map((k) => [k, dummy(k)])), ...keys });
+  return targetSchema().parse({ NAME: `${type}-1`, TYPE: type, URL: 'http://media.invalid:8000', TOKEN: 'token-1234', ...Object.fromEntries(required.map((k) => [k, dummy(k)])), ...keys });
 }
 
 /** Every server answers: its library list holds /srv/media (in each kind's shape), anything else is accepted. */
