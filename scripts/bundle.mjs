@@ -82,14 +82,14 @@ const onFirstUse = {
       const target = args.path === 'node:assert' ? '(...args) => { if (args.length === 0 || !args[0]) load()(...args); }' : builtin ? '{}' : 'function () {}.bind(null)';
       return {
         contents: `let real; const load = () => (real ??= require(${JSON.stringify(builtin ? args.path : `./${args.path}`)}));
-const keys = ${JSON.stringify(keys)};
+const keys = ${JSON.stringify(keys)}, known = new Set(keys);
 module.exports = new Proxy(${target}, {
   // esbuild's ES-import helper asks for __esModule, which these modules do not have.
   get: (_, key) => (key === '__esModule' && !real ? undefined : load()[key]),
   has: (_, key) => key in load(),
   construct: (_, args) => Reflect.construct(load(), args),
   ownKeys: () => (real ? Reflect.ownKeys(real) : keys),
-  getOwnPropertyDescriptor: (_, key) => (keys.includes(key) || Object.hasOwn(load(), key) ? { configurable: true, enumerable: true, get: () => load()[key] } : undefined),
+  getOwnPropertyDescriptor: (_, key) => (known.has(key) || Object.hasOwn(load(), key) ? { configurable: true, enumerable: true, get: () => load()[key] } : undefined),
 });`,
         loader: 'js',
         resolveDir: root,
