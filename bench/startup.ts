@@ -1,5 +1,8 @@
 // Benchmark 6 — start-up: from launch (spawn) to the first 200 from /health, with 100,000 folders queued.
 // Baselines (same run): the same server with an empty queue, and a bare Node http server process.
+// BENCH_STARTUP_AGAINST=<another build's scanrelay.mjs> also launches that build with the same 100,000 queued, in
+// turn with this one (the order alternating each round), and logs both medians: is start-up worse than before?
+// BENCH_STARTUP_NODE=<node binary> runs both on another Node.
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
@@ -9,11 +12,14 @@ import { cleanup, log, median, prefillQueue, spawnServer, standalone, startBare,
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const FOLDERS = 100_000;
 
-async function launch(dir: string, queuefile: string, plex: FakePlex): Promise<number> {
+const AGAINST = process.env.BENCH_STARTUP_AGAINST;
+const NODE = process.env.BENCH_STARTUP_NODE;
+
+async function launch(dir: string, queuefile: string, plex: FakePlex, cli?: string): Promise<number> {
   const port = await freePort();
   const config = writeConfig(dir, { SERVER_SCAN_DELAY: 3600, PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token });
   const started = Date.now();
-  const { proc, ready } = spawnServer({ dir, config, queuefile, port });
+  const { proc, ready } = spawnServer({ dir, config, queuefile, port, cli, node: NODE });
   ready.catch(() => undefined);
   const at = await waitHealth(`http://127.0.0.1:${port}`, 30_000, 2);
   const child = await ready;
@@ -25,7 +31,7 @@ async function launch(dir: string, queuefile: string, plex: FakePlex): Promise<n
 async function bareStartup(): Promise<number> {
   const port = await freePort();
   const started = Date.now();
-  const b = startBare(port);
+  const b = startBare(port, undefined, NODE);
   const at = await waitHealth(`http://127.0.0.1:${port}`, 30_000, 2);
   await (await b).stop();
   return at - started;
@@ -37,6 +43,7 @@ export async function run(): Promise<Figure[]> {
   const full: number[] = [];
   const empty: number[] = [];
   const bare: number[] = [];
+  const against: number[] = [];
   try {
     const template = join(dir, 'template.db');
     prefillQueue(template, FOLDERS, { delayMs: 3600_000 });
@@ -46,9 +53,18 @@ export async function run(): Promise<Figure[]> {
       empty.push(await launch(dir, emptyFile, plex));
       const fullFile = join(dir, `full-${r}.db`);
       copyFileSync(template, fullFile);
+      if (AGAINST && r % 2 === 1) {
+        copyFileSync(template, `${fullFile}.against`);
+        against.push(await launch(dir, `${fullFile}.against`, plex, AGAINST));
+      }
       full.push(await launch(dir, fullFile, plex));
-      log(`start-up round ${r + 1}/${ROUNDS}: bare node ${bare[r]} ms, empty queue ${empty[r]} ms, 100,000 queued ${full[r]} ms`);
+      if (AGAINST && r % 2 === 0) {
+        copyFileSync(template, `${fullFile}.against`);
+        against.push(await launch(dir, `${fullFile}.against`, plex, AGAINST));
+      }
+      log(`start-up round ${r + 1}/${ROUNDS}: bare node ${bare[r]} ms, empty queue ${empty[r]} ms, 100,000 queued ${full[r]} ms${AGAINST ? `, the other build ${against[r]} ms` : ''}`);
     }
+    if (AGAINST) log(`start-up with 100,000 queued, median of ${ROUNDS}: this build ${median(full)} ms, ${AGAINST} ${median(against)} ms`);
   } finally {
     await plex.stop();
     cleanup(dir);

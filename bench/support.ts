@@ -134,11 +134,13 @@ export function spawnServer(opts: {
   node?: string;
   /** More Node flags, after the server's. */
   nodeArgs?: string[];
+  /** Another build of the CLI (a scanrelay.mjs), to compare against this checkout's. */
+  cli?: string;
 }): {
   proc: ChildProcess;
   ready: Promise<ServerChild>;
 } {
-  const args = [...SERVER_FLAGS, ...(opts.nodeArgs ?? []), builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
+  const args = [...SERVER_FLAGS, ...(opts.nodeArgs ?? []), opts.cli ?? builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
   if (opts.loglevel) args.push('--loglevel', opts.loglevel);
   args.push('server', '--port', String(opts.port ?? 0));
   if (opts.console === 'file') return spawnToFile(opts.dir, args);

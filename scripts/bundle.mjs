@@ -38,8 +38,8 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 // on Node 20, and nothing less on 24 (the relay after 20 s idle, measured on both).
 //
 // The stand-in loads the real module on the first property read: after their own loading, these modules' users
-// only read properties (assert's stand-in checks its condition and loads the real assert only to throw). It
-// answers for the keys the module has on the Node that builds the bundle, without loading it or reading them.
+// only read properties (assert's stand-in checks its condition and loads the real assert only to throw). It has
+// the keys the module has on the Node that builds the bundle, each an accessor to the real module's.
 // test/deploy/bundle.test.ts fails if an idle relay loaded one of the first list, and sees a request's secret, an
 // https:// server and a wss:// socket work.
 const BUILTINS_ON_FIRST_USE = ['https', 'tls', 'http2', 'crypto', 'dns', 'assert', 'zlib'];
@@ -78,19 +78,23 @@ const onFirstUse = {
     b.onLoad({ filter: /.*/, namespace: 'on-first-use' }, (args) => {
       const builtin = args.path.startsWith('node:');
       const keys = Object.keys(buildRequire(builtin ? args.path : join(root, args.path)));
-      // A bound function: callable and constructible like the real one, with no `prototype` of its own to report.
-      const target = args.path === 'node:assert' ? '(...args) => { if (args.length === 0 || !args[0]) load()(...args); }' : builtin ? '{}' : 'function () {}.bind(null)';
+      // What the stand-in is before its keys: an object; for assert, a function that checks its condition; for a
+      // package (a class), a function that constructs the real one.
+      const base =
+        args.path === 'node:assert'
+          ? '(...args) => { if (args.length === 0 || !args[0]) load()(...args); }'
+          : builtin
+            ? '{}'
+            : 'function (...args) { return new.target ? Reflect.construct(load(), args) : load()(...args); }';
       return {
+        // Plain accessors, not a Proxy: esbuild's ES-import helper copies them for each importing module, and
+        // through a Proxy's traps that took 7 ms longer at start (24 modules import node:fs).
         contents: `let real; const load = () => (real ??= require(${JSON.stringify(builtin ? args.path : `./${args.path}`)}));
-const keys = ${JSON.stringify(keys)}, known = new Set(keys);
-module.exports = new Proxy(${target}, {
-  // esbuild's ES-import helper asks for __esModule, which these modules do not have.
-  get: (_, key) => (key === '__esModule' && !real ? undefined : load()[key]),
-  has: (_, key) => key in load(),
-  construct: (_, args) => Reflect.construct(load(), args),
-  ownKeys: () => (real ? Reflect.ownKeys(real) : keys),
-  getOwnPropertyDescriptor: (_, key) => (known.has(key) || Object.hasOwn(load(), key) ? { configurable: true, enumerable: true, get: () => load()[key] } : undefined),
-});`,
+const standIn = ${base};
+for (const key of ${JSON.stringify(keys)}) {
+  if (!Object.hasOwn(standIn, key)) Object.defineProperty(standIn, key, { configurable: true, enumerable: true, get: () => load()[key], set: (value) => { load()[key] = value; } });
+}
+module.exports = standIn;`,
         loader: 'js',
         resolveDir: root,
       };
