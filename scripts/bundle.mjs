@@ -52,6 +52,25 @@ const PACKAGES_ON_FIRST_USE = [
 ];
 const fromPackage = (importer) => /[\\/]node_modules[\\/]/.test(importer);
 const escaped = (text) => text.replace(/[./]/g, '\\$&');
+
+/**
+ * The names a file of ours imports from a module (`import { a, b as c } from 'node:fs'`), or undefined when it
+ * takes the whole module (a namespace or default import) or the import cannot be read that way.
+ */
+function namedImports(file, specifier) {
+  const text = readFileSync(file, 'utf8');
+  const from = `from ['"]${escaped(specifier)}['"]`;
+  if (new RegExp(`import\\s+(?!type\\b)(\\*|\\w+)[^;]*${from}`).test(text)) return undefined;
+  const names = [];
+  for (const m of text.matchAll(new RegExp(`import\\s+(type\\s+)?\\{([^}]*)\\}\\s*${from}`, 'g'))) {
+    if (m[1]) continue;
+    for (const part of m[2].split(',')) {
+      const name = part.trim().replace(/\s+as\s+\w+$/, '');
+      if (name && !name.startsWith('type ')) names.push(name);
+    }
+  }
+  return names.length > 0 ? [...new Set(names)].sort() : undefined;
+}
 const onFirstUse = {
   name: 'on-first-use',
   setup(b) {
@@ -63,8 +82,11 @@ const onFirstUse = {
       const own = !fromPackage(args.importer);
       // https from our own code: src/http-fetch.ts requires it when it is first needed; its type comes from here.
       if (own && OWN_BUILTINS_BY_REQUIRE.includes(name)) return { path: `node:${name}`, namespace: 'by-require' };
-      if (BUILTINS_ON_FIRST_USE.includes(name) || (own && OWN_BUILTINS_NEVER_READ_WHOLE.includes(name))) return { path: `node:${name}`, namespace: 'on-first-use' };
-      return undefined;
+      if (!BUILTINS_ON_FIRST_USE.includes(name) && !(own && OWN_BUILTINS_NEVER_READ_WHOLE.includes(name))) return undefined;
+      // Our own code's named imports get a stand-in with just those keys: the import helper copies every key of
+      // the stand-in for each importing module, and all of node:fs's, 24 times, cost 3-5 ms of start-up.
+      const used = own && args.kind === 'import-statement' ? namedImports(args.importer, args.path) : undefined;
+      return { path: used ? `node:${name}#${used.join(',')}` : `node:${name}`, namespace: 'on-first-use' };
     });
     b.onLoad({ filter: /.*/, namespace: 'by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
     for (const { request, importer } of PACKAGES_ON_FIRST_USE) {
@@ -76,12 +98,13 @@ const onFirstUse = {
       });
     }
     b.onLoad({ filter: /.*/, namespace: 'on-first-use' }, (args) => {
-      const builtin = args.path.startsWith('node:');
-      const keys = Object.keys(buildRequire(builtin ? args.path : join(root, args.path)));
+      const [path, used] = args.path.split('#');
+      const builtin = path.startsWith('node:');
+      const keys = used !== undefined ? used.split(',') : Object.keys(buildRequire(builtin ? path : join(root, path)));
       // What the stand-in is before its keys: an object; for assert, a function that checks its condition; for a
       // package (a class), a function that constructs the real one.
       const base =
-        args.path === 'node:assert'
+        path === 'node:assert'
           ? '(...args) => { if (args.length === 0 || !args[0]) load()(...args); }'
           : builtin
             ? '{}'
@@ -89,7 +112,7 @@ const onFirstUse = {
       return {
         // Plain accessors, not a Proxy: esbuild's ES-import helper copies them for each importing module, and
         // through a Proxy's traps that took 7 ms longer at start (24 modules import node:fs).
-        contents: `let real; const load = () => (real ??= require(${JSON.stringify(builtin ? args.path : `./${args.path}`)}));
+        contents: `let real; const load = () => (real ??= require(${JSON.stringify(builtin ? path : `./${path}`)}));
 const standIn = ${base};
 for (const key of ${JSON.stringify(keys)}) {
   if (!Object.hasOwn(standIn, key)) Object.defineProperty(standIn, key, { configurable: true, enumerable: true, get: () => load()[key], set: (value) => { load()[key] = value; } });

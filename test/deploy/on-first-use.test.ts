@@ -14,13 +14,14 @@ import { repoRoot } from '../support/fixtures.js';
 const dir = mkdtempSync(join(tmpdir(), 'scanrelay-on-first-use-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Bundles `source` (as a file of src/, so the stand-ins for our own code's imports apply) and runs it. */
+/** Bundles `source` (a file outside node_modules, so the stand-ins for our own code's imports apply) and runs it. */
 async function run(source: string): Promise<Record<string, unknown>> {
-  const outfile = join(dir, `program-${Math.random().toString(36).slice(2)}.mjs`);
+  const name = `program-${Math.random().toString(36).slice(2)}`;
+  const outfile = join(dir, `${name}.mjs`);
+  writeFileSync(join(dir, `${name}.ts`), source);
   await build({
     ...bundleOptions,
-    entryPoints: undefined,
-    stdin: { contents: source, resolveDir: join(repoRoot, 'src'), sourcefile: join(repoRoot, 'src', 'probe.ts'), loader: 'ts' },
+    entryPoints: [join(dir, `${name}.ts`)],
     outfile,
     sourcemap: false,
     legalComments: 'none',
@@ -54,16 +55,17 @@ describe('modules loaded at their first use', () => {
     expect(out).toEqual({ afterTrue: false, thrown: { name: 'AssertionError', code: 'ERR_ASSERTION', message: 'the route must be a function' }, bare: 'ERR_ASSERTION', afterFalse: true });
   }, 30_000);
 
-  it('node:util and node:fs as our own code imports them: nothing loads their lazy exports, and calls work', async () => {
+  it('node:util, node:fs and node:net as our own code imports them (by name or whole): nothing loads their lazy exports, and calls work', async () => {
     // Lazy exports of node:util and node:fs on Node 24 (an ES import reads them all); Node 20 loads fs's Dir at start.
     const LAZY = `const lazy = () => ['internal/util/diff', 'internal/util/parse_args/parse_args', 'internal/fs/dir'].filter(loaded);`;
     const empty = await run(`${LOADED} ${LAZY} console.log(JSON.stringify({ atStart: lazy() }));`);
     const out = await run(`${LOADED} ${LAZY}
       import { promisify } from 'node:util';
       import { stat, existsSync } from 'node:fs';
+      import * as net from 'node:net';
       const atStart = lazy();
       const s = await promisify(stat)(${JSON.stringify(repoRoot)});
-      console.log(JSON.stringify({ atStart, folder: s.isDirectory(), exists: existsSync(${JSON.stringify(join(repoRoot, 'package.json'))}), afterCalls: lazy() }));`);
-    expect(out).toEqual({ atStart: empty.atStart, folder: true, exists: true, afterCalls: empty.atStart });
+      console.log(JSON.stringify({ atStart, folder: s.isDirectory(), exists: existsSync(${JSON.stringify(join(repoRoot, 'package.json'))}), ip: net.isIP('10.0.0.1'), afterCalls: lazy() }));`);
+    expect(out).toEqual({ atStart: empty.atStart, folder: true, exists: true, ip: 4, afterCalls: empty.atStart });
   }, 30_000);
 });
