@@ -9,9 +9,9 @@ import { describeIssue, expectedOf, genericExpected } from './issues.js';
 import { parseJson, type Json, type JsonObject } from './json-file.js';
 import { configSchema, newServerPass, type Config } from './schema.js';
 import { addMissing, collectIgnored, sortKnownObjects } from './schema-walk.js';
+import { unknownKeys, type UnknownKey } from './unknown-keys.js';
 
 type ConfigSchema = ReturnType<typeof configSchema>;
-import { unknownKeys, type UnknownKey } from './unknown-keys.js';
 
 // The loader's public face: callers need these beside loadConfig.
 export { defaultConfig, ConfigError };
@@ -69,16 +69,17 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv, opts: LoadOptio
 
   if (text === undefined) {
     const fresh = defaultConfig(random) as unknown as JsonObject;
+    const schema = configSchema();
     if (write) {
       try {
         mkdirSync(dirname(file), { recursive: true });
-        writeFileSync(file, toFileText(fresh, configSchema()), { mode: 0o600, flag: 'wx' });
+        writeFileSync(file, toFileText(fresh, schema), { mode: 0o600, flag: 'wx' });
       } catch (err) {
         // Running on with a random SERVER_PASS nobody can read back would only fail later and obscurely.
         throw new ConfigError(`${where}: there is no config file and a default one could not be created: ${errorText(err)}`);
       }
     }
-    return { ...finish(file, fresh, env, [], configSchema()), unknown: [], created: write };
+    return { ...finish(file, fresh, env, [], schema), unknown: [], created: write };
   }
 
   const fromFile = parseJson(text, where);

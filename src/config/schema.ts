@@ -27,7 +27,7 @@ export const PLEX_DATABASE_PATH_DEFAULT =
 
 /**
  * The whole config's schema. Made anew for each reading of a config and let go after it: an idle relay keeps no
- * zod object (each carries its own methods; all of them held 2-3 MB, docs/performance.md).
+ * zod object (each carries its own methods; kept, they held about 2 MB, docs/performance.md).
  */
 export function configSchema() {
   return z

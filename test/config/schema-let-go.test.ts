@@ -1,5 +1,5 @@
 // The config's zod schema exists while a config is read and is let go after: an idle relay holds no schema object
-// (each carries its own methods; the schemas held 2-3 MB of an idle relay, docs/performance.md "Idle memory").
+// (each carries its own methods; kept, they held about 2 MB of an idle relay, docs/performance.md "Idle memory").
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
