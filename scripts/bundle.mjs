@@ -111,13 +111,15 @@ const onFirstUse = {
             : 'function (...args) { return new.target ? Reflect.construct(load(), args) : load()(...args); }';
       return {
         // Plain accessors, not a Proxy: esbuild's ES-import helper copies them for each importing module, and
-        // through a Proxy's traps that took 7 ms longer at start (24 modules import node:fs).
+        // through a Proxy's traps that took 7 ms longer at start (24 modules import node:fs). A package's
+        // require() gets them behind a Proxy that reads any other key from the real module: one the Node that
+        // built the bundle lacks but the Node running it has (not __esModule, which esbuild's helper asks of all).
         contents: `let real; const load = () => (real ??= require(${JSON.stringify(builtin ? path : `./${path}`)}));
 const standIn = ${base};
 for (const key of ${JSON.stringify(keys)}) {
   if (!Object.hasOwn(standIn, key)) Object.defineProperty(standIn, key, { configurable: true, enumerable: true, get: () => load()[key], set: (value) => { load()[key] = value; } });
 }
-module.exports = standIn;`,
+module.exports = ${used === undefined ? 'new Proxy(standIn, { get: (target, key) => (key in target || key === "__esModule" ? target[key] : load()[key]) })' : 'standIn'};`,
         loader: 'js',
         resolveDir: root,
       };

@@ -41,6 +41,16 @@ describe('modules loaded at their first use', () => {
     expect(out).toEqual({ before: false, after: true, digest: createHash('sha256').update('scanrelay').digest('hex'), equal: true });
   }, 30_000);
 
+  it("zlib as a package requires it: loaded at the first read, and keys the build did not list (non-enumerable) read through", async () => {
+    const out = await run(`${LOADED}
+      const zlib = require('node:zlib');
+      const before = loaded('zlib');
+      const flush = zlib.Z_SYNC_FLUSH;
+      const roundTrip = zlib.inflateSync(zlib.deflateSync(Buffer.from('scanrelay'))).toString();
+      console.log(JSON.stringify({ before, flush, roundTrip, after: loaded('zlib') }));`);
+    expect(out).toEqual({ before: false, flush: 2, roundTrip: 'scanrelay', after: true });
+  }, 30_000);
+
   it('assert: a true condition loads nothing, a false one throws the real AssertionError with its message', async () => {
     const out = await run(`${LOADED}
       import assert from 'node:assert';
