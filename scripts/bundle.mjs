@@ -39,7 +39,8 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 //
 // The stand-in loads the real module on the first property read: after their own loading, these modules' users
 // only read properties (assert's stand-in checks its condition and loads the real assert only to throw). It has
-// the keys the module has on the Node that builds the bundle, each an accessor to the real module's.
+// the keys a file of ours imports by name, or else the module's keys on the Node that builds the bundle, each an
+// accessor to the real module's; for a package's require(), any other key is read from the real module.
 // test/deploy/bundle.test.ts fails if an idle relay loaded one of the first list, and sees a request's secret, an
 // https:// server and a wss:// socket work.
 const BUILTINS_ON_FIRST_USE = ['https', 'tls', 'http2', 'crypto', 'dns', 'assert', 'zlib'];
