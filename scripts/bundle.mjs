@@ -32,10 +32,10 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 //
 // Never read whole: on Node 24 an ES import of a built-in builds its module namespace, reading every export, and a
 // lazy export loads its module then (node:fs's Dir, node:util's diff and argument parser, node:net's address
-// lists; node:http's loads the WebSocket client, +14 MB). So node:fs, node:util and node:net, which our own code
-// imports, get the stand-in as well (0.8 MB less on Node 24), and node:http and node:https come through require().
-// The other built-ins our own code imports stay ES imports: through a stand-in or require() they held 1.2 MB more
-// on Node 20, and nothing less on 24 (the relay after 20 s idle, measured on both).
+// lists; node:http's loads the WebSocket client, +14 MB). So node:http, node:fs, node:util and node:net, which our
+// own code imports, get the stand-in as well (0.8 MB less on Node 24 for the last three). The other built-ins our
+// own code imports stay ES imports: through a stand-in they held 1.2 MB more on Node 20, and nothing less on 24
+// (the relay after 20 s idle, measured on both).
 //
 // The stand-in loads the real module on the first property read: after their own loading, these modules' users
 // only read properties (assert's stand-in checks its condition and loads the real assert only to throw). It has
@@ -44,8 +44,7 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 // test/deploy/bundle.test.ts fails if an idle relay loaded one of the first list, and sees a request's secret, an
 // https:// server and a wss:// socket work.
 const BUILTINS_ON_FIRST_USE = ['https', 'tls', 'http2', 'crypto', 'dns', 'assert', 'zlib'];
-const OWN_BUILTINS_NEVER_READ_WHOLE = ['fs', 'util', 'net'];
-const OWN_BUILTINS_BY_REQUIRE = ['http', 'https'];
+const OWN_BUILTINS_NEVER_READ_WHOLE = ['http', 'fs', 'util', 'net'];
 /** Packages, or a package's own files, by what is required and who requires it. */
 const PACKAGES_ON_FIRST_USE = [
   { request: 'ws', importer: /[\\/]src[\\/]media-socket\.ts$/ },
@@ -75,21 +74,18 @@ function namedImports(file, specifier) {
 const onFirstUse = {
   name: 'on-first-use',
   setup(b) {
-    const names = [...BUILTINS_ON_FIRST_USE, ...OWN_BUILTINS_NEVER_READ_WHOLE, ...OWN_BUILTINS_BY_REQUIRE];
-    b.onResolve({ filter: new RegExp(`^(node:)?(${[...new Set(names)].join('|')})$`) }, (args) => {
+    const names = [...BUILTINS_ON_FIRST_USE, ...OWN_BUILTINS_NEVER_READ_WHOLE];
+    b.onResolve({ filter: new RegExp(`^(node:)?(${names.join('|')})$`) }, (args) => {
       // The stand-in's own require: the real module, outside the bundle.
-      if (args.namespace === 'on-first-use' || args.namespace === 'by-require') return { path: args.path, external: true };
+      if (args.namespace === 'on-first-use') return { path: args.path, external: true };
       const name = args.path.replace(/^node:/, '');
       const own = !fromPackage(args.importer);
-      // https from our own code: src/http-fetch.ts requires it when it is first needed; its type comes from here.
-      if (own && OWN_BUILTINS_BY_REQUIRE.includes(name)) return { path: `node:${name}`, namespace: 'by-require' };
       if (!BUILTINS_ON_FIRST_USE.includes(name) && !(own && OWN_BUILTINS_NEVER_READ_WHOLE.includes(name))) return undefined;
       // Our own code's named imports get a stand-in with just those keys: the import helper copies every key of
       // the stand-in for each importing module, and all of node:fs's, 24 times, cost 3-5 ms of start-up.
       const used = own && args.kind === 'import-statement' ? namedImports(args.importer, args.path) : undefined;
       return { path: used ? `node:${name}#${used.join(',')}` : `node:${name}`, namespace: 'on-first-use' };
     });
-    b.onLoad({ filter: /.*/, namespace: 'by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
     for (const { request, importer } of PACKAGES_ON_FIRST_USE) {
       b.onResolve({ filter: new RegExp(`^${escaped(request)}$`) }, async (args) => {
         if (args.namespace === 'on-first-use' || !importer.test(args.importer)) return undefined;
@@ -112,9 +108,10 @@ const onFirstUse = {
             : 'function (...args) { return new.target ? Reflect.construct(load(), args) : load()(...args); }';
       return {
         // Plain accessors, not a Proxy: esbuild's ES-import helper copies them for each importing module, and
-        // through a Proxy's traps that took 7 ms longer at start (24 modules import node:fs). A package's
-        // require() gets them behind a Proxy that reads any other key from the real module: one the Node that
-        // built the bundle lacks but the Node running it has (not __esModule, which esbuild's helper asks of all).
+        // through a Proxy's traps that took 7 ms longer at start (24 modules import node:fs). A stand-in with
+        // every key (a package's require(), a namespace import) has them behind a Proxy that reads any other key
+        // from the real module: a key not enumerable, or one the Node that built the bundle lacks (not
+        // __esModule, which esbuild's helper asks of every module).
         contents: `let real; const load = () => (real ??= require(${JSON.stringify(builtin ? path : `./${path}`)}));
 const standIn = ${base};
 for (const key of ${JSON.stringify(keys)}) {

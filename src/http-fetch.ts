@@ -1,16 +1,11 @@
 // The HTTP client every media server, Google and rclone call goes through: fetch's signature and errors, on
 // node:http. Node's own fetch (undici) parses responses with a WebAssembly module whose first compile held about
 // 40 MB at its peak and kept 20-30 MB, more than the rest of an idle server's own data (docs/performance.md).
+// In the bundle node:https loads at the first https:// call, not at start (scripts/bundle.mjs, on first use): it
+// sets up TLS, 5 MB of RSS on Node 24 that a relay calling only http:// servers never uses.
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { createRequire } from 'node:module';
+import { request as httpsRequest } from 'node:https';
 import { answerOf, HeaderFields } from './http-answer.js';
-
-// node:https is loaded by the first https:// call, not at start: loading it sets up TLS, 5 MB of RSS on Node 24
-// that a relay calling only http:// servers never uses (scripts/bundle.mjs).
-const requireBuiltin = createRequire(import.meta.url);
-let httpsModule: typeof import('node:https') | undefined;
-const httpsRequest = (url: URL, options: RequestOptions): ClientRequest =>
-  (httpsModule ??= requireBuiltin('node:https') as typeof import('node:https')).request(url, options);
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Statuses whose response has no body by definition (a Response refuses one). */

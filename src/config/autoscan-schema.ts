@@ -8,9 +8,6 @@ const RESERVED_TRIGGER_NAMES = ['manual', 'a-train', 'bazarr', 'tdarr'];
 export const AUTOSCAN_TRIGGER_TYPES = ['sonarr', 'radarr', 'lidarr', 'readarr'] as const;
 const nameExpected = 'a route name made of letters, digits, "_", "." or "-"';
 
-// autoscan's rewrites: prefix mappings, or its regex rules ({"FROM", "TO"}), as every mapping takes them.
-const rewrite = () => pathMappings();
-
 function triggerSchema() {
   return z.object(
     {
@@ -20,7 +17,8 @@ function triggerSchema() {
         .string({ error: 'one of "sonarr", "radarr", "lidarr", "readarr"' })
         .transform((v) => v.toLowerCase())
         .pipe(z.enum(AUTOSCAN_TRIGGER_TYPES, { error: 'one of "sonarr", "radarr", "lidarr", "readarr"' })),
-      REWRITE: rewrite().default({}),
+      /** autoscan's rewrites: prefix mappings, or its regex rules ({"FROM", "TO"}), as every mapping takes them. */
+      REWRITE: pathMappings().default({}),
     },
     { error: 'an object with NAME and TYPE' },
   );
@@ -36,10 +34,10 @@ export function autoscanSchema() {
         PASSWORD: z.string({ error: 'a string' }).default(''),
         /** Empty = one route per app, named after it: /triggers/sonarr, /triggers/radarr, ... */
         TRIGGERS: z.array(triggerSchema(), { error: 'a list of {"NAME", "TYPE"} objects' }).default([]),
-        MANUAL_REWRITE: rewrite().default({}),
-        A_TRAIN_REWRITE: rewrite().default({}),
+        MANUAL_REWRITE: pathMappings().default({}),
+        A_TRAIN_REWRITE: pathMappings().default({}),
         /** Per Shared Drive id: tried before A_TRAIN_REWRITE. */
-        A_TRAIN_DRIVES: z.record(z.string(), rewrite(), { error: 'an object of "<drive id>": {"path": ["prefix"]}' }).default({}),
+        A_TRAIN_DRIVES: z.record(z.string(), pathMappings(), { error: 'an object of "<drive id>": {"path": ["prefix"]}' }).default({}),
       },
       { error: 'an object with ENABLED, USER, PASSWORD, TRIGGERS' },
     )
