@@ -25,5 +25,5 @@ EXPOSE 3468
 HEALTHCHECK --interval=30s --timeout=5s --start-period=45s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.SERVER_PORT||3468)+'/health?ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # The Node flags are src/cli/node-flags.ts NODE_FLAGS (less memory under load; npm start and the unit pass them too).
-ENTRYPOINT ["node", "--max-semi-space-size=8", "--max-old-space-size=512", "--no-concurrent-recompilation", "dist/scanrelay.mjs", "--config", "/config/config.json", "--queuefile", "/config/queue.db", "--logfile", "/config/scanrelay.log"]
+ENTRYPOINT ["node", "--max-semi-space-size=8", "--max-old-space-size=512", "--no-concurrent-recompilation", "--no-turbofan", "--no-maglev", "dist/scanrelay.mjs", "--config", "/config/config.json", "--queuefile", "/config/queue.db", "--logfile", "/config/scanrelay.log"]
 CMD ["server"]

@@ -1,23 +1,10 @@
 #!/usr/bin/env node
-// The `scanrelay` command: global flags (plex_autoscan's) and one subcommand per job. `server` is built here
-// with the server's modules only; any other command line loads the whole program (program.ts) first, so a
-// running relay never loads the rclone wizard, the importers, backup, check and the rest (docs/performance.md).
+// The `scanrelay` command's entry: holds V8's optimizing compilers before anything else is loaded (the server
+// releases them once it listens, src/cli/optimizers.ts), then loads and runs the command line (run.ts). The rest
+// comes by import() so that, in the bundle too, none of it is evaluated before the hold.
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Command } from 'commander';
-import { addGlobalOptions } from './context.js';
-import { baseProgram, commandOf } from './base.js';
-import { serverCommand } from './server.js';
-
-/** The program for a command line: just the server for `server`, else every command. */
-export async function programFor(args: readonly string[]): Promise<Command> {
-  if (commandOf(args) === 'server') {
-    const program = baseProgram();
-    program.addCommand(addGlobalOptions(serverCommand()));
-    return program;
-  }
-  return (await import('./program.js')).buildProgram();
-}
+import { holdOptimizers } from './optimizers.js';
 
 /** True when this file is the program being run (directly, through the npm bin link, or through tsx). */
 function isMain(): boolean {
@@ -28,13 +15,6 @@ function isMain(): boolean {
   }
 }
 if (isMain()) {
-  const program = await programFor(process.argv.slice(2));
-  if (process.argv.length <= 2) {
-    program.outputHelp();
-  } else {
-    program.parseAsync(process.argv).catch((err) => {
-      process.stderr.write(`${(err as Error).message}\n`);
-      process.exit(1);
-    });
-  }
+  holdOptimizers();
+  await (await import('./run.js')).run(process.argv);
 }

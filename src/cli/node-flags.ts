@@ -15,10 +15,12 @@
 // 136-143 MB through 60 s) with the same CPU per request. V8 reads it only at start: NODE_OPTIONS refuses it and
 // v8.setFlagsFromString comes too late, so only the command line carries it. Figures: docs/performance.md.
 import { getHeapStatistics } from 'node:v8';
+import { HOLD_FLAGS } from './optimizers.js';
 
 export const HEAP_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=512'] as const;
 const COMPILER_FLAG = '--no-concurrent-recompilation';
-export const NODE_FLAGS = [...HEAP_FLAGS, COMPILER_FLAG] as const;
+// And the optimizing compilers held from Node's own start until the server listens (src/cli/optimizers.ts).
+export const NODE_FLAGS = [...HEAP_FLAGS, COMPILER_FLAG, ...HOLD_FLAGS] as const;
 
 /** Above this limit V8's growth factor is over 1.6: the heap flags (or NODE_OPTIONS) were not given. */
 const LARGE_LIMIT_BYTES = 1024 * 1024 * 1024;

@@ -12,6 +12,7 @@ import { createService, type Service } from '../service.js';
 import { globalFlags, loadContext } from './context.js';
 import { flagAdvice } from './node-flags.js';
 import { trimWhenIdle } from '../idle-memory.js';
+import { releaseWhenBusy } from './optimizers.js';
 
 export function serverCommand(): Command {
   return new Command('server')
@@ -73,6 +74,8 @@ export function serverCommand(): Command {
         process.exit(0);
       };
       trimWhenIdle(service.app.server);
+      // Held since the entry: released at the first busy spell (src/cli/optimizers.ts).
+      releaseWhenBusy();
       process.on('SIGTERM', () => void stop('SIGTERM'));
       process.on('SIGINT', () => void stop('SIGINT'));
     });

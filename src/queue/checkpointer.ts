@@ -95,6 +95,10 @@ parentPort.on('message', (message) => {
 
 const driver = sqliteBindingPath;
 
+/** How soon the WAL is looked at after it grew or a write was committed, and how seldom while nothing is written. */
+const LOOK_SOON_MS = 100;
+const LOOK_IDLE_MS = 5_000;
+
 /** Below this the WAL costs nothing to keep (it is copied on close), and an idle service starts no thread. */
 const START_AT_WAL_BYTES = 1024 * 1024;
 
@@ -128,6 +132,10 @@ export interface CheckpointerStats {
 export class Checkpointer {
   private worker?: Worker;
   private timer?: NodeJS.Timeout;
+  private look?: NodeJS.Timeout;
+  private lookMs: number;
+  private lastWalBytes: number;
+  private readonly soonMs: number;
   private stopped = false;
   private readonly restartAt: number;
   private readonly finishes = { finished: 0, longestFinishMs: 0, totalFinishMs: 0 };
@@ -143,10 +151,44 @@ export class Checkpointer {
     opts: CheckpointerOptions = {},
   ) {
     this.restartAt = opts.restartAtBytes ?? WAL_RESTART_AT_BYTES;
-    // Looked at every 100 ms (one stat): at the intake's full rate the WAL grows by tens of MB a second.
-    this.every(() => {
-      if (walBytes(this.file) >= START_AT_WAL_BYTES) this.start();
-    }, Math.min(100, everyMs));
+    this.soonMs = Math.min(LOOK_SOON_MS, everyMs);
+    this.lookMs = this.soonMs;
+    this.lastWalBytes = walBytes(file);
+    this.scheduleLook();
+  }
+
+  /** How long until the WAL is looked at next, while no worker runs (tests). */
+  get nextLookMs(): number | undefined {
+    return this.look ? this.lookMs : undefined;
+  }
+
+  /**
+   * A write was committed (the queue's group commit says so): the WAL is looked at within 100 ms however long it
+   * was quiet, since at the intake's full rate it grows by tens of MB a second.
+   */
+  noteWrite(): void {
+    if (!this.look || this.lookMs === this.soonMs) return;
+    clearTimeout(this.look);
+    this.lookMs = this.soonMs;
+    this.scheduleLook();
+  }
+
+  private scheduleLook(): void {
+    this.look = setTimeout(() => this.lookAtWal(), this.lookMs);
+    this.look.unref();
+  }
+
+  // One stat of the WAL file. While it does not grow the looks space out (doubling up to 5 s): an idle relay
+  // wakes up a few times a minute instead of ten times a second, and runs too little for V8 to optimize
+  // anything (src/cli/optimizers.ts; at 100 ms, Node's stat and timer code was optimized within 20 s).
+  private lookAtWal(): void {
+    this.look = undefined;
+    if (this.stopped) return;
+    const bytes = walBytes(this.file);
+    if (bytes >= START_AT_WAL_BYTES) return this.start();
+    this.lookMs = bytes === this.lastWalBytes ? Math.min(this.lookMs * 2, LOOK_IDLE_MS) : this.soonMs;
+    this.lastWalBytes = bytes;
+    this.scheduleLook();
   }
 
   private every(fn: () => void, ms = this.everyMs): void {
@@ -156,8 +198,8 @@ export class Checkpointer {
   }
 
   private start(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    clearTimeout(this.look);
+    this.look = undefined;
     let worker: Worker;
     try {
       worker = new Worker(WORKER_SOURCE, {
@@ -220,6 +262,8 @@ export class Checkpointer {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    clearTimeout(this.look);
+    this.look = undefined;
     this.worker?.postMessage('stop');
   }
 }

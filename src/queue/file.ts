@@ -68,7 +68,13 @@ export class QueueFile {
    * the event loop: the processor and the follow-up stage record outcomes this way.
    */
   grouped<T>(write: () => T): Promise<T> {
+    this.noteWrite();
     return this.group.run(write);
+  }
+
+  /** A write is being committed: the checkpointer looks at the WAL soon, however long it was quiet. */
+  protected noteWrite(): void {
+    this.checkpointer?.noteWrite();
   }
 
   /**

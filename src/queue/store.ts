@@ -78,6 +78,7 @@ export class Queue extends QueueFile {
       }
       return found;
     })();
+    this.noteWrite();
     const seen = new Set<string>();
     return reqs.map((req) => {
       const merged = seen.has(req.folder) || existed.get(req.folder) === true;

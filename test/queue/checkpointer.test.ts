@@ -124,3 +124,45 @@ describe('checkpoints in a worker thread', () => {
     await until(() => onMain.mock.calls.length >= 2, threadStarted);
   });
 });
+
+describe('looking at the WAL before a worker runs', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('while nothing is written the looks space out to one in 5 s; a grown WAL or a committed write brings them back to 100 ms', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const file = join(mkdtempSync(join(tmpdir(), 'scanrelay-ckpt-')), 'queue.db');
+    writeFileSync(`${file}-wal`, Buffer.alloc(4096));
+    const c = new Checkpointer(file, 1_000, vi.fn());
+    open.push({ close: () => c.stop() });
+    const spacing: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      spacing.push(c.nextLookMs!);
+      vi.advanceTimersByTime(c.nextLookMs!);
+    }
+    expect(spacing).toEqual([100, 200, 400, 800, 1_600, 3_200, 5_000, 5_000]);
+    // Written by a connection the relay does not watch (the CLI, say): seen at the next look, then soon again.
+    writeFileSync(`${file}-wal`, Buffer.alloc(8192));
+    vi.advanceTimersByTime(5_000);
+    expect(c.nextLookMs).toBe(100);
+    vi.advanceTimersByTime(100 + 200 + 400);
+    expect(c.nextLookMs).toBe(800);
+    // A write through the queue's group commit: looked at within 100 ms, not at the end of the long wait.
+    c.noteWrite();
+    expect(c.nextLookMs).toBe(100);
+    writeFileSync(`${file}-wal`, Buffer.alloc(2 * 1024 * 1024));
+    vi.advanceTimersByTime(100);
+    expect(c.nextLookMs).toBeUndefined(); // the worker was started: no more looks
+  });
+
+  it("the queue's intake and group commit tell it about each write", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'scanrelay-ckpt-')), 'queue.db');
+    const q = new Queue(file, new ManualClock(), { delayMs: 0, checkpointEveryMs: 1_000 });
+    open.push(q);
+    const noteWrite = vi.spyOn(Checkpointer.prototype, 'noteWrite');
+    q.enqueue(folder(1));
+    expect(noteWrite).toHaveBeenCalledTimes(1);
+    await q.grouped(() => q.count());
+    expect(noteWrite).toHaveBeenCalledTimes(2);
+    noteWrite.mockRestore();
+  });
+});
