@@ -1,6 +1,6 @@
 // The AUTOSCAN block: autoscan-compatible routes under /triggers/, behind their own HTTP Basic auth.
-import * as z from 'zod';
-import { pathMappings } from './values.js';
+import * as z from 'zod/mini';
+import { pathMappings, prefault, withDefault } from './values.js';
 
 /** Routes of their own under /triggers/: no TRIGGERS entry may take these names. */
 const RESERVED_TRIGGER_NAMES = ['manual', 'a-train', 'bazarr', 'tdarr'];
@@ -12,13 +12,13 @@ function triggerSchema() {
   return z.object(
     {
       /** The route: POST /triggers/<NAME>. */
-      NAME: z.string({ error: nameExpected }).regex(/^[A-Za-z0-9_.-]+$/, { error: nameExpected }),
-      TYPE: z
-        .string({ error: 'one of "sonarr", "radarr", "lidarr", "readarr"' })
-        .transform((v) => v.toLowerCase())
-        .pipe(z.enum(AUTOSCAN_TRIGGER_TYPES, { error: 'one of "sonarr", "radarr", "lidarr", "readarr"' })),
+      NAME: z.string({ error: nameExpected }).check(z.regex(/^[A-Za-z0-9_.-]+$/, { error: nameExpected })),
+      TYPE: z.pipe(
+        z.pipe(z.string({ error: 'one of "sonarr", "radarr", "lidarr", "readarr"' }), z.transform((v) => v.toLowerCase())),
+        z.enum(AUTOSCAN_TRIGGER_TYPES, { error: 'one of "sonarr", "radarr", "lidarr", "readarr"' }),
+      ),
       /** autoscan's rewrites: prefix mappings, or its regex rules ({"FROM", "TO"}), as every mapping takes them. */
-      REWRITE: pathMappings().default({}),
+      REWRITE: withDefault(pathMappings(), {}),
     },
     { error: 'an object with NAME and TYPE' },
   );
@@ -26,23 +26,21 @@ function triggerSchema() {
 
 /** The AUTOSCAN block's schema, made for one reading of a config. */
 export function autoscanSchema() {
-  return z
-    .object(
+  return prefault(
+    z.object(
       {
-        ENABLED: z.boolean({ error: 'true or false' }).default(false),
-        USER: z.string({ error: 'a string' }).default(''),
-        PASSWORD: z.string({ error: 'a string' }).default(''),
+        ENABLED: withDefault(z.boolean({ error: 'true or false' }), false),
+        USER: withDefault(z.string({ error: 'a string' }), ''),
+        PASSWORD: withDefault(z.string({ error: 'a string' }), ''),
         /** Empty = one route per app, named after it: /triggers/sonarr, /triggers/radarr, ... */
-        TRIGGERS: z.array(triggerSchema(), { error: 'a list of {"NAME", "TYPE"} objects' }).default([]),
-        MANUAL_REWRITE: pathMappings().default({}),
-        A_TRAIN_REWRITE: pathMappings().default({}),
+        TRIGGERS: withDefault(z.array(triggerSchema(), { error: 'a list of {"NAME", "TYPE"} objects' }), []),
+        MANUAL_REWRITE: withDefault(pathMappings(), {}),
+        A_TRAIN_REWRITE: withDefault(pathMappings(), {}),
         /** Per Shared Drive id: tried before A_TRAIN_REWRITE. */
-        A_TRAIN_DRIVES: z.record(z.string(), pathMappings(), { error: 'an object of "<drive id>": {"path": ["prefix"]}' }).default({}),
+        A_TRAIN_DRIVES: withDefault(z.record(z.string(), pathMappings(), { error: 'an object of "<drive id>": {"path": ["prefix"]}' }), {}),
       },
       { error: 'an object with ENABLED, USER, PASSWORD, TRIGGERS' },
-    )
-    .prefault({})
-    .superRefine((a, ctx) => {
+    ).check(z.superRefine((a, ctx) => {
       if (!a.ENABLED) return;
       for (const key of ['USER', 'PASSWORD'] as const) {
         if (a[key] === '') {
@@ -58,7 +56,9 @@ export function autoscanSchema() {
         }
         seen.add(key);
       });
-    });
+    })),
+    {},
+  );
 }
 
 export type AutoscanConfig = z.infer<ReturnType<typeof autoscanSchema>>;

@@ -1,5 +1,5 @@
 // One-line explanations of what is wrong with a config value: "KEY: expected ..., got ...", secrets not shown.
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { isObject, kindOf, type JsonObject } from './json-file.js';
 import { keyPath } from './schema-walk.js';
 import { isSecretKey } from './secrets.js';

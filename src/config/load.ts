@@ -2,7 +2,7 @@
 // overrides applied on top, every mistake reported in one line naming the file and the key.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defaultConfig } from './defaults.js';
 import { ConfigError, errorText } from './error.js';
 import { describeIssue, expectedOf, genericExpected } from './issues.js';
@@ -135,7 +135,7 @@ function finish(file: string, upgraded: JsonObject, env: NodeJS.ProcessEnv, adde
     const raw = env[key];
     // An empty variable counts as unset: compose files often declare `KEY=` placeholders.
     if (raw === undefined || raw === '') continue;
-    effective[key] = decodeEnv(key, raw, keySchema as z.ZodType);
+    effective[key] = decodeEnv(key, raw, keySchema as z.ZodMiniType);
     envOverrides.push(key);
   }
 
@@ -160,7 +160,7 @@ function finish(file: string, upgraded: JsonObject, env: NodeJS.ProcessEnv, adde
  * plex_autoscan JSON-decoded every override, so strings needed quotes and a bare word crashed it. Here a
  * string key takes the raw text unless it is a quoted JSON string; other keys still need valid JSON.
  */
-function decodeEnv(key: string, raw: string, schema: z.ZodType): Json {
+function decodeEnv(key: string, raw: string, schema: z.ZodMiniType): Json {
   let decoded: Json | undefined;
   try {
     decoded = JSON.parse(raw) as Json;

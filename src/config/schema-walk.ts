@@ -1,20 +1,20 @@
 // Walks the config schema alongside the data: fills missing keys with their default, collects keys the schema
 // does not know, names the keys known at one level, sorts known keys for writing, and spells a key's path.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isObject, type Json, type JsonObject } from './json-file.js';
 import { configSchema } from './schema.js';
 
 /** The object shape behind defaults and optionals, if the schema is an object at heart. */
-export function objectShape(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+export function objectShape(schema: z.ZodMiniType): Record<string, z.ZodMiniType> | undefined {
   const inner = unwrap(schema);
-  return inner instanceof z.ZodObject ? (inner.shape as Record<string, z.ZodType>) : undefined;
+  return inner instanceof z.ZodMiniObject ? (inner.shape as Record<string, z.ZodMiniType>) : undefined;
 }
 
-function unwrap(schema: z.ZodType): z.ZodType {
-  let s: z.ZodType = schema;
+function unwrap(schema: z.ZodMiniType): z.ZodMiniType {
+  let s: z.ZodMiniType = schema;
   for (;;) {
-    if (s instanceof z.ZodDefault || s instanceof z.ZodPrefault || s instanceof z.ZodOptional) {
-      s = s.def.innerType as z.ZodType;
+    if (s instanceof z.ZodMiniDefault || s instanceof z.ZodMiniPrefault || s instanceof z.ZodMiniOptional) {
+      s = s.def.innerType as z.ZodMiniType;
     } else {
       return s;
     }
@@ -25,7 +25,7 @@ function unwrap(schema: z.ZodType): z.ZodType {
  * Fills keys missing from fixed-shape objects (the top level, GOOGLE, GOOGLE.ALLOWED, RCLONE, ...) with the
  * base default, recording each as a dotted path. Mappings, lists and unknown keys are left exactly as written.
  */
-export function addMissing(value: Json, base: Json, schema: z.ZodType, path: string[], added: string[]): Json {
+export function addMissing(value: Json, base: Json, schema: z.ZodMiniType, path: string[], added: string[]): Json {
   const shape = objectShape(schema);
   if (!shape || !isObject(value) || !isObject(base)) return value;
   const out: JsonObject = { ...value };
@@ -43,12 +43,12 @@ export function addMissing(value: Json, base: Json, schema: z.ZodType, path: str
 
 /** The keys the schema knows in the object at `parentPath` (e.g. "", "GOOGLE", "TARGETS[0]"). */
 export function knownSiblings(parentPath: string): string[] {
-  let schema: z.ZodType = configSchema();
+  let schema: z.ZodMiniType = configSchema();
   for (const part of parentPath.split(/\.|(?=\[)/).filter(Boolean)) {
     const inner = unwrap(schema);
     if (part.startsWith('[')) {
-      if (!(inner instanceof z.ZodArray)) return [];
-      schema = inner.element as z.ZodType;
+      if (!(inner instanceof z.ZodMiniArray)) return [];
+      schema = inner.def.element as z.ZodMiniType;
     } else {
       const shape = objectShape(inner);
       if (!shape || !Object.hasOwn(shape, part)) return [];
@@ -58,10 +58,10 @@ export function knownSiblings(parentPath: string): string[] {
   return Object.keys(objectShape(schema) ?? {});
 }
 
-export function collectIgnored(value: unknown, schema: z.ZodType, path: (string | number)[], ignored: string[]): void {
+export function collectIgnored(value: unknown, schema: z.ZodMiniType, path: (string | number)[], ignored: string[]): void {
   const inner = unwrap(schema);
-  if (inner instanceof z.ZodArray && Array.isArray(value)) {
-    value.forEach((item, i) => collectIgnored(item, inner.element as z.ZodType, [...path, i], ignored));
+  if (inner instanceof z.ZodMiniArray && Array.isArray(value)) {
+    value.forEach((item, i) => collectIgnored(item, inner.def.element as z.ZodMiniType, [...path, i], ignored));
     return;
   }
   const shape = objectShape(inner);
@@ -84,7 +84,7 @@ export function keyPath(path: readonly PropertyKey[]): string {
 }
 
 /** Sorted keys like plex_autoscan's files; mappings, priorities and unknown keys keep the user's order. */
-export function sortKnownObjects(value: Json, schema: z.ZodType): Json {
+export function sortKnownObjects(value: Json, schema: z.ZodMiniType): Json {
   const shape = objectShape(schema);
   if (!shape || !isObject(value)) return value;
   const out: JsonObject = {};

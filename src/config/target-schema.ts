@@ -1,6 +1,6 @@
 // One TARGETS entry: a media server or other receiver beside the first Plex. The keys every entry has are the
 // table's (src/targets/kind.ts); each kind adds its own (src/targets/kinds.ts), so a new kind needs nothing here.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { commonKeys } from '../targets/kind.js';
 import { TARGET_TYPES, targetKinds } from '../targets/kinds.js';
 import { requiredTargetKeys } from './target-keys.js';
@@ -25,14 +25,12 @@ export function targetSchema() {
   return z
     .object(
       {
-        NAME: z
-          .string({ error: targetNameExpected })
-          .regex(TARGET_NAME_PATTERN, { error: targetNameExpected }),
+        NAME: z.string({ error: targetNameExpected }).check(z.regex(TARGET_NAME_PATTERN, { error: targetNameExpected })),
         TYPE: choice(TARGET_TYPES),
         ...commonKeys(),
         ...kindKeys,
       },
       { error: 'an object with at least NAME and TYPE' },
     )
-    .superRefine(requiredTargetKeys);
+    .check(z.superRefine(requiredTargetKeys));
 }

@@ -1,7 +1,8 @@
 // The value rules config keys are built from (numbers, seconds, URLs, lists, path mappings, proxy addresses),
 // each carrying the "expected ..." phrase the loader prints, e.g. "SERVER_PORT: expected an integer 1-65535".
 import { isIP } from 'node:net';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import { regexRule, withRegexRules, type PathMappings, type RegexRule } from '../paths/mapping.js';
 import { SIZE_PATTERN } from '../log-file.js';
 
@@ -14,50 +15,56 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+// zod's mini API: one function per rule instead of methods on every schema object. The classic API's code and
+// the methods it installs on each schema held 2.5 MB more of an idle relay's memory (docs/performance.md, memory).
+// The mini API sets no language for zod's own messages (the classic one sets English): the few rules without a
+// message of ours ("Invalid input: expected string, received number") read as they did.
+z.config(en());
+
 export function integer(min: number, max: number, expected: string) {
-  return z
-    .number({ error: expected })
-    .int({ error: expected })
-    .min(min, { error: expected })
-    .max(max, { error: expected });
+  return z.int({ error: expected }).check(z.gte(min, { error: expected }), z.lte(max, { error: expected }));
 }
+
+/** A schema's value when its key is missing (zod's `default`). */
+export const withDefault = z._default;
+/** A key that may be missing and has no default. */
+export const optional = z.optional;
+/** An object block whose missing keys each get their default when the block itself is missing (zod's `prefault`). */
+export const prefault = z.prefault;
 
 /** Seconds: fractions are fine; 0 means "no wait". */
 export function seconds() {
   const expected = 'a number of seconds, 0 or more';
-  return z.number({ error: expected }).min(0, { error: expected });
+  return z.number({ error: expected }).check(z.gte(0, { error: expected }));
 }
 
 /** Seconds where 0 would spin (polling, backoff caps). */
 export function positiveSeconds() {
   const expected = 'a number of seconds greater than 0';
-  return z.number({ error: expected }).gt(0, { error: expected });
+  return z.number({ error: expected }).check(z.gt(0, { error: expected }));
 }
 
 /** LOG_MAX_SIZE: "10MB", "512K" or bytes. */
 export function logSize() {
   const expected = 'a size like "10MB", "512K" or a number of bytes (0 = never rotate)';
-  return z.union([integer(0, Number.MAX_SAFE_INTEGER, expected), z.string({ error: expected }).regex(SIZE_PATTERN, { error: expected })], { error: expected });
+  return z.union([integer(0, Number.MAX_SAFE_INTEGER, expected), z.string({ error: expected }).check(z.regex(SIZE_PATTERN, { error: expected }))], { error: expected });
 }
 
 export function httpUrl() {
   const expected = 'an http:// or https:// URL';
-  return z.string({ error: expected }).refine(isHttpUrl, { error: expected });
+  return z.string({ error: expected }).check(z.refine(isHttpUrl, { error: expected }));
 }
 
 /** Empty means "not configured"; anything else must be a usable URL. */
 export function optionalHttpUrl() {
   const expected = 'an http:// or https:// URL (or "" for none)';
-  return z.string({ error: expected }).refine((v) => v === '' || isHttpUrl(v), { error: expected });
+  return z.string({ error: expected }).check(z.refine((v) => v === '' || isHttpUrl(v), { error: expected }));
 }
 
 /** Case-insensitive choice, stored lowercased: people write "Deep" and "API". */
 export function choice<const T extends readonly [string, ...string[]]>(values: T) {
   const expected = `one of ${values.map((v) => `"${v}"`).join(', ')}`;
-  return z
-    .string({ error: expected })
-    .transform((v) => v.toLowerCase())
-    .pipe(z.enum(values, { error: expected }));
+  return z.pipe(z.pipe(z.string({ error: expected }), z.transform((v) => v.toLowerCase())), z.enum(values, { error: expected }));
 }
 
 /**
@@ -66,9 +73,14 @@ export function choice<const T extends readonly [string, ...string[]]>(values: T
  */
 export function stringList(nonEmpty: boolean) {
   const item = nonEmpty
-    ? z.string({ error: 'a non-empty string' }).min(1, { error: 'a non-empty string' })
+    ? z.string({ error: 'a non-empty string' }).check(z.minLength(1, { error: 'a non-empty string' }))
     : z.string({ error: 'a string' });
-  return z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item, { error: 'a list of strings' }));
+  return oneOrList(z.array(item, { error: 'a list of strings' }));
+}
+
+/** zod's `preprocess`, which the mini API spells as a pipe: a lone string read as a one-item list. */
+export function oneOrList<T extends z.core.$ZodType>(list: T) {
+  return z.pipe(z.transform((v: unknown) => (typeof v === 'string' ? [v] : v)), list);
 }
 
 /**
@@ -81,7 +93,7 @@ export function stringList(nonEmpty: boolean) {
 export function pathMappings() {
   const rule = z.strictObject(
     {
-      FROM: z.string({ error: 'a regular expression' }).min(1, { error: 'a non-empty regular expression' }),
+      FROM: z.string({ error: 'a regular expression' }).check(z.minLength(1, { error: 'a non-empty regular expression' })),
       TO: z.string({ error: 'a replacement string (may use $1, ${name})' }),
     },
     { error: 'an object {"FROM": "<regex>", "TO": "<replacement>"}' },
@@ -89,15 +101,15 @@ export function pathMappings() {
   const prefixes = stringList(true);
   // An object with FROM or TO is a rule; anything else is read as a list of prefixes, so its errors stay as precise.
   const isRule = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v) && ('FROM' in v || 'TO' in v);
-  return z
-    .record(z.string().min(1, { error: 'a non-empty path as key' }), z.unknown(), { error: 'an object of "path": ["prefix", ...]' })
-    .transform((value, ctx): PathMappings => {
+  return z.pipe(
+    z.record(z.string().check(z.minLength(1, { error: 'a non-empty path as key' })), z.unknown(), { error: 'an object of "path": ["prefix", ...]' }),
+    z.transform((value: Record<string, unknown>, ctx): PathMappings => {
       const forms: Record<string, string[]> = {};
       const rules: RegexRule[] = [];
       for (const [key, v] of Object.entries(value)) {
         const parsed = isRule(v) ? rule.safeParse(v) : prefixes.safeParse(v);
         if (!parsed.success) {
-          for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [key, ...issue.path], input: v });
+          for (const issue of parsed.error.issues) ctx.issues.push({ code: 'custom', message: issue.message, path: [key, ...issue.path], input: v });
           continue;
         }
         if (Array.isArray(parsed.data)) {
@@ -108,11 +120,12 @@ export function pathMappings() {
         try {
           rules.push(regexRule(key, FROM, TO));
         } catch (err) {
-          ctx.addIssue({ code: 'custom', path: [key, 'FROM'], message: `a regular expression that compiles (${(err as Error).message})`, input: FROM });
+          ctx.issues.push({ code: 'custom', path: [key, 'FROM'], message: `a regular expression that compiles (${(err as Error).message})`, input: FROM });
         }
       }
       return withRegexRules(forms, rules);
-    });
+    }),
+  );
 }
 
 /** An address, a CIDR range ("10.0.0.0/8", "fd00::/8") or one of proxy-addr's names for a range. */
@@ -128,13 +141,13 @@ function isProxyAddress(value: string): boolean {
 /** SERVER_TRUST_PROXY: false (nobody), true (any direct peer), or the proxies' addresses (one, or a list). */
 export function trustProxy() {
   const expected = 'false, true, or a list of proxy addresses like ["127.0.0.1", "172.18.0.0/16"]';
-  return z.unknown().transform((v, ctx): boolean | string[] => {
+  return z.pipe(z.unknown(), z.transform((v: unknown, ctx): boolean | string[] => {
     if (typeof v === 'boolean') return v;
     const list = typeof v === 'string' ? [v] : v;
     if (Array.isArray(list) && list.length > 0 && list.every((x) => typeof x === 'string' && isProxyAddress(x))) return list as string[];
-    ctx.addIssue({ code: 'custom', message: expected, input: v });
+    ctx.issues.push({ code: 'custom', message: expected, input: v });
     return z.NEVER;
-  });
+  }));
 }
 
 export function bool() {

@@ -1,6 +1,6 @@
 // The WATCH block: folders scanrelay watches itself (inotify, or polling for mounts where inotify sees nothing).
-import * as z from 'zod';
-import { pathMappings } from './values.js';
+import * as z from 'zod/mini';
+import { oneOrList, optional, pathMappings, prefault, withDefault } from './values.js';
 
 function isRegex(value: string): boolean {
   try {
@@ -12,15 +12,14 @@ function isRegex(value: string): boolean {
 }
 
 const regexList = () =>
-  z.preprocess(
-    (v) => (typeof v === 'string' ? [v] : v),
+  oneOrList(
     z.array(
-      z.string({ error: 'a regular expression' }).min(1, { error: 'a non-empty regular expression' }).refine(isRegex, { error: 'a valid regular expression' }),
+      z.string({ error: 'a regular expression' }).check(z.minLength(1, { error: 'a non-empty regular expression' }), z.refine(isRegex, { error: 'a valid regular expression' })),
       { error: 'a list of regular expressions' },
     ),
   );
 
-const positive = (expected: string) => z.number({ error: expected }).gt(0, { error: expected });
+const positive = (expected: string) => z.number({ error: expected }).check(z.gt(0, { error: expected }));
 
 export const WATCH_BACKENDS = ['inotify', 'poll'] as const;
 
@@ -28,20 +27,19 @@ export const WATCH_BACKENDS = ['inotify', 'poll'] as const;
 export function watchPathSchema() {
   return z.object(
     {
-      PATH: z.string({ error: 'an absolute folder path' }).regex(/^\//, { error: 'an absolute folder path' }),
+      PATH: z.string({ error: 'an absolute folder path' }).check(z.regex(/^\//, { error: 'an absolute folder path' })),
       /** Regular expressions on the full path: when any is given, only matching paths count. */
-      INCLUDE: regexList().default([]),
-      EXCLUDE: regexList().default([]),
-      RECURSIVE: z.boolean({ error: 'true or false' }).default(true),
-      BACKEND: z
-        .string({ error: 'one of "inotify", "poll"' })
-        .transform((v) => v.toLowerCase())
-        .pipe(z.enum(WATCH_BACKENDS, { error: 'one of "inotify", "poll"' }))
-        .default('inotify'),
+      INCLUDE: withDefault(regexList(), []),
+      EXCLUDE: withDefault(regexList(), []),
+      RECURSIVE: withDefault(z.boolean({ error: 'true or false' }), true),
+      BACKEND: withDefault(
+        z.pipe(z.pipe(z.string({ error: 'one of "inotify", "poll"' }), z.transform((v) => v.toLowerCase())), z.enum(WATCH_BACKENDS, { error: 'one of "inotify", "poll"' })),
+        'inotify',
+      ),
       /** Seconds between two walks of the tree (poll backend); unset = WATCH.POLL_INTERVAL. */
-      POLL_INTERVAL: positive('a number of seconds greater than 0').optional(),
+      POLL_INTERVAL: optional(positive('a number of seconds greater than 0')),
       /** Turns the watched path into the path a webhook would send; same shape as SERVER_PATH_MAPPINGS. */
-      REWRITE: pathMappings().default({}),
+      REWRITE: withDefault(pathMappings(), {}),
     },
     { error: 'an object with at least PATH' },
   );
@@ -49,17 +47,18 @@ export function watchPathSchema() {
 
 /** The WATCH block's schema, made for one reading of a config. */
 export function watchSchema() {
-  return z
-    .object(
+  return prefault(
+    z.object(
       {
-        PATHS: z.array(watchPathSchema(), { error: 'a list of {"PATH": ...} objects' }).default([]),
+        PATHS: withDefault(z.array(watchPathSchema(), { error: 'a list of {"PATH": ...} objects' }), []),
         /** Seconds of quiet a folder needs before its change is queued. */
-        DEBOUNCE: z.number({ error: 'a number of seconds, 0 or more' }).min(0, { error: 'a number of seconds, 0 or more' }).default(5),
-        POLL_INTERVAL: positive('a number of seconds greater than 0').default(60),
+        DEBOUNCE: withDefault(z.number({ error: 'a number of seconds, 0 or more' }).check(z.gte(0, { error: 'a number of seconds, 0 or more' })), 5),
+        POLL_INTERVAL: withDefault(positive('a number of seconds greater than 0'), 60),
       },
       { error: 'an object with PATHS, DEBOUNCE, POLL_INTERVAL' },
-    )
-    .prefault({});
+    ),
+    {},
+  );
 }
 
 export type WatchConfig = z.infer<ReturnType<typeof watchSchema>>;

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { positiveSeconds, stringList } from '../config/values.js';
+import { optional, positiveSeconds, stringList } from '../config/values.js';
 import { access } from '../file-system.js';
 import type { ScanContext, ScanOutcome } from '../scan.js';
 import { targetKind, type Capabilities } from './kind.js';
@@ -62,9 +62,9 @@ export function commandTarget(opts: CommandTargetOptions): Capabilities {
 export const command = targetKind({
   keys: () => ({
     /** The program and its arguments (no shell). */
-    COMMAND: stringList(true).optional(),
+    COMMAND: optional(stringList(true)),
     /** How long it may run. */
-    TIMEOUT: positiveSeconds().optional(),
+    TIMEOUT: optional(positiveSeconds()),
   }),
   requires: { COMMAND: 'the program to run and its arguments, e.g. ["/usr/local/bin/notify", "--quiet"]' },
   build: (entry) => commandTarget({ name: entry.NAME, argv: entry.COMMAND ?? [], timeoutMs: entry.TIMEOUT === undefined ? undefined : entry.TIMEOUT * 1000 }),

@@ -1,9 +1,9 @@
 // What a target kind is: one module that exports the keys of its TARGETS entries and builds its target's
 // capabilities from one entry. Name, SCAN_PAUSE, SCAN_CONCURRENCY, PATH_MAPPINGS, INCLUDE/EXCLUDE and
 // REFRESH_ITEMS are not a kind's: the table (build.ts) applies them to every kind alike.
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { Clock } from '../clock.js';
-import { bool, integer, optionalHttpUrl, pathMappings, seconds, stringList, text } from '../config/values.js';
+import { bool, integer, optional, optionalHttpUrl, pathMappings, seconds, stringList, text, withDefault } from '../config/values.js';
 import type { Logger } from '../log.js';
 import type { DeletedCounter } from '../plex/after-scan.js';
 import type { FileInLibrary } from '../plex/confirm.js';
@@ -13,25 +13,25 @@ import type { ItemLocation, ItemRefreshResult, ItemRetry, Target } from '../scan
 
 /** The keys of every TARGETS entry beside NAME and TYPE, whatever its kind (made while a config is read, then let go). */
 export const commonKeys = () => ({
-  ENABLED: bool().default(true),
-  URL: optionalHttpUrl().optional(),
-  TOKEN: text().optional(),
+  ENABLED: withDefault(bool(), true),
+  URL: optional(optionalHttpUrl()),
+  TOKEN: optional(text()),
   /** Rewrites the first Plex's path into this server's path; same shape as SERVER_PATH_MAPPINGS. */
-  PATH_MAPPINGS: pathMappings().default({}),
+  PATH_MAPPINGS: withDefault(pathMappings(), {}),
   /** Path prefixes; empty INCLUDE = everything. */
-  INCLUDE: stringList(true).default([]),
-  EXCLUDE: stringList(true).default([]),
-  SCAN_PAUSE: seconds().default(0),
+  INCLUDE: withDefault(stringList(true), []),
+  EXCLUDE: withDefault(stringList(true), []),
+  SCAN_PAUSE: withDefault(seconds(), 0),
   /** Scans sent to this server at once while SCAN_PAUSE is 0. */
-  SCAN_CONCURRENCY: integer(1, 64, 'a whole number from 1 to 64').optional(),
+  SCAN_CONCURRENCY: optional(integer(1, 64, 'a whole number from 1 to 64')),
   /** Scans this server accepted and has not finished, at most (kinds that can tell: Plex); unset = 8. */
-  MAX_OUTSTANDING: integer(1, 100_000, 'a whole number from 1 to 100000').optional(),
+  MAX_OUTSTANDING: optional(integer(1, 100_000, 'a whole number from 1 to 100000')),
   /** Rename and upgrade events also refresh the file's item on this server; unset = PLEX_REFRESH_ITEMS. */
-  REFRESH_ITEMS: bool().optional(),
+  REFRESH_ITEMS: optional(bool()),
 });
 
-export type Entry<Keys extends z.ZodRawShape = z.ZodRawShape> = { NAME: string; TYPE: string } & z.output<z.ZodObject<ReturnType<typeof commonKeys>>> &
-  z.output<z.ZodObject<Keys>>;
+export type Entry<Keys extends z.core.$ZodShape = z.core.$ZodShape> = { NAME: string; TYPE: string } & z.output<z.ZodMiniObject<ReturnType<typeof commonKeys>>> &
+  z.output<z.ZodMiniObject<Keys>>;
 
 /** What a kind's module builds: everything a Target is but what the table applies to every kind. */
 export type Capabilities = Omit<Target, 'name' | 'pauseMs' | 'concurrency' | 'maxOutstanding' | 'pathOf' | 'refreshOnChange'>;
@@ -54,7 +54,7 @@ export interface KindContext {
   scannerSections?: (databasePath: string) => Promise<SectionFolders[]>;
 }
 
-export interface TargetKind<Keys extends z.ZodRawShape = z.ZodRawShape> {
+export interface TargetKind<Keys extends z.core.$ZodShape = z.core.$ZodShape> {
   /**
    * The entry keys only this kind reads (a key two kinds read is declared alike by both). Made anew each time a
    * config is read, so no schema outlives the reading (docs/performance.md, idle memory).
@@ -63,12 +63,12 @@ export interface TargetKind<Keys extends z.ZodRawShape = z.ZodRawShape> {
   /** The keys an entry of this kind cannot do without, each with what to write there. */
   requires: Partial<Record<'URL' | 'TOKEN' | Extract<keyof Keys, string>, string>>;
   /** A rule across keys, beyond `requires`. */
-  refine?(entry: Entry<Keys>, ctx: z.RefinementCtx): void;
+  refine?(entry: Entry<Keys>, ctx: z.core.$RefinementCtx): void;
   build(entry: Entry<Keys>, ctx: KindContext): Capabilities;
 }
 
 /** A kind, typed by its own keys (the table holds them all under one type). */
-export function targetKind<const Keys extends z.ZodRawShape>(kind: TargetKind<Keys>): TargetKind<Keys> {
+export function targetKind<const Keys extends z.core.$ZodShape>(kind: TargetKind<Keys>): TargetKind<Keys> {
   return kind;
 }
 

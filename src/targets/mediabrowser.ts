@@ -12,7 +12,7 @@ import { locateMediaBrowserItems, refreshMediaBrowserItem } from './mediabrowser
 import { FOLDER_DELETES, MediaBrowserScans } from './mediabrowser-scan.js';
 import type { MediaBrowserTicket } from './mediabrowser-verdict.js';
 import { defaultScanMethod, SCAN_METHODS, type ScanMethod } from './mediabrowser-scan-plan.js';
-import { choice } from '../config/values.js';
+import { choice, optional } from '../config/values.js';
 import { mediaBrowserFollower, type FollowSettings } from './mediabrowser-following.js';
 
 export interface MediaBrowserOptions {
@@ -147,7 +147,7 @@ export function mediaBrowserKind(flavour: MediaBrowserFlavour) {
   return targetKind({
     keys: () => ({
       /** How a folder reaches the library (docs/targets.md); unset: auto on Jellyfin, media-updated on Emby. */
-      SCAN_METHOD: choice(SCAN_METHODS).optional(),
+      SCAN_METHOD: optional(choice(SCAN_METHODS)),
     }),
     requires: { URL: needsUrl(flavour.kind), TOKEN: needsToken(flavour.kind) },
     build: (entry, ctx) =>

@@ -1,7 +1,7 @@
 // The "plex-scanner" kind: Plex through its "Plex Media Scanner" executable, for servers whose HTTP API cannot be
 // used. Every section holding the folder is scanned; a scanner that fails is a retry of that folder.
 import { systemClock, type Clock } from '../clock.js';
-import { bool, text } from '../config/values.js';
+import { bool, optional, text } from '../config/values.js';
 import { access } from '../file-system.js';
 import { silentLogger, type Logger } from '../log.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
@@ -36,16 +36,16 @@ export interface PlexScannerTargetOptions {
 }
 
 const keys = () => ({
-  DATABASE_PATH: text().optional(),
+  DATABASE_PATH: optional(text()),
   // Each left out means the top-level PLEX_* / USE_* / DOCKER_NAME value: a second container on the same machine
   // only names what differs.
-  SCANNER: text().optional(),
-  SUPPORT_DIR: text().optional(),
-  LD_LIBRARY_PATH: text().optional(),
-  USER: text().optional(),
-  USE_SUDO: bool().optional(),
-  USE_DOCKER: bool().optional(),
-  DOCKER_NAME: text().optional(),
+  SCANNER: optional(text()),
+  SUPPORT_DIR: optional(text()),
+  LD_LIBRARY_PATH: optional(text()),
+  USER: optional(text()),
+  USE_SUDO: optional(bool()),
+  USE_DOCKER: optional(bool()),
+  DOCKER_NAME: optional(text()),
 });
 
 /**

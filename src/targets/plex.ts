@@ -1,7 +1,7 @@
 // The "plex" kind: a partial refresh of the folder in every section that holds it, through Plex's HTTP API. The
 // delivery ends when Plex took the refresh; what follows the scan's end is the Plex follower's (plex/follower.ts).
 import type { Clock } from '../clock.js';
-import { bool, choice, integer, stringList, text } from '../config/values.js';
+import { bool, choice, integer, optional, stringList, text } from '../config/values.js';
 import { silentLogger, type Logger } from '../log.js';
 import { NO_AFTER_SCAN, trashWanted, type AfterScanSettings, type DeletedCounter } from '../plex/after-scan.js';
 import { PlexApi } from '../plex/api.js';
@@ -189,15 +189,15 @@ export function plexLibrary(s: { id: string; title: string; type?: string; locat
 
 const keys = () => ({
     /** This Plex's own database, read-only: confirms scans and guards EMPTY_TRASH. */
-    DATABASE_PATH: text().optional(),
+    DATABASE_PATH: optional(text()),
     // What follows a scan; each left out means the matching PLEX_* key. EMPTY_TRASH alone defaults to false
     // without this entry's own DATABASE_PATH: the deleted count must come from its own library.
-    EMPTY_TRASH: bool().optional(),
-    EMPTY_TRASH_MAX_FILES: integer(0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more').optional(),
-    EMPTY_TRASH_CONTROL_FILES: stringList(true).optional(),
-    EMPTY_TRASH_ZERO_DELETED: bool().optional(),
-    ANALYZE_TYPE: choice(['off', 'basic', 'deep']).optional(),
-    ANALYZE_DIRECTORY: bool().optional(),
+    EMPTY_TRASH: optional(bool()),
+    EMPTY_TRASH_MAX_FILES: optional(integer(0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more')),
+    EMPTY_TRASH_CONTROL_FILES: optional(stringList(true)),
+    EMPTY_TRASH_ZERO_DELETED: optional(bool()),
+    ANALYZE_TYPE: optional(choice(['off', 'basic', 'deep'])),
+    ANALYZE_DIRECTORY: optional(bool()),
   });
 
 export const plex = targetKind({

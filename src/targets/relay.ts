@@ -2,7 +2,7 @@
 // (POST /triggers/manual?dir=<folder>, HTTP Basic auth), for chaining across machines. It takes any folder.
 import { apiCaller, entryUrlKey } from '../api-call.js';
 import type { Clock } from '../clock.js';
-import { text } from '../config/values.js';
+import { optional, text } from '../config/values.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanOutcome } from '../scan.js';
 import { needsUrl, targetKind, type Capabilities } from './kind.js';
@@ -50,9 +50,9 @@ export function relayTarget(opts: RelayTargetOptions): Capabilities {
 export const relay = targetKind({
   keys: () => ({
     /** The user name of the other instance's /triggers/ routes (Basic auth). */
-    USER: text().optional(),
+    USER: optional(text()),
     /** Its password. */
-    PASSWORD: text().optional(),
+    PASSWORD: optional(text()),
   }),
   requires: { URL: needsUrl('relay') },
   refine(entry, ctx) {

@@ -1,6 +1,6 @@
 // The "tdarr" kind: asks Tdarr to look for new files in the folder (POST /api/v2/scan-files) for one library.
 import { apiCaller, entryUrlKey } from '../api-call.js';
-import { text } from '../config/values.js';
+import { optional, text } from '../config/values.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanContext, ScanOutcome } from '../scan.js';
 import { httpOptions, needsUrl, targetKind, type Capabilities, type HttpTargetOptions } from './kind.js';
@@ -41,7 +41,7 @@ export function tdarrTarget(opts: HttpTargetOptions & { libraryId: string }): Ca
 export const tdarr = targetKind({
   keys: () => ({
     /** The library (dbID) the files are scanned into. */
-    LIBRARY_ID: text().optional(),
+    LIBRARY_ID: optional(text()),
   }),
   requires: { URL: needsUrl('tdarr'), LIBRARY_ID: "the Tdarr library's id (dbID)" },
   build: (entry, ctx) => tdarrTarget({ ...httpOptions(entry, ctx), libraryId: entry.LIBRARY_ID ?? '' }),

@@ -20,7 +20,7 @@ const KEY = 'papyrus-key-7d7d';
 const MODULE = `// The "papyrus" kind (a made-up reading server): finds the shelf holding the folder (GET /shelves) and asks it to
 // rescan that folder (POST /shelves/{id}/rescan?path=...).
 import { apiCaller } from '../api-call.js';
-import { choice } from '../config/values.js';
+import { choice, optional } from '../config/values.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanOutcome } from '../scan.js';
 import { needsToken, needsUrl, targetKind } from './kind.js';
@@ -29,7 +29,7 @@ import { knownLocations, LibraryList } from './library-list.js';
 export const papyrus = targetKind({
   keys: () => ({
     /** How soon the server reads the folder. */
-    PRIORITY: choice(['low', 'high']).optional(),
+    PRIORITY: optional(choice(['low', 'high'])),
   }),
   requires: { URL: needsUrl('papyrus'), TOKEN: needsToken('papyrus') },
   build(entry, ctx) {
