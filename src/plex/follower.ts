@@ -31,6 +31,7 @@ export class PlexFollower implements Follower {
   private lastPollAt = -Infinity;
   private unreachable?: string;
   private unwatch?: () => void;
+  private watching = false;
   private stopping = new AbortController();
   private readonly get: PlexGet;
   private readonly line: SectionLines;
@@ -53,6 +54,18 @@ export class PlexFollower implements Follower {
   /** A scan Plex took whose follow-up is moot (its folder asked again meanwhile): outstanding until the line passes it. */
   moot(ticket: unknown): void {
     this.line.mootScan((ticket as PlexTicket | undefined)?.accepted);
+  }
+
+  /**
+   * A scan is about to be sent, or a follow-up begins: Plex's notification socket opens with the first and stays open. A relay that
+   * has sent Plex nothing holds no socket (ws and node:crypto stay unloaded, 1.5 MB of an idle relay on Node 24)
+   * and runs no reconnect loop against a Plex it has nothing to ask. A scan that begins before the socket is open
+   * is caught by the /activities poll every (re)connect asks for (scan-watch.ts, pollDue).
+   */
+  watchScans(): void {
+    if (!this.running || this.watching || !this.opts.watch) return;
+    this.watching = true;
+    this.opts.watch.start();
   }
 
   /** Plex took a refresh of the section: its place in the section's line, for the ticket. */
@@ -78,12 +91,13 @@ export class PlexFollower implements Follower {
       const ended = this.opts.watch.onEnded((scan) => this.scanEnded(scan));
       const connected = this.opts.watch.onConnected(() => this.line.rebase(this.items.values()));
       this.unwatch = () => (ended(), connected());
-      this.opts.watch.start();
     }
     this.loopDone = this.loop();
   }
 
   follow(item: FollowItem): void {
+    // Follow-ups restored at start (scans sent before a restart) need the socket as much as new scans do.
+    this.watchScans();
     const ticket = item.ticket as PlexTicket;
     const key = `${item.ref.folderId}:${item.ref.generation}`;
     const followed: Followed = { item, ticket, addedAtPoll: this.polls, seenRunning: false, followedAt: this.opts.clock.now() };

@@ -64,6 +64,8 @@ async function setUp(fake: (plex: FakePlex) => void) {
   follower = new PlexFollower({ api, clock: still, logger: silentLogger, pollMs: 1_000, graceMs: 5_000, timeoutMs: 300_000, after: NO_AFTER_SCAN, analyze: false, watch, get });
   const results = new Map<string, FollowResult>();
   follower.start(async (item, result) => void results.set(item.folder, result));
+  // As after the relay's first scan: the socket opens with it (src/plex/follower.ts, watchScans).
+  follower.watchScans();
   await until(() => watch.connected, { what: 'the socket open' });
   /** A refresh Plex takes from the relay, counted in the section's line as the target does. */
   const scan = async (folder: string, file?: string) => {

@@ -24,7 +24,8 @@ afterEach(async () => {
 const episode = (n: number) => ({ folder: `/data/media/tv/Show ${n}/Season 01`, file: `/data/media/tv/Show ${n}/Season 01/Show ${n} S01E01.mkv` });
 const ctx = (file: string): ScanContext => ({ event: 'Download', source: 'sonarr', file, deleted: false });
 
-async function setUp(extra: Partial<PlexTargetOptions> = {}, beforeSocket?: (plex: FakePlex) => void) {
+/** `watching`: the socket opened at once, as after a first scan (default); false: as a relay that has sent nothing. */
+async function setUp(extra: Partial<PlexTargetOptions> = {}, beforeSocket?: (plex: FakePlex) => void, watching = true) {
   plex = await new FakePlex().start();
   plex.fifoMs = 20;
   socket = attachPlexNotifications(plex);
@@ -42,6 +43,7 @@ async function setUp(extra: Partial<PlexTargetOptions> = {}, beforeSocket?: (ple
   });
   const results = new Map<string, FollowResult>();
   target.follower.start(async (item: FollowItem, result) => void results.set(item.folder, result));
+  if (watching) target.follower.watchScans();
   let id = 0;
   const deliver = async (n: number, onDisk = true) => {
     const e = episode(n);
@@ -56,6 +58,20 @@ async function setUp(extra: Partial<PlexTargetOptions> = {}, beforeSocket?: (ple
 const paths = (pred: (p: string) => boolean) => plex.requests.filter((r) => pred(r.path));
 
 describe('the Plex follower on notifications', () => {
+  it('a Plex that has been sent nothing gets no socket; the first scan opens it, and its follow-up is confirmed', async () => {
+    const { results, deliver } = await setUp({}, undefined, false);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(socket.upgrades).toHaveLength(0);
+    await deliver(1);
+    await until(() => socket.clients === 1, { what: 'the socket opened by the first scan' });
+    await until(() => results.size === 1);
+    expect([...results.values()][0].state).toBe('confirmed');
+    // It stays open: a second scan opens no second one.
+    await deliver(2);
+    await until(() => results.size === 2);
+    expect(socket.upgrades.filter((u) => u.accepted)).toHaveLength(1);
+  });
+
   it('a library scan begun before the socket opened keeps its section busy: /activities is asked until it ends, no follow-up is judged meanwhile', async () => {
     // The socket never hears the scan start; only /activities shows it. Trusting the events alone would find the
     // section idle and end the follow-up (and free its slot) while the scan still runs.
