@@ -2,7 +2,9 @@
 // Baselines (same run): the same server with an empty queue, and a bare Node http server process.
 // BENCH_STARTUP_AGAINST=<another build's scanrelay.mjs> also launches that build with the same 100,000 queued, in
 // turn with this one (the order alternating each round), and logs both medians: is start-up worse than before?
-// BENCH_STARTUP_NODE=<node binary> runs both on another Node.
+// BENCH_STARTUP_NODE=<node binary> runs both on another Node. BENCH_STARTUP_AGAINST_FLAGS: Node flags added after
+// the launchers' for the other build only (a build from before a flag was added runs as its launchers ran it:
+// '--turbofan --maglev' on Node 24 and '--turbofan' on Node 20 undo NODE_FLAGS' hold of the compilers).
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
@@ -14,12 +16,13 @@ const FOLDERS = 100_000;
 
 const AGAINST = process.env.BENCH_STARTUP_AGAINST;
 const NODE = process.env.BENCH_STARTUP_NODE;
+const AGAINST_FLAGS = process.env.BENCH_STARTUP_AGAINST_FLAGS?.split(' ').filter(Boolean);
 
 async function launch(dir: string, queuefile: string, plex: FakePlex, cli?: string): Promise<number> {
   const port = await freePort();
   const config = writeConfig(dir, { SERVER_SCAN_DELAY: 3600, PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token });
   const started = Date.now();
-  const { proc, ready } = spawnServer({ dir, config, queuefile, port, cli, node: NODE });
+  const { proc, ready } = spawnServer({ dir, config, queuefile, port, cli, node: NODE, nodeArgs: cli ? AGAINST_FLAGS : undefined });
   ready.catch(() => undefined);
   const at = await waitHealth(`http://127.0.0.1:${port}`, 30_000, 2);
   const child = await ready;

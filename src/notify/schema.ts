@@ -1,6 +1,5 @@
 // The NOTIFY block: who is told when a media server stays down, comes back, or a scan gives up.
 import * as z from 'zod/mini';
-import { withDefault } from '../config/values.js';
 
 export const NOTIFY_TYPES = ['json', 'discord', 'ntfy', 'gotify', 'apprise'] as const;
 export const NOTIFY_EVENTS = ['target-down', 'target-up', 'scan-failed', 'not-found', 'unmatched', 'daily-summary'] as const;
@@ -16,9 +15,9 @@ export function notifierSchema() {
       TYPE: z.enum(NOTIFY_TYPES, { error: `one of ${NOTIFY_TYPES.map((t) => `"${t}"`).join(', ')}` }),
       /** Where to post: the webhook, topic or Apprise API URL; it may carry a token, so it is a secret. */
       URL: z.string({ error: 'an http(s) URL' }).check(z.refine((v) => /^https?:\/\/[^\s]+$/i.test(v), { error: 'an http(s) URL' })),
-      EVENTS: withDefault(z.array(z.enum(NOTIFY_EVENTS, { error: `one of ${NOTIFY_EVENTS.join(', ')}` }), { error: 'a list of event names' }), ['target-down', 'target-up', 'scan-failed']),
+      EVENTS: z._default(z.array(z.enum(NOTIFY_EVENTS, { error: `one of ${NOTIFY_EVENTS.join(', ')}` }), { error: 'a list of event names' }), ['target-down', 'target-up', 'scan-failed']),
       /** A target down this long (seconds) is told once, and its return once. */
-      DOWN_AFTER: withDefault(z.number({ error: 'seconds, 0 or more' }).check(z.gte(0, { error: 'seconds, 0 or more' })), 300),
+      DOWN_AFTER: z._default(z.number({ error: 'seconds, 0 or more' }).check(z.gte(0, { error: 'seconds, 0 or more' })), 300),
     },
     { error: 'an object with NAME, TYPE and URL' },
   );
@@ -26,7 +25,7 @@ export function notifierSchema() {
 
 /** The NOTIFY block's schema, made for one reading of a config. */
 export function notifySchema() {
-  return withDefault(
+  return z._default(
     z.array(notifierSchema(), { error: 'a list of {"NAME", "TYPE", "URL"} objects' }).check(z.superRefine((list, ctx) => {
       const seen = new Set<string>();
       list.forEach((n, i) => {
