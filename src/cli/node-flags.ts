@@ -19,7 +19,7 @@ import { HOLD_FLAGS } from './optimizers.js';
 
 export const HEAP_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=512'] as const;
 const COMPILER_FLAG = '--no-concurrent-recompilation';
-// And the optimizing compilers held from Node's own start until the server listens (src/cli/optimizers.ts).
+// And the optimizing compilers held from Node's own start until the server is first busy (src/cli/optimizers.ts).
 export const NODE_FLAGS = [...HEAP_FLAGS, COMPILER_FLAG, ...HOLD_FLAGS] as const;
 
 /** Above this limit V8's growth factor is over 1.6: the heap flags (or NODE_OPTIONS) were not given. */

@@ -14,7 +14,7 @@ export async function programFor(args: readonly string[]): Promise<Command> {
     program.addCommand(addGlobalOptions(serverCommand()));
     return program;
   }
-  // Only the server waits until it listens (src/cli/optimizers.ts): the other commands' work starts now.
+  // Only the server waits until it is busy (src/cli/optimizers.ts): the other commands' work starts now.
   releaseOptimizers();
   return (await import('./program.js')).buildProgram();
 }

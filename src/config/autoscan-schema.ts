@@ -1,6 +1,6 @@
 // The AUTOSCAN block: autoscan-compatible routes under /triggers/, behind their own HTTP Basic auth.
 import * as z from 'zod/mini';
-import { pathMappings, prefault, withDefault } from './values.js';
+import { choice, pathMappings, prefault, withDefault } from './values.js';
 
 /** Routes of their own under /triggers/: no TRIGGERS entry may take these names. */
 const RESERVED_TRIGGER_NAMES = ['manual', 'a-train', 'bazarr', 'tdarr'];
@@ -13,10 +13,7 @@ function triggerSchema() {
     {
       /** The route: POST /triggers/<NAME>. */
       NAME: z.string({ error: nameExpected }).check(z.regex(/^[A-Za-z0-9_.-]+$/, { error: nameExpected })),
-      TYPE: z.pipe(
-        z.pipe(z.string({ error: 'one of "sonarr", "radarr", "lidarr", "readarr"' }), z.transform((v) => v.toLowerCase())),
-        z.enum(AUTOSCAN_TRIGGER_TYPES, { error: 'one of "sonarr", "radarr", "lidarr", "readarr"' }),
-      ),
+      TYPE: choice(AUTOSCAN_TRIGGER_TYPES),
       /** autoscan's rewrites: prefix mappings, or its regex rules ({"FROM", "TO"}), as every mapping takes them. */
       REWRITE: withDefault(pathMappings(), {}),
     },

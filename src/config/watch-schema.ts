@@ -1,6 +1,6 @@
 // The WATCH block: folders scanrelay watches itself (inotify, or polling for mounts where inotify sees nothing).
 import * as z from 'zod/mini';
-import { oneOrList, optional, pathMappings, prefault, withDefault } from './values.js';
+import { choice, oneOrList, optional, pathMappings, prefault, withDefault } from './values.js';
 
 function isRegex(value: string): boolean {
   try {
@@ -32,10 +32,7 @@ export function watchPathSchema() {
       INCLUDE: withDefault(regexList(), []),
       EXCLUDE: withDefault(regexList(), []),
       RECURSIVE: withDefault(z.boolean({ error: 'true or false' }), true),
-      BACKEND: withDefault(
-        z.pipe(z.pipe(z.string({ error: 'one of "inotify", "poll"' }), z.transform((v) => v.toLowerCase())), z.enum(WATCH_BACKENDS, { error: 'one of "inotify", "poll"' })),
-        'inotify',
-      ),
+      BACKEND: withDefault(choice(WATCH_BACKENDS), 'inotify'),
       /** Seconds between two walks of the tree (poll backend); unset = WATCH.POLL_INTERVAL. */
       POLL_INTERVAL: optional(positive('a number of seconds greater than 0')),
       /** Turns the watched path into the path a webhook would send; same shape as SERVER_PATH_MAPPINGS. */

@@ -57,10 +57,10 @@ export class PlexFollower implements Follower {
   }
 
   /**
-   * A scan is about to be sent, or a follow-up begins: Plex's notification socket opens with the first and stays open. A relay that
-   * has sent Plex nothing holds no socket (ws and node:crypto stay unloaded, 1.5 MB of an idle relay on Node 24)
-   * and runs no reconnect loop against a Plex it has nothing to ask. A scan that begins before the socket is open
-   * is caught by the /activities poll every (re)connect asks for (scan-watch.ts, pollDue).
+   * A scan is about to be sent, or a follow-up begins: Plex's notification socket opens with the first and stays
+   * open. A relay that has sent Plex nothing holds no socket (ws and node:crypto stay unloaded, 1.5 MB of an idle
+   * relay on Node 24) and runs no reconnect loop against a Plex it has nothing to ask. A scan that begins before
+   * the socket is open is caught by the /activities poll every (re)connect asks for (scan-watch.ts, pollDue).
    */
   watchScans(): void {
     if (!this.running || this.watching || !this.opts.watch) return;

@@ -163,8 +163,8 @@ export class Checkpointer {
   }
 
   /**
-   * A write was committed (the queue's group commit says so): the WAL is looked at within 100 ms however long it
-   * was quiet, since at the intake's full rate it grows by tens of MB a second.
+   * A write is being committed (the queue says so at each intake commit and group commit): the WAL is looked at
+   * within 100 ms however long it was quiet, since at the intake's full rate it grows by tens of MB a second.
    */
   noteWrite(): void {
     if (!this.look || this.lookMs === this.soonMs) return;
@@ -180,7 +180,7 @@ export class Checkpointer {
 
   // One stat of the WAL file. While it does not grow the looks space out (doubling up to 5 s): an idle relay
   // wakes up a few times a minute instead of ten times a second, and runs too little for V8 to optimize
-  // anything (src/cli/optimizers.ts; at 100 ms, Node's stat and timer code was optimized within 20 s).
+  // anything (src/cli/optimizers.ts; at 100 ms, Node's stat and timer code was optimized within seconds).
   private lookAtWal(): void {
     this.look = undefined;
     if (this.stopped) return;
