@@ -87,6 +87,17 @@ describe('hash= reads only a regular file inside a library', () => {
     nothingKept();
   });
 
+  it('with no media server to ask for its library folders, the answer is 503 with Retry-After, and nothing is held', async () => {
+    lib = await hashLibrary();
+    writeFileSync(join(lib.library, 'Show/Season 1/e01.mkv'), 'episode');
+    lib.t.plex.failure = { status: 500 };
+    const res = await lib.ask('/media/tv/Show/Season 1/e01.mkv', ANY_HASH);
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('30');
+    expect(res.json()).toMatch(/^no media server could be asked for its library folders \(plex: could not list libraries: .*try again later$/);
+    nothingKept();
+  });
+
   it('refusals are logged once per kind with what to do, then counted, not once per request', async () => {
     lib = await hashLibrary();
     for (let i = 0; i < 5; i++) expect((await lib.ask('/dev/zero', ANY_HASH)).statusCode).toBe(400);
