@@ -63,8 +63,8 @@ export interface HashHoldDeps {
   activity?: Activity;
   /** Where hash= may read a path (src/hash-scope.ts placeForHash). */
   place: (received: string) => Promise<Placement>;
-  /** The path after SERVER_PATH_MAPPINGS: holds of one mapped path and one hash merge. */
-  mapped: (received: string) => string;
+  /** The path after SERVER_PATH_MAPPINGS (holds of one mapped path and one hash merge), and where this machine reads it. */
+  route: (received: string) => { mapped: string; local: string };
   reader: HashReader;
   /** SERVER_MAX_FILE_CHECKS (at least one check is made) and SERVER_FILE_CHECK_DELAY. */
   checks: number;
@@ -118,7 +118,7 @@ export class HashHold {
    */
   async hold(request: ScanRequest, hash: string, client: string): Promise<'held' | 'merged'> {
     const lower = hash.toLowerCase();
-    const key = `${this.deps.mapped(request.path)}\n${lower}`;
+    const key = `${this.deps.route(request.path).mapped}\n${lower}`;
     if (this.merge(key, client)) return 'merged';
     this.roomFor(client);
     const placed = await this.deps.place(request.path);
@@ -138,14 +138,15 @@ export class HashHold {
   resume(): number {
     const rows = this.deps.queue.held.all();
     for (const r of rows) {
-      const key = `${this.deps.mapped(r.request.path)}\n${r.hash}`;
+      const { mapped, local } = this.deps.route(r.request.path);
+      const key = `${mapped}\n${r.hash}`;
       const same = this.holds.get(key);
       if (same) {
         same.requests++;
         this.deps.queue.held.remove(r.id);
         continue;
       }
-      this.run({ id: r.id, key, request: r.request, hash: r.hash, client: r.client, since: r.since, checks: r.checks, local: r.request.path, reading: false, requests: 1 });
+      this.run({ id: r.id, key, request: r.request, hash: r.hash, client: r.client, since: r.since, checks: r.checks, local, reading: false, requests: 1 });
     }
     if (rows.length > 0) this.deps.logger.info(`Resumed ${this.holds.size} request(s) waiting for their file's SHA-256 (hash=).`);
     return rows.length;

@@ -178,7 +178,10 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     logger,
     activity,
     place: (received) => placeForHash(received, { settings: intakeSettings, targets, read: hashLibraries }),
-    mapped: (received) => routeKnown(received, 'file', intakeSettings).mapped,
+    route: (received) => {
+      const route = routeKnown(received, 'file', intakeSettings);
+      return { mapped: route.mapped, local: route.local.path };
+    },
     reader: new HashReader({ clock, maxBytes: opts.hashLimits?.maxBytes, budgetMs: opts.hashLimits?.readBudgetMs }),
     checks: config.SERVER_MAX_FILE_CHECKS,
     delayMs: config.SERVER_FILE_CHECK_DELAY * 1000,
