@@ -49,6 +49,8 @@ const ENTRY_WITHOUT: Record<string, Record<string, object>> = {
   TARGETS: {
     TOKEN: { NAME: 'jellyfin', TYPE: 'jellyfin', URL: 'http://jellyfin:8096' },
     PASSWORD: { NAME: 'other-relay', TYPE: 'relay', URL: 'http://other:3468', USER: 'me' },
+    // Should a URL become a secret (it may carry user:password@).
+    URL: { NAME: 'jellyfin', TYPE: 'jellyfin', TOKEN: 'jf-token-1' },
   },
   NOTIFY: { URL: { NAME: 'discord', TYPE: 'discord' } },
 };
@@ -83,9 +85,9 @@ describe('every secret key from a file', () => {
     expect(loaded.fromFiles.map((f) => f.variable)).toEqual([variable]);
   });
 
-  it('the nested spellings are the ones docs/configuration.md lists', () => {
+  it('the nested spellings are the ones docs/configuration.md lists (a top-level key follows the one rule)', () => {
     const doc = readFileSync(join(repoRoot, 'docs', 'configuration.md'), 'utf8');
-    for (const pattern of SECRET_KEYS) expect(doc, fileVariable(pattern)).toContain(`\`${fileVariable(pattern)}\``);
+    for (const pattern of SECRET_KEYS.filter((k) => k.length > 1)) expect(doc, fileVariable(pattern)).toContain(`\`${fileVariable(pattern)}\``);
   });
 });
 
