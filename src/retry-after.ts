@@ -36,7 +36,7 @@ export function httpDate(text: string, now: number): number | undefined {
   m = RFC_850.exec(text);
   if (m) return utc(fullYear(Number(m[3]), now), m[2], Number(m[1]), m[4], m[5], m[6]);
   m = ASCTIME.exec(text);
-  if (m) return utc(Number(m[7]), m[1], Number(m[2].trim()), m[3], m[4], m[5]);
+  if (m) return utc(Number(m[6]), m[1], Number(m[2].trim()), m[3], m[4], m[5]);
   return undefined;
 }
 
