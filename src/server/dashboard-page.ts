@@ -205,7 +205,7 @@ function targetsSection(v: DashboardView): string {
         ${t.dueWaitMs ? fact('Next due waited', span(t.dueWaitMs)) : ''}
         ${t.downSince ? fact('Down since', when(t.downSince, v.now)) : ''}
         ${t.nextProbeAt ? fact('Next try', when(t.nextProbeAt, v.now)) : ''}
-        ${t.heldUntil ? fact('Sending', `holding until <time datetime="${new Date(t.heldUntil).toISOString()}">${clockTime(t.heldUntil)}</time> (server asked: ${h(t.heldAsked ?? 'Retry-After')})`) : ''}
+        ${t.heldUntil ? fact('Scans', `holding until <time datetime="${new Date(t.heldUntil).toISOString()}">${clockTime(t.heldUntil)}</time> (server asked: ${h(t.heldAsked ?? 'Retry-After')})`) : ''}
       </dl>
       ${t.lastError ? `<p class="err">${h(t.lastError)}</p>` : ''}
     </li>`,
