@@ -8,7 +8,7 @@ export interface ActivityEvents {
     {
       folder: string;
       target: string;
-      outcome: 'scanned' | 'unmatched' | 'retry';
+      outcome: 'scanned' | 'unmatched' | 'refused' | 'retry';
       detail?: string;
       /** ms from the folder's first request to this answer. */
       latencyMs: number;

@@ -18,6 +18,8 @@ export class ApiRefusal extends Error {
   constructor(
     message: string,
     readonly status: number,
+    /** The Retry-After header of a 429 or 503, as sent: the processor holds the whole server until then. */
+    readonly retryAfter?: string,
   ) {
     super(message);
   }
@@ -54,7 +56,7 @@ export interface ApiCaller {
   /** Like call, then the body as JSON (a body that is not JSON is a refusal, not a crash). */
   json<T = unknown>(method: string, path: string, opts?: CallOptions): Promise<T>;
   /** Any error of a scan as the queue's retry outcome, with secrets scrubbed. */
-  retry(err: unknown): { status: 'retry'; error: string; targetDown: boolean; tokenRefused?: true };
+  retry(err: unknown): { status: 'retry'; error: string; targetDown: boolean; tokenRefused?: true; retryAfter?: string };
   /** The same for an item's lookup or refresh, which reports a refused token as the server's (it has no probe of its own). */
   itemRetry(err: unknown): ItemRetry;
   /** available() for a server that answers `path`. */
@@ -124,7 +126,7 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
     }
     const hint = status === 404 ? ` (${opts.notFoundHint ?? `check ${opts.urlKey}`})` : '';
     const answer = response.statusText ? `${status} ${response.statusText}` : String(status);
-    throw new ApiRefusal(`${at} answered ${answer} to ${method} ${path}${hint}${said}`, status);
+    throw new ApiRefusal(`${at} answered ${answer} to ${method} ${path}${hint}${said}`, status, retryAfterOf(response));
   }
 
   async function json<T>(method: string, path: string, o?: CallOptions): Promise<T> {
@@ -137,7 +139,10 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
   }
 
   const retry: ApiCaller['retry'] = (err) => {
-    if (err instanceof ApiRefusal) return { status: 'retry', error: err.message, targetDown: err.targetDown, ...(err.tokenRefused ? { tokenRefused: true } : {}) };
+    if (err instanceof ApiRefusal) {
+      const later = err.retryAfter === undefined ? {} : { retryAfter: err.retryAfter };
+      return { status: 'retry', error: err.message, targetDown: err.targetDown, ...(err.tokenRefused ? { tokenRefused: true } : {}), ...later };
+    }
     return { status: 'retry', error: scrub(`${opts.who}: ${(err as Error).message}`), targetDown: false };
   };
 
@@ -160,6 +165,12 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
     },
     scrub,
   };
+}
+
+/** A 429's or 503's Retry-After (RFC 9110 §10.2.3), the only answers whose wait scanrelay honours. */
+export function retryAfterOf(response: Response): string | undefined {
+  if (response.status !== 429 && response.status !== 503) return undefined;
+  return response.headers.get('retry-after') ?? undefined;
 }
 
 function networkCause(err: unknown, timeoutMs: number): string {

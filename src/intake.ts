@@ -259,6 +259,7 @@ export class Intake {
           ...(a.request.ids ? { ids: a.request.ids } : {}),
           received: a.request.path,
           ...delayOf(a.request, settings.scanDelays),
+          ...(a.request.libraryRoot ? { libraryRoot: true } : {}),
         },
       });
     }

@@ -36,6 +36,11 @@ export interface ScanRequest {
   refresh?: 'item' | 'item-if-enabled';
   /** Sonarr/Radarr downloads: the series'/movie's IDs, for PLEX_FIX_MISMATCHED. */
   ids?: ExternalIds;
+  /**
+   * A person asked for this folder itself even where it is a library's own folder, which makes the server scan the
+   * whole library (the manual page's box, the API's `libraryRoot`). Without it such a folder is refused.
+   */
+  libraryRoot?: boolean;
 }
 
 export interface ExternalIds {
@@ -63,6 +68,8 @@ export interface FolderRequest {
   received?: string;
   /** SERVER_SCAN_DELAYS: this request's own delay (ms), when its source or event has one; else SERVER_SCAN_DELAY. */
   delayMs?: number;
+  /** A whole-library scan of a library's own folder was asked for (ScanRequest.libraryRoot). */
+  libraryRoot?: boolean;
 }
 
 /** A folder in the queue: what was asked for it (merged over its requests) and where it stands. */
@@ -93,6 +100,8 @@ export interface Folder {
   ids?: ExternalIds;
   /** The path as the sender sent it (before SERVER_PATH_MAPPINGS). */
   received?: string;
+  /** One of its requests asked for a whole-library scan where the folder is a library's own (ScanRequest.libraryRoot). */
+  libraryRoot?: boolean;
 }
 
 /** A folder due for one target: with that delivery's attempts and rescans so far. */
@@ -105,7 +114,7 @@ export interface DueDelivery extends Folder {
 export type PathState = 'file' | 'folder' | 'missing';
 
 /** A delivery is one folder to one target: pending, then following (a follower watches the scan), then final. */
-export const DELIVERY_STATES = ['pending', 'following', 'scanned', 'confirmed', 'not-found', 'unconfirmed', 'unmatched'] as const;
+export const DELIVERY_STATES = ['pending', 'following', 'scanned', 'confirmed', 'not-found', 'unconfirmed', 'unmatched', 'refused'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 export type FinalDeliveryState = Exclude<DeliveryState, 'pending' | 'following'>;
 
@@ -126,12 +135,18 @@ export type ScanOutcome =
   /** No library of this server contains the folder: recorded, not retried. */
   | { status: 'unmatched'; detail: string }
   /**
+   * The folder is a library's own folder, whose scan is the whole library's, and nobody asked for that: recorded,
+   * not retried. `detail` says what happened and what to do (src/targets/library-root.ts).
+   */
+  | { status: 'refused'; detail: string }
+  /**
    * The scan did not happen; this folder is tried again after its own backoff. `targetDown`: the server gave no
    * answer at all (refused connection, timeout, DNS), which marks the whole server down. `tokenRefused`: it
    * answered 401/403, so the processor asks it at once whether the token still works (its probe lists libraries
-   * with it). Any other answer (4xx, 5xx, a redirect) concerns this folder only.
+   * with it). Any other answer (4xx, 5xx, a redirect) concerns this folder only, unless it is a 429 or 503 with
+   * `retryAfter` (the header as sent): then the whole server is left alone until then (src/processor/server-hold.ts).
    */
-  | { status: 'retry'; error: string; targetDown: boolean; tokenRefused?: boolean };
+  | { status: 'retry'; error: string; targetDown: boolean; tokenRefused?: boolean; retryAfter?: string };
 
 /** A library (Plex section, Jellyfin/Emby/Audiobookshelf library, Sonarr series…) and the folders it holds. */
 export interface Library {
@@ -215,6 +230,11 @@ export interface Target {
   explainScan?(folder: string): Promise<string | undefined>;
   /** Rename and upgrade events refresh the item too (REFRESH_ITEMS / PLEX_REFRESH_ITEMS); asked-for refreshes always do. */
   readonly refreshOnChange?: boolean;
+  /**
+   * A scan of a library's own folder is a scan of the whole library (Plex, Jellyfin, Emby), so such a folder is
+   * refused unless a person asked for it (ScanContext.libraryRoot; src/targets/library-root.ts).
+   */
+  readonly wholeLibraryAtRoot?: boolean;
 }
 
 export interface ScanContext {
@@ -226,6 +246,8 @@ export interface ScanContext {
   deleted: boolean;
   /** The series'/movie's IDs a Sonarr/Radarr download carried (PLEX_FIX_MISMATCHED). */
   ids?: ExternalIds;
+  /** A person asked for a whole-library scan should the folder be a library's own (FolderRequest.libraryRoot). */
+  libraryRoot?: boolean;
 }
 
 /** A delivery handed to a follower: the scan the server accepted, and what the target said to follow. */

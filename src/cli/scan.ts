@@ -1,6 +1,6 @@
 // `scanrelay scan`: run Plex's scanner on one folder right now, without the service (docs/targets.md).
 import { Command, InvalidArgumentError } from 'commander';
-import { isInside } from '../paths/folder.js';
+import { isInside, sameFolder } from '../paths/folder.js';
 import { describeRefusal, gatePath } from '../paths/gate.js';
 import { scanSection, ScannerError, type ScannerSettings } from '../plex/scanner.js';
 
@@ -32,6 +32,7 @@ export function scanCommand(deps: ScanCommandDeps): Command {
     .description("Scan one folder now with Plex's own scanner (Plex Media Scanner), without the service")
     .requiredOption('-d, --directory <path>', 'the folder exactly as Plex sees it (movie, show or season folder)')
     .option('-s, --section <id>', 'library section id (default: every section whose folder holds the path)', sectionId)
+    .option('--library-root', "scan the path even when it is a section's own folder, which scans the whole section")
     .addHelpText(
       'after',
       `
@@ -44,10 +45,13 @@ Examples:
   scanrelay scan --section 1 --directory '/data/media/movies/Dune Part Two (2024)'
   scanrelay scan --directory '/data/media/tv/The Expanse (2015)/Season 01'
 
+A section's own folder (say /data/media/tv) is refused: the scanner would rescan the whole section.
+Pass --library-root when that is what you want.
+
 Exits non-zero, naming the cause, when the scanner exits non-zero, crashes or reports "permission denied".
 List section ids with: scanrelay sections --scanner`,
     )
-    .action(async (options: { directory: string; section?: string }) => {
+    .action(async (options: { directory: string; section?: string; libraryRoot?: boolean }) => {
       if (!options.directory.trim()) command.error('error: --directory is empty', { exitCode: 2, code: 'scanrelay.scan.usage' });
       // The same path gate as every other source (src/paths/gate.ts); "." and ".." come back resolved.
       const gate = gatePath(options.directory, {});
@@ -56,30 +60,43 @@ List section ids with: scanrelay sections --scanner`,
       const settings = await deps.settings();
 
       let targets: { id: number | string; label: string }[];
+      let found: SectionLocation[] | undefined;
       if (options.section !== undefined) {
         targets = [{ id: options.section, label: `section ${options.section}` }];
+        // Only to tell a section's own folder: when the sections cannot be read, the section named decides.
+        if (!options.libraryRoot) found = await deps.findSections(directory).catch(() => undefined);
       } else {
-        let found: SectionLocation[];
+        let all: SectionLocation[];
         try {
-          found = await deps.findSections(directory);
+          all = await deps.findSections(directory);
         } catch (err) {
           command.error(
             `error: cannot look up the section for '${directory}': ${(err as Error).message}; pass --section <id> (see: scanrelay sections --scanner)`,
             { exitCode: 1, code: 'scanrelay.scan.sections' },
           );
         }
-        const holding = found.filter((s) => isInside(directory, s.location));
+        found = all;
+        const holding = all.filter((s) => isInside(directory, s.location));
         const seen = new Set<string>();
         targets = holding
           .filter((s) => !seen.has(String(s.id)) && seen.add(String(s.id)))
           .map((s) => ({ id: s.id, label: `section ${s.id} (${s.title})` }));
         if (targets.length === 0) {
-          const known = found.map((s) => s.location);
+          const known = all.map((s) => s.location);
           command.error(
             `error: no Plex section holds '${directory}'${known.length ? ` (section folders: ${known.join(', ')})` : ''}; pass --section <id> (see: scanrelay sections --scanner)`,
             { exitCode: 1, code: 'scanrelay.scan.unmatched' },
           );
         }
+      }
+
+      // The service's library-root guard (src/targets/library-root.ts), here because this command asks the scanner itself.
+      const root = options.libraryRoot ? undefined : found?.find((s) => targets.some((t) => String(t.id) === String(s.id)) && sameFolder(directory, s.location));
+      if (root) {
+        command.error(
+          `error: '${directory}' is the root of section ${root.id} (${root.title}), so scanning it would scan the whole section: pass --library-root to do that, or name a folder inside it`,
+          { exitCode: 1, code: 'scanrelay.scan.library-root' },
+        );
       }
 
       for (const target of targets) {

@@ -58,6 +58,11 @@ export function isInside(path: string, folder: string): boolean {
   return next === '/' || next === '\\';
 }
 
+/** Do two paths name the same folder: trailing separators aside, compared as isInside compares. */
+export function sameFolder(a: string, b: string): boolean {
+  return isInside(a, b) && isInside(b, a);
+}
+
 /** The last segment of a path. */
 export function baseName(path: string): string {
   const p = trimTrailingSeparator(path);

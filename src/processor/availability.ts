@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Queue } from '../queue/store.js';
 import type { Target } from '../scan.js';
+import { isHeld, type ServerHold } from './server-hold.js';
 
 export interface TargetHealth {
   name: string;
@@ -22,6 +23,10 @@ export interface TargetHealth {
   maxOutstanding?: number;
   /** How long the next due folder for this target has waited since it was due (0: none waits). */
   dueWaitMs?: number;
+  /** The server asked to be left alone (a 429 or 503 with Retry-After): nothing goes to it before this. */
+  heldUntil?: number;
+  /** What it said, e.g. "Retry-After: 20". */
+  heldAsked?: string;
 }
 
 /** One target's slots and health, as the processor keeps them. */
@@ -41,6 +46,8 @@ export interface TargetState {
   failed: number;
   /** The last pass found it at its cap of outstanding scans, or with only folders whose scan it still holds. */
   waitingOnServer: boolean;
+  /** The server asked for a while without requests (Retry-After; src/processor/server-hold.ts). */
+  hold?: ServerHold;
 }
 
 const PROBE_FIRST_MS = 1_000;
@@ -84,7 +91,8 @@ export class Availability {
   probeIdle(states: TargetState[], everyMs: number): void {
     const now = this.deps.clock.now();
     for (const state of states) {
-      if (state.up && !state.probing && state.inFlight.size === 0 && now - state.lastHeardAt >= everyMs) this.probe(state);
+      // A server that asked to be left alone is not asked whether it is there either: it just said so.
+      if (state.up && !state.probing && state.inFlight.size === 0 && now - state.lastHeardAt >= everyMs && !isHeld(state, now)) this.probe(state);
     }
   }
 

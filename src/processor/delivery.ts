@@ -1,6 +1,7 @@
 // One delivery: one folder to one target. RUN_COMMAND_BEFORE_SCAN, the scan in the server's spelling, and its
-// outcome recorded: scanned (handed to the follow-up stage when the target follows it), unmatched, or a retry
-// backed off for this folder alone, with the server marked down only when it was silent.
+// outcome recorded: scanned (handed to the follow-up stage when the target follows it), unmatched, refused (a
+// library's own folder), or a retry backed off for this folder alone, with the server marked down only when it was
+// silent, and held as a whole only when it asked for that (Retry-After).
 import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { FollowStage } from '../follow/stage.js';
@@ -10,6 +11,7 @@ import type { DueDelivery, ScanOutcome } from '../scan.js';
 import { runBeforeScan, type CommandRunner } from '../targets/commands.js';
 import type { Availability, TargetState } from './availability.js';
 import { backoffDelay } from './backoff.js';
+import { askedHold, holdServer } from './server-hold.js';
 import type { ServerBacklog } from './server-backlog.js';
 import type { ProcessorSettings } from './settings.js';
 
@@ -47,6 +49,7 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
       file: folder === row.folder ? row.fileHint : row.fileHint?.normalize('NFD'),
       deleted: row.anyDeleted,
       ...(row.ids ? { ids: row.ids } : {}),
+      ...(row.libraryRoot ? { libraryRoot: true } : {}),
     });
   } catch (err) {
     outcome = { status: 'retry', error: `unexpected error: ${String(err)}`, targetDown: false };
@@ -71,21 +74,28 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
       } else deps.followUps.moot(state.target, follow);
     }
   } else if (outcome.status === 'unmatched') {
-    // The path as received is what to explain: mappings do not chain, so explaining the mapped one misleads.
-    const hint = `Try: scanrelay explain '${row.received ?? row.fileHint ?? row.folder}'.`;
-    const detail = `'${row.folder}' is in no library of ${name}, so nothing was scanned there.\n${outcome.detail} ${hint}`;
-    logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail} ${hint}`);
+    const detail = `'${row.folder}' is in no library of ${name}, so nothing was scanned there.\n${outcome.detail} ${explainHint(row)}`;
+    logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail} ${explainHint(row)}`);
     await queue.grouped(() => queue.recordDelivery(row, name, { state: 'unmatched', detail }, deps.targetNames));
+  } else if (outcome.status === 'refused') {
+    const detail = `${outcome.detail} ${explainHint(row)}`;
+    logger.warn({ target: name, folder: row.folder }, `Refused to scan '${row.folder}' on ${name}: ${detail}`);
+    await queue.grouped(() => queue.recordDelivery(row, name, { state: 'refused', detail }, deps.targetNames));
   } else {
     state.failed++;
     const attempts = row.attempts + 1;
-    const delay = backoffDelay(attempts, { baseMs: 5_000, capMs: settings.retryMaxDelayMs, random: deps.random });
-    await queue.grouped(() => queue.recordDelivery(row, name, { state: 'retry', error: outcome.error, nextAt: now + delay }, deps.targetNames));
-    // Every failure backs off its own folder; only silence takes the whole server down (one line per change).
-    logger.warn(
-      { target: name, folder: row.folder, attempts },
-      `Scan of '${row.folder}' on ${name} failed (attempt ${attempts}): ${outcome.error}. Retrying in ${Math.round(delay / 1000)} s; the folder stays queued.`,
-    );
+    // A server that said when to come back is left alone until then, all its folders; any other failure backs off
+    // its own folder, and only silence takes the whole server down (one line per change).
+    const hold = askedHold(outcome, now, settings.retryMaxDelayMs);
+    const nextAt = hold?.until ?? now + backoffDelay(attempts, { baseMs: 5_000, capMs: settings.retryMaxDelayMs, random: deps.random });
+    await queue.grouped(() => queue.recordDelivery(row, name, { state: 'retry', error: outcome.error, nextAt }, deps.targetNames));
+    if (hold) holdServer(state, hold, now, outcome.error, logger);
+    else {
+      logger.warn(
+        { target: name, folder: row.folder, attempts },
+        `Scan of '${row.folder}' on ${name} failed (attempt ${attempts}): ${outcome.error}. Retrying in ${Math.round((nextAt - now) / 1000)} s; the folder stays queued.`,
+      );
+    }
     if (outcome.targetDown) deps.availability.noAnswer(state, outcome.error);
     else if (outcome.tokenRefused) deps.availability.probeSoon(state);
   }
@@ -98,4 +108,9 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
     deliveryMs: now - started,
   });
   state.lastFinishedAt = clock.now();
+}
+
+/** The path as received is what to explain: mappings do not chain, so explaining the mapped one misleads. */
+function explainHint(row: DueDelivery): string {
+  return `Try: scanrelay explain '${row.received ?? row.fileHint ?? row.folder}'.`;
 }

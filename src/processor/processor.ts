@@ -12,6 +12,7 @@ import { Availability, healthOf, IDLE_PROBE_MS, newTargetState, type TargetHealt
 import { FileChecks } from './checks.js';
 import { deliver } from './delivery.js';
 import { ServerBacklog } from './server-backlog.js';
+import { holdEnds, holdShown, isHeld } from './server-hold.js';
 import type { ProcessorSettings } from './settings.js';
 import { checkRoom, fillSlots } from './slots.js';
 
@@ -90,9 +91,10 @@ export class Processor {
     return this.checks.held;
   }
 
-  /** Each target's state, with the scans its server holds unfinished and how long our next due folder has waited. */
+  /** Each target's state, with the scans its server holds unfinished, how long our next due folder has waited, and its hold. */
   health(): TargetHealth[] {
-    return this.states.map((s) => ({ ...healthOf(s), ...this.backlog.pressure(s, this.deps.queue, this.deps.clock.now()) }));
+    const now = this.deps.clock.now();
+    return this.states.map((s) => ({ ...healthOf(s), ...this.backlog.pressure(s, this.deps.queue, now), ...holdShown(s, now) }));
   }
 
   /** One pass: run due existence checks and start every scan that may start now. Does not wait for scans. */
@@ -198,10 +200,12 @@ export class Processor {
       }
       const now = this.deps.clock.now();
       // A target that is down is asked again at its probe time, so its due deliveries must not wake the loop.
-      // Neither does one waiting for its server to end scans: the end of a followed scan wakes the loop.
-      const next = this.deps.queue.nextDue(this.states.filter((s) => s.up && !s.waitingOnServer).map((s) => s.target.name)) ?? now + 1000;
+      // Neither does one waiting for its server to end scans: the end of a followed scan wakes the loop. A held
+      // server's due folders wait for the end of its hold.
+      const awake = this.states.filter((s) => s.up && !s.waitingOnServer && !isHeld(s, now));
+      const next = this.deps.queue.nextDue(awake.map((s) => s.target.name)) ?? now + 1000;
       const probes = this.states.filter((s) => !s.up).map((s) => s.nextProbeAt);
-      const wait = Math.max(5, Math.min(1000, Math.min(next, ...probes) - now));
+      const wait = Math.max(5, Math.min(1000, Math.min(next, ...probes, ...holdEnds(this.states, now)) - now));
       this.sleepingUntil = now + wait;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
@@ -221,13 +225,17 @@ export class Processor {
     }
   }
 
-  /** A target that is down is probed when due; one that is up is sent what its slots and its server have room for. */
+  /**
+   * A target that is down is probed when due; one whose server asked to be left alone gets nothing until then; one
+   * that is up is sent what its slots and its server have room for.
+   */
   private dispatch(state: TargetState): void {
     const now = this.deps.clock.now();
     if (!state.up) {
       if (!state.probing && now >= state.nextProbeAt) this.availability.probe(state);
       return;
     }
+    if (isHeld(state, now)) return;
     fillSlots(state, now, this.deps.queue, this.backlog, (row) => this.launch(state, row));
   }
 

@@ -30,6 +30,8 @@ export interface Folded {
   count: number;
   /** The shortest delay any of the requests asked for (SERVER_SCAN_DELAYS), or null for the queue's own. */
   delayMs: number | null;
+  /** 1 when any request asked for a whole-library scan of a library's own folder. */
+  libraryRoot: 0 | 1;
 }
 
 function first(req: FolderRequest): Folded {
@@ -46,6 +48,7 @@ function first(req: FolderRequest): Folded {
     received: req.received ?? null,
     count: 1,
     delayMs: req.delayMs ?? null,
+    libraryRoot: req.libraryRoot ? 1 : 0,
   };
 }
 
@@ -61,4 +64,5 @@ function fold(f: Folded, req: FolderRequest): void {
   f.received = req.received ?? f.received;
   f.count++;
   if (req.delayMs !== undefined) f.delayMs = f.delayMs === null ? req.delayMs : Math.min(f.delayMs, req.delayMs);
+  if (req.libraryRoot) f.libraryRoot = 1;
 }

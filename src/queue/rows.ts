@@ -25,12 +25,15 @@ export interface FolderRow {
   /** JSON of ExternalIds, or null. */
   ids: string | null;
   received: string | null;
+  /** 1: a whole-library scan was asked for should the folder be a library's own. */
+  library_root: number;
 }
 
 /**
  * A delivery's stages: `pending` (to be sent), `following` (the server took the scan; its end is being watched),
  * then one final state: `scanned` (taken, nothing to follow), `confirmed` / `not-found` / `unconfirmed` (what the
- * follow-up found), or `unmatched` (no library of that server holds the folder).
+ * follow-up found), `unmatched` (no library of that server holds the folder) or `refused` (a library's own folder
+ * nobody asked to scan whole).
  */
 
 export type PendingRow = FolderRow & { attempts: number; rescans: number };
@@ -109,6 +112,7 @@ export function folderOf(r: FolderRow): Folder {
     refresh: opt(r.refresh),
     ids: r.ids ? (JSON.parse(r.ids) as ExternalIds) : undefined,
     received: opt(r.received),
+    libraryRoot: r.library_root === 1 || undefined,
   };
 }
 

@@ -146,6 +146,9 @@ const migrations: Component['steps'] = [
      since   INTEGER NOT NULL,
      checks  INTEGER NOT NULL DEFAULT 0
    );`,
+  // 9: a person asked for a folder that is a library's own folder as a whole-library scan (the manual page's box,
+  // the API's libraryRoot): kept with the folder until it is delivered, since without it such a folder is refused.
+  `ALTER TABLE folders ADD COLUMN library_root INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export const schemaVersion = migrations.length;

@@ -10,11 +10,11 @@ export function prepareStatements(db: Database.Database) {
     findForMerge: db.prepare<[string], { id: number; state: string; due_at: number; last_at: number }>('SELECT id, state, due_at, last_at FROM folders WHERE folder = ?'),
     byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
     // Positional, unlike the rest: a new folder per webhook runs it once per request, and binding by name looks
-    // each of the 15 names up in an object.
-    insert: db.prepare<[string, number, number, number, number, number, number, string, string, string | null, 0 | 1, 0 | 1, string | null, string | null, string | null]>(
+    // each of the 16 names up in an object.
+    insert: db.prepare<[string, number, number, number, number, number, number, string, string, string | null, 0 | 1, 0 | 1, string | null, string | null, string | null, 0 | 1]>(
       `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, generation, source, event,
-                            file_hint, all_deleted, any_deleted, refresh, ids, received)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                            file_hint, all_deleted, any_deleted, refresh, ids, received, library_root)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     merge: db.prepare(
       `UPDATE folders SET
@@ -27,7 +27,8 @@ export function prepareStatements(db: Database.Database) {
          checks = 0, generation = generation + @count, state = 'waiting', last_error = NULL,
          refresh = CASE WHEN @refresh = 'item' OR refresh = 'item' THEN 'item' ELSE COALESCE(@refresh, refresh) END,
          ids = COALESCE(@ids, ids),
-         received = COALESCE(@received, received)
+         received = COALESCE(@received, received),
+         library_root = MAX(library_root, @libraryRoot)
        WHERE id = @id`,
     ),
     clearDeliveries: db.prepare('DELETE FROM deliveries WHERE folder_id = ?'),

@@ -69,7 +69,7 @@ export class Queue extends QueueFile {
         const due = now + (existing ? Math.min(asked, Math.max(0, existing.due_at - existing.last_at)) : asked);
         dueAt.set(f.folder, due);
         if (!existing) {
-          this.stmt.insert.run(f.folder, f.priority, due, now, now, f.count, f.count, f.source, f.event, f.fileHint, f.deleted, f.anyDeleted, f.refresh, ids, f.received);
+          this.stmt.insert.run(f.folder, f.priority, due, now, now, f.count, f.count, f.source, f.event, f.fileHint, f.deleted, f.anyDeleted, f.refresh, ids, f.received, f.libraryRoot);
           continue;
         }
         this.stmt.merge.run({ ...f, due, now, ids, id: existing.id });

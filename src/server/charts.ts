@@ -153,7 +153,7 @@ function latencyFigure(d: ChartData): string {
   return figure('chart-latency', 'Scan latency, p50 and p95 per hour', plot('chart-latency', lines, { from: d.from, to: d.to }, (v) => duration(v), empty, timeCeiling), summary, key);
 }
 
-const tone = (outcome: string) => (['scanned', 'confirmed'].includes(outcome) ? 'ok' : ['unmatched', 'not-found', 'unconfirmed', 'dropped'].includes(outcome) ? 'warn' : 'bad');
+const tone = (outcome: string) => (['scanned', 'confirmed'].includes(outcome) ? 'ok' : ['unmatched', 'refused', 'not-found', 'unconfirmed', 'dropped'].includes(outcome) ? 'warn' : 'bad');
 
 function stripsFigure(d: ChartData, targets: string[]): string {
   const names = [...new Set([...targets, ...d.strips.map((s) => s.target)])];

@@ -114,13 +114,14 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
       },
     },
   }, async (req, reply) => {
-    const { path, refresh } = req.body as z.input<typeof scanBody>;
+    const { path, refresh, libraryRoot } = req.body as z.input<typeof scanBody>;
     if (!deps.allowManualScan) {
       deps.logger.warn({ client: req.ip }, `Refused an API scan request from '${req.ip}': SERVER_ALLOW_MANUAL_SCAN is false.`);
       return reply.code(403).send({ error: MANUAL_OFF });
     }
     try {
-      const [a] = await deps.intake.submit([{ path, source: 'api', event: 'Manual', kind: 'auto', ...(refresh ? { refresh } : {}) }], req.ip);
+      const asked = { ...(refresh ? { refresh } : {}), ...(libraryRoot ? { libraryRoot } : {}) };
+      const [a] = await deps.intake.submit([{ path, source: 'api', event: 'Manual', kind: 'auto', ...asked }], req.ip);
       const body: ScanReply = {
         ok: true,
         path,

@@ -1,6 +1,7 @@
 // The HTML of the dashboard, and the layout it shares with the path doctor: server-rendered, inline CSS and a
 // little JS, no CDN. Every link is relative to /<SERVER_PASS>/..., so the secret is never written into a page.
 import type { TargetHealth } from '../processor/processor.js';
+import { clockTime } from '../processor/server-hold.js';
 import type { ChartData } from './chart-data.js';
 import { chartsSection, chartStyle } from './charts.js';
 import type { FinishedScan, QueuedFolder } from './schemas.js';
@@ -103,6 +104,7 @@ const MEANING: Record<string, string> = {
   scanned: 'the server accepted and finished the scan; nothing could tell more',
   'not-found': 'the scan ended and the file is not in the library: see the advice below',
   unconfirmed: "the scan's end was never seen (timeout, or the server stopped answering)",
+  refused: "a library's own folder: a whole-library scan is done only when asked for (see below)",
 };
 
 export function badge(state: string): string {
@@ -111,7 +113,7 @@ export function badge(state: string): string {
     ? 'ok'
     : state === 'scanned'
       ? 'neutral'
-      : ['pending', 'following', 'unconfirmed', 'waiting', 'dispatching', 'dropped'].includes(state)
+      : ['pending', 'following', 'unconfirmed', 'waiting', 'dispatching', 'dropped', 'refused'].includes(state)
         ? 'warn'
         : 'bad';
   const title = MEANING[state] ? ` title="${h(MEANING[state])}"` : '';
@@ -206,6 +208,7 @@ function targetsSection(v: DashboardView): string {
         ${t.dueWaitMs ? fact('Next due waited', span(t.dueWaitMs)) : ''}
         ${t.downSince ? fact('Down since', when(t.downSince, v.now)) : ''}
         ${t.nextProbeAt ? fact('Next try', when(t.nextProbeAt, v.now)) : ''}
+        ${t.heldUntil ? fact('Scans', `holding until <time datetime="${new Date(t.heldUntil).toISOString()}">${clockTime(t.heldUntil)}</time> (server asked: ${h(t.heldAsked ?? 'Retry-After')})`) : ''}
       </dl>
       ${t.lastError ? `<p class="err">${h(t.lastError)}</p>` : ''}
     </li>`,

@@ -98,7 +98,7 @@ export class Metrics {
     });
     this.scans = new Counter({
       name: 'scanrelay_scans_total',
-      help: 'Answers from media servers per folder: scanned, unmatched (no library holds it) or retry (failed, tried again).',
+      help: "Answers from media servers per folder: scanned, unmatched (no library holds it), refused (a library's own folder nobody asked to scan whole) or retry (failed, tried again).",
       labelNames: ['target', 'outcome'],
       registers,
     });

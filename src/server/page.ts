@@ -35,6 +35,7 @@ const style = `
   .ok { border-color: #2a9d4b; background: #2a9d4b1a; } .err { border-color: #c93c3c; background: #c93c3c1a; }
   .outcome p { margin: .2rem 0; overflow-wrap: anywhere; } code { font-size: .95em; }
   nav { margin-top: 1.5rem; font-size: .9rem; } .hint { color: #888; font-size: .9rem; }
+  label.box { font-weight: normal; margin-top: .5rem; }
 `;
 
 export function manualPage(opts: { outcome?: PageOutcome; value?: string }): string {
@@ -60,6 +61,8 @@ export function manualPage(opts: { outcome?: PageOutcome; value?: string }): str
     <input type="text" id="filepath" name="filepath" required autocomplete="off"
       placeholder="/mnt/unionfs/Media/Movies/Movie Name (2024)/" value="${escapeHtml(opts.value ?? '')}">
     <p class="hint">A file or a folder, in any form your path mappings cover (container, mount or drive path).</p>
+    <label class="box"><input type="checkbox" name="libraryRoot" value="true"> Scan the whole library if this is a library's own folder</label>
+    <p class="hint">Left unticked, a library's own folder (say <code>/tv/</code>) is not scanned: the media servers would rescan the whole library. History then says <em>refused</em>.</p>
     <button type="submit">Scan</button>
   </form>
   ${outcome}

@@ -64,7 +64,7 @@ export const finishedScan = z.object({
   askedAt: z.number().meta({ description: 'when it was first asked for' }),
   finishedAt: z.number(),
   target: nullableText(),
-  outcome: z.string().meta({ description: 'scanned, confirmed, not-found, unconfirmed, unmatched, exhausted or dropped' }),
+  outcome: z.string().meta({ description: "scanned, confirmed, not-found, unconfirmed, unmatched, refused (a library's own folder nobody asked to scan whole), exhausted or dropped" }),
   detail: nullableText(),
   attempts: z.int(),
   deliveryMs: z.int().nullable().meta({ description: 'ms from the folder being ready to the server accepting the scan' }),
@@ -86,6 +86,8 @@ export const targetHealth = z.object({
   outstanding: z.int().optional().meta({ description: 'scans the server accepted and has not ended (servers that can tell: Plex)' }),
   maxOutstanding: z.int().optional().meta({ description: 'PLEX_MAX_OUTSTANDING / MAX_OUTSTANDING: the cap on outstanding' }),
   dueWaitMs: z.int().optional().meta({ description: 'ms the next due folder for this server has waited since it was due' }),
+  heldUntil: z.number().optional().meta({ description: 'the server answered 429 or 503 with Retry-After: nothing is sent to it before this (ms since the epoch)' }),
+  heldAsked: z.string().optional().meta({ description: 'what the server asked, e.g. "Retry-After: 20"' }),
 });
 
 export const queueQuery = z.object({ limit: z.int().min(1).max(5000).default(500) });
@@ -118,6 +120,9 @@ export const driveReply = z.object({ drive: z.unknown().meta({ description: "the
 export const scanBody = z.object({
   path: z.string().min(1),
   refresh: z.enum(['item']).optional().meta({ description: 'also refresh the metadata of the item(s) holding the file' }),
+  libraryRoot: z.boolean().optional().meta({
+    description: "true: where the folder is a library's own folder, scan the whole library; without it such a folder is refused (history outcome `refused`)",
+  }),
 });
 
 /** What POST /scan answers: 200 when queued (or ignored), 202 when the path reaches no library. */

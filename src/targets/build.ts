@@ -1,6 +1,7 @@
 // Config to targets, in one place for every kind: the first Plex from the PLEX_* keys, then each TARGETS entry,
 // each built by its kind (kinds.ts) and given here what every target has alike: its name, SCAN_PAUSE,
-// SCAN_CONCURRENCY, MAX_OUTSTANDING, PATH_MAPPINGS, INCLUDE/EXCLUDE and REFRESH_ITEMS.
+// SCAN_CONCURRENCY, MAX_OUTSTANDING, PATH_MAPPINGS, INCLUDE/EXCLUDE and REFRESH_ITEMS, and the library-root guard
+// of the kinds whose scan of a library's own folder is the whole library's.
 import { entryUrlKey } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
@@ -8,6 +9,7 @@ import type { Logger } from '../log.js';
 import type { ScanContext, Target } from '../scan.js';
 import type { Capabilities, Entry, KindContext } from './kind.js';
 import { kindOf } from './kinds.js';
+import { libraryRootRefusal } from './library-root.js';
 import { targetPath } from './rewrite.js';
 
 export interface BuildDeps {
@@ -89,6 +91,8 @@ export function configured(entry: Entry, target: Capabilities, refreshItemsByDef
     async scan(folder: string, context: ScanContext) {
       const { path, excluded } = pathOf(folder);
       if (excluded) return { status: 'unmatched', detail: excluded };
+      const refused = await libraryRootRefusal(target, entry.NAME, path, context);
+      if (refused) return refused;
       const file = context.file === undefined ? undefined : pathOf(context.file).path;
       return target.scan(path, { ...context, ...(file === undefined ? {} : { file }) });
     },

@@ -8,7 +8,7 @@
 //    library, so a burst of such folders costs ONE library walk: each folder's scan answers when that one
 //    refresh is sent (or failed), so a failure is retried by the queue as usual;
 //  - refreshes of the same item in flight at once are sent once.
-import { ApiRefusal, type ApiCaller } from '../api-call.js';
+import { ApiRefusal, retryAfterOf, type ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Library, ScanContext, ScanOutcome } from '../scan.js';
@@ -80,7 +80,7 @@ export class MediaBrowserScans {
       const meaning = pluginAnswer(sent.status, body);
       const said = typeof (body as { Status?: unknown })?.Status === 'string' ? (body as { Status: string }).Status : `HTTP ${sent.status}`;
       if (meaning === 'done') return { status: 'scanned', detail: `ScanPath: ${said}`, ...sections, sent: { via: 'plugin' } };
-      if (meaning === 'retry') throw new ApiRefusal(`${this.opts.who} answered ${said} to POST /Library/ScanPath for '${path}'`, sent.status);
+      if (meaning === 'retry') throw new ApiRefusal(`${this.opts.who} answered ${said} to POST /Library/ScanPath for '${path}'`, sent.status, retryAfterOf(sent));
       if (meaning === 'absent') {
         this.opts.log.warn({ target: this.opts.name }, 'the Targeted Scans plugin no longer answers POST /Library/ScanPath: refreshing items instead until the next start');
         this.plugin = Promise.resolve(false);

@@ -94,6 +94,8 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
 
   return {
     kind: flavour.kind,
+    // A library's own folder is its CollectionFolder item: its refresh (or the monitor's, or the plugin's) walks it all.
+    wholeLibraryAtRoot: true,
     ...(follower ? { follower } : {}),
     libraries: (ask) => list.get(ask),
 

@@ -78,6 +78,8 @@ export function plexScannerTarget(opts: PlexScannerTargetOptions): Capabilities 
 
   return {
     kind: 'plex-scanner',
+    // The scanner run on a section's own folder scans the whole section.
+    wholeLibraryAtRoot: true,
     libraries: (ask) => list.get(ask),
     ...(opts.api ? plexItems(opts.api, list) : {}),
 

@@ -67,6 +67,8 @@ export interface PlexTargetOptions {
 
 export class PlexTarget implements Capabilities {
   readonly kind = 'plex';
+  /** A refresh of a section's own folder rescans the whole section. */
+  readonly wholeLibraryAtRoot = true;
   readonly api: PlexApi;
   readonly follower: PlexFollower;
   private readonly list: LibraryList<PlexLibrary>;

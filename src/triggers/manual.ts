@@ -7,8 +7,14 @@ export const missingFilepath = 'filepath is missing: send eventType=Manual&filep
 /**
  * `refresh=item` (or eventType=Refresh, which implies it) also asks for the metadata of the item(s) holding the
  * file to be refreshed: a subtitle or audio track added next to a video, a file transcoded in place.
+ * `libraryRoot=true` (the page's box) lets a library's own folder be scanned, which scans the whole library;
+ * without it such a folder is refused at delivery (src/targets/library-root.ts).
  */
 export function manualRequest(body: Payload, event: 'Manual' | 'Refresh' = 'Manual'): TriggerResult {
+  const libraryRoot = yesOrNo(body.libraryRoot);
+  if (libraryRoot === undefined) {
+    return { kind: 'invalid', reason: `libraryRoot must be true or false (true: scan the whole library when the path is a library's own folder), got ${JSON.stringify(body.libraryRoot)}` };
+  }
   const refresh = body.refresh;
   if (refresh !== undefined && refresh !== 'item' && !(refresh === '' && event === 'Manual')) {
     return { kind: 'invalid', reason: `refresh must be "item" (to refresh the metadata of the item holding the file), got ${JSON.stringify(refresh)}` };
@@ -25,6 +31,13 @@ export function manualRequest(body: Payload, event: 'Manual' | 'Refresh' = 'Manu
     kind: 'scan',
     source: 'manual',
     event,
-    requests: [{ path: filepath, source: 'manual', event, kind: 'auto', ...(item ? { refresh: 'item' as const } : {}) }],
+    requests: [{ path: filepath, source: 'manual', event, kind: 'auto', ...(item ? { refresh: 'item' as const } : {}), ...(libraryRoot ? { libraryRoot } : {}) }],
   };
+}
+
+/** A form's or JSON body's yes/no: a checkbox sends "true" (or the browser's "on"), curl may send 1/0, JSON a boolean. */
+function yesOrNo(value: unknown): boolean | undefined {
+  if (value === undefined || value === false || value === '' || value === 'false' || value === '0') return false;
+  if (value === true || value === 'true' || value === 'on' || value === '1') return true;
+  return undefined;
 }

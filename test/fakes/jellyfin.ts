@@ -23,8 +23,8 @@ export interface FakeMediaBrowser {
   requests: RecordedRequest[];
   /** Scan notifications accepted, in order. */
   updates(): { Path: string; UpdateType: string }[];
-  /** Fail every request (or only those whose path starts with `path`) until `fail(null)`. */
-  fail(failure: Failure | null, opts?: { path?: string }): void;
+  /** Fail every request (or only those whose path starts with `path`) until `fail(null)`, with `headers` (Retry-After). */
+  fail(failure: Failure | null, opts?: { path?: string; headers?: Record<string, string> }): void;
   /** Replace the library listing the server returns. */
   setLibraries(body: unknown): void;
   /** Items GET /Items pages through (its ParentId filter keeps those whose ParentId, the library's id, matches). */
@@ -58,15 +58,15 @@ export interface MediaBrowserFlavourSpec {
 export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Promise<FakeMediaBrowser> {
   const requests: RecordedRequest[] = [];
   let libraries = spec.libraries;
-  let failure: { kind: Failure; path?: string } | null = null;
+  let failure: { kind: Failure; path?: string; headers?: Record<string, string> } | null = null;
   const timers = new Set<NodeJS.Timeout>();
   const info = ownFixture('jellyfin/system-info-public.json');
 
-  const send = (res: ServerResponse, status: number, body?: unknown): void => {
+  const send = (res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}): void => {
     if (body === undefined) {
-      res.writeHead(status).end();
+      res.writeHead(status, headers).end();
     } else {
-      res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+      res.writeHead(status, { ...headers, 'Content-Type': 'application/json' }).end(JSON.stringify(body));
     }
   };
 
@@ -112,7 +112,7 @@ export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Prom
       requests.push({ method: req.method ?? '', path, headers: req.headers, body, query: Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams) });
       const f = failure && (!failure.path || path.startsWith(failure.path)) ? failure.kind : null;
       if (f === 'down') return void req.socket.destroy();
-      if (typeof f === 'number') return send(res, f, { error: `injected ${f}` });
+      if (typeof f === 'number') return send(res, f, { error: `injected ${f}` }, failure?.headers);
       if (f === 'slow') {
         const t = setTimeout(() => {
           timers.delete(t);
@@ -138,7 +138,7 @@ export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Prom
         .filter((r) => r.method === 'POST' && r.path === '/Library/Media/Updated')
         .flatMap((r) => (r.body as { Updates: { Path: string; UpdateType: string }[] }).Updates),
     fail(kind, opts) {
-      failure = kind === null ? null : { kind, path: opts?.path };
+      failure = kind === null ? null : { kind, path: opts?.path, headers: opts?.headers };
     },
     setLibraries(body) {
       libraries = body;

@@ -118,7 +118,7 @@ export class FakePlex {
   readonly library = new Map<string, LibraryItem>();
   readonly activities: FakeActivity[] = [];
   /** Per-route failures (see failRoute), checked after `failure`. */
-  readonly routeFailures: { method: string; path: RegExp; status: number; left: number }[] = [];
+  readonly routeFailures: { method: string; path: RegExp; status: number; left: number; headers?: Record<string, string> }[] = [];
   private nextKey = 1000;
   /** Shows, episodes and movies with their matches, for fix-mismatched (see plex-metadata.ts). */
   readonly meta = new FakeMetadataRoutes(
@@ -168,9 +168,12 @@ export class FakePlex {
     return this.requests.filter((r) => r.method === 'PUT' && /^\/library\/metadata\/[^/]+\/analyze$/.test(r.path)).map((r) => r.path.split('/')[3]);
   }
 
-  /** Answers `status` to the next `times` requests (default: all) whose method and path match, e.g. emptyTrash. */
-  failRoute(method: string, path: RegExp, status: number, times = Infinity): void {
-    this.routeFailures.push({ method, path, status, left: times });
+  /**
+   * Answers `status` to the next `times` requests (default: all) whose method and path match, e.g. emptyTrash,
+   * with `headers` (a 429's Retry-After).
+   */
+  failRoute(method: string, path: RegExp, status: number, times = Infinity, headers?: Record<string, string>): void {
+    this.routeFailures.push({ method, path, status, left: times, headers });
   }
 
   /** The PUT emptyTrash calls received, with the time each arrived (real ms), in order. */
@@ -289,7 +292,7 @@ export class FakePlex {
     const routeFailure = this.routeFailures.find((f) => f.left > 0 && f.method === req.method && f.path.test(u.pathname));
     if (routeFailure) {
       routeFailure.left--;
-      return void res.writeHead(routeFailure.status).end();
+      return void res.writeHead(routeFailure.status, routeFailure.headers).end();
     }
     if (u.pathname === '/identity') return json(res, { MediaContainer: { size: 0, claimed: true, machineIdentifier: 'fake', version: '1.41.0' } });
     if (token !== this.token) return void res.writeHead(401).end('Unauthorized');

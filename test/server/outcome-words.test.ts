@@ -12,4 +12,9 @@ describe('outcome words', () => {
     expect(badge('not-found')).toContain('not in the library');
     expect(badge('unconfirmed')).toContain('b-warn');
   });
+
+  it("refused is a warning that says it was a library's own folder", () => {
+    expect(badge('refused')).toContain('b-warn');
+    expect(badge('refused')).toContain('a library&#39;s own folder');
+  });
 });

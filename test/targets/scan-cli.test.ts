@@ -214,6 +214,26 @@ describe('scanrelay scan', () => {
     expect(jsonl(scannerLog)).toEqual([]);
   });
 
+  it("refuses a section's own folder unless --library-root, with or without --section", async () => {
+    const sections = [
+      { id: 2, title: 'TV Shows', location: '/data/media/tv' },
+      { id: 1, title: 'Movies', location: '/data/media/movies' },
+    ];
+    for (const args of [['--directory', '/data/media/tv/'], ['--section', '2', '--directory', '/data/media/tv']]) {
+      errText = '';
+      const err = await scan(args, {}, sections).catch((e: unknown) => e);
+      expect((err as CommanderError).exitCode, args.join(' ')).toBe(1);
+      expect(errText).toMatch(/'\/data\/media\/tv\/?' is the root of section 2 \(TV Shows\), so scanning it would scan the whole section: pass --library-root/);
+    }
+    expect(jsonl(scannerLog)).toEqual([]);
+    await scan(['--library-root', '--directory', '/data/media/tv'], {}, sections);
+    await scan(['--directory', '/data/media/tv/Show'], {}, sections);
+    expect(jsonl(scannerLog).map((r) => (r.argv as string[]).slice(3))).toEqual([
+      ['2', '--directory', '/data/media/tv'],
+      ['2', '--directory', '/data/media/tv/Show'],
+    ]);
+  });
+
   it.each([
     ['exit:2', {}, /exited with code 2/],
     ['permission', {}, /reported "permission denied"/],
@@ -254,6 +274,7 @@ describe('scanrelay scan', () => {
     expect(help).toContain('--directory <path>');
     expect(help).toContain('USE_SUDO');
     expect(help).toContain('never through a shell');
+    expect(help).toContain('--library-root');
   });
 });
 
