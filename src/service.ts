@@ -233,6 +233,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     autoscan: config.AUTOSCAN,
     hashHold,
     readiness,
+    basePath: config.SERVER_BASE_PATH,
   });
 
   let closed = false;
@@ -267,7 +268,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       watch?.start().catch((err: Error) => logger.error(`WATCH could not start: ${err.message}. Check WATCH.PATHS.`));
       const address = app.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
-      return `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${actualPort}`;
+      return `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${actualPort}${config.SERVER_BASE_PATH}`;
     },
     async close() {
       if (closed) return;

@@ -26,12 +26,12 @@ Lidarr and any script the new URL printed here, then restart scanrelay.`,
       } catch (err) {
         cmd.error(`could not write a new SERVER_PASS to ${loaded.path}: ${(err as Error).message}`, { exitCode: 1 });
       }
-      const { SERVER_IP: ip, SERVER_PORT: port } = loaded.config;
+      const { SERVER_IP: ip, SERVER_PORT: port, SERVER_BASE_PATH: base } = loaded.config;
       const host = ip === '0.0.0.0' || ip === '::' ? '<this host>' : ip;
       // Printed, never logged: this is the one place a person reads the new secret.
       process.stdout.write(
         `Wrote a new random SERVER_PASS to ${loaded.path}.\n` +
-          `Restart scanrelay, then use this URL in Sonarr, Radarr, Lidarr and your scripts:\n  http://${host}:${port}/${pass}\n`,
+          `Restart scanrelay, then use this URL in Sonarr, Radarr, Lidarr and your scripts:\n  http://${host}:${port}${base}/${pass}\n`,
       );
       if (loaded.envOverrides.includes('SERVER_PASS')) {
         process.stdout.write('Note: the environment variable SERVER_PASS overrides the file; change or remove it too.\n');

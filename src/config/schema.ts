@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 import { autoscanSchema } from './autoscan-schema.js';
 import { googleSchema, rcloneSchema } from './drive-schema.js';
 import { FIRST_PLEX_NAME, targetSchema } from './target-schema.js';
-import { bool, choice, reservedPassReason, integer, logSize, optionalHttpUrl, pathMappings, positiveSeconds, seconds, stringList, text, trustProxy, withDefault } from './values.js';
+import { basePath, bool, choice, reservedPassReason, integer, logSize, optionalHttpUrl, pathMappings, positiveSeconds, seconds, stringList, text, trustProxy, withDefault } from './values.js';
 import { watchSchema } from './watch-schema.js';
 import { notifySchema } from '../notify/schema.js';
 
@@ -75,6 +75,8 @@ export function configSchema() {
         SERVER_IP: withDefault(z.string({ error: 'a listen address' }).check(z.minLength(1, { error: 'a listen address' })), '0.0.0.0'),
         // 3468 rather than plex_autoscan's code default 3467: it is what the README, Cloudbox and users' arr apps use.
         SERVER_PORT: withDefault(integer(1, 65535, 'an integer 1-65535'), 3468),
+        /** A prefix for every route, for a reverse proxy that publishes scanrelay at a sub-path ("/scanrelay"). */
+        SERVER_BASE_PATH: withDefault(basePath(), ''),
         // A slash would split the URL segment the secret lives in; an empty one would expose "/".
         SERVER_PASS: withDefault(
           z.string({ error: 'a non-empty string without "/"' }).check(

@@ -151,6 +151,18 @@ export function trustProxy() {
   }));
 }
 
+/**
+ * SERVER_BASE_PATH: "" (none) or "/a/b", stored without a trailing slash. Only URL-safe segment characters: the
+ * prefix is compared as the proxy sends it, before any decoding.
+ */
+export function basePath() {
+  const expected = 'a path like "/scanrelay" (letters, digits, "-", "_", ".", "~" between slashes), or "" for none';
+  return z.pipe(
+    z.string({ error: expected }).check(z.regex(/^$|^(\/[A-Za-z0-9._~-]+)+\/?$|^\/$/, { error: expected }), z.refine((v) => !/(^|\/)\.{1,2}(\/|$)/.test(v), { error: expected })),
+    z.transform((v) => v.replace(/\/+$/, '')),
+  );
+}
+
 export function bool() {
   return z.boolean({ error: 'true or false' });
 }

@@ -17,6 +17,7 @@ import { healthRoutes } from './health.js';
 import { lazySchemaController } from './lazy-compilers.js';
 import { redactUrl, weakPassReason } from './secret.js';
 import { scanRoutes } from './scan.js';
+import { underBasePath } from './base-path.js';
 
 export type { AppDeps } from './deps.js';
 
@@ -56,6 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Believing X-Forwarded-For from anyone would let any client write any address into the log.
     trustProxy: deps.trustProxy === undefined || deps.trustProxy === false ? false : deps.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
+    rewriteUrl: underBasePath(deps.basePath ?? ''),
     // ajv and fast-json-stringify compile a route's schemas when the route is first used (lazy-compilers.ts).
     schemaController: lazySchemaController,
   });

@@ -169,8 +169,10 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
   // Describes this API only (not webhooks or pages). Made once, on the first request (openapi.ts).
   let document: Promise<unknown> | undefined;
   app.get('/api/:secret/openapi.json', { schema: { hide: true, params }, ...secret }, async () => {
+    // The servers entry carries SERVER_BASE_PATH, so a client made from the document calls under it.
     document ??= import('./openapi.js')
       .then((m) => m.openapiDocument(controlApiRoutes))
+      .then((doc) => ({ ...(doc as object), servers: [{ url: deps.basePath || '/' }] }))
       .catch((err: unknown) => {
         document = undefined; // the next request tries again
         throw err;

@@ -40,6 +40,8 @@ export interface AppDeps {
   autoscan?: AutoscanConfig;
   /** Requests held until their file has the SHA-256 the sender named (autopulse's hash=). */
   hashHold?: HashHold;
+  /** SERVER_BASE_PATH ("" or "/scanrelay"): every route answers under it (base-path.ts). */
+  basePath?: string;
   /** Startup state for /health?ready (src/server/readiness.ts); without it the service counts as ready. */
   readiness?: Readiness;
 }

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Access } from './access.js';
+import { outsideBasePath } from './base-path.js';
 import { basicAuthMatches, bearerMatches, secretMatches } from './secret.js';
 
 export const UNAUTHORIZED = { error: 'unauthorized: the URL must hold your SERVER_PASS (/<SERVER_PASS>/... or /api/<SERVER_PASS>/...)' };
@@ -116,6 +117,12 @@ export function guardRequests(app: FastifyInstance, opts: GuardOptions): void {
   };
   // Callback style, not async: this runs on every request, and a promise per hook is measurable under load.
   app.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    // Outside SERVER_BASE_PATH nothing answers, whatever route the URL resembles (the proxy publishes only the prefix).
+    if (outsideBasePath(req.raw)) {
+      if (hasBody(req)) reply.header('connection', 'close');
+      reply.code(404).send({ error: 'not found' });
+      return;
+    }
     // No route matched: nothing is served, so this only chooses the answer. Without the secret it is the same
     // 401 as a wrong secret on a real route, so a stranger cannot map the routes; with it, a plain 404.
     const access = req.is404 ? (holdsSecretSegment(req.url, opts.secret) ? 'unknown' : undefined) : req.routeOptions.config.access;

@@ -58,6 +58,7 @@ const KEYS: Record<string, Entry> = {
 
   SERVER_IP: T('config/key-effects', 'the server listens where they say'),
   SERVER_PORT: T('config/key-effects', 'the server listens where they say'),
+  SERVER_BASE_PATH: T('server/base-path', 'a Sonarr webhook to <base>/<SERVER_PASS> is scanned'),
   SERVER_PASS: T('server/scan-routes', 'a wrong secret is 401 and the URL is not logged'),
   SERVER_PATH_MAPPINGS: T('server/scan-routes', 'a form-encoded Manual request is mapped and queued'),
   SERVER_FILE_EXIST_PATH_MAPPINGS: T('rclone/cache-refresh-checks', 'one refresh of the folder per missed check'),

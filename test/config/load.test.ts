@@ -201,6 +201,7 @@ describe('plex_autoscan config files', () => {
         'PLEX_SCAN_CONCURRENCY',
         'PLEX_SCAN_MODE',
         'PLEX_SCAN_PAUSE',
+        'SERVER_BASE_PATH',
         'SERVER_ANCHOR_FILES',
         'SERVER_MAX_REQUEST_PATHS',
         'SERVER_SCAN_DELAYS',
