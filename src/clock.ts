@@ -59,7 +59,12 @@ export class ManualClock implements Clock {
   timeout(ms: number): AbortSignal {
     const controller = new AbortController();
     this.deadlines.push({ at: this.t + ms, controller });
-    return AbortSignal.any([controller.signal, AbortSignal.timeout(ms)]);
+    // Not AbortSignal.any([controller.signal, AbortSignal.timeout(ms)]): Node 20 holds the sources of such a signal
+    // weakly, so a garbage collection before the deadline drops the timer and the signal never aborts. A timeout
+    // signal with a listener of its own is kept until it fires.
+    const real = AbortSignal.timeout(ms);
+    real.addEventListener('abort', () => controller.abort(real.reason), { once: true });
+    return controller.signal;
   }
   private expire(): void {
     for (let i = this.deadlines.length - 1; i >= 0; i--) {

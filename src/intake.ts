@@ -137,9 +137,9 @@ export class Intake {
     return admissions;
   }
 
-  /** The path gate alone, for a request held before it is submitted (hash=): throws PathRefused as submit does. */
-  checkPaths(requests: ScanRequest[], client: string): void {
-    this.gate(requests, client, true);
+  /** The path gate alone, for a request held before it is submitted (hash=): the requests with their paths resolved; throws PathRefused as submit does. */
+  checkPaths(requests: ScanRequest[], client: string): ScanRequest[] {
+    return this.gate(requests, client, true);
   }
 
   /**

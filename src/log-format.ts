@@ -1,5 +1,8 @@
 // Console lines for a person ("2026-11-22 18:35:21 INFO  Listening on …  queuefile=queue.db"), made from the JSON
 // lines the logger writes, and the choice between them and JSON (--log-format; a terminal gets the human form).
+// Every field may hold text from outside (an eventType, a Plex section title, a server's error body): controls
+// are shown as escapes in JSON's form, as the file's lines show newlines, so no field can start a line or move
+// the cursor.
 
 export type LogFormat = 'json' | 'human';
 
@@ -26,9 +29,23 @@ function stamp(time: unknown): string {
   return `${t.getFullYear()}-${pad2(t.getMonth() + 1)}-${pad2(t.getDate())} ${pad2(t.getHours())}:${pad2(t.getMinutes())}:${pad2(t.getSeconds())}`;
 }
 
+/**
+ * What a terminal acts on instead of showing: C0 (newline, carriage return, ESC starting a colour or a cursor
+ * move), DEL, C1 (NEL, CSI), the line and paragraph separators, and the bidi embeddings, overrides and isolates
+ * (U+202A-202E, U+2066-2069) that reorder what follows them on the line.
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** `text` with each control as JSON writes one (`\n`, `\u001b`), the rest as it is. */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** A field's value: bare when it is one plain word, else quoted as JSON; controls escaped either way. */
 function show(value: unknown): string {
-  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
-  return JSON.stringify(value);
+  if (typeof value === 'string' && /^[^\s"=]+$/.test(value) && !value.match(CONTROL)) return value;
+  return escapeControls(JSON.stringify(value) ?? String(value));
 }
 
 function spelledOut(value: unknown, message: string): boolean {
@@ -42,17 +59,17 @@ export function humanLine(line: string): string {
   try {
     entry = JSON.parse(line) as Record<string, unknown>;
   } catch {
-    return line;
+    return escapeControls(line);
   }
-  if (entry === null || typeof entry !== 'object') return line;
+  if (entry === null || typeof entry !== 'object') return escapeControls(line);
   const { level, time, msg, ...fields } = entry;
   const message = typeof msg === 'string' ? msg : '';
   // Fields the message already spells out would only repeat it.
   const extra = Object.entries(fields)
     .filter(([, v]) => v !== undefined && !spelledOut(v, message))
-    .map(([k, v]) => `${k}=${show(v)}`);
-  const label = String(level ?? 'info').toUpperCase().padEnd(5);
-  return `${stamp(time)} ${label} ${message}${extra.length ? `  ${extra.join(' ')}` : ''}\n`;
+    .map(([k, v]) => `${escapeControls(k)}=${show(v)}`);
+  const label = escapeControls(String(level ?? 'info').toUpperCase()).padEnd(5);
+  return `${stamp(time)} ${label} ${escapeControls(message)}${extra.length ? `  ${extra.join(' ')}` : ''}\n`;
 }
 
 /**

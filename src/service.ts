@@ -4,8 +4,10 @@ import { Activity } from './activity.js';
 import { systemClock, type Clock } from './clock.js';
 import { PLEX_DATABASE_PATH_DEFAULT, type Config } from './config/schema.js';
 import { createDoctor } from './doctor/explain.js';
-import { createLibraryJudge } from './doctor/judge.js';
+import { boundedLibraryReader, createLibraryJudge } from './doctor/judge.js';
 import { HashHold } from './hash-hold.js';
+import { HashReader } from './hash-read.js';
+import { placeForHash } from './hash-scope.js';
 import { Notifications } from './notify/notifications.js';
 import { Intake } from './intake.js';
 import { routeKnown } from './paths/route.js';
@@ -42,6 +44,8 @@ export interface ServiceOptions {
   configDir?: string;
   /** Shorter connection limits (tests of slow clients). */
   limits?: AppDeps['limits'];
+  /** hash='s cap on holds, largest file and time per read, smaller (tests; HASH_MAX_BYTES and the rest otherwise). */
+  hashLimits?: { holds?: number; maxBytes?: number; readBudgetMs?: number };
 }
 
 export interface Service {
@@ -172,18 +176,25 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     },
   });
   const intakeSettings = intake.settings;
+  const hashLibraries = boundedLibraryReader(() => clock.now());
   const hashHold = new HashHold({
     intake,
     queue,
     clock,
     logger,
     activity,
-    localPath: (received) => routeKnown(received, 'file', intakeSettings).local.path,
+    place: (received) => placeForHash(received, { settings: intakeSettings, targets, read: hashLibraries }),
+    route: (received) => {
+      const route = routeKnown(received, 'file', intakeSettings);
+      return { mapped: route.mapped, local: route.local.path };
+    },
+    reader: new HashReader({ clock, maxBytes: opts.hashLimits?.maxBytes, budgetMs: opts.hashLimits?.readBudgetMs }),
     checks: config.SERVER_MAX_FILE_CHECKS,
     delayMs: config.SERVER_FILE_CHECK_DELAY * 1000,
+    limit: opts.hashLimits?.holds,
   });
   const notifications = new Notifications(config.NOTIFY, { activity, clock, logger, fetch: opts.fetch });
-  const metrics = new Metrics({ activity, queue, processor });
+  const metrics = new Metrics({ activity, queue, processor, holds: () => hashHold.size });
   const readiness = new Readiness(targets.map((t) => t.name));
   // The Drive monitor and rclone's crypt names load only when GOOGLE is on.
   const drive = config.GOOGLE.ENABLED

@@ -74,7 +74,15 @@ export function loadContext(flags: GlobalFlags, opts: { consoleLog?: boolean | '
       if (LEGACY_KEYS.has(key)) logger.info({ key }, `Config key '${key}' is not used by scanrelay; ignored (accepted for compatibility: docs/configuration.md says what replaces it).`);
       else logger.debug({ key }, `Config key '${key}' is not used by scanrelay; ignored.`);
     }
-    for (const key of loaded.envOverrides) logger.info({ key }, `Using ENV setting ${key}.`);
+    // A secret read from a file is named with its file, never shown.
+    const fromFile = new Map(loaded.fromFiles.map((f) => [f.key, f]));
+    for (const key of loaded.envOverrides) {
+      const read = fromFile.get(key);
+      logger.info({ key }, read ? `Using ENV setting ${key} from the file ${read.file} (${read.variable}).` : `Using ENV setting ${key}.`);
+    }
+    for (const read of loaded.fromFiles.filter((f) => f.path.length > 1)) {
+      logger.info({ key: read.key, variable: read.variable }, `Using ${read.key} from the file ${read.file} (${read.variable}).`);
+    }
     return { settings, loaded, logger, configDir: dirname(loaded.path) };
   } catch (err) {
     if (err instanceof ConfigError || err instanceof LogFormatError || (err as Error).message?.startsWith('unknown log level')) {

@@ -2,6 +2,7 @@
 // taken; exits 1 when one was not (a wrong URL, a receiver down).
 import { Command } from 'commander';
 import { systemClock } from '../clock.js';
+import { said } from '../notify/message.js';
 import { Sender } from '../notify/sender.js';
 import { globalFlags, loadContext } from './context.js';
 
@@ -18,7 +19,7 @@ export function notifyTestCommand(): Command {
       let failed = 0;
       for (const notifier of notifiers) {
         const sender = new Sender(notifier, { clock: systemClock, logger });
-        const ok = await sender.deliver({ event: 'test', at: Date.now(), message: `scanrelay test notification for '${notifier.NAME}': if you can read this, ${notifier.TYPE} notifications work.` });
+        const ok = await sender.deliver({ event: 'test', at: Date.now(), message: said`scanrelay test notification for '${notifier.NAME}': if you can read this, ${notifier.TYPE} notifications work.` });
         if (!ok) failed++;
         // The URL is not printed: it may hold the receiver's token.
         process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${notifier.NAME} (${notifier.TYPE}): ${sender.last?.result ?? ''}\n`);

@@ -63,7 +63,10 @@ export function serverCommand(): Command {
       if (advice) logger.info(advice);
       // On the console only, at every start: the log file never holds the secret.
       flushLogs(logger);
-      process.stdout.write(`\nscanrelay is running. Webhook and manual-scan URL:\n  ${url}/${config.SERVER_PASS}\nHealth: ${url}/health\n\n`);
+      // A SERVER_PASS kept in a secret file stays there: the banner names the file instead.
+      const passFile = loaded.fromFiles.find((f) => f.key === 'SERVER_PASS');
+      const pass = passFile ? `<SERVER_PASS from ${passFile.file}>` : config.SERVER_PASS;
+      process.stdout.write(`\nscanrelay is running. Webhook and manual-scan URL:\n  ${url}/${pass}\nHealth: ${url}/health\n\n`);
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;

@@ -27,11 +27,13 @@ export function expectedOf(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
-export function describeIssue(issue: z.core.$ZodIssue, input: JsonObject, omitPath: boolean): string {
+/** `fromFile`: the value was read from a file a _FILE variable names, and is never shown, secret or not. */
+export function describeIssue(issue: z.core.$ZodIssue, input: JsonObject, omitPath: boolean, fromFile = false): string {
   const path = issue.path as (string | number)[];
   const found = issue.code === 'invalid_key' ? path[path.length - 1] : valueAt(input, path, issue.input);
   const where = omitPath ? '' : keyPath(path);
-  return `${where ? `${where}: ` : ''}expected ${expectedOf(issue)}, got ${describeValue(found, isSecretKey(path))}`;
+  const got = fromFile ? "the file's content (not shown)" : describeValue(found, isSecretKey(path));
+  return `${where ? `${where}: ` : ''}expected ${expectedOf(issue)}, got ${got}`;
 }
 
 /** What the user wrote at `path` (before any transform), or the issue's own input when the path leads nowhere. */

@@ -1,12 +1,14 @@
 // Reads, upgrades and validates config.json into a Config: missing keys added and written back, environment
-// overrides applied on top, every mistake reported in one line naming the file and the key.
+// overrides (and secrets from the files _FILE variables name) applied on top, every mistake reported in one line
+// naming the file, or the variable, and the key.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { defaultConfig } from './defaults.js';
 import { ConfigError, errorText } from './error.js';
-import { describeIssue, expectedOf, genericExpected } from './issues.js';
-import { parseJson, type Json, type JsonObject } from './json-file.js';
+import { applyEnvironment, blameOf, type FileValue } from './environment.js';
+import { describeIssue, genericExpected } from './issues.js';
+import { parseJson, type JsonObject } from './json-file.js';
 import { configSchema, newServerPass, type Config } from './schema.js';
 import { addMissing, collectIgnored, sortKnownObjects } from './schema-walk.js';
 import { unknownKeys, type UnknownKey } from './unknown-keys.js';
@@ -33,8 +35,10 @@ export interface LoadedConfig {
   unknown: UnknownKey[];
   /** Where the file was copied before the added keys were written into it. */
   backup?: string;
-  /** Top-level keys whose value came from an environment variable of the same name. */
+  /** Top-level keys whose value came from an environment variable of the same name (or the file its _FILE names). */
   envOverrides: string[];
+  /** The values read from files named by _FILE variables (secrets kept out of the environment and the file). */
+  fromFiles: FileValue[];
   /** Why the added keys could not be written back; the config loaded all the same. */
   writeError?: string;
 }
@@ -129,15 +133,8 @@ export function writeServerPass(path: string, pass: string): void {
 
 /** Applies env overrides, validates, and collects what is ignored. `upgraded` is what the file holds (or would). */
 function finish(file: string, upgraded: JsonObject, env: NodeJS.ProcessEnv, added: string[], schema: ConfigSchema): Omit<LoadedConfig, 'created' | 'unknown'> {
-  const effective: JsonObject = { ...upgraded };
-  const envOverrides: string[] = [];
-  for (const [key, keySchema] of Object.entries(schema.shape)) {
-    const raw = env[key];
-    // An empty variable counts as unset: compose files often declare `KEY=` placeholders.
-    if (raw === undefined || raw === '') continue;
-    effective[key] = decodeEnv(key, raw, keySchema as z.ZodMiniType);
-    envOverrides.push(key);
-  }
+  const fromEnv = applyEnvironment(upgraded, env, schema.shape as Record<string, z.ZodMiniType>);
+  const { effective, envOverrides, fromFiles } = fromEnv;
 
   const ignored: string[] = [];
   collectIgnored(effective, schema, [], ignored);
@@ -146,38 +143,13 @@ function finish(file: string, upgraded: JsonObject, env: NodeJS.ProcessEnv, adde
   if (!parsed.success) {
     const issues = parsed.error.issues;
     const first = issues[0];
-    const top = String(first.path[0] ?? '');
-    const fromEnv = envOverrides.includes(top);
-    const where = fromEnv ? `config error in environment variable ${top}` : `config error in ${file}`;
+    const blame = blameOf(first.path, fromEnv);
+    const where = blame?.where ?? `config error in ${file}`;
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
     // The variable already names a top-level key; repeating it would read "SERVER_PORT: SERVER_PORT: ...".
-    throw new ConfigError(`${where}: ${describeIssue(first, effective, fromEnv && first.path.length === 1)}${more}`);
+    throw new ConfigError(`${where}: ${describeIssue(first, effective, (blame?.fromEnv ?? false) && first.path.length === 1, blame?.hidden)}${more}`);
   }
-  return { config: parsed.data, path: file, added, ignored, envOverrides };
-}
-
-/**
- * plex_autoscan JSON-decoded every override, so strings needed quotes and a bare word crashed it. Here a
- * string key takes the raw text unless it is a quoted JSON string; other keys still need valid JSON.
- */
-function decodeEnv(key: string, raw: string, schema: z.ZodMiniType): Json {
-  let decoded: Json | undefined;
-  try {
-    decoded = JSON.parse(raw) as Json;
-  } catch {
-    decoded = undefined;
-  }
-  const probe = schema.safeParse(Symbol('probe'), { error: genericExpected });
-  const firstProbe = probe.success ? undefined : probe.error.issues[0];
-  const isStringKey = firstProbe?.code === 'invalid_type' && firstProbe.expected === 'string';
-  if (isStringKey) return typeof decoded === 'string' ? decoded : raw;
-  if (decoded === undefined) {
-    const expected = firstProbe ? expectedOf(firstProbe) : 'a JSON value';
-    throw new ConfigError(
-      `config error in environment variable ${key}: expected JSON for ${expected}, got ${raw.length > 60 ? `${raw.slice(0, 57)}...` : raw}`,
-    );
-  }
-  return decoded;
+  return { config: parsed.data, path: file, added, ignored, envOverrides, fromFiles };
 }
 
 /** JSON with 2-space indent and sorted keys like plex_autoscan's files. */

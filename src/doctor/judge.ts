@@ -1,10 +1,10 @@
 // The intake's question, answered the path doctor's way: is a folder in no library of any target, and what
-// should the sender be told then?
+// should the sender be told then? Also how the relay's own checks read a target's libraries without waiting long.
 import type { Config } from '../config/schema.js';
 import type { LibraryJudge, Unmatched } from '../intake.js';
 import type { MappingMatch } from '../paths/mapping.js';
 import type { Library, Target } from '../scan.js';
-import { closestCandidates, judgeTarget, suggestMapping } from './explain.js';
+import { closestCandidates, judgeTarget, suggestMapping, type LibraryReader } from './explain.js';
 
 /** A server that hangs must not hold the webhook: after this the path is queued as always. */
 const JUDGE_WAIT_MS = 3_000;
@@ -12,16 +12,15 @@ const JUDGE_WAIT_MS = 3_000;
 const FAILED_MAX_AGE_MS = 30_000;
 
 /**
- * The intake's question, answered by the doctor's own judgeTarget: is a folder in no library of any target? The
- * libraries come from each target's own list (read again when a folder is in none of them), so a burst of
- * webhooks costs no requests. A target that cannot be asked (down, slow, refused token) makes the answer "queue
- * it": nothing is refused on a guess.
+ * A target's libraries as the relay's own checks read them: from the target's list, never waiting more than
+ * JUDGE_WAIT_MS on its server, and not asking again within FAILED_MAX_AGE_MS a server that just failed (the
+ * failure is thrown again). The intake's judge and hash= (src/hash-scope.ts) each keep one.
  */
-export function createLibraryJudge(deps: { config: Config; targets: Target[]; now: () => number }): LibraryJudge {
+export function boundedLibraryReader(now: () => number): LibraryReader {
   const failed = new Map<string, { at: number; error: unknown }>();
-  const read = async (target: Target, ask: { holding?: string }): Promise<Library[]> => {
+  return async (target, ask) => {
     const last = failed.get(target.name);
-    if (last && deps.now() - last.at < FAILED_MAX_AGE_MS) throw last.error;
+    if (last && now() - last.at < FAILED_MAX_AGE_MS) throw last.error;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('no answer in time')), JUDGE_WAIT_MS);
@@ -32,12 +31,22 @@ export function createLibraryJudge(deps: { config: Config; targets: Target[]; no
       failed.delete(target.name);
       return libraries;
     } catch (error) {
-      failed.set(target.name, { at: deps.now(), error });
+      failed.set(target.name, { at: now(), error });
       throw error;
     } finally {
       clearTimeout(timer);
     }
   };
+}
+
+/**
+ * The intake's question, answered by the doctor's own judgeTarget: is a folder in no library of any target? The
+ * libraries come from each target's own list (read again when a folder is in none of them), so a burst of
+ * webhooks costs no requests. A target that cannot be asked (down, slow, refused token) makes the answer "queue
+ * it": nothing is refused on a guess.
+ */
+export function createLibraryJudge(deps: { config: Config; targets: Target[]; now: () => number }): LibraryJudge {
+  const read = boundedLibraryReader(deps.now);
   return async (received, folder, match) => {
     const known: { target: string; libraries: Library[] }[] = [];
     for (const target of deps.targets) {

@@ -5,7 +5,7 @@
 import type { Activity, ActivityEvents } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { Message } from './message.js';
+import { said, type Message } from './message.js';
 import type { NotifierConfig, NotifyEvent } from './schema.js';
 import { Sender, type SenderOptions } from './sender.js';
 
@@ -65,7 +65,7 @@ export class Notifications {
         if (d.told.has(s.notifier.NAME) || now - d.since < s.notifier.DOWN_AFTER * 1000) continue;
         d.told.add(s.notifier.NAME);
         const minutes = Math.round((now - d.since) / 60_000);
-        this.send(s, { event: 'target-down', target, at: now, message: `${target} has been down for ${minutes} minute(s): scans for it wait until it answers again.`, fields: { since: new Date(d.since).toISOString(), ...(d.error ? { error: d.error } : {}) } });
+        this.send(s, { event: 'target-down', target, at: now, message: said`${target} has been down for ${minutes} minute(s): scans for it wait until it answers again.`, fields: { since: new Date(d.since).toISOString(), ...(d.error ? { error: d.error } : {}) } });
       }
     }
     if (now >= this.summaryAt) {
@@ -73,7 +73,7 @@ export class Notifications {
       this.counts = {};
       this.summaryAt = now + DAY_MS;
       const line = Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'nothing finished';
-      this.broadcast({ event: 'daily-summary', at: now, message: `The last 24 hours: ${line}.`, fields: counts });
+      this.broadcast({ event: 'daily-summary', at: now, message: said`The last 24 hours: ${line}.`, fields: counts });
     }
   }
 
@@ -89,7 +89,7 @@ export class Notifications {
     this.down.delete(target);
     const minutes = Math.round((now - d.since) / 60_000);
     for (const s of this.senders) {
-      if (d.told.has(s.notifier.NAME)) this.send(s, { event: 'target-up', target, at: now, message: `${target} answers again after ${minutes} minute(s) down; its waiting scans go out now.` });
+      if (d.told.has(s.notifier.NAME)) this.send(s, { event: 'target-up', target, at: now, message: said`${target} answers again after ${minutes} minute(s) down; its waiting scans go out now.` });
     }
   }
 
@@ -99,7 +99,7 @@ export class Notifications {
       outcome === 'exhausted' || outcome === 'dropped' ? 'scan-failed' : outcome === 'not-found' ? 'not-found' : outcome === 'unmatched' ? 'unmatched' : undefined;
     if (!event) return;
     const why = (detail ?? '').split('\n')[0];
-    this.broadcast({ event, target, at: this.deps.clock.now(), message: `${folder}: ${outcome}${why ? `. ${why}` : ''}`, fields: { folder, outcome, ...(detail ? { detail } : {}) } });
+    this.broadcast({ event, target, at: this.deps.clock.now(), message: why ? said`${folder}: ${outcome}. ${why}` : said`${folder}: ${outcome}`, fields: { folder, outcome, ...(detail ? { detail } : {}) } });
   }
 
   private broadcast(m: Message): void {

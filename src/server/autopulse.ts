@@ -4,7 +4,7 @@
 // (crates/server/src/routes/triggers.rs, crates/database/src/models.rs; docs/configuration.md cites lines).
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HoldFull, SHA256_HEX } from '../hash-hold.js';
+import { HashRefused, HoldFull, SHA256_HEX } from '../hash-hold.js';
 import { StorageError, TooManyPaths, type Admission } from '../intake.js';
 import { PathRefused } from '../paths/gate.js';
 import type { ScanRequest } from '../scan.js';
@@ -81,18 +81,23 @@ export async function answerPaths(req: FastifyRequest<Query>, reply: FastifyRepl
   if (hash !== undefined) {
     if (!deps.hashHold) return fail(503, 'hash= is not available here');
     try {
-      // The path gate and the mapping still apply before anything is held; what was ignored is not held.
-      deps.intake.checkPaths(requests, req.ip);
-      const [admission] = await deps.intake.resolve(requests);
+      // The path gate and the mapping first, as for any request; what was ignored is not held.
+      const [gated] = deps.intake.checkPaths(requests, req.ip);
+      const [admission] = await deps.intake.resolve([gated]);
       if (admission.ignoredBy !== undefined) return reply.code(204).send();
-      deps.hashHold.hold(requests[0], hash, req.ip);
+      await deps.hashHold.hold(gated, hash, req.ip);
     } catch (err) {
-      if (err instanceof HoldFull) return fail(503, err.message);
+      // Refusals and a full list are logged by the hold, once per kind and then counted, not once per request.
+      if (err instanceof HoldFull || (err instanceof HashRefused && err.retryAfter !== undefined)) {
+        return reply.code(503).header('retry-after', String(err.retryAfter)).send(JSON.stringify(err.message));
+      }
+      if (err instanceof HashRefused) return reply.code(400).send(JSON.stringify(err.message));
       if (err instanceof PathRefused) return fail(400, err.message);
       throw err;
     }
     return reply.code(200).send(scanEvent(source, requests[0].path, hash, now, now, false));
   }
+
 
   let admissions: Admission[];
   try {

@@ -1,4 +1,4 @@
-// /api/<SERVER_PASS>/...: the JSON API to see and steer the relay (queue, history, targets, drive; scan,
+// /api/<SERVER_PASS>/...: the JSON API to see and steer the relay (queue, history, held, targets, drive; scan,
 // retry, drop). Its schemas come from the zod types of schemas.ts; the OpenAPI document at
 // /api/<SERVER_PASS>/openapi.json is generated from them (openapi.ts, at build time for the bundle).
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
@@ -14,6 +14,7 @@ import {
   errorReply,
   explainQuery,
   folderBody,
+  heldReply,
   historyQuery,
   historyReply,
   jsonSchema,
@@ -75,6 +76,16 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
       response: { 200: jsonSchema(targetsReply), 401: error },
     },
   }, async (): Promise<TargetsReply> => ({ held: deps.processor?.held ?? null, targets: deps.processor?.health() ?? [] }));
+
+  app.get('/api/:secret/held', {
+    ...secret,
+    schema: {
+      summary: "Requests waiting for their file's SHA-256 (autopulse's hash=), oldest first, and the cap on them",
+      tags: ['queue'],
+      params,
+      response: { 200: jsonSchema(heldReply), 401: error },
+    },
+  }, async () => ({ count: deps.hashHold?.size ?? 0, limit: deps.hashHold?.limit ?? 0, held: deps.hashHold?.list() ?? [] }));
 
   app.get('/api/:secret/drive', {
     ...secret,

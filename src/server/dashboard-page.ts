@@ -7,6 +7,7 @@ import type { FinishedScan, QueuedFolder } from './schemas.js';
 import { detailBlock } from './detail.js';
 import { documentHead, escapeHtml as h } from './page.js';
 import type { NotifierView } from './views.js';
+import { heldSection, type HeldList } from './held-section.js';
 
 export interface DashboardView {
   now: number;
@@ -15,6 +16,8 @@ export interface DashboardView {
   history: FinishedScan[];
   targets: TargetHealth[];
   held: string | null;
+  /** Requests waiting for their file's SHA-256 (hash=). */
+  hashHolds?: HeldList;
   drive: unknown;
   /** NOTIFY: each notifier's last result. */
   notify?: NotifierView[];
@@ -242,7 +245,7 @@ function driveSection(v: DashboardView): string {
 
 /** The part of the dashboard that live updates replace. */
 export function dashboardLive(v: DashboardView): string {
-  return `${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${historySection(v)}${targetsSection(v)}${notifySection(v)}${driveSection(v)}`;
+  return `${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${heldSection(v.hashHolds, (t) => when(t, v.now))}${historySection(v)}${targetsSection(v)}${notifySection(v)}${driveSection(v)}`;
 }
 
 const liveScript = `

@@ -30,6 +30,7 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     history: historyView(deps, 50),
     targets: deps.processor?.health() ?? [],
     held: deps.processor?.held ?? null,
+    hashHolds: deps.hashHold && { list: deps.hashHold.list(), limit: deps.hashHold.limit },
     drive: driveView(deps),
     notify: notifyView(deps),
     said,

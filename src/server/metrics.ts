@@ -2,6 +2,7 @@
 // metrics-route.ts).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Activity, ActivityEvents } from '../activity.js';
+import { MAX_HELD } from '../hash-hold.js';
 import type { Processor } from '../processor/processor.js';
 import type { Queue } from '../queue/store.js';
 import { eventsBySource } from '../triggers/events.js';
@@ -10,6 +11,8 @@ export interface MetricsSources {
   activity?: Activity;
   queue: Queue;
   processor?: Processor;
+  /** Requests waiting for their file's SHA-256 (autopulse's hash=, src/hash-hold.ts). */
+  holds?: () => number;
 }
 
 /** The service's metrics in their own registry (never prom-client's global one, so two services never mix). */
@@ -86,6 +89,14 @@ export class Metrics {
       collect() {
         this.reset();
         for (const t of sources.processor?.health() ?? []) this.set({ target: t.name }, (t.dueWaitMs ?? 0) / 1000);
+      },
+    });
+    new Gauge({
+      name: 'scanrelay_hash_holds',
+      help: `Requests waiting for their file's SHA-256 (autopulse's hash=); at most ${MAX_HELD}, then hash= requests are answered 503.`,
+      registers,
+      collect() {
+        this.set(sources.holds?.() ?? 0);
       },
     });
     this.scans = new Counter({

@@ -97,6 +97,22 @@ export const targetsReply = z.object({
   targets: z.array(targetHealth),
 });
 export type TargetsReply = z.infer<typeof targetsReply>;
+export const heldReply = z.object({
+  count: z.int(),
+  limit: z.int().meta({ description: 'the most requests held at once; more hash= requests are answered 503 (webhooks never are)' }),
+  held: z.array(
+    z.object({
+      path: z.string().meta({ description: 'the path as received, after the trigger\'s rewrite' }),
+      local: z.string().meta({ description: 'where scanrelay reads the file (SERVER_PATH_MAPPINGS, then SERVER_FILE_EXIST_PATH_MAPPINGS)' }),
+      hash: z.string().meta({ description: 'the SHA-256 the sender asked for (the file\'s own is never shown)' }),
+      since: z.number(),
+      checks: z.int().meta({ description: 'checks made, of `of` (SERVER_MAX_FILE_CHECKS)' }),
+      of: z.int(),
+      reading: z.boolean().meta({ description: 'the file is being read now' }),
+      requests: z.int().meta({ description: 'identical requests merged into this one since it was held or resumed' }),
+    }),
+  ),
+});
 export const driveReply = z.object({ drive: z.unknown().meta({ description: "the monitor's status block; null when it is not running" }) });
 
 export const scanBody = z.object({

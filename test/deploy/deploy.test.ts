@@ -1,12 +1,15 @@
-// The ops kit: deploy/compose.yaml (parsed, its config accepted by the real loader, its health check run
-// against a real service), the Dockerfile's runtime, and the Grafana dashboard's expressions against the
-// metrics the service exports.
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+// The ops kit: deploy/compose.yaml (parsed, its config accepted by the real loader with its Docker secret, its
+// health check run against a real service), the Dockerfile's runtime and health check (the port the server
+// listens on, from the environment or config.json), and the Grafana dashboard's expressions against the metrics
+// the service exports. The entrypoint runs for real in entrypoint.test.ts.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ManualClock } from '../../src/clock.js';
 import { NODE_FLAGS } from '../../src/cli/node-flags.js';
@@ -16,33 +19,65 @@ import { Queue } from '../../src/queue/store.js';
 import { Metrics } from '../../src/server/metrics.js';
 import type { Target } from '../../src/scan.js';
 import { repoRoot } from '../support/fixtures.js';
+import { freePort } from '../support/net.js';
 import { testService } from '../support/service.js';
 
 const run = promisify(execFile);
 const composeFile = join(repoRoot, 'deploy', 'compose.yaml');
 const compose = parse(readFileSync(composeFile, 'utf8')) as {
-  services: Record<string, { build?: string; image?: string; environment?: Record<string, string>; ports?: string[]; volumes?: string[]; healthcheck?: { test: string[]; start_period?: string } }>;
+  services: Record<string, { build?: string; image?: string; environment?: Record<string, string>; ports?: string[]; volumes?: string[]; secrets?: string[]; read_only?: boolean; tmpfs?: string[]; healthcheck?: { test: string[]; start_period?: string } }>;
+  secrets: Record<string, { file: string }>;
 };
 const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
+const tmp = mkdtempSync(join(tmpdir(), 'scanrelay-deploy-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+/** The Dockerfile's HEALTHCHECK command, exec form. */
+const healthCommand = JSON.parse(/^\s+CMD (\[.*\])$/m.exec(dockerfile.slice(dockerfile.indexOf('HEALTHCHECK')))![1]) as string[];
+
+/** Runs the image's health check here: /app/healthcheck.mjs is docker/healthcheck.mjs, /config a folder of the test's. */
+function healthCheck(command: string[], env: NodeJS.ProcessEnv, configDir: string): Promise<number> {
+  const [cmd, ...args] = command;
+  const local = args.map((a) => a.replace('/app/healthcheck.mjs', join(repoRoot, 'docker', 'healthcheck.mjs')).replace(/^\/config\//, `${configDir}/`));
+  return run(cmd === 'node' ? process.execPath : cmd, local, { timeout: 10_000, env: { PATH: process.env.PATH, ...env } }).then(() => 0, (e: { code?: number }) => e.code ?? 1);
+}
 
 describe('deploy/compose.yaml', () => {
   const svc = compose.services.scanrelay;
 
-  it('runs scanrelay beside Plex with /config as a volume, the port published and a health check', () => {
+  it('runs scanrelay beside Plex with /config as a volume, read-only otherwise, the port published and the image\'s health check', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['plex', 'scanrelay']);
     expect(svc.ports).toContain('3468:3468');
     expect(svc.volumes!.some((v) => v.endsWith(':/config'))).toBe(true);
+    expect(svc.read_only).toBe(true);
+    expect(svc.tmpfs).toEqual(['/tmp']);
     // The Dockerfile keeps config, queue and log under /config: the volume must be that folder.
     expect(dockerfile).toMatch(/"--config", "\/config\/config.json", "--queuefile", "\/config\/queue.db", "--logfile", "\/config\/scanrelay.log"/);
-    expect(svc.healthcheck!.test.join(' ')).toContain('/health?ready');
+    expect(svc.healthcheck!.test).toEqual(['CMD', ...healthCommand]);
     expect(existsSync(join(resolve(dirname(composeFile), svc.build!), 'Dockerfile'))).toBe(true);
     expect(svc.environment!.PLEX_LOCAL_URL).toBe('http://plex:32400');
+    expect(svc.environment).toMatchObject({ PUID: '1000', PGID: '1000', UMASK: '022' });
   });
 
-  it("its environment is a valid config for the real loader (every key known, every value accepted)", () => {
-    const env = Object.fromEntries(Object.entries(svc.environment!).map(([k, v]) => [k, v.startsWith('${PLEX_TOKEN') ? 'plex-token-from-env' : v]));
+  it('its comments say how it builds: from the repository root, run from this folder', () => {
+    const text = readFileSync(composeFile, 'utf8');
+    expect(svc.build).toBe('..');
+    expect(text).toMatch(/run from this folder of a checkout: the image is built from the\n# repository root \(build: \.\.\)/);
+    expect(text).not.toMatch(/make it writable by uid 1000/);
+  });
+
+  it("its environment and its Docker secret are a valid config for the real loader (every key known, every value accepted)", () => {
+    // Compose mounts each secret at /run/secrets/<name>; here, a file of the test's.
+    expect(svc.secrets).toEqual(['plex_token']);
+    expect(compose.secrets.plex_token.file).toBe('./secrets/plex_token');
+    const secret = join(tmp, 'plex_token');
+    writeFileSync(secret, 'plex-token-from-secret\n');
+    const env = Object.fromEntries(Object.entries(svc.environment!).map(([k, v]) => [k, v === '/run/secrets/plex_token' ? secret : v]));
+    // PUID, PGID, UMASK and TZ are the entrypoint's, not config keys.
+    const image = ['PUID', 'PGID', 'UMASK', 'TZ'];
     const loaded = loadConfig(join(mkdtempSync(join(tmpdir(), 'scanrelay-compose-')), 'config.json'), env, { write: false });
-    expect(loaded.envOverrides.sort()).toEqual(Object.keys(env).sort());
+    expect(loaded.envOverrides.sort()).toEqual(Object.keys(env).filter((k) => !image.includes(k)).map((k) => k.replace(/_FILE$/, '')).sort());
+    expect(loaded.config.PLEX_TOKEN).toBe('plex-token-from-secret');
+    expect(loaded.fromFiles.map((f) => f.variable)).toEqual(['PLEX_TOKEN_FILE']);
     expect(loaded.config.SERVER_PATH_MAPPINGS).toEqual({ '/data/TV/': ['/tv/'], '/data/Movies/': ['/movies/'] });
     // What Plex calls /data is mounted read-only at /media in the scanrelay container.
     expect(svc.volumes!.some((v) => /:\/media:ro$/.test(v))).toBe(true);
@@ -56,8 +91,8 @@ describe('deploy/compose.yaml', () => {
     const t = await testService({ targets: [plex] });
     try {
       const url = await t.service.listen(0, '127.0.0.1');
-      const [cmd, ...args] = svc.healthcheck!.test.slice(1);
-      const check = () => run(cmd === 'node' ? process.execPath : cmd, args.map((a) => a.replace('http://127.0.0.1:3468', url)), { timeout: 10_000 }).then(() => 0, (e: { code?: number }) => e.code ?? 1);
+      // The server listens where SERVER_PORT says: the check asks there.
+      const check = () => healthCheck(svc.healthcheck!.test.slice(1), { SERVER_PORT: new URL(url).port }, tmp);
       expect(await check()).toBe(1);
       answer();
       await expect.poll(check, { timeout: 10_000 }).toBe(0);
@@ -69,16 +104,57 @@ describe('deploy/compose.yaml', () => {
 
 describe('Dockerfile', () => {
   it('builds and runs on Node 24 LTS, without the Node 20 binding, runs the bundle, and checks readiness', () => {
-    expect([...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1])).toEqual(['node:24-bookworm-slim', 'node:24-bookworm-slim']);
+    expect([...dockerfile.matchAll(/^FROM (?:--platform=\S+ )?(\S+)/gm)].map((m) => m[1])).toEqual(['node:24-bookworm-slim', 'node:24-bookworm-slim']);
+    // The build stage runs natively for any target (what it makes is platform-free); the last stage is the target's.
+    expect(dockerfile).toMatch(/^FROM --platform=\$BUILDPLATFORM node:24-bookworm-slim AS build$/m);
     // No install script runs (none compiles better-sqlite3-node20); the build is run by name, then pruned.
     expect(dockerfile).toMatch(/npm ci --ignore-scripts && npm run build && npm prune --omit=dev --omit=optional/);
     expect(dockerfile).toMatch(/COPY scripts\/bundle\.mjs/);
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
     // The same Node flags on every launcher (src/cli/node-flags.ts says why).
-    expect(dockerfile).toContain(`ENTRYPOINT ["node", ${NODE_FLAGS.map((f) => `"${f}"`).join(', ')}, "${pkg.bin.scanrelay}",`);
+    expect(dockerfile).toContain(`ENTRYPOINT ["/app/entrypoint.sh", "node", ${NODE_FLAGS.map((f) => `"${f}"`).join(', ')}, "${pkg.bin.scanrelay}",`);
     expect(pkg.scripts.start).toBe(`node ${NODE_FLAGS.join(' ')} ${pkg.bin.scanrelay} server`);
     expect(readFileSync(join(repoRoot, 'deploy', 'scanrelay.service'), 'utf8')).toContain(`ExecStart=/usr/bin/node ${NODE_FLAGS.join(' ')} /opt/scanrelay/${pkg.bin.scanrelay} server`);
-    expect(dockerfile).toMatch(/HEALTHCHECK[^\n]*\n\s+CMD node -e "fetch\('http:\/\/127\.0\.0\.1:'\+\(process\.env\.SERVER_PORT\|\|3468\)\+'\/health\?ready'\)/);
+    expect(healthCommand).toEqual(['node', '/app/healthcheck.mjs', '/config/config.json']);
+  });
+
+  describe('its health check asks the port and address the server listens on', () => {
+    let server: Server;
+    let port: number;
+    let asked: string[] = [];
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        asked.push(`${req.socket.localAddress}:${req.socket.localPort}${req.url}`);
+        res.writeHead(200).end('{}');
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      port = (server.address() as AddressInfo).port;
+    });
+    afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+    const configWith = (keys: object) => {
+      const dir = mkdtempSync(join(tmp, 'config-'));
+      writeFileSync(join(dir, 'config.json'), JSON.stringify(keys));
+      return dir;
+    };
+
+    it('SERVER_PORT from config.json, the loopback address when it listens on every address', async () => {
+      asked = [];
+      expect(await healthCheck(healthCommand, {}, configWith({ SERVER_PORT: port, SERVER_IP: '0.0.0.0' }))).toBe(0);
+      expect(asked).toEqual([`127.0.0.1:${port}/health?ready`]);
+    });
+
+    it('SERVER_PORT and SERVER_IP from the environment (or a _FILE) over config.json, as the server reads them', async () => {
+      const elsewhere = configWith({ SERVER_PORT: 1, SERVER_IP: '192.0.2.1' });
+      expect(await healthCheck(healthCommand, { SERVER_PORT: String(port), SERVER_IP: '127.0.0.1' }, elsewhere)).toBe(0);
+      const portFile = join(tmp, 'port');
+      writeFileSync(portFile, `${port}\n`);
+      expect(await healthCheck(healthCommand, { SERVER_PORT_FILE: portFile, SERVER_IP: '"127.0.0.1"' }, elsewhere)).toBe(0);
+    });
+
+    it('fails when nothing answers there', async () => {
+      expect(await healthCheck(healthCommand, {}, configWith({ SERVER_PORT: await freePort() }))).toBe(1);
+    });
   });
 
   it('package.json asks for a supported Node, and the README says which versions are tested', () => {

@@ -23,7 +23,7 @@ export interface RecordedRequest {
   at: number;
 }
 
-export type Failure = { status: number } | 'reset' | 'hang' | undefined;
+export type Failure = { status: number; body?: string } | 'reset' | 'hang' | undefined;
 
 export interface FakeActivity {
   uuid: string;
@@ -285,7 +285,7 @@ export class FakePlex {
     const failure = this.failure;
     if (failure === 'reset') return void req.socket.destroy();
     if (failure === 'hang') return;
-    if (failure) return void res.writeHead(failure.status).end();
+    if (failure) return void res.writeHead(failure.status).end(failure.body);
     const routeFailure = this.routeFailures.find((f) => f.left > 0 && f.method === req.method && f.path.test(u.pathname));
     if (routeFailure) {
       routeFailure.left--;

@@ -9,6 +9,8 @@ export interface Recorded {
   query: Record<string, string[]>;
   headers: IncomingMessage['headers'];
   body: unknown;
+  /** The body's bytes as they arrived (a byte limit, or UTF-8 validity, is judged on these). */
+  raw: Buffer;
 }
 
 export interface Answer {
@@ -32,7 +34,8 @@ export async function startRecorder(route: (r: Recorded) => Answer): Promise<Rec
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const u = new URL(req.url ?? '/', 'http://x');
-      const text = Buffer.concat(chunks).toString('utf8');
+      const raw = Buffer.concat(chunks);
+      const text = raw.toString('utf8');
       let body: unknown = text === '' ? undefined : text;
       try {
         body = text ? JSON.parse(text) : undefined;
@@ -41,7 +44,7 @@ export async function startRecorder(route: (r: Recorded) => Answer): Promise<Rec
       }
       const query: Record<string, string[]> = {};
       for (const [k, v] of u.searchParams) (query[k] ??= []).push(v);
-      const r: Recorded = { method: req.method ?? '', path: u.pathname, query, headers: req.headers, body };
+      const r: Recorded = { method: req.method ?? '', path: u.pathname, query, headers: req.headers, body, raw };
       requests.push(r);
       if (failure === 'down') return void req.socket.destroy();
       const answer = failure !== null ? { status: failure, body: { message: `injected ${failure}` } } : route(r);

@@ -83,7 +83,7 @@ describe('control API', () => {
   });
 
   it('a wrong secret gets 401 on every route, and the secret is never logged', async () => {
-    for (const url of ['/api/wrong/queue', '/api/wrong/history', '/api/wrong/targets', '/api/wrong/drive', '/api/wrong/openapi.json']) {
+    for (const url of ['/api/wrong/queue', '/api/wrong/history', '/api/wrong/held', '/api/wrong/targets', '/api/wrong/drive', '/api/wrong/openapi.json']) {
       expect((await t.service.app.inject({ url })).statusCode).toBe(401);
     }
     expect((await t.service.app.inject({ method: 'POST', url: '/api/wrong/queue/drop', payload: { folder: '/x' } })).statusCode).toBe(401);
@@ -109,6 +109,7 @@ describe('control API', () => {
       expect.arrayContaining([
         '/api/{secret}/queue',
         '/api/{secret}/history',
+        '/api/{secret}/held',
         '/api/{secret}/targets',
         '/api/{secret}/drive',
         '/api/{secret}/scan',

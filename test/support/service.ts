@@ -30,7 +30,14 @@ export interface TestService {
 }
 
 export async function testService(
-  opts: { config?: Partial<Config>; targets?: Target[]; pathState?: (p: string) => Promise<PathState>; queuefile?: string; limits?: ServiceOptions['limits'] } = {},
+  opts: {
+    config?: Partial<Config>;
+    targets?: Target[];
+    pathState?: (p: string) => Promise<PathState>;
+    queuefile?: string;
+    limits?: ServiceOptions['limits'];
+    hashLimits?: ServiceOptions['hashLimits'];
+  } = {},
 ): Promise<TestService> {
   const plex = await new FakePlex().start();
   const dir = mkdtempSync(join(tmpdir(), 'scanrelay-svc-'));
@@ -60,6 +67,7 @@ export async function testService(
     targets: opts.targets,
     pathState: opts.pathState ?? (async () => 'missing'),
     limits: opts.limits,
+    hashLimits: opts.hashLimits,
   });
   return {
     service,

@@ -1,0 +1,42 @@
+// fit(), the one cut every carrier makes: a text that fits is left alone; a longer one is cut on a character
+// boundary (never half a surrogate pair, not inside a letter with its accent or an emoji with its modifier) with
+// the ellipsis inside the limit, in UTF-8 bytes or in characters.
+import { describe, expect, it } from 'vitest';
+import { ELLIPSIS, fit, sizeIn } from '../../src/notify/limits.js';
+
+const bytes = (max: number) => ({ max, unit: 'bytes' as const });
+const chars = (max: number) => ({ max, unit: 'characters' as const });
+
+describe('fit', () => {
+  it('leaves a text that fits exactly as it is; one more byte and it is cut, the ellipsis inside the limit', () => {
+    expect(fit('é'.repeat(2048), bytes(4096))).toBe('é'.repeat(2048));
+    const cut = fit('é'.repeat(2049), bytes(4096));
+    expect(sizeIn(cut, 'bytes')).toBeLessThanOrEqual(4096);
+    expect(cut).toBe(`${'é'.repeat(2046)}${ELLIPSIS}`); // 4,092 bytes and 3 of ellipsis
+  });
+
+  it('never keeps half of a 4-byte character or of a surrogate pair', () => {
+    // 1 + 4 + 4 bytes; 8 leave 5 before the 3-byte ellipsis: the second emoji does not fit whole, so it goes.
+    expect(fit('a🎬🎬', bytes(8))).toBe(`a🎬${ELLIPSIS}`);
+    // 2 UTF-16 units per emoji: a limit of 4 leaves 3 units, room for one emoji and not half of the next.
+    expect(fit('🎬🎬🎬', chars(4))).toBe(`🎬${ELLIPSIS}`);
+  });
+
+  it('does not part a letter from its accent or an emoji from its skin tone', () => {
+    expect(fit('abe\u0301cd', chars(4))).toBe(`ab${ELLIPSIS}`);
+    expect(fit('a👍🏽b', chars(5))).toBe(`a${ELLIPSIS}`);
+    // A pile of combining marks longer than any letter is cut inside rather than dropped whole.
+    const zalgo = `x${'\u0301'.repeat(100)}`;
+    expect(fit(zalgo, chars(50))).toBe(`${zalgo.slice(0, 49)}${ELLIPSIS}`);
+  });
+
+  it('never leaves a backslash to escape the ellipsis; an escaped backslash stays whole', () => {
+    expect(fit(String.raw`ab\*cd`, chars(4))).toBe(`ab${ELLIPSIS}`);
+    expect(fit(String.raw`a\\bcd`, chars(4))).toBe(String.raw`a\\${ELLIPSIS}`);
+  });
+
+  it('sends a lone surrogate as U+FFFD and counts its 3 bytes', () => {
+    expect(fit('a\ud800b', bytes(5))).toBe('a\ufffdb');
+    expect(fit('a\udc00bc', bytes(5))).toBe(`a${ELLIPSIS}`);
+  });
+});
