@@ -8,7 +8,7 @@ export interface ConditionLogOptions {
   logger: Logger;
   clock: Clock;
   /** The level of the start and summary lines; the end line is INFO. */
-  level?: 'warn' | 'error';
+  level?: 'info' | 'warn' | 'error';
   /** At most one summary line per condition this often (default 10 minutes). */
   summaryEveryMs?: number;
 }

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Activity } from './activity.js';
 import { systemClock, type Clock } from './clock.js';
-import type { Config } from './config/schema.js';
+import { PLEX_DATABASE_PATH_DEFAULT, type Config } from './config/schema.js';
 import { createDoctor } from './doctor/explain.js';
 import { boundedLibraryReader, createLibraryJudge } from './doctor/judge.js';
 import { HashHold } from './hash-hold.js';
@@ -98,7 +98,10 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     logger,
   );
   // One "say it once" record for every handle on Plex's database (src/log-condition.ts).
-  const plexDbConditions = new ConditionLog({ logger, clock });
+  // Plex's database is optional with a token: at the default path that a user never chose, its absence is one
+  // INFO line; a PLEX_DATABASE_PATH the user set and that cannot be read is a WARN, repeated while it lasts.
+  const databaseChosen = config.PLEX_DATABASE_PATH !== PLEX_DATABASE_PATH_DEFAULT;
+  const plexDbConditions = new ConditionLog({ logger, clock, ...(databaseChosen ? {} : { level: 'info' as const, summaryEveryMs: Infinity }) });
   const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, {
     logger,
     clock,
@@ -107,6 +110,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       ? 'Drive files will be scanned without the "already in Plex" check, and scans are confirmed through the Plex API'
       : 'scans are confirmed through the Plex API instead',
   });
+  // A path the user chose is tried at start, so a wrong one shows now rather than at the first scan that needs it.
+  if (databaseChosen && !opts.targets) plexDb.sectionLocations();
   const targets =
     opts.targets ??
     buildTargets(config, {
@@ -131,7 +136,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
         }
       },
     });
-  if (targets.length === 0) {
+  // With PLEX_ENABLED, the first Plex's builder already said why it is missing.
+  if (targets.length === 0 && !config.PLEX_ENABLED) {
     logger.warn('No media server is configured (set PLEX_TOKEN, or add TARGETS): requests are queued and kept until one is.');
   }
   const processor = new Processor({

@@ -1,4 +1,5 @@
 // `scanrelay server`: run the relay (HTTP intake, queue processor) until SIGTERM.
+import { banner } from './banner.js';
 import { Command } from 'commander';
 import { tokenFilePath } from '../drive/settings.js';
 import { createLogger, flushLogs, type Logger } from '../log.js';
@@ -66,7 +67,7 @@ export function serverCommand(): Command {
       // A SERVER_PASS kept in a secret file stays there: the banner names the file instead.
       const passFile = loaded.fromFiles.find((f) => f.key === 'SERVER_PASS');
       const pass = passFile ? `<SERVER_PASS from ${passFile.file}>` : config.SERVER_PASS;
-      process.stdout.write(`\nscanrelay is running. Webhook and manual-scan URL:\n  ${url}/${pass}\nHealth: ${url}/health\n\n`);
+      process.stdout.write(banner({ url, host, pass, manual: config.SERVER_ALLOW_MANUAL_SCAN }));
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;

@@ -23,8 +23,9 @@ export function defaultConfig(random: () => string = newServerPass): Config {
   return configSchema().parse({
     SERVER_PASS: random(),
     SERVER_PATH_MAPPINGS: Object.fromEntries(LIBRARIES.map((l) => [l.plex, [l.container, l.host, l.drive]])),
-    // Where scanrelay itself can see what Plex calls /data/...: used for the "does the file exist yet" check.
-    SERVER_FILE_EXIST_PATH_MAPPINGS: { '/mnt/unionfs/Media/': ['/data/'] },
+    // No SERVER_FILE_EXIST_PATH_MAPPINGS: the "does the file exist yet" check looks where the media server sees
+    // the file. plex_autoscan's example ('/mnt/unionfs/Media/' for '/data/') made every import of a setup whose
+    // media is elsewhere wait out its checks and be dropped; an old config keeps whatever it holds.
     SERVER_IGNORE_LIST: ['/.grab/', '.DS_Store', 'Thumbs.db'],
     SERVER_SCAN_PRIORITIES: { '0': ['/Movies/'], '1': ['/TV/'], '2': ['/Music/'] },
     PLEX_EMPTY_TRASH_CONTROL_FILES: ['/mnt/unionfs/mounted.bin'],

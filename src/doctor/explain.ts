@@ -77,6 +77,9 @@ export async function explainPath(input: string, deps: DoctorDeps): Promise<Expl
   if (targets.length === 0) {
     verdict = 'no-targets';
     summary = `Would queue '${folder}', but no media server is configured (set PLEX_TOKEN or add TARGETS).`;
+  } else if (!nothingHolds && base.fileExist.checked && state === 'missing' && !config.SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION) {
+    verdict = 'gives-up';
+    summary = givesUp(exist.path, exist.match !== undefined, config);
   } else if (!nothingHolds) {
     verdict = 'scan';
     summary = `Would scan ${wouldScan.map((w) => `'${w.path}' on ${w.target}${w.libraries.length ? ` (${w.libraries.join(', ')})` : ''}`).join('; ')}.`;
@@ -110,4 +113,13 @@ export async function judgeTarget(target: Target, folder: string, read: LibraryR
   } catch (err) {
     return { ...verdict, error: `could not list libraries: ${(err as Error).message}` };
   }
+}
+
+/** The steps say the file is not where the check looks: the verdict says what the relay would then do, and the key. */
+function givesUp(local: string, mapped: boolean, config: Config): string {
+  const wait = Math.round((config.SERVER_MAX_FILE_CHECKS * config.SERVER_FILE_CHECK_DELAY) / 60);
+  const how = mapped
+    ? 'check the SERVER_FILE_EXIST_PATH_MAPPINGS entry that matched'
+    : 'set SERVER_FILE_EXIST_PATH_MAPPINGS to where scanrelay sees it: { "<path here>/": ["<media server\'s path>/"] }';
+  return `Would wait for '${local}' to appear (${config.SERVER_MAX_FILE_CHECKS} checks, about ${wait} min), then give up and scan nothing: it does not exist where scanrelay looks. If the file is there, ${how}. (A deletion is scanned without waiting.)`;
 }

@@ -32,7 +32,8 @@ export interface Explanation {
   targets: TargetVerdict[];
   /** What would be scanned: one entry per target that would take the folder. */
   wouldScan: { target: string; path: string; libraries: string[] }[];
-  verdict: 'scan' | 'ignored' | 'unmatched' | 'no-targets' | 'unknown';
+  /** `gives-up`: a library takes the folder, but the file is not where the existence check looks, so it would wait out its checks and be dropped. */
+  verdict: 'scan' | 'gives-up' | 'ignored' | 'unmatched' | 'no-targets' | 'unknown';
   summary: string;
   candidates: Candidate[];
   /** A SERVER_PATH_MAPPINGS entry that would make the path reach a library, when one can be guessed. */

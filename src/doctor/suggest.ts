@@ -70,7 +70,33 @@ export function suggestMapping(path: string, locations: string[]): MappingSugges
       break;
     }
   }
+  best ??= nearlyNamed(path, locations);
   if (!best) return null;
   return { key: best.key, form: best.form, line: `"SERVER_PATH_MAPPINGS": { ${JSON.stringify(best.key)}: [${JSON.stringify(best.form)}] }` };
 }
 
+/** Folder names compared without case or punctuation ("TV Shows" and "tvshows" are one name). */
+const bare = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * The app and the server name one library folder differently (`/tvshows/` for `/tv/`, `/movie/` for `/data/movies/`):
+ * one of the path's first folders is a near spelling of a location's last one (one starts the other, or one
+ * edit apart). The app's prefix up to that folder is then its name for the location.
+ */
+function nearlyNamed(path: string, locations: string[]): { key: string; form: string; score: number } | null {
+  const pathSegs = segments(path);
+  for (let i = 0; i < Math.min(3, pathSegs.length - 1); i++) {
+    const seg = bare(pathSegs[i]);
+    if (seg.length < 2) continue;
+    for (const loc of locations) {
+      const locSegs = segments(loc);
+      const last = bare(locSegs[locSegs.length - 1] ?? '');
+      if (last.length < 2 || !(seg.startsWith(last) || last.startsWith(seg) || (Math.min(seg.length, last.length) >= 4 && editDistance(seg, last) <= 1))) continue;
+      const sep = separatorOf(path);
+      const form = (path.startsWith(sep) ? sep : '') + pathSegs.slice(0, i + 1).join(sep) + sep;
+      const key = trimTrailingSeparator(loc) + separatorOf(loc);
+      if (form !== key) return { key, form, score: 0 };
+    }
+  }
+  return null;
+}

@@ -108,7 +108,7 @@ export class FileChecks {
     try {
       if (row.allDeleted || settings.maxFileChecks <= 0) return true;
       const subject = row.fileHint ?? row.folder;
-      const local = mapPath(subject, settings.fileExistMappings).path;
+      const { path: local, match: existMatch } = mapPath(subject, settings.fileExistMappings);
       const checks = row.checks + 1;
       if ((await this.present(row, local)) !== 'missing') {
         logger.debug({ path: local, check: checks }, `File '${local}' exists on check ${checks} of ${settings.maxFileChecks}.`);
@@ -118,7 +118,7 @@ export class FileChecks {
       if (row.anyDeleted) return true;
       await this.deps.refreshCache?.(local);
       if (checks < settings.maxFileChecks) {
-        const msg = `File '${local}' did not exist on check ${checks} of ${settings.maxFileChecks}. Checking again in ${Math.round(settings.fileCheckDelayMs / 1000)} seconds...`;
+        const msg = `File '${local}' did not exist on check ${checks} of ${settings.maxFileChecks}${checks === 1 ? ` ${whereLooked(existMatch)}` : ''}. Checking again in ${Math.round(settings.fileCheckDelayMs / 1000)} seconds...`;
         logger.info({ path: local, folder: row.folder }, msg);
         queue.deferCheck(row, checks, clock.now() + settings.fileCheckDelayMs, msg);
         return false;
@@ -146,4 +146,14 @@ export class FileChecks {
       return false;
     }
   }
+}
+
+/**
+ * Where the first failed check looked, naming the key that moves it: a new user whose media scanrelay sees at
+ * another path learns which key to set on the first line, not after SERVER_MAX_FILE_CHECKS checks.
+ */
+function whereLooked(match: { from: string; to: string } | undefined): string {
+  return match
+    ? `(looked for it through SERVER_FILE_EXIST_PATH_MAPPINGS '${match.from}' -> '${match.to}')`
+    : `(looked for it where the media server sees it: no SERVER_FILE_EXIST_PATH_MAPPINGS entry matched; if scanrelay sees your media at another path, map it there: "SERVER_FILE_EXIST_PATH_MAPPINGS": { "<path here>/": ["<media server's path>/"] })`;
 }

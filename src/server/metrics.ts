@@ -31,6 +31,9 @@ export class Metrics {
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'scanrelay_' });
+    // prom-client's totals of active handles, requests and resources are gauges named `_total`, which Prometheus
+    // reserves for counters (`promtool check metrics` fails on them). The per-type gauges without the suffix stay.
+    for (const kind of ['handles', 'requests', 'resources']) this.registry.removeSingleMetric(`scanrelay_nodejs_active_${kind}_total`);
     this.requests = new Counter({
       name: 'scanrelay_requests_total',
       help: 'Scan requests received, by source (sonarr, radarr, manual, drive, ...), event and what became of them.',

@@ -17,6 +17,13 @@ export function documentHead(title: string, style: string): string {
 </head>`;
 }
 
+// The pages at /<SERVER_PASS> (no trailing slash), where a relative link would lose the secret: the script
+// builds these from the address bar so the secret is never written into the page.
+const PAGE_LINKS = ['<a data-below="dashboard" href="#">Dashboard</a>', '<a data-below="doctor" href="#">Path doctor</a>'].join(' · ');
+const LINK_SCRIPT = `
+  for (const a of document.querySelectorAll('a[data-below]')) a.href = location.pathname.replace(/[/]+$/, '') + '/' + a.dataset.below;
+`;
+
 export interface PageOutcome {
   ok: boolean;
   title: string;
@@ -45,12 +52,7 @@ export function manualPage(opts: { outcome?: PageOutcome; value?: string }): str
         ${opts.outcome.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
       </section>`
     : '';
-  const links = [
-    // The page lives at /<SERVER_PASS> (no trailing slash), where a relative link would lose the secret;
-    // the script builds these from the address bar so the secret is never written into the page.
-    '<a data-below="dashboard" href="#">Dashboard</a>',
-    '<a data-below="doctor" href="#">Path doctor</a>',
-  ].join(' · ');
+  const links = PAGE_LINKS;
   return `${documentHead('manual scan', style)}
 <body>
 <main>
@@ -69,9 +71,26 @@ export function manualPage(opts: { outcome?: PageOutcome; value?: string }): str
   <nav aria-label="scanrelay pages">${links}</nav>
   <noscript><p class="hint">Dashboard and path doctor: add <code>/dashboard</code> or <code>/doctor</code> to this page's address.</p></noscript>
 </main>
-<script>
-  for (const a of document.querySelectorAll('a[data-below]')) a.href = location.pathname.replace(/[/]+$/, '') + '/' + a.dataset.below;
-</script>
+<script>${LINK_SCRIPT}</script>
+</body>
+</html>`;
+}
+
+/**
+ * What a browser gets at /<SERVER_PASS> while manual scans are off: the URL the banner printed, said to be the
+ * webhook URL, with how to turn the manual page on and the way to the dashboard.
+ */
+export function manualOffPage(): string {
+  return `${documentHead('webhook URL', style)}
+<body>
+<main>
+  <h1>scanrelay — webhook URL</h1>
+  <p>This address is scanrelay's webhook URL: give it to Sonarr, Radarr and Lidarr (Settings → Connect → + → Webhook, method POST).</p>
+  <p>Manual scans from this page are off. To use it, set <code>"SERVER_ALLOW_MANUAL_SCAN": true</code> in config.json and restart scanrelay.</p>
+  <nav aria-label="scanrelay pages">${PAGE_LINKS}</nav>
+  <noscript><p class="hint">Dashboard and path doctor: add <code>/dashboard</code> or <code>/doctor</code> to this page's address.</p></noscript>
+</main>
+<script>${LINK_SCRIPT}</script>
 </body>
 </html>`;
 }

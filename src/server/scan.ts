@@ -4,7 +4,7 @@ import { StorageError, TooManyPaths, type Admission } from '../intake.js';
 import { parseScanBody, type TriggerResult } from '../triggers/index.js';
 import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
-import { manualPage, type PageOutcome } from './page.js';
+import { manualOffPage, manualPage, type PageOutcome } from './page.js';
 import { PathRefused } from '../paths/gate.js';
 import { errorReply, jsonSchema, receivedReply, refusalReply, secretParams, type ReceivedReply } from './schemas.js';
 
@@ -15,8 +15,9 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
 
   const wantsHtml = (req: FastifyRequest) => (req.headers.accept ?? '').includes('text/html');
 
-  app.get<{ Params: Params }>('/:secret', rule('secret'), async (_req, reply) => {
-    if (!deps.allowManualScan) return reply.code(403).send({ error: MANUAL_OFF });
+  app.get<{ Params: Params }>('/:secret', rule('secret'), async (req, reply) => {
+    // A person who opens the printed URL in a browser learns what it is for; a client asking JSON gets the 403.
+    if (!deps.allowManualScan) return wantsHtml(req) ? reply.type('text/html; charset=utf-8').send(manualOffPage()) : reply.code(403).send({ error: MANUAL_OFF });
     return reply.type('text/html; charset=utf-8').send(manualPage({}));
   });
 

@@ -2,9 +2,10 @@
 // each built by its kind (kinds.ts) and given here what every target has alike: its name, SCAN_PAUSE,
 // SCAN_CONCURRENCY, MAX_OUTSTANDING, PATH_MAPPINGS, INCLUDE/EXCLUDE and REFRESH_ITEMS, and the library-root guard
 // of the kinds whose scan of a library's own folder is the whole library's.
+import { existsSync } from 'node:fs';
 import { entryUrlKey } from '../api-call.js';
 import type { Clock } from '../clock.js';
-import type { Config } from '../config/schema.js';
+import { PLEX_DATABASE_PATH_DEFAULT, type Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { ScanContext, Target } from '../scan.js';
 import type { Capabilities, Entry, KindContext } from './kind.js';
@@ -47,7 +48,13 @@ function firstPlexEntry(config: Config, logger: Logger): Entry | undefined {
   if (!config.PLEX_ENABLED) return undefined;
   const api = firstPlexMode(config) === 'api';
   if (api && !config.PLEX_TOKEN) {
-    logger.warn('PLEX_SCAN_MODE is "api" but PLEX_TOKEN is empty: the first Plex is not used until PLEX_TOKEN is set.');
+    logger.warn('PLEX_SCAN_MODE is "api" but PLEX_TOKEN is empty: the first Plex is not used until PLEX_TOKEN is set. Requests are queued and kept until then.');
+    return undefined;
+  }
+  // A first start: no token, and no Plex database where a local install keeps it, so the scanner could never
+  // run. One line saying what to set, rather than a scanner target that fails at every probe.
+  if (!api && config.PLEX_SCAN_MODE === 'auto' && config.PLEX_DATABASE_PATH === PLEX_DATABASE_PATH_DEFAULT && !existsSync(config.PLEX_DATABASE_PATH)) {
+    logger.warn('PLEX_TOKEN is empty: set PLEX_LOCAL_URL and PLEX_TOKEN in config.json (README, "First scan", says where to find the token), then restart. Requests are queued and kept until then.');
     return undefined;
   }
   return {

@@ -26,6 +26,12 @@ describe('closest candidates and suggestions', () => {
     expect(suggestMapping('/srv/other/x.mkv', ['/data/media/tv'])).toBeNull();
   });
 
+  it("suggests a mapping where the app's first folder is a near name of a library folder (/tvshows/ for /tv/)", () => {
+    expect(suggestMapping('/tvshows/Show/Season 01/e.mkv', ['/movies', '/tv'])).toMatchObject({ key: '/tv/', form: '/tvshows/' });
+    expect(suggestMapping('/movie/Heat (1995)/Heat.mkv', ['/data/movies', '/data/tv'])).toMatchObject({ key: '/data/movies/', form: '/movie/' });
+    expect(suggestMapping('/mnt/films/Heat (1995)/Heat.mkv', ['/data/movies'])).toBeNull();
+  });
+
   it('ranks a mistyped mapping form first', () => {
     const config = { ...defaultConfig(() => SECRET), SERVER_PATH_MAPPINGS: { '/data/media/': ['/mnt/unionfs/Media/', '/tv/'] } } as Config;
     const [first] = closestCandidates('/mnt/unionf/Media/tv/x.mkv', config, []);
@@ -109,11 +115,27 @@ describe('scanrelay explain (the real CLI)', () => {
   });
   afterAll(async () => plex.stop());
 
-  it('answers for a mapped path', async () => {
+  it('answers for a mapped path whose file the relay cannot see: it would wait, then give up, and says which key', async () => {
     const { code, out } = await run('/tv-container/tv/Show/S01/e1.mkv', '--json');
     expect(code).toBe(0);
     const e = JSON.parse(out) as Explanation;
-    expect(e).toMatchObject({ verdict: 'scan', folder: '/data/media/tv/Show/S01', mapping: { match: { from: '/tv-container/', to: '/data/media/' } } });
+    expect(e).toMatchObject({ verdict: 'gives-up', folder: '/data/media/tv/Show/S01', mapping: { match: { from: '/tv-container/', to: '/data/media/' } } });
+    expect(e.summary).toContain('then give up and scan nothing');
+    expect(e.summary).toContain('set SERVER_FILE_EXIST_PATH_MAPPINGS');
+  });
+
+  it('a matched path names its library, and never says the server takes any folder', async () => {
+    const { code, out } = await run('/tv-container/tv/Show/S01/e1.mkv');
+    expect(code).toBe(0);
+    expect(out).toContain('in library TV Shows');
+    expect(out).not.toContain('takes any folder');
+    expect(out).toContain('Result: Would wait for');
+  });
+
+  it('a path whose first folder is a near name of a library folder: a mapping for the prefix mismatch', async () => {
+    const { out } = await run('/tvshows/Show/Season 01/e1.mkv');
+    expect(out).toContain('Result: No library holds');
+    expect(out).toContain('Suggested mapping: "SERVER_PATH_MAPPINGS": { "/data/media/tv/": ["/tvshows/"] }');
   });
 
   it('answers for an unmapped path, with a suggestion', async () => {

@@ -106,7 +106,7 @@ describe.skipIf(!committed)(`the README, from clone to a scan on the dashboard${
 
     startedAt = Date.now();
     service = run('npm', ['start'], clone, env);
-    const m = await service.waitFor(/scanrelay is running\. Webhook and manual-scan URL:\s+http:\/\/127\.0\.0\.1:(\d+)\/(\S+)/);
+    const m = await service.waitFor(/scanrelay is running\. Webhook URL \(give it to Sonarr, Radarr, Lidarr: Settings > Connect > Webhook\):\s+http:\/\/127\.0\.0\.1:(\d+)\/(\S+)/);
     expect(Number(m[1])).toBe(port);
     pass = m[2];
     const config = join(clone, 'config', 'config.json');

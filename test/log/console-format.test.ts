@@ -76,7 +76,7 @@ describe('the console of a running server', () => {
     expect(logLines.length).toBeGreaterThanOrEqual(2);
     for (const l of logLines) expect(() => JSON.parse(l)).not.toThrow();
     expect(out).toContain('No config file found: wrote a default one');
-    expect(out).toMatch(/Webhook and manual-scan URL:\n {2}http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\n/);
+    expect(out).toMatch(/Webhook URL \(give it to Sonarr, Radarr, Lidarr: Settings > Connect > Webhook\):\n {2}http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\n/);
     expect(readFileSync(join(dir, 'scanrelay.log'), 'utf8').split('\n').filter(Boolean).every((l) => l.startsWith('{'))).toBe(true);
   });
 

@@ -39,6 +39,19 @@ describe('SERVER_ALLOW_MANUAL_SCAN: false', () => {
     expect(t.service.queue.count()).toBe(1);
   });
 
+  it('a browser opening the URL gets a page saying it is the webhook URL and how to turn manual scans on', async () => {
+    t = await testService({ config: { SERVER_ALLOW_MANUAL_SCAN: false } });
+    const res = await t.service.app.inject({ url: `/${SECRET}`, headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toContain("scanrelay's webhook URL");
+    expect(res.body).toContain('<code>"SERVER_ALLOW_MANUAL_SCAN": true</code>');
+    expect(res.body).not.toContain('<form');
+    expect(res.body).not.toContain(SECRET);
+    const json = await t.service.app.inject({ url: `/${SECRET}`, headers: { accept: 'application/json' } });
+    expect(json.statusCode).toBe(403);
+  });
+
   it('with SERVER_ALLOW_MANUAL_SCAN true the control API scan works', async () => {
     t = await testService({ config: { SERVER_ALLOW_MANUAL_SCAN: true } });
     const res = await t.service.app.inject({ method: 'POST', url: `/api/${SECRET}/scan`, payload: { path: '/mnt/unionfs/Media/tv/S/e.mkv' } });

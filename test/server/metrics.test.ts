@@ -1,5 +1,7 @@
 // GET /metrics: Prometheus text format that a strict parser accepts, fed by requests, the queue and scans.
+import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { promtoolPath } from '../support/promtool.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 
 /**
@@ -147,6 +149,21 @@ describe('GET /metrics', () => {
     expect(ok.statusCode).toBe(200);
     parsePrometheus(ok.body);
     expect(t.logs.join('')).not.toContain('metrics-token-42');
+  });
+
+  it("passes Prometheus's own linter (promtool check metrics), every family populated", async () => {
+    t = await testService();
+    const { app, processor, metrics } = t.service;
+    await app.inject({ method: 'POST', url: `/${SECRET}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'eventType=Manual&filepath=' + encodeURIComponent('/mnt/unionfs/Media/movies/Heat (1995)/Heat.mkv') });
+    metrics.drivePoll('My Drive', false);
+    t.clock.advance(200_000);
+    await processor.drain();
+    const body = (await app.inject({ url: '/metrics' })).body;
+    const lint = spawnSync(promtoolPath(), ['check', 'metrics'], { input: body, encoding: 'utf8' });
+    expect(lint.stdout + lint.stderr).toBe('');
+    expect(lint.status).toBe(0);
+    // The linter is not a rubber stamp: a gauge named like a counter fails it.
+    expect(spawnSync(promtoolPath(), ['check', 'metrics'], { input: '# HELP a_total x\n# TYPE a_total gauge\na_total 1\n', encoding: 'utf8' }).status).not.toBe(0);
   });
 
   it('the parser itself rejects broken output', () => {

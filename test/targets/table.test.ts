@@ -152,7 +152,7 @@ describe.each(TARGET_TYPES)('TYPE %s', (type) => {
   it('the doctor answers where a folder would go: its path there and the library holding it, if it lists any', async () => {
     const { fetch } = server();
     const t = build(type, { PATH_MAPPINGS: { '/srv/media/': ['/data/media/'] } }, fetch);
-    const e = await explainPath('/data/media/tv/Show/e1.mkv', { config: configOf([]), targets: [t], pathState: async () => 'missing' });
+    const e = await explainPath('/data/media/tv/Show/e1.mkv', { config: configOf([]), targets: [t], pathState: async () => 'file' });
     expect(e.targets[0]).toMatchObject({ path: '/srv/media/tv/Show', verdict: 'scan', error: null });
     if (t.libraries) expect(e.targets[0].matches!.length).toBe(1);
     expect(e.verdict).toBe('scan');
