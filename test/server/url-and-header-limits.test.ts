@@ -2,14 +2,14 @@
 // router's limit on one URL segment); 414 and 431 answers, written by Fastify and Node themselves, lacked the
 // security headers. Replayed with real sockets: the pass is refused when the config is loaded (naming the limit and
 // the command that writes a new one), one at the limit works, and every answer the server writes itself (414, 431,
-// 400 for a URL or a request it cannot read) carries the headers.
+// 400 for a URL or a request it cannot read, 503 while closing) carries the headers.
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import { MAX_PASS_IN_URL } from '../../src/config/values.js';
 import { createLogger } from '../../src/log.js';
 import { buildApp } from '../../src/server/app.js';
-import { testService, type TestService } from '../support/service.js';
+import { SECRET, testService, type TestService } from '../support/service.js';
 
 let t: TestService | undefined;
 afterEach(async () => {
@@ -56,6 +56,28 @@ describe('answers the server writes itself carry the security headers', () => {
     expect(headersOf(answer), answer.slice(0, 300)).toMatchObject(SECURITY);
     // Nothing of the refused URL or header is echoed back whole.
     expect(answer.length).toBeLessThan(1_000);
+  });
+});
+
+describe('the 503 Fastify writes while the server closes', () => {
+  it('carries the security headers too', async () => {
+    t = await testService({ config: { SERVER_SCAN_DELAY: 3600 } });
+    const port = Number(new URL(await t.service.listen(0, '127.0.0.1')).port);
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (d) => (text += d.toString()));
+    await new Promise((r) => socket.on('connect', r));
+    // A request under way keeps its connection through the shutdown; the one pipelined after it meets the closing server.
+    socket.write(`POST /${SECRET} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n`);
+    await new Promise((r) => setTimeout(r, 100));
+    const closing = t.service.app.close();
+    await new Promise((r) => setTimeout(r, 50));
+    socket.write('{}GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    await closing;
+    await new Promise((r) => (socket.closed ? r(undefined) : socket.on('close', r)));
+    const answer = text.slice(text.indexOf('HTTP/1.1 503'));
+    expect(answer.slice(0, 12), text).toBe('HTTP/1.1 503');
+    expect(headersOf(answer)).toMatchObject(SECURITY);
   });
 });
 
