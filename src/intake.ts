@@ -115,7 +115,9 @@ export class Intake {
   private counted(requests: ScanRequest[], admissions: Admission[]): void {
     if (!requests[0]) return;
     const folders = admissions.filter((a) => a.folder !== undefined && !a.unmatched).length;
-    this.deps.activity?.emit('request', { source: requests[0].source, event: requests[0].event, folders, outcome: folders ? 'queued' : 'ignored' });
+    // The same word the answer and history use: a request whose paths all reach no library is `unmatched`.
+    const outcome = folders ? 'queued' : admissions.length > 0 && admissions.every((a) => a.unmatched) ? 'unmatched' : 'ignored';
+    this.deps.activity?.emit('request', { source: requests[0].source, event: requests[0].event, folders, outcome });
   }
 
   private admit(request: ScanRequest, kind: 'file' | 'folder'): Admission {

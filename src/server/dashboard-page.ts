@@ -201,8 +201,8 @@ function targetsSection(v: DashboardView): string {
     (t) => `<li class="card">
       <strong>${h(t.name)}</strong> <span class="muted">${h(t.kind)}</span> ${badge(t.up ? 'up' : 'down')}
       <dl class="facts">
-        ${fact('Scanned', String(t.scanned))}
-        ${fact('Failed', String(t.failed))}
+        ${fact('Scans since start', String(t.scanned))}
+        ${fact('Failures since start', String(t.failed))}
         ${fact('In flight', String(t.inFlight))}
         ${t.outstanding !== undefined ? fact('Outstanding', `${t.outstanding} of ${t.maxOutstanding ?? '—'}`) : ''}
         ${t.dueWaitMs ? fact('Next due waited', span(t.dueWaitMs)) : ''}
@@ -218,6 +218,12 @@ function targetsSection(v: DashboardView): string {
     ${v.held ? `<p class="held" role="alert">Scans are held: ${h(v.held)}</p>` : ''}
     ${items.length ? `<ul class="cards" id="targets">${items.join('')}</ul>` : '<p class="empty" id="targets">No media server is configured: set PLEX_TOKEN or add TARGETS.</p>'}
   </section>`;
+}
+
+/** A status key as words: "lastPollAt" → "Last poll at", "pollIntervalSeconds" → "Poll interval seconds". */
+function label(key: string): string {
+  const words = key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function value(v: unknown): string {
@@ -237,12 +243,15 @@ function notifySection(v: DashboardView): string {
 
 function driveSection(v: DashboardView): string {
   const drive = v.drive;
-  const body =
-    drive && typeof drive === 'object' && !Array.isArray(drive)
-      ? `<div class="card"><dl class="facts">${Object.entries(drive as Record<string, unknown>).map(([k, x]) => fact(k, value(x))).join('')}</dl></div>`
-      : drive === null || drive === undefined
-        ? '<p class="empty">The Google Drive monitor is not running (GOOGLE.ENABLED is false).</p>'
-        : `<p>${value(drive)}</p>`;
+  const off = drive === null || drive === undefined || (typeof drive === 'object' && (drive as { enabled?: unknown }).enabled === false);
+  const body = off
+    ? '<p class="empty">The Google Drive monitor is off (GOOGLE.ENABLED is false).</p>'
+    : drive && typeof drive === 'object' && !Array.isArray(drive)
+      ? `<div class="card"><dl class="facts">${Object.entries(drive as Record<string, unknown>)
+          .filter(([k]) => k !== 'enabled')
+          .map(([k, x]) => fact(label(k), /At$/.test(k) && typeof x === 'number' ? when(x, v.now) : value(x)))
+          .join('')}</dl></div>`
+      : `<p>${value(drive)}</p>`;
   return `<section aria-labelledby="drive-h"><h2 id="drive-h">Google Drive</h2>${body}</section>`;
 }
 
