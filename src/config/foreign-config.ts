@@ -1,7 +1,7 @@
 // Another tool's config file read for an import (autopulse's TOML, YAML or JSON, autoscan's YAML): at most
-// MAX_BYTES read, strict UTF-8, then the format's parser under the limits of foreign-limits.ts. The only module
-// that loads the parsers: the import commands load it with import(), so its bundle chunk holds yaml and smol-toml
-// and no other command, nor the server, pays for them (docs/performance.md).
+// MAX_BYTES read, strict UTF-8, then the format's parser under the limits of foreign-limits.ts. The one way to the
+// parsers (toml.ts, yaml.ts): the import commands load this module with import(), so its bundle chunk holds yaml
+// and smol-toml, and no other command, nor the server, pays for them (docs/performance.md).
 import { closeSync, openSync, readSync } from 'node:fs';
 import { valueTree } from './file-positions.js';
 import { checkTree, ForeignConfigError, MAX_BYTES, type ForeignFormat } from './foreign-limits.js';

@@ -7,13 +7,16 @@ export type ForeignFormat = 'toml' | 'yaml' | 'json';
 
 /**
  * The largest file read. autopulse's and autoscan's configs are a few KB (several hundred triggers and targets stay
- * under 100 KB); the limit keeps the slowest parser path (YAML, linear but about 3 µs a byte on a busy machine) far
+ * under 100 KB); the limit keeps the slowest parser path (YAML, linear, about 1 µs a byte) far
  * under a second.
  */
 export const MAX_BYTES = 256 * 1024;
 /** Tables, lists and dotted-key parts from the top to the deepest value; the configs use about 6. */
 export const MAX_DEPTH = 64;
-/** YAML aliases (`*name`), each counted for what it expands to (yaml's maxAliasCount): a bomb of 1 KB expands to ~10⁹ nodes. */
+/**
+ * YAML aliases (`*name`): as many written, and each counted for what it expands to (yaml's maxAliasCount), since
+ * aliases of aliases multiply: a bomb of 1 KB stands for 10^9 values or more.
+ */
 export const MAX_ALIASES = 100;
 /**
  * Keys a plain object must not get from a file: `__proto__` would set (or hide as an own key) the prototype, and

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseForeignConfig, withinStack } from '../../src/config/foreign-config.js';
 import { ForeignConfigError, MAX_ALIASES, MAX_BYTES, MAX_DEPTH, type ForeignFormat } from '../../src/config/foreign-limits.js';
+import { aliasBomb } from '../support/hostile-files.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
@@ -23,19 +24,19 @@ function refusal(format: ForeignFormat, input: string | Uint8Array) {
   return { reason, line, cpuMs: (user + system) / 1000 };
 }
 
-/** "Billion laughs": ten levels of ten aliases each stand for 10^10 strings. */
-const aliasBomb = [
-  'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
-  ...'bcdefghij'.split('').map((name, i) => `${name}: &${name} [${Array(10).fill(`*${'abcdefghij'[i]}`).join(',')}]`),
-].join('\n');
-
 const deep = 10_000;
 const TOO_DEEP = new RegExp(`nested more than ${MAX_DEPTH} levels deep`);
 const refused = (key: string) => new RegExp(`^the key '${key}'.* is refused`);
 
 describe('hostile files are refused with their line, within a second', () => {
+  it("the issue's alias bomb is 1 KB", () => {
+    expect(aliasBomb.length).toBeGreaterThan(900);
+    expect(aliasBomb.length).toBeLessThanOrEqual(1024);
+  });
+
   it.each<[string, ForeignFormat, string, RegExp, number]>([
     ['a 1 KB alias bomb', 'yaml', aliasBomb, new RegExp(`^aliases \\(\\*name\\) expand to more than ${MAX_ALIASES} copies`), 3],
+    ['more aliases than the limit', 'yaml', `a: &a 1\nb: [${Array(MAX_ALIASES + 1).fill('*a').join(', ')}]\n`, new RegExp(`^more than ${MAX_ALIASES} aliases`), 2],
     ['an 80 KB dotted key', 'toml', `a${'.a'.repeat(40_000)} = 1\n`, TOO_DEEP, 1],
     ['an 80 KB [table] header', 'toml', `x = 1\n[a${'.a'.repeat(40_000)}]\ny = 2\n`, TOO_DEEP, 2],
     ['10,000 nested flow lists', 'yaml', `${'['.repeat(deep)}${']'.repeat(deep)}`, TOO_DEEP, 1],

@@ -12,6 +12,7 @@ import { parseYaml } from '../../src/config/yaml.js';
 import { FakePlex } from '../fakes/plex.js';
 import { runCli, type Child } from '../support/child.js';
 import { ownFixture, ownFixtureText } from '../support/fixtures.js';
+import { aliasBomb } from '../support/hostile-files.js';
 
 const convert = (doc: unknown) => {
   const result = convertAutopulse(doc);
@@ -289,7 +290,6 @@ describe('scanrelay import-autopulse (child processes)', () => {
 
   // The issue's hostile files: each refused in one line naming the file and line; --output is left as it was, even
   // with --force, and a new one is never created.
-  const aliasBomb = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...'bcdefghij'.split('').map((n, i) => `${n}: &${n} [${Array(10).fill(`*${'abcdefghij'[i]}`).join(',')}]`)].join('\n');
   it.each<[string, string | Buffer, RegExp]>([
     ['bomb.yaml', aliasBomb, /^import-autopulse: '.*bomb.yaml' line 3: aliases \(\*name\) expand to more than 100 copies/],
     ['dotted.toml', `[app]\nport = 2875\n${'a.'.repeat(40_000)}a = 1\n`, /^import-autopulse: '.*dotted.toml' line 3: nested more than 64 levels deep/],

@@ -11,6 +11,7 @@ import { parseYaml } from '../../src/config/yaml.js';
 import { FakePlex } from '../fakes/plex.js';
 import { runCli, type Child } from '../support/child.js';
 import { repoRoot } from '../support/fixtures.js';
+import { aliasBomb } from '../support/hostile-files.js';
 
 const fixtureText = () => readFileSync(join(repoRoot, 'test/fixtures/autoscan/autoscan.yml'), 'utf8');
 
@@ -151,8 +152,7 @@ describe('scanrelay import-autoscan (child processes)', () => {
 
   it('hostile files (an alias bomb, a __proto__ key) are refused with their line and nothing is written', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-import-'));
-    const bomb = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...'bcdefghij'.split('').map((n, i) => `${n}: &${n} [${Array(10).fill(`*${'abcdefghij'[i]}`).join(',')}]`)];
-    writeFileSync(join(dir, 'bomb.yml'), `${bomb.join('\n')}\n`);
+    writeFileSync(join(dir, 'bomb.yml'), aliasBomb);
     writeFileSync(join(dir, 'proto.yml'), 'port: 3030\nauthentication:\n  __proto__:\n    password: x\n');
     for (const [name, message] of [
       ['bomb.yml', /^import-autoscan: '.*bomb.yml' line 3: aliases \(\*name\) expand to more than 100 copies/],
