@@ -62,6 +62,20 @@ describe('the import graph of src/', () => {
     expect(named(graph.get(join(src, 'scan.ts'))!)).toBe('');
   });
 
+  it("the import commands' parsers: yaml and smol-toml in their readers only, which only foreign-config.ts uses, loaded by import()", () => {
+    const text = (f: string) => readFileSync(f, 'utf8');
+    const importing = (pkg: string) => named(files.filter((f) => new RegExp(`from ['"]${pkg}['"]`).test(text(f))));
+    expect(importing('yaml')).toBe('src/config/yaml.ts');
+    expect(importing('smol-toml')).toBe('src/config/toml.ts');
+    const reader = join(src, 'config', 'foreign-config.ts');
+    for (const format of ['yaml.ts', 'toml.ts']) expect(named(files.filter((f) => graph.get(f)!.includes(join(src, 'config', format))))).toBe(named([reader]));
+    // The reader's chunk of the bundle holds the parsers (scripts/bundle.mjs): a static import would put them in the
+    // chunk of whatever imports it (test/deploy/bundle.test.ts checks the chunks themselves).
+    const staticImport = /^\s*(?:import|export)\s+(?!type\b)[^;]*?from\s+['"][^'"]*\/foreign-config\.js['"]/m;
+    expect(named(files.filter((f) => staticImport.test(text(f))))).toBe('');
+    expect(named(files.filter((f) => graph.get(f)!.includes(reader)))).toBe('src/cli/import-output.ts');
+  });
+
   it('the walk sees type imports, re-exports and a circle through them', () => {
     const a = join(src, 'a.ts');
     const b = join(src, 'b.ts');
