@@ -49,3 +49,13 @@ describe('a media server that cannot take scans', () => {
     expect(serversDownBanner([{ name: 'jf', up: false, lastError: 'connect ECONNREFUSED' }])).toContain('check that it runs and that its URL is right');
   });
 });
+
+describe('the manual page', () => {
+  it('carries the header the dashboard and the doctor have: the name and the three pages', async () => {
+    t = await testService({ config: { SERVER_ALLOW_MANUAL_SCAN: true } });
+    const page = (await t.service.app.inject({ url: `/${SECRET}`, headers: { accept: 'text/html' } })).body;
+    expect(page).toMatch(/<header><h1>scanrelay<\/h1><nav aria-label="scanrelay pages"><a href="" aria-current="page">Manual scan<\/a><a data-below="dashboard"[^>]*>Dashboard<\/a><a data-below="doctor"[^>]*>Path doctor<\/a><\/nav><\/header>/);
+    const dashboard = (await t.service.app.inject({ url: `/${SECRET}/dashboard` })).body;
+    expect(dashboard).toMatch(/<header><h1>scanrelay<\/h1><nav aria-label="scanrelay pages">/);
+  });
+});
