@@ -9,6 +9,7 @@ import { detailBlock } from './detail.js';
 import { documentHead, escapeHtml as h } from './page.js';
 import type { NotifierView } from './views.js';
 import { heldSection, type HeldList } from './held-section.js';
+import { notSentYet, serversDownBanner } from './waiting-servers.js';
 
 export interface DashboardView {
   now: number;
@@ -141,7 +142,7 @@ function queueSection(v: DashboardView): string {
             return `${h(d.target)} ${badge(d.state)}${since}${d.attempts ? ` <span class="muted">${d.attempts} attempt(s)</span>` : ''}${d.lastError ? `<p class="err">${h(d.lastError)}</p>` : ''}`;
           })
           .join('<br>')
-      : `<span class="muted">not sent yet</span>`;
+      : notSentYet(v.targets);
     return `<li class="card" data-folder="${h(f.folder)}">
       <code class="folder">${h(f.folder)}</code>
       <dl class="facts">
@@ -257,7 +258,7 @@ function driveSection(v: DashboardView): string {
 
 /** The part of the dashboard that live updates replace. */
 export function dashboardLive(v: DashboardView): string {
-  return `${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${heldSection(v.hashHolds, (t) => when(t, v.now))}${historySection(v)}${targetsSection(v)}${notifySection(v)}${driveSection(v)}`;
+  return `${serversDownBanner(v.targets)}${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${heldSection(v.hashHolds, (t) => when(t, v.now))}${historySection(v)}${targetsSection(v)}${notifySection(v)}${driveSection(v)}`;
 }
 
 const liveScript = `
