@@ -26,7 +26,9 @@ describe('the first Plex from the PLEX_* keys', () => {
   it('PLEX_SCAN_MODE picks the HTTP API or the scanner; auto follows PLEX_TOKEN', () => {
     expect(targets(config({ PLEX_SCAN_MODE: 'api', PLEX_TOKEN: 'tok-1234' })).map((x) => x.kind)).toEqual(['plex']);
     expect(targets(config({ PLEX_SCAN_MODE: 'scanner', PLEX_TOKEN: 'tok-1234' })).map((x) => x.kind)).toEqual(['plex-scanner']);
-    expect(targets(config({ PLEX_SCAN_MODE: 'auto', PLEX_TOKEN: '' })).map((x) => x.kind)).toEqual(['plex-scanner']);
+    expect(targets(config({ PLEX_SCAN_MODE: 'auto', PLEX_TOKEN: '', PLEX_DATABASE_PATH: '/srv/plex/com.plexapp.plugins.library.db' })).map((x) => x.kind)).toEqual(['plex-scanner']);
+    // A first start: no token and no database where a local Plex keeps it: no scanner that could never run.
+    expect(targets(config({ PLEX_SCAN_MODE: 'auto', PLEX_TOKEN: '' })).map((x) => x.kind)).toEqual([]);
     expect(targets(config({ PLEX_SCAN_MODE: 'auto', PLEX_TOKEN: 'tok-1234' })).map((x) => x.kind)).toEqual(['plex']);
   });
 

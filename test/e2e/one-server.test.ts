@@ -20,7 +20,7 @@ const cli = (args: string[]) => {
 beforeAll(async () => {
   plex = await new FakePlex({ sections: [{ key: '2', title: 'TV Shows', type: 'show', locations: ['/data/TV'] }] }).start();
   dir = mkdtempSync(join(tmpdir(), 'scanrelay-one-'));
-  config = writeConfigFile(dir, { SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, PLEX_SCAN_MODE: 'api', SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'] } });
+  config = writeConfigFile(dir, { SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, PLEX_SCAN_MODE: 'api', SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'] }, SERVER_MAX_FILE_CHECKS: 0 });
 });
 afterAll(async () => {
   killChildren();
