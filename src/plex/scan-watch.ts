@@ -61,6 +61,8 @@ export class PlexScanWatch {
     private readonly where: string,
   ) {
     this.scans = new SectionScans((scan) => this.ended(scan), { follows: (id) => this.keeps(id), now: () => clock.now() });
+    // A frame of other sections' entries is not even parsed; one that mixes them has the others dropped by `scans`.
+    notifications.keepTimelineOf((id) => this.keeps(id));
   }
 
   get connected(): boolean {

@@ -1,15 +1,16 @@
-// What a Plex's notification socket may make the relay hold (src/plex/scan-items.ts, scan-watch.ts,
-// section-line.ts): entries of sections no scan is followed in are dropped as they come, those of a followed
-// section are capped, scan activities `started` and never `ended` are capped and forgotten once silent (on the
-// injected clock), the ends kept for late follow-ups hold a bounded number of items, and ends of a section the
-// relay never asked to scan do not move its line.
+// What a Plex's notification socket may make the relay hold (src/plex/notifications.ts, scan-items.ts,
+// scan-watch.ts, section-line.ts): entries of sections no scan is followed in are dropped as they come (a frame of
+// nothing else is not even parsed), those of a followed section are capped, scan activities `started` and never
+// `ended` are capped and forgotten once silent (on the injected clock), the ends kept for late follow-ups hold a
+// bounded number of items, and ends of scans before the relay asked for one in a section do not move its line.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log.js';
-import type { PlexNotification, PlexNotifications } from '../../src/plex/notifications.js';
+import { unwantedTimeline, type PlexNotification, type PlexNotifications } from '../../src/plex/notifications.js';
 import { MAX_RUNNING, MAX_TOUCHED, RUNNING_SILENT_MS, SectionScans, type SectionScanEnded } from '../../src/plex/scan-items.js';
 import { PlexScanWatch } from '../../src/plex/scan-watch.js';
 import { SectionLines } from '../../src/plex/section-line.js';
+import { ownFixtureText } from '../support/fixtures.js';
 
 const entry = (sectionId: string, itemId: string, state = 5, type = 4): PlexNotification => ({ kind: 'timeline', sectionId, itemId, state, type });
 const act = (event: 'started' | 'updated' | 'ended', uuid: string, sectionId?: string): PlexNotification => ({ kind: 'activity', event, uuid, type: 'library.update.section', sectionId });
@@ -72,12 +73,37 @@ describe('what the timeline may make the relay hold', () => {
   });
 });
 
+describe('a frame dropped before it is parsed (unwantedTimeline)', () => {
+  const keeps = (id: string) => id === '2';
+  const fixture = (name: string) => ownFixtureText(`plex/notifications/${name}.json`);
+  const frame = (sections: unknown[]) => JSON.stringify({ NotificationContainer: { type: 'timeline', size: sections.length, TimelineEntry: sections.map((s, i) => ({ identifier: 'com.plexapp.plugins.library', sectionID: s, itemID: String(i), type: 4, state: 5 })) } });
+
+  it('only a timeline frame every entry of which names a section not kept, as a string or a number', () => {
+    expect(unwantedTimeline(frame(['5', 6, '7']), keeps)).toBe(true);
+    expect(unwantedTimeline(frame(['5', '2', '7']), keeps)).toBe(false);
+    expect(unwantedTimeline(frame([5, 2]), keeps)).toBe(false);
+    // Plex's own frames (test/fixtures/plex/notifications): section 2's entries are read, others' are not.
+    expect(unwantedTimeline(fixture('timeline-created'), keeps)).toBe(false);
+    expect(unwantedTimeline(fixture('timeline-created'), () => false)).toBe(true);
+  });
+
+  it('anything it cannot read to the end is parsed: other frames, an entry without a readable section, another layout', () => {
+    for (const name of ['activity-started', 'activity-updated', 'activity-ended', 'playing']) expect(unwantedTimeline(fixture(name), () => false)).toBe(false);
+    expect(unwantedTimeline(frame(['5', null]), keeps)).toBe(false);
+    expect(unwantedTimeline(frame(['5', 2.5]), keeps)).toBe(false);
+    expect(unwantedTimeline(frame([]), keeps)).toBe(false);
+    expect(unwantedTimeline(JSON.stringify({ NotificationContainer: { size: 1, type: 'timeline', TimelineEntry: [{ sectionID: '5' }] } }), keeps)).toBe(false);
+    expect(unwantedTimeline('{"NotificationContainer": {"type": "timeline", "TimelineEntry": [{"sectionID" : "5"}]}}', keeps)).toBe(true);
+  });
+});
+
 /** A notification socket the test speaks through. */
 function fakeNotifications() {
   let listener: (e: PlexNotification) => void = () => {};
   const n = {
     connected: true,
     subscribe: (fn: (e: PlexNotification) => void) => ((listener = fn), () => {}),
+    keepTimelineOf: () => {},
     start: () => {},
     stop: async () => {},
   };
