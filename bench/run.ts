@@ -159,8 +159,9 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    a new folder (the baseline), then 60 s of the same while the fake sends 6,000,000 timeline entries (500 to a
    frame, for ten sections holding none of the relay's folders) and 10 scans a second \`started\` and never
    \`ended\`. The relay's peak RSS (VmHWM) against its RSS before the flood; \`GET /health\` every 50 ms (p50, p99,
-   max) against the baseline's, with what a probe inside the relay saw (event-loop stalls, how long it held each
-   request); the folders refreshed at Plex and their outcomes; the entries the fake got onto the socket.
+   max) against a bare Node http server probed the same way at the same time (what the machine's load alone does)
+   and the relay's own before the flood, with what a probe inside the relay saw (event-loop stalls, how long it
+   held each request); the folders refreshed at Plex and their outcomes; the entries the fake got onto the socket.
    \`BENCH_FLOOD_AGAINST=<another build's scanrelay.mjs>\` runs the same against that build too.
 
 Every benchmark runs the defaults a user gets (file checks on, scans followed and confirmed), with the two path

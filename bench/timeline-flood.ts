@@ -4,7 +4,8 @@
 // (its first scan opens it), 10 s of a Sonarr webhook a second for a new folder (the baseline), then 60 s of the
 // same while the fake sends 6,000,000 timeline entries (BENCH_FLOOD_ENTRIES) for sections in which no scan is
 // followed, 500 to a frame, and 10 scans a second `started` and never `ended`. Measured: the relay's peak RSS
-// (VmHWM) against its RSS before the flood, GET /health latency every 50 ms (p50/p99/max) against the baseline's,
+// (VmHWM) against its RSS before the flood, GET /health latency every 50 ms (p50/p99/max) against a bare Node http
+// server probed the same way at the same time (what the machine's load alone costs) and the relay's before the flood,
 // the folders refreshed at Plex and confirmed, the entries the fake got onto the socket, and the relay's CPU.
 // BENCH_FLOOD_AGAINST=<another build's scanrelay.mjs> runs the same against that build too (the build before these
 // bounds, say), BENCH_FLOOD_SECONDS shortens the flood, BENCH_FLOOD_ENTRIES changes the entries sent in it.
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Flooded, HostileFlood, HostileStart, Report } from './hostile-plex.js';
 import type { ProbeLine } from './intake.js';
-import { cleanup, cpuSeconds, createMediaFiles, loadNote, log, peakRssMb, repoRoot, rssMb, SECRET, sleep, sonarrDownload, standalone, startServer, startServerWith, tempDir, writeConfig, type Figure, type ServerChild } from './support.js';
+import { cleanup, cpuSeconds, createMediaFiles, loadNote, log, peakRssMb, repoRoot, rssMb, SECRET, serverFlags, sleep, sonarrDownload, standalone, startBare, startServer, startServerWith, tempDir, writeConfig, type Figure, type ServerChild } from './support.js';
 
 const SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 60);
 const ENTRIES = Number(process.env.BENCH_FLOOD_ENTRIES ?? 6_000_000);
@@ -79,25 +80,32 @@ interface Phase {
   webhooks: number[];
 }
 
-/** Until `done()`: GET /health every PROBE_MS, a webhook a second for folder `next()`, RSS every 500 ms. */
-async function load(server: ServerChild, done: () => boolean, next: () => number): Promise<Phase> {
-  const phase: Phase = { health: [], at: [], failed: 0, rss: [], webhooks: [] };
+/** GET `path` every PROBE_MS until `done()`: how long each answer took, and when it was asked. */
+async function probe(url: string, done: () => boolean, into: Pick<Phase, 'health' | 'at' | 'failed'>): Promise<void> {
   const t0 = performance.now();
-  const alive = () => server.proc.exitCode === null && server.proc.signalCode === null;
-  const probes = (async () => {
-    while (!done() && alive()) {
-      const t = performance.now();
-      try {
-        const res = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(5_000) });
-        await res.text();
-        phase.health.push(performance.now() - t);
-        phase.at.push(t - t0);
-      } catch {
-        phase.failed++;
-      }
-      await sleep(PROBE_MS);
+  while (!done()) {
+    const t = performance.now();
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      await res.text();
+      into.health.push(performance.now() - t);
+      into.at.push(t - t0);
+    } catch {
+      into.failed++;
     }
-  })();
+    await sleep(PROBE_MS);
+  }
+}
+
+/**
+ * Until `done()`: GET /health every PROBE_MS, a webhook a second for folder `next()`, RSS every 500 ms; and, when
+ * given, a bare Node http server probed the same way at the same time (`bare`): what this machine's load alone does
+ * to an answer's time.
+ */
+async function load(server: ServerChild, done: () => boolean, next: () => number, bare?: { url: string; into: Phase }): Promise<Phase> {
+  const phase: Phase = { health: [], at: [], failed: 0, rss: [], webhooks: [] };
+  const alive = () => server.proc.exitCode === null && server.proc.signalCode === null;
+  const probes = Promise.all([probe(`${server.url}/health`, () => done() || !alive(), phase), bare && probe(bare.url, () => done() || !alive(), bare.into)]);
   const hooks = (async () => {
     while (!done() && alive()) {
       const i = next();
@@ -144,6 +152,8 @@ interface Run {
   delivered: { baseline: number; flood: number };
   /** The relay's own view of the flood (this build only): loop stalls of 100 ms or more, the longest loop delay, requests held. */
   inside?: { stalls: { atS: number; ms: number }[]; delayMax: number; held: ProbeLine['held']; longGc: ProbeLine['longGc']; gcMaxMs: number };
+  /** A bare Node http server probed as /health was, during the flood (this build only). */
+  bare?: Phase;
   /** CPU seconds the hostile Plex's process used during the flood (building and sending it). */
   hostileCpu: number;
   confirmed: { flood: number; outcomes: Record<string, number> };
@@ -173,6 +183,8 @@ async function runOnce(cli?: string): Promise<Run> {
     const baselineEnd = Date.now() + BASELINE_S * 1000;
     const baseline = await load(server, () => Date.now() > baselineEnd, () => nextFolder++);
     const rssBefore = rssMb(server.pid);
+    // Started now, with the relay's Node flags, so it is up and idle when the flood begins.
+    const bareServer = cli ? undefined : await startBare(0, undefined, process.execPath, serverFlags());
     const firstFloodFolder = nextFolder;
     const cpu0 = cpuSeconds(server.pid);
     const hostileCpu0 = cpuSeconds(hostile.proc.pid!);
@@ -184,7 +196,9 @@ async function runOnce(cli?: string): Promise<Run> {
     hostile.send({ type: 'flood', seconds: SECONDS, entriesPerSecond: ENTRIES / SECONDS, entriesPerFrame: 500, startedPerSecond: 10 });
     let exitedAfterMs: number | undefined;
     void server.exited.then(() => (exitedAfterMs ??= Date.now() - floodStart));
-    const flood = await load(server, () => flooded !== undefined || Date.now() - floodStart > (SECONDS + 60) * 1000, () => nextFolder++);
+    const bare: Phase | undefined = bareServer ? { health: [], at: [], failed: 0, rss: [], webhooks: [] } : undefined;
+    const flood = await load(server, () => flooded !== undefined || Date.now() - floodStart > (SECONDS + 60) * 1000, () => nextFolder++, bareServer && bare ? { url: bareServer.url, into: bare } : undefined);
+    await bareServer?.stop();
     const alive = server.proc.exitCode === null && server.proc.signalCode === null;
     const peakRss = alive ? peakRssMb(server.pid) : Math.max(...flood.rss, ...baseline.rss);
     const cpu = alive ? cpuSeconds(server.pid) - cpu0 : NaN;
@@ -212,7 +226,7 @@ async function runOnce(cli?: string): Promise<Run> {
       }
     }
     const delivered = { baseline: wanted(baseline).filter((f) => refreshed().has(f)).length, flood: wanted(flood).filter((f) => refreshed().has(f)).length };
-    return { inside, hostileCpu, baseline, flood, flooded, peakRss, rssBefore, cpu, exitedAfterMs, exitCode: server.proc.exitCode, delivered, confirmed: { flood: outcomes.confirmed ?? 0, outcomes }, logTail: server.tail().slice(-600) };
+    return { inside, bare, hostileCpu, baseline, flood, flooded, peakRss, rssBefore, cpu, exitedAfterMs, exitCode: server.proc.exitCode, delivered, confirmed: { flood: outcomes.confirmed ?? 0, outcomes }, logTail: server.tail().slice(-600) };
   } finally {
     await server?.stop();
     await hostile.stop();
@@ -242,6 +256,10 @@ function describeRun(label: string, r: Run): void {
       `/health ${h.length} probes p50 ${pct(h, 50).toFixed(1)} p99 ${pct(h, 99).toFixed(1)} max ${Math.max(...h).toFixed(1)} ms (${r.flood.failed} failed; baseline p50 ${pct(r.baseline.health, 50).toFixed(1)} p99 ${pct(r.baseline.health, 99).toFixed(1)} max ${Math.max(...r.baseline.health).toFixed(1)} ms); ` +
       `delivered ${r.delivered.flood}/${r.flood.webhooks.length} during the flood, ${r.delivered.baseline}/${r.baseline.webhooks.length} before; outcomes ${JSON.stringify(r.confirmed.outcomes)}; relay CPU ${r.cpu.toFixed(1)} s`,
   );
+  // RSS through the flood, the largest sample of each 10 s: flat once bounded, rising while something grows.
+  const per10s = Array.from({ length: Math.ceil(r.flood.rss.length / 20) }, (_, k) => Math.max(...r.flood.rss.slice(k * 20, k * 20 + 20)).toFixed(0));
+  log(`${label}: RSS through the flood, per 10 s: ${per10s.join(', ')} MB`);
+  if (r.bare) log(`${label}: a bare Node http server probed the same way during the flood: p50 ${pct(r.bare.health, 50).toFixed(1)} p99 ${pct(r.bare.health, 99).toFixed(1)} max ${Math.max(...r.bare.health).toFixed(1)} ms (${r.bare.health.length} probes, ${r.bare.failed} failed)`);
   const slowest = h.map((ms, i) => ({ ms, at: r.flood.at[i] })).sort((x, y) => y.ms - x.ms).slice(0, 8);
   if (r.inside) log(`${label}: inside the relay during the flood: longest event-loop delay ${r.inside.delayMax} ms, stalls >= 100 ms ${JSON.stringify(r.inside.stalls)}, requests held p50 ${r.inside.held.p50} p99 ${r.inside.held.p99} max ${r.inside.held.max} ms (${r.inside.held.count}), longest GC pause ${r.inside.gcMaxMs} ms ${JSON.stringify(r.inside.longGc)}; the hostile Plex used ${r.hostileCpu.toFixed(1)} CPU s`);
   log(`${label}: slowest /health answers during the flood: ${slowest.map((s) => `${s.ms.toFixed(0)} ms at ${(s.at / 1000).toFixed(1)} s`).join(', ')}`);
@@ -257,6 +275,7 @@ export async function run(): Promise<Figure[]> {
   const rate = f ? f.entries / f.seconds : 0;
   const h = r.flood.health;
   const b = r.baseline.health;
+  const bh = r.bare?.health ?? [];
   const sent = f ? `${f.entries.toLocaleString('en-US')} entries in ${f.seconds.toFixed(1)} s, ${Math.round(rate).toLocaleString('en-US')}/s, ${f.frames.toLocaleString('en-US')} frames of 500, ${f.started} scans started and never ended` : 'the flood did not finish';
   const ah = against?.flood.health ?? [];
   const otherNote = against
@@ -279,11 +298,13 @@ export async function run(): Promise<Figure[]> {
     },
     {
       id: '14',
-      name: `timeline flood: GET /health every ${PROBE_MS} ms during the flood, max (p50 ${pct(h, 50).toFixed(1)} ms, p99 ${pct(h, 99).toFixed(1)} ms, ${h.length} probes, ${r.flood.failed} unanswered; relay CPU ${r.cpu.toFixed(1)} s in ${f?.seconds.toFixed(0) ?? '?'} s${inside})`,
+      name: `timeline flood: GET /health every ${PROBE_MS} ms during the flood, max (p50 ${pct(h, 50).toFixed(1)} ms, p99 ${pct(h, 99).toFixed(1)} ms, ${h.length} probes, ${r.flood.failed} unanswered; the same relay in the ${BASELINE_S} s before the flood: p50 ${pct(b, 50).toFixed(1)}, p99 ${pct(b, 99).toFixed(1)}, max ${Math.max(...b).toFixed(0)} ms; relay CPU ${r.cpu.toFixed(1)} s in ${f?.seconds.toFixed(0) ?? '?'} s${inside})`,
       value: Math.max(...h),
       unit: 'ms',
-      baseline: { label: `max before the flood; p50 ${pct(b, 50).toFixed(1)}, p99 ${pct(b, 99).toFixed(1)}`, value: Math.max(...b) },
-      ratio: pct(h, 99) / pct(b, 99),
+      baseline: bh.length
+        ? { label: `a bare Node http server probed the same way at the same time, max; p50 ${pct(bh, 50).toFixed(1)}, p99 ${pct(bh, 99).toFixed(1)}`, value: Math.max(...bh) }
+        : { label: `max before the flood; p50 ${pct(b, 50).toFixed(1)}, p99 ${pct(b, 99).toFixed(1)}`, value: Math.max(...b) },
+      ratio: Math.max(...h) / (bh.length ? Math.max(...bh) : Math.max(...b)),
       target: `p50, p99 and max < ${HEALTH_TARGET_MS} ms`,
       pass: r.flood.failed === 0 && Math.max(...h) < HEALTH_TARGET_MS,
     },
