@@ -43,7 +43,7 @@ export function intakeTemplate(mode: Mode): string {
   return body.replaceAll('Severance (2022)', `Severance ${MARK} (2022)`).replace('"title": "Severance"', `"title": "Severance ${MARK}"`);
 }
 
-interface ProbeLine {
+export interface ProbeLine {
   at: number;
   delayMax: number;
   delayP99: number;

@@ -132,6 +132,8 @@ async function follow(plex: FakePlex, folders: Folder[], endedAt: Map<string, nu
   let id = 0;
   await Promise.all(
     folders.map(async (fo) => {
+      // As the target does before a refresh: the section's timeline entries are kept from now.
+      follower.watchScans([fo.section]);
       await refresh(plex, fo);
       for (const file of fo.files) {
         const ticket: PlexTicket = { sections: [{ id: fo.section, title: fo.section }], file };

@@ -23,6 +23,7 @@ const benches: { id: string; name: string; load: () => Promise<{ run: () => Prom
   { id: '11', name: 'jellyfin-scans', load: () => import('./jellyfin-scans.js') },
   { id: '12', name: 'plex-confirm', load: () => import('./plex-confirm.js') },
   { id: '13', name: 'backpressure', load: () => import('./backpressure.js') },
+  { id: '14', name: 'timeline-flood', load: () => import('./timeline-flood.js') },
 ];
 
 const args = process.argv.slice(2);
@@ -151,6 +152,17 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    refreshes sent while the same folder still waited in Plex, and the drain after the load: with
    \`PLEX_MAX_OUTSTANDING\` 100,000 (the old behaviour, baseline) and with the default 8; then the default 8
    without the socket (polling \`/activities\`), a finding beside it.
+14. **Timeline flood** — a Plex that never stops sending timeline entries: the relay as users start it (the bundle
+   with \`npm start\`'s Node flags, a 512 MB heap; the default config but \`SERVER_SCAN_DELAY\` 1 s) against a hostile
+   fake Plex on 127.0.0.1 in its own process (\`bench/hostile-plex.ts\`) that scans the relay's folders one at a
+   time, 50 ms each, with its notification socket. Once the socket is open, 10 s of one Sonarr webhook a second for
+   a new folder (the baseline), then 60 s of the same while the fake sends 6,000,000 timeline entries (500 to a
+   frame, for ten sections holding none of the relay's folders) and 10 scans a second \`started\` and never
+   \`ended\`. The relay's peak RSS (VmHWM) against its RSS before the flood; \`GET /health\` every 50 ms (p50, p99,
+   max) against a bare Node http server probed the same way at the same time (what the machine's load alone does)
+   and the relay's own before the flood, with what a probe inside the relay saw (event-loop stalls, how long it
+   held each request); the folders refreshed at Plex and their outcomes; the entries the fake got onto the socket.
+   \`BENCH_FLOOD_AGAINST=<another build's scanrelay.mjs>\` runs the same against that build too.
 
 Every benchmark runs the defaults a user gets (file checks on, scans followed and confirmed), with the two path
 mappings a user writes; the files the requests name exist on the benchmark's disk and in the fake Plex.

@@ -3,6 +3,7 @@ import { banner } from './banner.js';
 import { Command } from 'commander';
 import { tokenFilePath } from '../drive/settings.js';
 import { createLogger, flushLogs, type Logger } from '../log.js';
+import { logFatalErrors } from '../log-fatal.js';
 import { sizeInBytes } from '../log-file.js';
 import { octal, tightenPrivate } from '../private-files.js';
 import { secretsOf } from '../config/load.js';
@@ -22,6 +23,8 @@ export function serverCommand(): Command {
     .option('--host <address>', 'listen on this address instead of SERVER_IP')
     .action(async (opts: { port?: number; host?: string }, cmd: Command) => {
       const { settings, loaded, logger, configDir } = loadContext(globalFlags(cmd), { buffered: true });
+      // From the first line on: an error nothing handled is the log file's last line, not only stderr's.
+      logFatalErrors(logger);
       const { config } = loaded;
       // Before anything touches the file (permissions, lock, migrations): a bad queue file stops the start, as is.
       const checked = checkQueueFile(settings.queuefile);

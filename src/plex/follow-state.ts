@@ -91,3 +91,41 @@ export interface Finished {
   ratingKey?: string;
   parentRatingKey?: string;
 }
+
+/** A follow-up's key: its folder's row and the generation the scan was sent for. */
+export const keyOf = (item: FollowItem): string => `${item.ref.folderId}:${item.ref.generation}`;
+
+/**
+ * The follow-ups by key, counting how many wait on each section: the notification socket keeps the timeline
+ * entries of those sections only (scan-watch.ts), and asks for every entry Plex sends, so the answer is a lookup.
+ */
+export class FollowedScans extends Map<string, Followed> {
+  private readonly perSection = new Map<string, number>();
+
+  override set(key: string, f: Followed): this {
+    this.delete(key);
+    for (const s of f.ticket.sections) this.perSection.set(s.id, (this.perSection.get(s.id) ?? 0) + 1);
+    return super.set(key, f);
+  }
+
+  override delete(key: string): boolean {
+    const f = this.get(key);
+    if (!f) return false;
+    for (const s of f.ticket.sections) {
+      const n = (this.perSection.get(s.id) ?? 1) - 1;
+      if (n > 0) this.perSection.set(s.id, n);
+      else this.perSection.delete(s.id);
+    }
+    return super.delete(key);
+  }
+
+  override clear(): void {
+    this.perSection.clear();
+    super.clear();
+  }
+
+  /** A follow-up waits on this section. */
+  follows(sectionId: string): boolean {
+    return this.perSection.has(sectionId);
+  }
+}

@@ -8,7 +8,7 @@
 import type { Follower, FollowItem, FollowResult } from '../scan.js';
 import { PlexScanProgress } from './activities.js';
 import { trashWanted } from './after-scan.js';
-import { FINISHED_TOGETHER, LOOKUPS_AT_ONCE, type Finished, type Followed, type PlexFollowerOptions, type PlexTicket } from './follow-state.js';
+import { FINISHED_TOGETHER, FollowedScans, keyOf, LOOKUPS_AT_ONCE, type Finished, type Followed, type PlexFollowerOptions, type PlexTicket } from './follow-state.js';
 import { FollowOutcomes } from './follow-outcomes.js';
 import { itemsOfScans, plexGet, type PlexGet } from './item-files.js';
 import { IdleSections, lookUp } from './idle-sections.js';
@@ -20,7 +20,7 @@ import { secs, verdict } from './verdict.js';
 const RECENT_SLACK_MS = 5_000;
 
 export class PlexFollower implements Follower {
-  private readonly items = new Map<string, Followed>();
+  private readonly items = new FollowedScans();
   private readonly idle: IdleSections;
   private readonly progress: PlexScanProgress;
   private readonly outcomes: FollowOutcomes;
@@ -42,6 +42,7 @@ export class PlexFollower implements Follower {
     this.outcomes = new FollowOutcomes(opts);
     this.line = new SectionLines(opts);
     this.idle = new IdleSections(opts);
+    opts.watch?.followedBy((id) => this.items.follows(id));
   }
 
   /** Scans Plex accepted that are not yet seen ended: what MAX_OUTSTANDING caps (the processor's dispatch). */
@@ -61,8 +62,10 @@ export class PlexFollower implements Follower {
    * open. A relay that has sent Plex nothing holds no socket (ws and node:crypto stay unloaded, 1.5 MB of an idle
    * relay on Node 24) and runs no reconnect loop against a Plex it has nothing to ask. A scan that begins before
    * the socket is open is caught by the /activities poll every (re)connect asks for (scan-watch.ts, pollDue).
+   * `sections`: those about to be asked, whose timeline entries are kept before any follow-up of them exists.
    */
-  watchScans(): void {
+  watchScans(sections: readonly string[] = []): void {
+    this.opts.watch?.expect(sections);
     if (!this.running || this.watching || !this.opts.watch) return;
     this.watching = true;
     this.opts.watch.start();
@@ -99,7 +102,7 @@ export class PlexFollower implements Follower {
     // Follow-ups restored at start (scans sent before a restart) need the socket as much as new scans do.
     this.watchScans();
     const ticket = item.ticket as PlexTicket;
-    const key = `${item.ref.folderId}:${item.ref.generation}`;
+    const key = keyOf(item);
     const followed: Followed = { item, ticket, addedAtPoll: this.polls, seenRunning: false, followedAt: this.opts.clock.now() };
     this.line.recorded(ticket.accepted);
     const seq = this.line.placeOf(ticket.accepted);
@@ -300,8 +303,3 @@ export class PlexFollower implements Follower {
     this.outcomes.track(p);
   }
 }
-
-function keyOf(item: FollowItem): string {
-  return `${item.ref.folderId}:${item.ref.generation}`;
-}
-

@@ -20,12 +20,29 @@ export interface EndedScan extends SectionScanEnded {
  */
 const RECENT_MS = 60_000;
 const RECENT_MAX = 256;
+/**
+ * Items the kept ends hold in all (about 2 MB): a scan's end carries up to MAX_TOUCHED of them, and a server
+ * that ends scan after scan of a followed section must not make 256 of those stay. The newest end is always kept.
+ */
+const RECENT_ITEMS = 20_000;
+/**
+ * How long a section's timeline entries are kept after a refresh of it was sent, before any follow-up of it is
+ * recorded: Plex can scan a small folder before it answers the refresh, and the delivery is recorded within a
+ * group commit; a minute is far past either.
+ */
+const EXPECTED_MS = 60_000;
 
 export class PlexScanWatch {
   private readonly scans: SectionScans;
   private readonly listeners = new Set<(scan: EndedScan) => void>();
   private readonly connectListeners = new Set<() => void>();
   private readonly recent: EndedScan[] = [];
+  /** Items held by `recent`. */
+  private recentItems = 0;
+  /** Sections about to be scanned, with when they were named (at most the sections refreshes were sent to). */
+  private readonly expected = new Map<string, number>();
+  /** The follower's answer to "is a scan of this section followed"; until it says, every section is. */
+  private followed: (sectionId: string) => boolean = () => true;
   private unsubscribe?: () => void;
   /** Said once per outage, not once per retry. */
   private saidDown = false;
@@ -43,7 +60,9 @@ export class PlexScanWatch {
     private readonly logger: Logger,
     private readonly where: string,
   ) {
-    this.scans = new SectionScans((scan) => this.ended(scan));
+    this.scans = new SectionScans((scan) => this.ended(scan), { follows: (id) => this.keeps(id), now: () => clock.now() });
+    // A frame of other sections' entries is not even parsed; one that mixes them has the others dropped by `scans`.
+    notifications.keepTimelineOf((id) => this.keeps(id));
   }
 
   get connected(): boolean {
@@ -82,6 +101,21 @@ export class PlexScanWatch {
     return this.scans.scanning();
   }
 
+  /** The follower says which sections it follows: only their timeline entries are kept (scan-items.ts). */
+  followedBy(follows: (sectionId: string) => boolean): void {
+    this.followed = follows;
+  }
+
+  /** Refreshes of these sections are about to be sent: their entries are kept from now, for EXPECTED_MS. */
+  expect(sectionIds: readonly string[]): void {
+    for (const id of sectionIds) this.expected.set(id, this.clock.now());
+  }
+
+  /** What the socket holds now, for the bounds' tests (scan-items.ts's, and the ends kept here). */
+  held(): ReturnType<SectionScans['held']> & { ends: number; endItems: number } {
+    return { ...this.scans.held(), ends: this.recent.length, endItems: this.recentItems };
+  }
+
   onEnded(fn: (scan: EndedScan) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
@@ -98,11 +132,24 @@ export class PlexScanWatch {
     return this.recent.filter((s) => sectionIds.has(s.sectionId) && s.at >= since);
   }
 
+  /** A scan of this section is followed, or a refresh of it was just sent: its entries are kept. */
+  keeps(sectionId: string): boolean {
+    if (this.followed(sectionId)) return true;
+    const at = this.expected.get(sectionId);
+    if (at === undefined) return false;
+    if (this.clock.now() - at < EXPECTED_MS) return true;
+    this.expected.delete(sectionId);
+    return false;
+  }
+
   private ended(scan: SectionScanEnded): void {
     const e: EndedScan = { ...scan, at: this.clock.now(), items: new Map() };
     this.recent.push(e);
+    this.recentItems += e.touched.length;
     const old = e.at - RECENT_MS;
-    while (this.recent.length > RECENT_MAX || (this.recent.length && this.recent[0].at < old)) this.recent.shift();
+    while (this.recent.length > 1 && (this.recent.length > RECENT_MAX || this.recentItems > RECENT_ITEMS || this.recent[0].at < old)) {
+      this.recentItems -= this.recent.shift()!.touched.length;
+    }
     for (const fn of [...this.listeners]) fn(e);
   }
 }

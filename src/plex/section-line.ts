@@ -80,7 +80,11 @@ export class SectionLines {
 
   /** The socket told of a scan end in the section. */
   ended(sectionId: string): void {
-    this.lineOf(sectionId).ended++;
+    // A line is begun only for a section a refresh is about to be sent to or a follow-up waits on (what the socket
+    // keeps entries of): Plex may end our first scan of it before it answers the refresh, but a server ending
+    // scans of other sections, or of made-up ones, adds no line.
+    const line = this.lines.get(sectionId) ?? (this.opts.watch?.keeps(sectionId) ? this.lineOf(sectionId) : undefined);
+    if (line) line.ended++;
     if (this.unfollowed.length) this.unfollowed = this.unfollowed.filter((seq) => !this.passed(seq));
   }
 

@@ -65,10 +65,20 @@ interface Followed {
 
 const keyOf = (item: FollowItem) => `${item.ref.folderId}:${item.ref.generation}`;
 
+/**
+ * Item ids of LibraryChanged waiting while their paths are read, at most (100 requests of IDS_PER_REQUEST): the
+ * server batches a library's changes over 30 s, so a real message names a few dozen. Past it, ids are dropped
+ * (about 0.3 MB held), and a file among them is confirmed by the listing, as when no message comes at all.
+ */
+const CHANGED_IDS_WAITING = 5_000;
+
 export class MediaBrowserFollower implements Follower {
   private readonly items = new Map<string, Followed>();
   private readonly t: FollowTimings;
   private readonly pending = new Set<Promise<void>>();
+  /** Ids LibraryChanged named, waiting for the read under way: one read at a time, however fast messages come. */
+  private readonly changed = new Set<string>();
+  private readingChanged = false;
   private done?: (item: FollowItem, result: FollowResult) => Promise<void>;
   private running = false;
   private loopDone?: Promise<void>;
@@ -222,9 +232,29 @@ export class MediaBrowserFollower implements Follower {
   }
 
   private onChanged(e: LibraryChangedEvent): void {
-    for (const f of [...this.items.values()]) if (f.ticket.removed?.ids.some((id) => e.removed.includes(id))) this.finish(f, { how: 'removed', by: 'socket' });
-    const ids = [...new Set([...e.added, ...e.updated])];
-    if (ids.length && this.items.size) this.track(this.confirmFromSocket(ids));
+    const removed = new Set(e.removed);
+    for (const f of [...this.items.values()]) if (f.ticket.removed?.ids.some((id) => removed.has(id))) this.finish(f, { how: 'removed', by: 'socket' });
+    if (!this.items.size) return;
+    for (const id of [...e.added, ...e.updated]) {
+      if (this.changed.size >= CHANGED_IDS_WAITING) break;
+      this.changed.add(id);
+    }
+    if (this.changed.size && !this.readingChanged) this.track(this.readChanged());
+  }
+
+  /** The ids heard so far, in batches, until none wait or nothing is followed any more. */
+  private async readChanged(): Promise<void> {
+    this.readingChanged = true;
+    try {
+      while (this.changed.size && this.items.size) {
+        const ids = [...this.changed];
+        this.changed.clear();
+        await this.confirmFromSocket(ids);
+      }
+    } finally {
+      this.changed.clear();
+      this.readingChanged = false;
+    }
   }
 
   private async confirmFromSocket(ids: string[]): Promise<void> {

@@ -51,13 +51,23 @@ export interface LocatorOptions {
   clock?: Clock;
 }
 
+/**
+ * Folder items kept in all (about 40 MB), and the most one level is read for: a library root holds some thousands
+ * of folders, the largest music libraries tens of thousands; a server that lists without end is read no further.
+ * Past the total, the levels read longest ago are forgotten first (and read again when a folder needs them).
+ */
+export const MAX_FOLDERS = 200_000;
+
 interface Level {
   children: FolderItem[];
   readAt: number;
 }
 
 export class ItemLocator {
+  /** Oldest read first. */
   private readonly levels = new Map<string, Level>();
+  /** Folder items the levels hold. */
+  private held = 0;
   private readonly pageSize: number;
   private readonly rereadAfterMs: number;
   private readonly clock: Clock;
@@ -117,8 +127,15 @@ export class ItemLocator {
 
   /** Forgets what was learnt below a library (or everything): after a refresh that may have changed it. */
   forget(parentId?: string): void {
-    if (parentId === undefined) this.levels.clear();
-    else this.levels.delete(parentId);
+    if (parentId === undefined) {
+      this.levels.clear();
+      this.held = 0;
+    } else this.drop(parentId);
+  }
+
+  /** Folder items held now, for the bound's test. */
+  get size(): number {
+    return this.held;
   }
 
   private async read(parentId: string, counted: (n: number) => void): Promise<Level> {
@@ -133,11 +150,22 @@ export class ItemLocator {
         }
       }
       const total = typeof page.total === 'number' ? page.total : start + items.length;
-      if (items.length < this.pageSize || start + items.length >= total) break;
+      if (items.length < this.pageSize || start + items.length >= total || children.length >= MAX_FOLDERS) break;
     }
     const level = { children, readAt: this.clock.now() };
+    this.drop(parentId);
     this.levels.set(parentId, level);
+    this.held += children.length;
+    for (const [id] of this.levels) {
+      if (this.held <= MAX_FOLDERS || id === parentId) break;
+      this.drop(id);
+    }
     return level;
+  }
+
+  private drop(parentId: string): void {
+    this.held -= this.levels.get(parentId)?.children.length ?? 0;
+    this.levels.delete(parentId);
   }
 }
 

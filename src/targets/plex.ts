@@ -121,7 +121,8 @@ export class PlexTarget implements Capabilities {
           detail: `Unable to map '${folder}' to a Section ID. Known locations: ${known.join(', ') || 'none'}. Check the SERVER_PATH_MAPPINGS entry for the path as received.`,
         };
       }
-      this.follower.watchScans();
+      // Before the refreshes: Plex can scan a small folder before it answers, and those entries must be kept.
+      this.follower.watchScans(matches.map((s) => s.id));
       for (const section of matches) {
         await this.api.refresh(section.id, folder);
         // Counted the moment Plex took it, in the order it took them (the follower's line, per section).

@@ -82,6 +82,16 @@ export class FakePlexNotifications {
     for (const ws of this.wss.clients) ws.terminate();
   }
 
+  /**
+   * Sends a frame of the test's own to every open socket (a chatty or hostile Plex), not kept in `frames`: a
+   * flood of them would hold the test's memory. Resolves once the socket has handed it to the kernel, so a
+   * sender that awaits each frame is paced by the reader.
+   */
+  sendRaw(frame: string): Promise<void> {
+    const sent = [...this.wss.clients].filter((ws) => ws.readyState === ws.OPEN).map((ws) => new Promise<void>((resolve) => ws.send(frame, () => resolve())));
+    return Promise.all(sent).then(() => undefined);
+  }
+
   async close(): Promise<void> {
     this.dropAll();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));

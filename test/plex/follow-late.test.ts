@@ -70,6 +70,8 @@ async function setUp(fake: (plex: FakePlex) => void) {
   /** A refresh Plex takes from the relay, counted in the section's line as the target does. */
   const scan = async (folder: string, file?: string) => {
     if (file) plex.onDisk.add(file);
+    // Its entries are kept from before Plex can answer, as the target has it (src/targets/plex.ts).
+    follower!.watchScans(['2']);
     await api.refresh('2', folder);
     return { folder, file, accepted: follower!.accepted('2') };
   };
