@@ -27,8 +27,8 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 // crypto for wss://, compression and its handshake; prom-client requires zlib and its Pushgateway, which the relay
 // never uses; find-my-way and Fastify call assert().
 //
-// Our own code is not touched: it takes what it needs when it needs it, in the source (node:crypto and node:https
-// through process.getBuiltinModule where they are used, ws by import() with the first socket).
+// Our own code is not touched: it takes what it needs when it needs it, in the source (a built-in through
+// process.getBuiltinModule where it is used, ws by import() with the first socket), so the tests run it as it runs.
 //
 // The stand-in loads the real module on the first property read: after their own loading, these packages only
 // read properties (assert's stand-in checks its condition and loads the real assert only to throw). It has the

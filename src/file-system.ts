@@ -14,7 +14,8 @@ import {
 } from 'node:fs';
 
 // promisify taken from Node, not imported: an ES import of node:util reads each of its exports, which loads its
-// argument parser and text diff (and on Node 24 its colours), about 0.5 MB the relay never uses.
+// argument parser and text diff (and on Node 24 its colours): +0.9 MB of RSS on Node 24, +0.2 MB on Node 20, in a
+// one-line http server.
 const { promisify } = process.getBuiltinModule('node:util');
 
 export const access = promisify(accessCallback);

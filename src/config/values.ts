@@ -133,7 +133,7 @@ function isProxyAddress(value: string): boolean {
   if (['loopback', 'linklocal', 'uniquelocal'].includes(value)) return true;
   const [ip, bits, extra] = value.split('/');
   // node:net's isIP taken from Node, not imported: an ES import of node:net reads each of its exports, which loads
-  // its address-list and socket-address modules (0.3 MB) for nothing.
+  // its address-list and socket-address modules (about 0.2 MB of RSS on Node 20 and 24) for nothing.
   const family = process.getBuiltinModule('node:net').isIP(ip);
   if (family === 0 || extra !== undefined) return false;
   if (bits === undefined) return true;
