@@ -1,11 +1,11 @@
 // The HTTP client every media server, Google and rclone call goes through: fetch's signature and errors, on
 // node:http. Node's own fetch (undici) parses responses with a WebAssembly module whose first compile held about
 // 40 MB at its peak and kept 20-30 MB, more than the rest of an idle server's own data (docs/performance.md).
-// In the bundle node:https loads at the first https:// call, not at start (scripts/bundle.mjs, on first use): it
-// sets up TLS, 5 MB of RSS on Node 24 that a relay calling only http:// servers never uses.
+// node:http and node:https are taken from Node (process.getBuiltinModule) when a request goes out, not imported:
+// node:https sets up TLS, 5 MB of RSS on Node 24 that a relay calling only http:// servers never uses, and an ES
+// import of node:http reads each of its exports, WebSocket's among them, which loads undici (+14 MB on Node 24).
 // Every answer is read up to the cap its call states (src/answer-caps.ts) and no further.
-import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { sizeText, UNSTATED_BYTES } from './answer-caps.js';
 import { answerOf, HeaderFields } from './http-answer.js';
 import { splitUserinfo } from './url-credentials.js';
@@ -136,7 +136,7 @@ function send(url: URL, method: string, headers: HeaderFields, body: Buffer | un
     if (signal?.aborted) return reject(signal.reason);
     const outgoing: Record<string, string> = { ...Object.fromEntries(headers), ...(body ? { 'content-length': String(body.length) } : {}) };
     if (!('accept' in outgoing)) outgoing.accept = '*/*';
-    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers: outgoing });
+    const req = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http').request(url, { method, headers: outgoing });
     let settled = false;
     const onAbort = () => {
       req.destroy();

@@ -2,7 +2,7 @@
 // injected clock, and dropped when it goes silent (a NAT or proxy that forgets the connection leaves a socket
 // that looks open and hears nothing, which would hide the very fallback that polling is there for).
 // Plex (src/plex/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser-socket.ts) speak through it.
-import WebSocket from 'ws';
+import type { WebSocket } from 'ws';
 import { NOTIFICATION_FRAME } from './answer-caps.js';
 import type { Clock } from './clock.js';
 
@@ -28,7 +28,7 @@ const HANDSHAKE_MS = 10_000;
  * (notification frames are small JSON; a huge one is a wrong server, not a message: ws closes the socket with
  * 1009 and the socket is dialled again after its backoff).
  */
-export const dialWs: Dial = (url, headers) => {
+const wsDial = (WebSocket: typeof import('ws').WebSocket): Dial => (url, headers) => {
   const ws = new WebSocket(url, { headers, followRedirects: false, handshakeTimeout: HANDSHAKE_MS, maxPayload: NOTIFICATION_FRAME.bytes, perMessageDeflate: false });
   let closed = false;
   const listeners = { close: [] as ((why: string) => void)[] };
@@ -56,6 +56,13 @@ export const dialWs: Dial = (url, headers) => {
     terminate: () => ws.terminate(),
   } as SocketLike;
 };
+
+let loadedDial: Promise<Dial> | undefined;
+/**
+ * The `ws` dial, imported when the first socket is dialled: a relay that never opens one (no scan sent yet, or
+ * no server that has a socket) loads neither ws nor what it requires (node:crypto, TLS, zlib).
+ */
+export const defaultDial = (): Promise<Dial> => (loadedDial ??= import('ws').then((m) => wsDial(m.WebSocket)));
 
 export interface MediaSocketOptions {
   url: string;
@@ -120,8 +127,9 @@ export class MediaSocket {
   }
 
   private async run(): Promise<void> {
+    const dial = this.opts.dial ?? (await defaultDial());
     while (this.running) {
-      const opened = await this.connectOnce();
+      const opened = await this.connectOnce(dial);
       if (!this.running) break;
       // A socket that opened and later dropped starts the count again: its first retry is quick.
       this.failures = opened ? 1 : this.failures + 1;
@@ -130,10 +138,10 @@ export class MediaSocket {
   }
 
   /** Resolves when the socket closes, with whether it had opened. */
-  private connectOnce(): Promise<boolean> {
+  private connectOnce(dial: Dial): Promise<boolean> {
     return new Promise((resolve) => {
       const { clock } = this.opts;
-      const socket = (this.opts.dial ?? dialWs)(this.opts.url, this.opts.headers ?? {});
+      const socket = dial(this.opts.url, this.opts.headers ?? {});
       this.socket = socket;
       let opened = false;
       socket.on('open', () => {

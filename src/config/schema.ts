@@ -3,7 +3,6 @@
 //
 // Keys keep plex_autoscan's UPPERCASE names and nesting so an existing config.json works unchanged. The base
 // defaults here are what a missing key gets; a new install gets the friendlier values of defaults.ts instead.
-import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import { autoscanSchema } from './autoscan-schema.js';
 import { googleSchema, rcloneSchema } from './drive-schema.js';
@@ -16,7 +15,8 @@ export { targetSchema };
 
 /** A fresh secret path segment: 32 lowercase hex characters, like plex_autoscan's uuid4().hex. */
 export function newServerPass(): string {
-  return randomBytes(16).toString('hex');
+  // node:crypto from Node when a secret is made, not each time a config is read (src/server/secret.ts says why).
+  return process.getBuiltinModule('node:crypto').randomBytes(16).toString('hex');
 }
 
 export const PLEX_SCANNER_DEFAULT = '/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner';

@@ -1,7 +1,6 @@
 // Counts each section's line at Plex while the notification socket is open: refreshes Plex took and scan ends it
 // told of. Plex runs a section's scans one at a time in the order it took them, so a follow-up whose place the
 // line passed has had its scan end, whatever the scan's items said, and no longer counts as outstanding.
-import { randomUUID } from 'node:crypto';
 import type { Followed, PlexFollowerOptions, PlexTicket } from './follow-state.js';
 
 type Placed = PlexTicket['accepted'] & {};
@@ -29,7 +28,7 @@ export class SectionLines {
   private runId?: string;
 
   private get run(): string {
-    return (this.runId ??= randomUUID());
+    return (this.runId ??= process.getBuiltinModule('node:crypto').randomUUID());
   }
 
   constructor(private readonly opts: Pick<PlexFollowerOptions, 'clock' | 'watch'>) {}

@@ -1,13 +1,14 @@
 // /api/<SERVER_PASS>/...: the JSON API to see and steer the relay (queue, history, held, targets, drive; scan,
 // retry, drop). Its schemas come from the zod types of schemas.ts; the OpenAPI document at
-// /api/<SERVER_PASS>/openapi.json is generated from them (openapi.ts, at build time for the bundle).
+// /api/<SERVER_PASS>/openapi.json is made from the routes registered here (openapi.ts, on its first request).
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { StorageError } from '../intake.js';
 import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
 import { PathRefused } from '../paths/gate.js';
 import { MANUAL_OFF } from './scan.js';
+import type { DocumentedRoute } from './openapi.js';
 import {
   actionResult,
   driveReply,
@@ -33,12 +34,16 @@ import { steer } from './steer.js';
 import { driveView, historyView, queueView } from './views.js';
 
 const secret = rule('secret');
-const params = jsonSchema(secretParams, 'input');
-const error = jsonSchema(errorReply);
-const action = jsonSchema(actionResult);
-const scanAnswer = jsonSchema(scanReply);
 
 export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
+  // Every route below as registered, for the OpenAPI document.
+  const routes: DocumentedRoute[] = [];
+  app.addHook('onRoute', (route) => void routes.push(route));
+  // The JSON schemas are made here, as the routes register, and kept by Fastify; the zod types are let go.
+  const params = jsonSchema(secretParams(), 'input');
+  const error = jsonSchema(errorReply());
+  const action = jsonSchema(actionResult());
+  const scanAnswer = jsonSchema(scanReply());
   const actions = steer(deps, 'the API');
   const answer = (reply: FastifyReply, r: ActionResult) => (r.ok ? r : reply.code(404).send(r));
 
@@ -48,11 +53,11 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
       summary: 'Folders waiting to be scanned, first by priority then due time, with each target\'s delivery state',
       tags: ['queue'],
       params,
-      querystring: jsonSchema(queueQuery, 'input'),
-      response: { 200: jsonSchema(queueReply), 401: error },
+      querystring: jsonSchema(queueQuery(), 'input'),
+      response: { 200: jsonSchema(queueReply()), 401: error },
     },
   }, async (req) => {
-    const { limit } = req.query as z.output<typeof queueQuery>;
+    const { limit } = req.query as z.output<ReturnType<typeof queueQuery>>;
     return { count: deps.queue.count(), folders: queueView(deps, limit) };
   });
 
@@ -62,10 +67,10 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
       summary: 'Finished folders, newest first: one row per target (or one row for exhausted/dropped folders)',
       tags: ['queue'],
       params,
-      querystring: jsonSchema(historyQuery, 'input'),
-      response: { 200: jsonSchema(historyReply), 401: error },
+      querystring: jsonSchema(historyQuery(), 'input'),
+      response: { 200: jsonSchema(historyReply()), 401: error },
     },
-  }, async (req) => ({ history: historyView(deps, (req.query as z.output<typeof historyQuery>).limit) }));
+  }, async (req) => ({ history: historyView(deps, (req.query as z.output<ReturnType<typeof historyQuery>>).limit) }));
 
   app.get('/api/:secret/targets', {
     ...secret,
@@ -73,7 +78,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
       summary: 'Media servers and their health; `held` says why all scans wait (a missing anchor file)',
       tags: ['targets'],
       params,
-      response: { 200: jsonSchema(targetsReply), 401: error },
+      response: { 200: jsonSchema(targetsReply()), 401: error },
     },
   }, async (): Promise<TargetsReply> => ({ held: deps.processor?.held ?? null, targets: deps.processor?.health() ?? [] }));
 
@@ -83,7 +88,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
       summary: "Requests waiting for their file's SHA-256 (autopulse's hash=), oldest first, and the cap on them",
       tags: ['queue'],
       params,
-      response: { 200: jsonSchema(heldReply), 401: error },
+      response: { 200: jsonSchema(heldReply()), 401: error },
     },
   }, async () => ({ count: deps.hashHold?.size ?? 0, limit: deps.hashHold?.limit ?? 0, held: deps.hashHold?.list() ?? [] }));
 
@@ -93,7 +98,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
       summary: "The Google Drive monitor's state (null when it is not running)",
       tags: ['drive'],
       params,
-      response: { 200: jsonSchema(driveReply), 401: error },
+      response: { 200: jsonSchema(driveReply()), 401: error },
     },
   }, async () => ({ drive: driveView(deps) ?? null }));
 
@@ -103,18 +108,18 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
       summary: 'Ask for a scan of a file or folder, like the manual page (path mappings and the ignore list apply)',
       tags: ['actions'],
       params,
-      body: jsonSchema(scanBody, 'input'),
+      body: jsonSchema(scanBody(), 'input'),
       response: {
         200: scanAnswer,
         202: scanAnswer,
-        400: jsonSchema(refusalReply),
+        400: jsonSchema(refusalReply()),
         401: error,
         403: error,
         503: error,
       },
     },
   }, async (req, reply) => {
-    const { path, refresh, libraryRoot } = req.body as z.input<typeof scanBody>;
+    const { path, refresh, libraryRoot } = req.body as z.input<ReturnType<typeof scanBody>>;
     if (!deps.allowManualScan) {
       deps.logger.warn({ client: req.ip }, `Refused an API scan request from '${req.ip}': SERVER_ALLOW_MANUAL_SCAN is false.`);
       return reply.code(403).send({ error: MANUAL_OFF });
@@ -146,9 +151,9 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
   ] as const) {
     app.post(`/api/:secret/queue/${name}`, {
     ...secret,
-      schema: { summary, tags: ['actions'], params, body: jsonSchema(folderBody, 'input'), response: { 200: action, 401: error, 404: action } },
+      schema: { summary, tags: ['actions'], params, body: jsonSchema(folderBody(), 'input'), response: { 200: action, 401: error, 404: action } },
     }, async (req, reply) => {
-      const { folder } = req.body as z.input<typeof folderBody>;
+      const { folder } = req.body as z.input<ReturnType<typeof folderBody>>;
       return answer(reply, await (name === 'scan-now' ? actions.scanNow(folder) : name === 'retry' ? actions.retry(folder) : actions.drop(folder)));
     });
   }
@@ -161,9 +166,9 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
         summary: 'The path doctor: every step a path takes, and the closest candidates and a suggested mapping when nothing matches',
         tags: ['doctor'],
         params,
-        querystring: jsonSchema(explainQuery, 'input'),
+        querystring: jsonSchema(explainQuery(), 'input'),
       },
-    }, async (req) => explain((req.query as z.input<typeof explainQuery>).path));
+    }, async (req) => explain((req.query as z.input<ReturnType<typeof explainQuery>>).path));
   }
 
   // Describes this API only (not webhooks or pages). Made once, on the first request (openapi.ts).
@@ -171,7 +176,7 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
   app.get('/api/:secret/openapi.json', { schema: { hide: true, params }, ...secret }, async () => {
     // The servers entry carries SERVER_BASE_PATH, so a client made from the document calls under it.
     document ??= import('./openapi.js')
-      .then((m) => m.openapiDocument(controlApiRoutes))
+      .then((m) => m.openapiDocument(routes))
       .then((doc) => ({ ...(doc as object), servers: [{ url: deps.basePath || '/' }] }))
       .catch((err: unknown) => {
         document = undefined; // the next request tries again

@@ -2,9 +2,7 @@
 // "Every answer" includes the ones Fastify and Node write themselves, before any hook could run: 414 (a path
 // segment over maxParamLength), 400 (a URL that cannot be decoded), 503 while closing, and Node's own 431, 408
 // and 400 for a request it could not parse.
-import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { STATUS_CODES } from 'node:http';
 import { rule } from './access.js';
 import type { FastifyInstance } from 'fastify';
 
@@ -28,7 +26,7 @@ export function pagePolicy(html: string): string {
   const hashes = (tag: string) =>
     [...html.matchAll(new RegExp(`<${tag}(\\s[^>]*)?>([\\s\\S]*?)</${tag}>`, 'g'))]
       .filter((m) => !/\ssrc\s*=/i.test(m[1] ?? ''))
-      .map((m) => `'sha256-${createHash('sha256').update(m[2], 'utf8').digest('base64')}'`);
+      .map((m) => `'sha256-${process.getBuiltinModule('node:crypto').hash('sha256', m[2], 'base64')}'`);
   return [
     "default-src 'self'",
     `script-src 'self' ${hashes('script').join(' ')}`.trim(),
@@ -82,7 +80,7 @@ export function answerClientError(err: Error & { code?: string }, socket: Socket
     const body = JSON.stringify({ error });
     const headers = { ...ALWAYS, 'content-security-policy': NOTHING, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' };
     const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines.join('\r\n')}\r\n\r\n${body}`);
+    socket.write(`HTTP/1.1 ${status} ${process.getBuiltinModule('node:http').STATUS_CODES[status]}\r\n${lines.join('\r\n')}\r\n\r\n${body}`);
   }
   socket.destroy(err);
 }

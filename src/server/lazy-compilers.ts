@@ -14,14 +14,12 @@ import type { FastifyServerOptions } from 'fastify';
 type Builder<F> = (externalSchemas: unknown, options: unknown) => (routeSchema: unknown) => F;
 
 /**
- * The packages by a literal require(): the bundle (scripts/bundle.mjs) carries them and runs their code on this
- * first call only; from the TypeScript sources (tests, tsx) they come from node_modules.
+ * A compiler package, from fastify's own folder in node_modules, where npm installs it: the same from the sources
+ * and from the bundle, which leaves these packages out (scripts/bundle.mjs: their 430 KB would be read at every
+ * start for code an idle relay never runs).
  */
 function load(name: '@fastify/ajv-compiler' | '@fastify/fast-json-stringify-compiler'): () => (...args: unknown[]) => unknown {
-  if (typeof require === 'function') {
-    return name === '@fastify/ajv-compiler' ? require('@fastify/ajv-compiler') : require('@fastify/fast-json-stringify-compiler');
-  }
-  return createRequire(import.meta.url)(name);
+  return createRequire(createRequire(import.meta.url).resolve('fastify'))(name);
 }
 
 /** How many real compilers have been built (tests: none at start). */

@@ -126,14 +126,14 @@ function shown(text: string): string {
 /** What a webhook or manual request gets back (the HTML answer of the manual page is not described here). */
 const receiveSchema = {
   summary: 'Receive a webhook (Sonarr, Radarr, Lidarr, Readarr, Plex/Jellyfin/Emby, Tdarr, Drive) or a manual scan request',
-  params: jsonSchema(secretParams, 'input'),
+  params: jsonSchema(secretParams(), 'input'),
   response: {
-    200: jsonSchema(receivedReply),
-    202: jsonSchema(receivedReply),
-    400: jsonSchema(refusalReply),
-    401: jsonSchema(errorReply),
-    403: jsonSchema(errorReply),
-    413: jsonSchema(errorReply),
-    503: jsonSchema(errorReply),
+    200: jsonSchema(receivedReply()),
+    202: jsonSchema(receivedReply()),
+    400: jsonSchema(refusalReply()),
+    401: jsonSchema(errorReply()),
+    403: jsonSchema(errorReply()),
+    413: jsonSchema(errorReply()),
+    503: jsonSchema(errorReply()),
   },
 };

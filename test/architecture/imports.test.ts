@@ -1,5 +1,6 @@
 // No two files of src/ import each other, however long the way round (type imports count: they tie the files as
-// much for a reader), and the shared nouns (src/scan.ts) import nothing, so every part may use them.
+// much for a reader), and the shared nouns (src/scan.ts) import nothing, so every part may use them. And src/
+// loads no devDependency: the image prunes them (Dockerfile), so what the program loads must be a dependency.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -84,5 +85,17 @@ describe('the import graph of src/', () => {
     expect(importsOf(a, "import {\n  x,\n  type Y,\n} from './b.js';")).toEqual([b]);
     expect(importsOf(a, "const m = await import('./b.js');")).toEqual([b]);
     expect(named(findCircle(new Map([[a, [b]], [b, [a]]]))!)).toBe('src/a.ts -> src/b.ts -> src/a.ts');
+  });
+});
+
+describe('the packages src/ loads', () => {
+  it('are dependencies, not devDependencies (type-only imports aside: they are gone once compiled)', () => {
+    const { devDependencies } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    const loads = /(?:^|[^\w.])(?:import|export)\s+(?!type\s)(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'".][^'"]*)['"]|import\(\s*['"]([^'".][^'"]*)['"]\s*\)/gm;
+    const packageOf = (spec: string) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+    const found = sources(src).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(loads)].map((m) => packageOf(m[1] ?? m[2])).filter((p) => p in devDependencies).map((p) => `${relative(repoRoot, file)}: ${p}`),
+    );
+    expect(found).toEqual([]);
   });
 });

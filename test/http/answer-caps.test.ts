@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { NOTIFICATION_FRAME, sizeText, UNSTATED_BYTES } from '../../src/answer-caps.js';
 import { AnswerTooLarge, httpFetch } from '../../src/http-fetch.js';
-import { dialWs } from '../../src/media-socket.js';
+import { defaultDial } from '../../src/media-socket.js';
 import { flood, type FloodResult } from '../fakes/flood.js';
 import { peakArrayBuffers } from '../support/memory-peak.js';
 import { closeServer, listenLocal } from '../support/net.js';
@@ -96,7 +96,7 @@ describe('a notification frame past its cap', () => {
       ws.send(Buffer.alloc(NOTIFICATION_FRAME.bytes + 1, 'a').toString());
     });
     try {
-      const socket = dialWs(`ws://127.0.0.1:${(wss.address() as { port: number }).port}/`, {});
+      const socket = (await defaultDial())(`ws://127.0.0.1:${(wss.address() as { port: number }).port}/`, {});
       const texts: string[] = [];
       socket.on('text', (text) => texts.push(text));
       const why = await new Promise<string>((r) => socket.on('close', r));

@@ -1,14 +1,14 @@
 // A Plex whose notification socket never stops sending timeline entries (agents' and scheduled tasks' refreshes
 // all day; a hostile server, without end), against the fake Plex on 127.0.0.1: what the relay holds stays
 // bounded while the follower still confirms a real scan in another section from its own entries.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log.js';
 import { NO_AFTER_SCAN } from '../../src/plex/after-scan.js';
 import { PlexApi } from '../../src/plex/api.js';
 import { PlexFollower } from '../../src/plex/follower.js';
 import { PlexNotifications } from '../../src/plex/notifications.js';
-import { dialWs, type Dial, type SocketLike } from '../../src/media-socket.js';
+import { defaultDial, type Dial, type SocketLike } from '../../src/media-socket.js';
 import { MAX_RUNNING } from '../../src/plex/scan-items.js';
 import { PlexScanWatch } from '../../src/plex/scan-watch.js';
 import type { FollowResult } from '../../src/scan.js';
@@ -42,11 +42,17 @@ function timelineFrame(section: string, first: number, n: number): string {
 const startedFrame = (uuid: string, section: string) =>
   JSON.stringify({ NotificationContainer: { type: 'activity', size: 1, ActivityNotification: [{ event: 'started', uuid, Activity: { uuid, type: 'library.update.section', title: 'Scanning', progress: 0, Context: { librarySectionID: section } } }] } });
 
+/** The real `ws` dial, loaded once for this file. */
+let dialed: Dial | undefined;
+beforeAll(async () => {
+  dialed = await defaultDial();
+});
+
 /** The relay's socket as it runs, counting the frames it has read (each counted once handled). */
 function countingDial(): { dial: Dial; read: () => number } {
   let read = 0;
   const dial: Dial = (url, headers) => {
-    const ws = dialWs(url, headers);
+    const ws = dialed!(url, headers);
     const on = ws.on.bind(ws) as (event: string, fn: (arg: string) => void) => void;
     ws.on = ((event: string, fn: (arg: string) => void) => on(event, event === 'text' ? (t: string) => (fn(t), read++) : fn)) as SocketLike['on'];
     return ws;
