@@ -13,6 +13,7 @@ export const SECRET_KEYS: readonly (readonly string[])[] = [
   ['TARGETS', '*', 'PASSWORD'],
   // A webhook URL holds its token (Discord's path, Gotify's ?token=).
   ['NOTIFY', '*', 'URL'],
+  ['ARR', '*', 'API_KEY'],
 ];
 
 /** Whether `path` (as in a zod issue: TARGETS, 0, TOKEN) names a secret. */

@@ -7,6 +7,8 @@ import type { FinishedScan, QueuedFolder } from './schemas.js';
 import { detailBlock } from './detail.js';
 import { documentHead, escapeHtml as h } from './page.js';
 import type { NotifierView } from './views.js';
+import type { AppView } from '../arr/connected.js';
+import { appsSection } from './apps-section.js';
 
 export interface DashboardView {
   now: number;
@@ -18,6 +20,8 @@ export interface DashboardView {
   drive: unknown;
   /** NOTIFY: each notifier's last result. */
   notify?: NotifierView[];
+  /** ARR: each connected app's state and catch-up. */
+  apps?: AppView[];
   /** The outcome of the action just taken (after a form POST). */
   said?: string;
   /** A security problem to fix, shown above everything (a weak SERVER_PASS). */
@@ -242,7 +246,7 @@ function driveSection(v: DashboardView): string {
 
 /** The part of the dashboard that live updates replace. */
 export function dashboardLive(v: DashboardView): string {
-  return `${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${historySection(v)}${targetsSection(v)}${notifySection(v)}${driveSection(v)}`;
+  return `${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${historySection(v)}${targetsSection(v)}${appsSection(v.apps)}${notifySection(v)}${driveSection(v)}`;
 }
 
 const liveScript = `
