@@ -55,7 +55,7 @@ export class ConnectedApps {
   readonly apps: AppCatchUp[];
   private readonly asked = new AskedFolders();
   private readonly cursors: ArrCursors;
-  private detach: (() => void) | undefined;
+  private readonly detach: () => void;
   private noted = 0;
 
   constructor(private readonly deps: ConnectedAppsDeps) {
@@ -76,11 +76,8 @@ export class ConnectedApps {
           onCaughtUp: deps.onCaughtUp,
         }),
     );
-  }
-
-  /** Listens to the intake, reads what the queue file knows, and catches every app up (each at once, then on its timer). */
-  start(): void {
-    const { activity, clock } = this.deps;
+    // Every folder the intake queues from now on, whatever sent it; and a webhook from an app taken for silent.
+    const { activity, clock } = deps;
     const onQueued = (e: ActivityEvents['queued'][0]) => {
       this.asked.note(e.folder, clock.now());
       if (++this.noted % 1_000 === 0) this.forget();
@@ -94,13 +91,17 @@ export class ConnectedApps {
       activity.off('queued', onQueued);
       activity.off('request', onRequest);
     };
+  }
+
+  /** Reads what the queue file knows of the folders asked for, and catches every app up (each at once, then on its timer). */
+  start(): void {
     const since = this.oldestReading();
     if (since !== undefined) for (const { folder, at } of foldersAskedSince(this.deps.db, since)) this.asked.note(folder, at);
     for (const app of this.apps) app.start();
   }
 
   async stop(): Promise<void> {
-    this.detach?.();
+    this.detach();
     await Promise.all(this.apps.map((a) => a.stop()));
   }
 

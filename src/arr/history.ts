@@ -25,6 +25,8 @@ export interface SkippedRecord {
 
 /** An upgrade's delete is written just before its import; one that far apart is not the same upgrade. */
 const UPGRADE_PAIR_MS = 60 * 60_000;
+/** The records of one import (each episode of a file, each track of a release) are written within this. */
+const SAME_IMPORT_MS = 10 * 60_000;
 
 /**
  * The scans of `records` (sorted by date). `app` is the webhook source the app's payloads are read as (whisparr for
@@ -73,7 +75,9 @@ export function historyScans(
 
   // Imports: one Download per file (Sonarr, Radarr: a multi-episode file has a record per episode), or per
   // release (Lidarr, Readarr: an album's tracks share the download's id).
-  const imports = new Map<string, { records: HistoryRecord[]; paths: string[]; replaced: HistoryRecord[] }>();
+  type ImportGroup = { records: HistoryRecord[]; paths: string[]; replaced: HistoryRecord[] };
+  const imports = new Map<string, ImportGroup>();
+  const importGroups: ImportGroup[] = [];
   const renames = new Map<string, { records: HistoryRecord[] }>();
   const single = new Map<string, { records: HistoryRecord[]; event: 'delete' | 'retag' }>();
   /** Files the record among the groups above; what it cannot be is said. */
@@ -81,12 +85,17 @@ export function historyScans(
     if (flavour.imports.includes(r.eventType)) {
       const path = r.data.importedPath;
       if (!path) return `${r.eventType} record has no data.importedPath`;
-      const key = 'one' in p.imported ? `file\0${path}` : `release\0${r.downloadId ?? `${r.owner}\0${r.date}`}`;
-      const group = imports.get(key) ?? { records: [], paths: [], replaced: [] };
+      // The records of one import are written together; the same file imported again later is another Download.
+      const key = 'one' in p.imported ? `file\0${path}\0${r.downloadId}` : `release\0${r.downloadId ?? r.owner}`;
+      const open = imports.get(key);
+      const group = open && r.date - open.records[open.records.length - 1].date <= SAME_IMPORT_MS ? open : { records: [], paths: [], replaced: [] };
+      if (group !== open) {
+        imports.set(key, group);
+        importGroups.push(group);
+      }
       group.records.push(r);
       if (!group.paths.includes(path)) group.paths.push(path);
       group.replaced.push(...takeUpgrade(r));
-      imports.set(key, group);
     } else if (r.eventType === flavour.renamed) {
       if (!r.data.path && !r.data.sourcePath) return `${r.eventType} record has no data.path or data.sourcePath`;
       const key = `${r.data.sourcePath}\0${r.data.path}`;
@@ -106,7 +115,7 @@ export function historyScans(
     if (reason !== undefined) skipped.push({ id: r.id, reason });
   }
 
-  for (const g of imports.values()) {
+  for (const g of importGroups) {
     const replaced = [...new Set(g.replaced)];
     const files = g.paths.map((path) => ({ path }));
     const payload: Payload = {
