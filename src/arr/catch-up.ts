@@ -63,7 +63,10 @@ export class AppCatchUp {
   lastCatchUpAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private inflight: Promise<void> | undefined;
+  /** No timer runs (before start, after stop). */
   private stopped = true;
+  /** Stopped by the service: a catch-up under way hands on no further chunk. */
+  private ended = false;
   private readonly owners = new Map<number, Payload>();
 
   constructor(private readonly deps: CatchUpDeps) {
@@ -93,11 +96,13 @@ export class AppCatchUp {
 
   start(): void {
     this.stopped = false;
+    this.ended = false;
     this.schedule(0);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.ended = true;
     clearTimeout(this.timer);
     await this.inflight;
   }
@@ -205,7 +210,7 @@ export class AppCatchUp {
       const events = chunk.reduce((n, s) => n + s.records.length, 0) + (next === fresh.length ? skipped.length : 0);
       this.caughtUp += events;
       this.deps.onCaughtUp?.(this.name, events);
-    } while (i < scans.length && !this.stopped);
+    } while (i < scans.length && !this.ended);
   }
 
   /** Moves the cursor to the first record not yet handed on; remembers the ids handled within the overlap. */

@@ -47,18 +47,23 @@ export class FakeArrApp {
   /** Series or movies by id (what GET series/{id} or movie/{id} answers). */
   owners = new Map<number, Json>();
   notifications: Json[] = [];
-  /** Applied to every request while set. */
+  /** Applied to every request while set (to those whose path `failureFor` matches, when it is set). */
   failure: ArrFailure;
+  failureFor: RegExp | undefined;
   /** A Connect entry saved untested fails its test (the app cannot reach the URL). */
   testFails = false;
   version: string;
   url = '';
   private server: Server | undefined;
-  private nextId = 1;
+  private nextId = 100;
+
+  /** Answers every record whatever eventType was asked (an app that ignores the filter). */
+  unfiltered = false;
 
   constructor(
     readonly type: ArrAppType,
-    readonly apiKey: string,
+    /** The key it takes; a test changes it to see a key refused. */
+    public apiKey: string,
   ) {
     this.api = INFO[type].api;
     this.version = INFO[type].version;
@@ -97,7 +102,7 @@ export class FakeArrApp {
         }
         const request: ArrRequest = { method: req.method ?? '', path: u.pathname, query: Object.fromEntries(u.searchParams), headers: req.headers, body };
         this.requests.push(request);
-        const failure = this.failure;
+        const failure = this.failureFor && !this.failureFor.test(u.pathname) ? undefined : this.failure;
         if (failure === 'down') return void req.socket.destroy();
         if (failure === 'hang') return;
         if (failure === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"records": [');
@@ -147,7 +152,7 @@ export class FakeArrApp {
     if (type !== undefined && !this.eventTypes().includes(type)) {
       return { status: 400, json: { title: 'One or more validation errors occurred.', status: 400, errors: { eventType: [`The value '${type}' is not valid.`] } } };
     }
-    const found = this.history.filter((h) => (Number.isNaN(from) || Date.parse(h.date as string) >= from) && (type === undefined || h.eventType === type));
+    const found = this.history.filter((h) => (Number.isNaN(from) || Date.parse(h.date as string) >= from) && (type === undefined || this.unfiltered || h.eventType === type));
     // Sonarr (and Whisparr v2, its code) answer in no order: here the newest first, so the reader must sort.
     return { status: 200, json: ['sonarr', 'whisparr'].includes(this.type) ? [...found].reverse() : found };
   }
