@@ -21,8 +21,8 @@ import { byDate, readRecord, type HistoryRecord } from './records.js';
 /** Read again before the cursor: an event the app dated a little before one already read may be written after it. */
 export const OVERLAP_MS = 60_000;
 /**
- * The least delay of a caught-up request (or SERVER_SCAN_DELAY, when shorter): the chunks of one catch-up are queued
- * within it, so a folder whose events fall into two chunks is still one scan.
+ * The delay of a caught-up request (or SERVER_SCAN_DELAY, when shorter): the chunks of one catch-up are queued within
+ * it, so a folder whose events fall into two chunks is still one scan.
  */
 export const SETTLE_MS = 5_000;
 /** How often an app that does not answer is asked again (or CATCH_UP_INTERVAL, when shorter). */
@@ -36,7 +36,7 @@ export interface CatchUpDeps {
   intake: Intake;
   clock: Clock;
   logger: Logger;
-  /** SERVER_SCAN_DELAY (ms) and SERVER_SCAN_DELAYS: a caught-up request's delay counts from its event. */
+  /** SERVER_SCAN_DELAY (ms) and SERVER_SCAN_DELAYS: what a caught-up request waits (delayOf below). */
   scanDelayMs: number;
   scanDelays?: Record<string, number>;
   /** The most requests handed to the intake at once (SERVER_MAX_REQUEST_PATHS or less). */
@@ -249,10 +249,15 @@ export class AppCatchUp {
     }
   }
 
-  /** What is left of the request's delay, counted from its event; at least SETTLE_MS (or the delay, when shorter). */
+  /**
+   * SETTLE_MS (or SERVER_SCAN_DELAY, when shorter): SERVER_SCAN_DELAY gathers a burst of webhooks into one scan, and a
+   * catch-up reads the burst whole. A SERVER_SCAN_DELAYS entry that names the request (`sonarr-history`, `upgrade`)
+   * is kept, counted from the event as its webhook's would have been.
+   */
   private delayOf(request: ScanRequest, ageMs: number): number {
-    const configured = delayOf(request, this.deps.scanDelays).delayMs ?? this.deps.scanDelayMs;
-    return Math.max(configured - ageMs, Math.min(configured, SETTLE_MS));
+    const own = delayOf(request, this.deps.scanDelays).delayMs;
+    if (own === undefined) return Math.min(this.deps.scanDelayMs, SETTLE_MS);
+    return Math.max(own - ageMs, Math.min(own, SETTLE_MS));
   }
 
   /** The series or movie of each import (its IDs, as the webhook carries them for PLEX_FIX_MISMATCHED), when known. */

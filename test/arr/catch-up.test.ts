@@ -228,16 +228,24 @@ describe('the catch-up', () => {
     expect(h.arr.status()[0].caughtUp).toBe(1_000);
   });
 
-  it("a caught-up request's delay counts from its event: an old one is due within seconds, a recent one when its webhook's would have been", async () => {
-    h = await arrHarness(['sonarr'], { config: { SERVER_SCAN_DELAY: 180 } });
+  it("a caught-up request is due within 5 s, whatever SERVER_SCAN_DELAY says; a SERVER_SCAN_DELAYS entry naming it counts from its event", async () => {
+    h = await arrHarness(['sonarr'], { config: { SERVER_SCAN_DELAY: 180, SERVER_SCAN_DELAYS: { 'sonarr-history:upgrade': 120 } } });
     const [sonarr] = h.apps;
     await h.arr.catchUp();
     sonarr.write({ ...imported(20), id: 20 }, h.clock.now());
     h.clock.advance(3_600_000);
-    sonarr.write({ ...imported(21), id: 21 }, h.clock.now() - 10_000);
+    sonarr.write({ ...imported(21), id: 21 }, h.clock.now() - 2_000);
+    sonarr.write({ ...imported(22, { episodeId: 22 }), eventType: 'episodeFileDeleted', sourceTitle: file(22).replace('.mkv', '.avi'), data: { reason: 'Upgrade' }, id: 22 }, h.clock.now() - 10_000);
+    sonarr.write({ ...imported(22, { episodeId: 22 }), id: 23 }, h.clock.now() - 10_000);
+    sonarr.write({ ...imported(24), id: 24 }, h.clock.now() - 200_000);
     await h.arr.catchUp();
-    const due = Object.fromEntries(queued(h).map((f) => [f.folder, f.dueAt - h!.clock.now()]));
-    expect(due).toEqual({ [show(20)]: 5_000, [show(21)]: 170_000 });
+    const due = Object.fromEntries(queued(h).map((f) => [f.folder, [f.event, f.dueAt - h!.clock.now()]]));
+    expect(due).toEqual({
+      [show(20)]: ['Download', 5_000],
+      [show(21)]: ['Download', 5_000],
+      [show(22)]: ['Upgrade', 110_000],
+      [show(24)]: ['Download', 5_000],
+    });
   });
 });
 
