@@ -9,7 +9,7 @@
 // - saving a Connect entry without forceSave=true tests it first (ProviderControllerBase.cs): a failing test is a
 //   400 with the validation failures; POST answers the entry with its new id, PUT the entry.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { closeServer, listenLocal } from '../support/net.js';
+import { closeServer, listenLocal, withBody } from '../support/net.js';
 import { ownFixture } from '../support/fixtures.js';
 
 export type ArrAppType = 'sonarr' | 'radarr' | 'lidarr' | 'readarr' | 'whisparr' | 'whisparr-v3';
@@ -88,18 +88,8 @@ export class FakeArrApp {
   }
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const u = new URL(req.url ?? '/', 'http://x');
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown;
-        try {
-          body = text ? JSON.parse(text) : undefined;
-        } catch {
-          body = text;
-        }
+    this.server = createServer(
+      withBody((req, res, u, body) => {
         const request: ArrRequest = { method: req.method ?? '', path: u.pathname, query: Object.fromEntries(u.searchParams), headers: req.headers, body };
         this.requests.push(request);
         const failure = this.failureFor && !this.failureFor.test(u.pathname) ? undefined : this.failure;
@@ -112,8 +102,8 @@ export class FakeArrApp {
         const { status, json } = this.route(request);
         if (json === undefined) return void res.writeHead(status).end();
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(json));
-      });
-    });
+      }),
+    );
     this.url = await listenLocal(this.server);
     return this;
   }
