@@ -23,6 +23,7 @@ const benches: { id: string; name: string; load: () => Promise<{ run: () => Prom
   { id: '11', name: 'jellyfin-scans', load: () => import('./jellyfin-scans.js') },
   { id: '12', name: 'plex-confirm', load: () => import('./plex-confirm.js') },
   { id: '13', name: 'backpressure', load: () => import('./backpressure.js') },
+  { id: '14', name: 'catch-up', load: () => import('./catch-up.js') },
 ];
 
 const args = process.argv.slice(2);

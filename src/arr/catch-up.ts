@@ -28,6 +28,9 @@ export const SETTLE_MS = 5_000;
 /** How often an app that does not answer is asked again (or CATCH_UP_INTERVAL, when shorter). */
 export const RETRY_MS = 30_000;
 
+/** The rest of this turn of the event loop to webhooks and /health: a week's history is read in several steps. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export interface CatchUpDeps {
   entry: ArrEntry;
   client: ArrClient;
@@ -178,6 +181,7 @@ export class AppCatchUp {
         if (r.ok) byId.set(r.record.id, r.record);
         else unreadable.push(r.reason);
       }
+      await nextTurn();
     }
     const all = [...byId.values()].sort(byDate);
     return { flavour, cursor, fresh: all.filter((r) => !seen.has(r.id)), old: all.filter((r) => seen.has(r.id)), unreadable };
@@ -187,7 +191,10 @@ export class AppCatchUp {
     const { fresh } = read;
     if (fresh.length === 0) return;
     const app = (this.deps.entry.TYPE === 'whisparr' ? 'whisparr' : read.flavour.name) as Source;
-    const { scans, skipped } = historyScans(read.flavour, app, fresh, await this.ownersOf(read.flavour, fresh));
+    const owners = await this.ownersOf(read.flavour, fresh);
+    await nextTurn();
+    const { scans, skipped } = historyScans(read.flavour, app, fresh, owners);
+    await nextTurn();
     for (const s of skipped.slice(0, 3)) this.deps.logger.debug({ app: this.deps.client.who, record: s.id }, `History record ${s.id} of ${this.deps.client.who} was not scanned: ${s.reason}.`);
     const done = new Set<HistoryRecord>();
     let i = 0;
