@@ -152,6 +152,13 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    refreshes sent while the same folder still waited in Plex, and the drain after the load: with
    \`PLEX_MAX_OUTSTANDING\` 100,000 (the old behaviour, baseline) and with the default 8; then the default 8
    without the socket (polling \`/activities\`), a finding beside it.
+14. **Catch-up** — a week down: the relay (the bundle) first meets a fake Sonarr, is stopped, and its cursor is put
+   back a week; Sonarr's history holds 10,000 events (8,500 imports of 850 season packs, 300 upgrades, 600
+   renames of which 100 from an old series folder, 300 deleted files). Started again: the time from its first
+   request to Sonarr to the last event handed on (and the slowest \`/health\` answer meanwhile, polled every
+   20 ms), its peak RSS, and the folders it queued against those the same events queue as 9,700 webhooks sent
+   16 at a time to a fresh relay (the baseline run: its time and peak RSS). No media server is configured, so what
+   was queued is what is counted.
 
 Every benchmark runs the defaults a user gets (file checks on, scans followed and confirmed), with the two path
 mappings a user writes; the files the requests name exist on the benchmark's disk and in the fake Plex.
