@@ -209,19 +209,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const watch = config.WATCH.PATHS.length ? new WatchTrigger({ config: config.WATCH, intake, logger }) : undefined;
   // The history catch-up loads only when ARR has entries.
   const arr = config.ARR.length
-    ? new (await import('./arr/connected.js')).ConnectedApps({
-        entries: config.ARR,
-        db: queue.db,
-        intake,
-        activity,
-        clock,
-        logger,
-        fetch: opts.fetch,
-        scanDelayMs: config.SERVER_SCAN_DELAY * 1000,
-        scanDelays: config.SERVER_SCAN_DELAYS,
-        maxPaths: config.SERVER_MAX_REQUEST_PATHS,
-        onCaughtUp: (app, events) => metrics.caughtUp(app, events),
-      })
+    ? new (await import('./arr/connected.js')).ConnectedApps({ config, db: queue.db, intake, activity, clock, logger, fetch: opts.fetch, onCaughtUp: (app, n) => metrics.caughtUp(app, n) })
     : undefined;
   const explain = createDoctor({ config, targets, pathState });
   const app = await buildApp({

@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import type { Activity, ActivityEvents } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { Doctor } from '../doctor/explain.js';
-import type { ArrEntry } from '../config/arr-schema.js';
+import type { Config } from '../config/schema.js';
 import type { Intake } from '../intake.js';
 import type { Logger } from '../log.js';
 import { foldersAskedSince } from '../queue/asked.js';
@@ -17,7 +17,8 @@ import type { LinkState } from './link.js';
 import { appRoots, type AppRoots } from './roots.js';
 
 export interface ConnectedAppsDeps {
-  entries: ArrEntry[];
+  /** ARR, and what a caught-up request is queued with: SERVER_SCAN_DELAY(S), SERVER_MAX_REQUEST_PATHS (no chunk is larger). */
+  config: Pick<Config, 'ARR' | 'SERVER_SCAN_DELAY' | 'SERVER_SCAN_DELAYS' | 'SERVER_MAX_REQUEST_PATHS'>;
   /** The queue file: the cursors live in it, and what it holds tells which folders were asked for. */
   db: Database.Database;
   intake: Intake;
@@ -25,10 +26,6 @@ export interface ConnectedAppsDeps {
   clock: Clock;
   logger: Logger;
   fetch?: typeof fetch;
-  scanDelayMs: number;
-  scanDelays?: Record<string, number>;
-  /** SERVER_MAX_REQUEST_PATHS: no chunk handed to the intake is larger. */
-  maxPaths: number;
   onCaughtUp?: (app: string, events: number) => void;
 }
 
@@ -60,7 +57,8 @@ export class ConnectedApps {
 
   constructor(private readonly deps: ConnectedAppsDeps) {
     this.cursors = new ArrCursors(deps.db);
-    this.apps = deps.entries.map(
+    const { config } = deps;
+    this.apps = config.ARR.map(
       (entry) =>
         new AppCatchUp({
           entry,
@@ -70,9 +68,9 @@ export class ConnectedApps {
           intake: deps.intake,
           clock: deps.clock,
           logger: deps.logger,
-          scanDelayMs: deps.scanDelayMs,
-          scanDelays: deps.scanDelays,
-          chunk: Math.min(CHUNK, deps.maxPaths),
+          scanDelayMs: config.SERVER_SCAN_DELAY * 1000,
+          scanDelays: config.SERVER_SCAN_DELAYS,
+          chunk: Math.min(CHUNK, config.SERVER_MAX_REQUEST_PATHS),
           onCaughtUp: deps.onCaughtUp,
         }),
     );
