@@ -12,7 +12,7 @@ import type { ScanRequest, Source } from '../scan.js';
 import type { Payload } from '../triggers/payload.js';
 import { eventsRead, flavourOf, type ArrFlavour } from './apps.js';
 import type { AskedFolders } from './asked.js';
-import type { ArrClient } from './client.js';
+import type { AppStatus, ArrClient } from './client.js';
 import type { ArrCursors, Cursor } from './cursors.js';
 import { historyScans, type HistoryScan } from './history.js';
 import { AppLink } from './link.js';
@@ -137,7 +137,7 @@ export class AppCatchUp {
   private async pass(): Promise<void> {
     const { entry, client, clock, cursors } = this.deps;
     let read: Read;
-    let status;
+    let status: AppStatus;
     try {
       status = await client.status();
       const cursor = cursors.get(entry.NAME);
