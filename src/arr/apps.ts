@@ -1,7 +1,9 @@
 // The table of arr apps whose history scanrelay reads: per app, its API, the history event names it writes and
-// what each record carries (each app's src/NzbDrone.Core/History/*Service.cs), how its webhook names the same
-// things (the payload handed to the webhook's own parser, src/triggers/), and the Connect events `scanrelay
-// connect` turns on. Whisparr v2 is Sonarr's flavour, v3 ("eros") Radarr's.
+// what each record carries, how its webhook names the same things (the payload handed to the webhook's own parser,
+// src/triggers/), and the Connect events `scanrelay connect` turns on. Whisparr v2 is Sonarr's flavour, v3 ("eros")
+// Radarr's. From each app's src/NzbDrone.Core/History/ (HistoryService.cs; Lidarr's EntityHistoryService.cs), its
+// API's HistoryResource.cs and NotificationResource.cs, at Sonarr develop 97d24ac, Radarr develop 1b9662d, Lidarr
+// develop 0501e61, Readarr develop 4fb62c0, Whisparr develop a85a591 and eros 4fd34c0 (test/fixtures/README.md).
 import type { ArrType } from '../config/arr-schema.js';
 import { lidarrEvent } from '../triggers/lidarr.js';
 import type { Payload } from '../triggers/payload.js';
