@@ -29,6 +29,14 @@ afterEach(async () => {
 });
 
 const queued = (t: ArrHarness) => t.service.queue.list(100_000);
+/** Sonarr's Download webhook of `file(n)`, as Sonarr sends it (its User-Agent). */
+const webhook = (t: ArrHarness, n: number) =>
+  t.service.app.inject({
+    method: 'POST',
+    url: `/${SECRET}`,
+    headers: { 'user-agent': 'Sonarr/4.0.14.2939 (ubuntu 24.04)' },
+    payload: { eventType: 'Download', series: { path: `/tv/Show ${n}` }, episodeFile: { path: file(n) } },
+  });
 const warnings = (t: ArrHarness) =>
   t.logs.flatMap((l) => l.split('\n').filter(Boolean)).map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level === 'warn' || l.level === 'error').map((l) => l.msg);
 
@@ -68,12 +76,7 @@ describe('the catch-up', () => {
     const [sonarr] = h.apps;
     await h.arr.catchUp();
     h.clock.advance(1_000);
-    const sent = await h.service.app.inject({
-      method: 'POST',
-      url: `/${SECRET}`,
-      headers: { 'user-agent': 'Sonarr/4.0.14.2939 (ubuntu 24.04)' },
-      payload: { eventType: 'Download', series: { path: '/tv/Show 3' }, episodeFile: { path: file(3) } },
-    });
+    const sent = await webhook(h, 3);
     expect(sent.statusCode).toBe(200);
     sonarr.write({ ...imported(3), id: 3 }, h.clock.now());
     h.clock.advance(1_000);
@@ -86,7 +89,7 @@ describe('the catch-up', () => {
     h = await arrHarness(['sonarr']);
     await h.arr.catchUp();
     h.clock.advance(1_000);
-    await h.service.app.inject({ method: 'POST', url: `/${SECRET}`, payload: { eventType: 'Download', series: { path: '/tv/Show 4' }, episodeFile: { path: file(4) } } });
+    await webhook(h, 4);
     h.apps[0].write({ ...imported(4), id: 4 }, h.clock.now());
     h.apps[0].write({ ...imported(5), id: 5 }, h.clock.now());
     h.clock.advance(1_000);
@@ -122,8 +125,7 @@ describe('the catch-up', () => {
       `sonarr 'sonarr' at ${sonarr.url}/api/v3 refused the token (HTTP 401 on GET /system/status): check API_KEY of ARR entry "sonarr" (sonarr: Settings > General > Security > API Key). Its webhooks are still taken; its history is read again when it answers, from where the catch-up stopped.`,
     ]);
     expect(h.arr.status()[0]).toMatchObject({ state: 'refused', reachable: false, error: expect.stringMatching(/refused the token/) });
-    const webhook = await h.service.app.inject({ method: 'POST', url: `/${SECRET}`, payload: { eventType: 'Download', series: { path: '/tv/Show 7' }, episodeFile: { path: file(7) } } });
-    expect(webhook.statusCode).toBe(200);
+    expect((await webhook(h, 7)).statusCode).toBe(200);
 
     sonarr.apiKey = key;
     await h.arr.catchUp();
@@ -271,12 +273,7 @@ describe('the catch-up on its own', () => {
     h.arr.start();
     await until(() => h!.arr.status()[0].state === 'down');
     sonarr.failure = undefined;
-    const sent = await h.service.app.inject({
-      method: 'POST',
-      url: `/${SECRET}`,
-      headers: { 'user-agent': 'Sonarr/4.0.14.2939 (ubuntu 24.04)' },
-      payload: { eventType: 'Download', series: { path: '/tv/Show 32' }, episodeFile: { path: file(32) } },
-    });
+    const sent = await webhook(h, 32);
     expect(sent.statusCode).toBe(200);
     await until(() => h!.arr.status()[0].state === 'up', { what: 'the webhook to wake the catch-up' });
   });
