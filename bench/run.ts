@@ -24,6 +24,7 @@ const benches: { id: string; name: string; load: () => Promise<{ run: () => Prom
   { id: '12', name: 'plex-confirm', load: () => import('./plex-confirm.js') },
   { id: '13', name: 'backpressure', load: () => import('./backpressure.js') },
   { id: '14', name: 'timeline-flood', load: () => import('./timeline-flood.js') },
+  { id: '15', name: 'catch-up', load: () => import('./catch-up.js') },
 ];
 
 const args = process.argv.slice(2);
@@ -163,6 +164,13 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    and the relay's own before the flood, with what a probe inside the relay saw (event-loop stalls, how long it
    held each request); the folders refreshed at Plex and their outcomes; the entries the fake got onto the socket.
    \`BENCH_FLOOD_AGAINST=<another build's scanrelay.mjs>\` runs the same against that build too.
+15. **Catch-up** — a week down: the relay (the bundle) first meets a fake Sonarr, is stopped, and its cursor is put
+   back a week; Sonarr's history holds 10,000 events (8,500 imports of 850 season packs, 300 upgrades, 600
+   renames of which 100 from an old series folder, 300 deleted files). Started again: the time from its first
+   request to Sonarr to the last event handed on (and the slowest \`/health\` answer meanwhile, polled every
+   20 ms), its peak RSS, and the folders it queued against those the same events queue as 9,700 webhooks sent
+   16 at a time to a fresh relay (the baseline run: its time and peak RSS). No media server is configured, so what
+   was queued is what is counted.
 
 Every benchmark runs the defaults a user gets (file checks on, scans followed and confirmed), with the two path
 mappings a user writes; the files the requests name exist on the benchmark's disk and in the fake Plex.

@@ -70,6 +70,15 @@ export const MEDIABROWSER_USER = cap(1 * MiB, 'a Jellyfin user');
  * movies. Parsed, an answer this size already takes much of the 512 MB heap the launchers allow.
  */
 export const ARR_LIBRARY = cap(128 * MiB, "a Sonarr or Radarr library list");
+/**
+ * An arr app's `history/since` for one event type (ARR catch-up): about 1-2 KB a record; a week down with a busy
+ * Sonarr is some 10,000 records, 20 MB. The catch-up reads one event type at a time, so this bounds one answer.
+ */
+export const ARR_HISTORY = cap(64 * MiB, "an arr app's history since a date");
+/** One series, movie, artist or author of an arr app (its seasons and images): tens of KB. */
+export const ARR_ITEM = cap(4 * MiB, "an arr app's item");
+/** An arr app's root folders, Connect entries or their templates, or a saved entry: a few KB each. */
+export const ARR_SETTINGS = cap(4 * MiB, "an arr app's settings list");
 /** A kind's library list where each library is a name and its folders (Audiobookshelf's /api/libraries): about 1 KB each. */
 export const LIBRARY_LIST = cap(4 * MiB, "a server's library list");
 

@@ -256,7 +256,7 @@ export class Intake {
           ...(a.request.refresh ? { refresh: a.request.refresh } : {}),
           ...(a.request.ids ? { ids: a.request.ids } : {}),
           received: a.request.path,
-          ...delayOf(a.request, settings.scanDelays),
+          ...(a.request.delayMs !== undefined ? { delayMs: a.request.delayMs } : delayOf(a.request, settings.scanDelays)),
           ...(a.request.libraryRoot ? { libraryRoot: true } : {}),
         },
       });

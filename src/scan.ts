@@ -11,8 +11,12 @@
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface ArrApps {}
 
-/** Where a request came from; shown in logs, history and metrics. */
-export type Source = keyof ArrApps | 'manual' | 'drive' | 'cli' | 'api' | 'watch' | 'tdarr';
+/**
+ * Where a request came from; shown in logs, history and metrics. `<app>-history`: an event read from the app's own
+ * history by the catch-up (src/arr/), whose webhook never reached scanrelay.
+ */
+export type Source = keyof ArrApps | HistorySource | 'manual' | 'drive' | 'cli' | 'api' | 'watch' | 'tdarr';
+export type HistorySource = `${keyof ArrApps & string}-history`;
 
 export interface ScanRequest {
   /** The path as the sender gave it (before SERVER_PATH_MAPPINGS). */
@@ -41,6 +45,11 @@ export interface ScanRequest {
    * whole library (the manual page's box, the API's `libraryRoot`). Without it such a folder is refused.
    */
   libraryRoot?: boolean;
+  /**
+   * The delay this request asks for (ms), over SERVER_SCAN_DELAYS and SERVER_SCAN_DELAY: the history catch-up's,
+   * what is left of the delay counted from the app's event.
+   */
+  delayMs?: number;
 }
 
 export interface ExternalIds {

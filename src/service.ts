@@ -17,6 +17,7 @@ import { Processor } from './processor/processor.js';
 import { lockQueue } from './queue/lock.js';
 import { Queue } from './queue/store.js';
 import type { DriveMonitor } from './drive/monitor.js';
+import type { ConnectedApps } from './arr/connected.js';
 import { cacheRefresh } from './rclone/remote-control.js';
 import { openPlexDatabase } from './plex/database.js';
 import { ConditionLog } from './log-condition.js';
@@ -62,6 +63,8 @@ export interface Service {
   drive?: DriveMonitor;
   /** The WATCH trigger, when WATCH.PATHS names folders. */
   watch?: WatchTrigger;
+  /** The ARR apps whose history fills in missed webhooks, when ARR has entries. */
+  arr?: ConnectedApps;
   /** Deletes old history and truncates the WAL (HISTORY_DAYS, HISTORY_MAX_ROWS); runs while listening. */
   retention: Retention;
   /** Startup state behind /health?ready. */
@@ -222,6 +225,11 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       })
     : undefined;
   const watch = config.WATCH.PATHS.length ? new WatchTrigger({ config: config.WATCH, intake, logger }) : undefined;
+  // The history catch-up loads only when ARR has entries.
+  const arr = config.ARR.length
+    ? new (await import('./arr/connected.js')).ConnectedApps({ config, db: queue.db, intake, activity, clock, logger, fetch: opts.fetch, onCaughtUp: (app, n) => metrics.caughtUp(app, n) })
+    : undefined;
+  const explain = createDoctor({ config, targets, pathState });
   const app = await buildApp({
     secret: config.SERVER_PASS,
     allowManualScan: config.SERVER_ALLOW_MANUAL_SCAN,
@@ -234,8 +242,9 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     metrics,
     metricsToken: config.SERVER_METRICS_TOKEN,
     trustProxy: config.SERVER_TRUST_PROXY,
-    explain: createDoctor({ config, targets, pathState }),
-    status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false }, notify: notifications.status() }),
+    explain,
+    appRoots: arr ? () => arr.roots(explain) : undefined,
+    status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false }, notify: notifications.status(), arr: arr ? arr.status() : [] }),
     limits: opts.limits,
     autoscan: config.AUTOSCAN,
     hashHold,
@@ -256,6 +265,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     clock,
     drive,
     watch,
+    arr,
     retention,
     readiness,
     hashHold,
@@ -273,6 +283,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       await app.listen({ port, host });
       // A large tree takes a while to walk: requests are served meanwhile.
       watch?.start().catch((err: Error) => logger.error(`WATCH could not start: ${err.message}. Check WATCH.PATHS.`));
+      // After listening: the apps' webhooks are taken while their history is read.
+      arr?.start();
       const address = app.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       return `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${actualPort}${config.SERVER_BASE_PATH}`;
@@ -281,6 +293,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       if (closed) return;
       closed = true;
       await app.close();
+      await arr?.stop();
       await watch?.stop();
       metrics.close();
       notifications.stop();

@@ -21,6 +21,7 @@ import { updateConfigCommand } from './update-config.js';
 import { backupCommand, restoreCommand } from './backup.js';
 import { checkCommand } from './check.js';
 import { notifyTestCommand } from './notify-test.js';
+import { connectCommand } from './connect.js';
 
 export function buildProgram(): Command {
   const program = baseProgram();
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   program.addCommand(restoreCommand());
   program.addCommand(checkCommand());
   program.addCommand(notifyTestCommand());
+  program.addCommand(connectCommand());
   program.addCommand(
     scanCommand({
       settings: () => scannerSettingsFrom(loadContext(globalFlags(program), { consoleLog: false }).loaded.config),

@@ -51,6 +51,8 @@ function valueAt(root: unknown, path: (string | number)[], fallback: unknown): u
 function describeValue(value: unknown, secret: boolean): string {
   if (value === undefined) return 'nothing';
   if (secret && typeof value === 'string' && value !== '') return 'a string (not shown: it is a secret)';
+  // A secret put in a list or an object by mistake is still the secret.
+  if (secret && value !== null && typeof value === 'object') return `${kindOf(value)} (not shown: it is a secret)`;
   // A URL is shown as every URL is: without a user and password written into it.
   const json = shownUrl(JSON.stringify(value));
   if (json.length <= 60) return json;

@@ -4,6 +4,7 @@
 // Keys keep plex_autoscan's UPPERCASE names and nesting so an existing config.json works unchanged. The base
 // defaults here are what a missing key gets; a new install gets the friendlier values of defaults.ts instead.
 import * as z from 'zod/mini';
+import { arrSchema } from './arr-schema.js';
 import { autoscanSchema } from './autoscan-schema.js';
 import { googleSchema, rcloneSchema } from './drive-schema.js';
 import { FIRST_PLEX_NAME, targetSchema } from './target-schema.js';
@@ -148,6 +149,8 @@ export function configSchema() {
         AUTOSCAN: autoscanSchema(),
         /** Notifications: off while empty (src/notify/). */
         NOTIFY: notifySchema(),
+        /** The arr apps whose history fills in the webhooks missed while scanrelay was down (src/arr/). */
+        ARR: arrSchema(),
       },
       { error: 'a JSON object' },
     )

@@ -14,6 +14,7 @@ export const SECRET_KEYS: readonly (readonly string[])[] = [
   ['TARGETS', '*', 'PASSWORD'],
   // A webhook URL holds its token (Discord's path, Gotify's ?token=).
   ['NOTIFY', '*', 'URL'],
+  ['ARR', '*', 'API_KEY'],
 ];
 
 /** Each key that holds a URL a person may write `user:pass@` into (sent as Basic auth, src/url-credentials.ts). */

@@ -8,8 +8,11 @@ import type { FinishedScan, QueuedFolder } from './schemas.js';
 import { detailBlock } from './detail.js';
 import { documentHead, escapeHtml as h } from './page.js';
 import type { NotifierView } from './views.js';
+import { notifySection } from './notify-section.js';
 import { heldSection, type HeldList } from './held-section.js';
 import { notSentYet, serversDownBanner } from './waiting-servers.js';
+import type { AppView } from '../arr/connected.js';
+import { appsSection } from './apps-section.js';
 
 export interface DashboardView {
   now: number;
@@ -23,6 +26,8 @@ export interface DashboardView {
   drive: unknown;
   /** NOTIFY: each notifier's last result. */
   notify?: NotifierView[];
+  /** ARR: each connected app's state and catch-up. */
+  apps?: AppView[];
   /** The outcome of the action just taken (after a form POST). */
   said?: string;
   /** A security problem to fix, shown above everything (a weak SERVER_PASS). */
@@ -233,15 +238,6 @@ function value(v: unknown): string {
   return h(String(v));
 }
 
-function notifySection(v: DashboardView): string {
-  if (!v.notify?.length) return '';
-  const rows = v.notify.map((n) => {
-    const last = n.last ? `${n.last.ok ? '<span class="badge b-ok">sent</span>' : '<span class="badge b-bad">failed</span>'} ${h(n.last.event)}: ${h(n.last.result)}, ${h(new Date(n.last.at).toISOString())}` : 'nothing sent yet';
-    return `<li>${h(n.name)} <span class="muted">${h(n.type)}</span>: ${last}${n.dropped ? ` <span class="muted">(${n.dropped} dropped)</span>` : ''}</li>`;
-  });
-  return `<section aria-labelledby="notify-h"><h2 id="notify-h">Notifications</h2><ul>${rows.join('')}</ul></section>`;
-}
-
 function driveSection(v: DashboardView): string {
   const drive = v.drive;
   const off = drive === null || drive === undefined || (typeof drive === 'object' && (drive as { enabled?: unknown }).enabled === false);
@@ -258,7 +254,7 @@ function driveSection(v: DashboardView): string {
 
 /** The part of the dashboard that live updates replace. */
 export function dashboardLive(v: DashboardView): string {
-  return `${serversDownBanner(v.targets)}${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${heldSection(v.hashHolds, (t) => when(t, v.now))}${historySection(v)}${targetsSection(v)}${notifySection(v)}${driveSection(v)}`;
+  return `${serversDownBanner(v.targets)}${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${heldSection(v.hashHolds, (t) => when(t, v.now))}${historySection(v)}${targetsSection(v)}${appsSection(v.apps)}${notifySection(v.notify)}${driveSection(v)}`;
 }
 
 const liveScript = `

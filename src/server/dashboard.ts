@@ -4,7 +4,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { systemClock } from '../clock.js';
 import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
-import { driveView, historyView, notifyView, queueView } from './views.js';
+import { appsView, driveView, historyView, notifyView, queueView } from './views.js';
 import { steer } from './steer.js';
 import { chartData, FailureLog } from './chart-data.js';
 import type { DashboardView } from './dashboard-page.js';
@@ -33,6 +33,7 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     hashHolds: deps.hashHold && { list: deps.hashHold.list(), limit: deps.hashHold.limit },
     drive: driveView(deps),
     notify: notifyView(deps),
+    apps: appsView(deps),
     said,
     charts: chartData(deps.queue.db, clock.now(), { failures: failures.list() }),
   });
@@ -60,7 +61,9 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
 
   app.get<{ Params: Params; Querystring: { path?: string } }>('/:secret/doctor', secret, async (req, reply) => {
     const path = typeof req.query.path === 'string' ? req.query.path.trim() : '';
-    if (!path) return html(reply, await doctorPage({}));
+    // Without a path, the page also shows where each connected app's root folders go.
+    const apps = deps.appRoots ? await deps.appRoots().catch(() => undefined) : undefined;
+    if (!path) return html(reply, await doctorPage({ apps }));
     if (!deps.explain) return html(reply, await doctorPage({ path, error: 'The path doctor is not available in this setup.' }));
     try {
       return html(reply, await doctorPage({ path, explanation: await deps.explain(path) }));

@@ -1,6 +1,7 @@
 // What the HTTP service is built from (the queue, the intake, the processor, the logger, ...): every route plugin
 // takes these, so they live apart from app.ts and the plugins never import the app.
 import type { Activity } from '../activity.js';
+import type { AppRoots } from '../arr/roots.js';
 import type { AutoscanConfig } from '../config/autoscan-schema.js';
 import type { Clock } from '../clock.js';
 import type { Doctor } from '../doctor/explain.js';
@@ -30,6 +31,8 @@ export interface AppDeps {
   metricsToken?: string;
   /** The path doctor (dashboard form and /api/<SERVER_PASS>/explain). */
   explain?: Doctor;
+  /** Each ARR app's root folders and the library holding each (the doctor page); absent without ARR entries. */
+  appRoots?: () => Promise<AppRoots[]>;
   /** Largest accepted body (bytes); a Sonarr import of a full season is well under 1 MiB. */
   bodyLimit?: number;
   /** SERVER_TRUST_PROXY: whose X-Forwarded-For / -Host / -Proto to believe (false: nobody's). */

@@ -1,5 +1,7 @@
 // The HTML of the path doctor: a form for one path, and every step scanrelay would take with it.
+import type { AppRoots } from '../arr/roots.js';
 import type { Explanation } from '../doctor/explain.js';
+import { appRootsSection } from './apps-section.js';
 import { badge, layout, nav } from './dashboard-page.js';
 import { escapeHtml as h } from './page.js';
 
@@ -41,7 +43,7 @@ function explanationHtml(e: Explanation): string {
   </section>`;
 }
 
-export function doctorPage(opts: { path?: string; explanation?: Explanation; error?: string }): string {
+export function doctorPage(opts: { path?: string; explanation?: Explanation; error?: string; apps?: AppRoots[] }): string {
   return layout(
     'path doctor',
     `<header><h1>scanrelay — path doctor</h1>${nav('Path doctor')}</header>
@@ -54,6 +56,7 @@ export function doctorPage(opts: { path?: string; explanation?: Explanation; err
   </form>
   ${opts.error ? `<p class="held" role="alert">${h(opts.error)}</p>` : ''}
   ${opts.explanation ? explanationHtml(opts.explanation) : ''}
+  ${appRootsSection(opts.apps)}
 </main>`,
   );
 }

@@ -26,6 +26,7 @@ export class Metrics {
   private readonly followed: Counter<'target' | 'outcome'>;
   private readonly drivePolls: Counter<'drive' | 'outcome'>;
   private readonly driveErrors: Counter<'drive'>;
+  private readonly caughtUpEvents: Counter<'app'>;
   private readonly detach: () => void;
 
   constructor(sources: MetricsSources) {
@@ -154,6 +155,12 @@ export class Metrics {
       labelNames: ['drive'],
       registers,
     });
+    this.caughtUpEvents = new Counter({
+      name: 'scanrelay_arr_events_caught_up_total',
+      help: "History events read back from an arr app (ARR, by its NAME) and handed to the intake as its webhooks would have been.",
+      labelNames: ['app'],
+      registers,
+    });
 
     const onRequest = (e: ActivityEvents['request'][0]) => this.requests.inc(requestLabels(e));
     const onDelivery = (e: ActivityEvents['delivery'][0]) => {
@@ -179,6 +186,11 @@ export class Metrics {
   drivePoll(drive: string, ok: boolean): void {
     this.drivePolls.inc({ drive, outcome: ok ? 'ok' : 'error' });
     if (!ok) this.driveErrors.inc({ drive });
+  }
+
+  /** The history catch-up (src/arr/) handed `events` of app `app` (an ARR NAME) on. */
+  caughtUp(app: string, events: number): void {
+    this.caughtUpEvents.inc({ app }, events);
   }
 
   close(): void {

@@ -3,6 +3,7 @@
 import { systemClock } from '../clock.js';
 import type { FinishedScan, QueuedFolder } from './schemas.js';
 import type { AppDeps } from './deps.js';
+import type { AppView } from '../arr/connected.js';
 
 export function queueView(deps: Pick<AppDeps, 'queue' | 'clock'>, limit = 500): QueuedFolder[] {
   const now = (deps.clock ?? systemClock).now();
@@ -70,4 +71,10 @@ export function driveView(deps: Pick<AppDeps, 'status'>): unknown {
   const status = deps.status?.();
   if (!status) return null;
   return 'drive' in status ? status.drive : status;
+}
+
+/** Each connected app (ARR) as the status dep's `arr` block has it. */
+export function appsView(deps: Pick<AppDeps, 'status'>): AppView[] {
+  const block = deps.status?.().arr;
+  return Array.isArray(block) ? (block as AppView[]) : [];
 }

@@ -66,9 +66,16 @@ const ownEvents = (source: string): readonly string[] => families.find((f) => f.
  * The closed set of event names per source, for metric labels: a name outside it is counted as "other", so
  * a sender cannot mint a new time series with every made-up eventType.
  */
+const arrEvents: [string, string[]][] = [
+  ...families.map((f): [string, string[]] => [f.source, [...arrCommon, ...f.events]]),
+  ...lookalikes.map((l): [string, string[]] => [l.source, [...arrCommon, ...l.sends.flatMap(ownEvents)]]),
+];
+
 export const eventsBySource: Readonly<Record<string, readonly string[]>> = {
-  ...Object.fromEntries(families.map((f) => [f.source, [...arrCommon, ...f.events]])),
-  ...Object.fromEntries(lookalikes.map((l) => [l.source, [...arrCommon, ...l.sends.flatMap(ownEvents)]])),
+  ...Object.fromEntries(arrEvents),
+  // What the history catch-up (src/arr/) queued: the webhook's names, and Lidarr's deleted track file, which no
+  // webhook of Lidarr's tells.
+  ...Object.fromEntries(arrEvents.map(([source, events]) => [`${source}-history`, [...events, 'TrackFileDelete']])),
   manual: ['Manual', 'Test'],
   tdarr: ['Transcoded', 'Started'],
   api: ['Manual', 'Retry'],

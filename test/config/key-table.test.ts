@@ -170,6 +170,13 @@ const KEYS: Record<string, Entry> = {
   'NOTIFY.EVENTS': T('notify/notifications', 'EVENTS filters'),
   'NOTIFY.DOWN_AFTER': T('notify/notifications', 'a short outage says nothing'),
 
+  ARR: T('arr/catch-up', 'starts from now on first contact: what the app did before is never scanned; what it does after is, once'),
+  'ARR.NAME': T('arr/catch-up', 'what a queued webhook asked for before a restart still counts after it; the cursor and its overlap survive'),
+  'ARR.TYPE': T('arr/openapi-conformance', 'every request a catch-up and a connect sent the app is an operation of its document, with the key in X-Api-Key'),
+  'ARR.URL': T('arr/catch-up', 'an app that does not answer, or hangs past the timeout, is down: one line; its history is read when it answers'),
+  'ARR.API_KEY': T('arr/catch-up', 'a refused key is one line however often it is refused; webhooks are still taken; the catch-up resumes from its cursor when the key is right'),
+  'ARR.CATCH_UP_INTERVAL': T('arr/catch-up', 'reads on a timer every CATCH_UP_INTERVAL; stopped, it reads nothing more'),
+
   PLEX_SECTION_PATH_MAPPINGS: ignoredLine('PLEX_SECTION_PATH_MAPPINGS'),
   PLEX_SECTION_PATH_MAPPINGS_WITH_API: ignoredLine('PLEX_SECTION_PATH_MAPPINGS_WITH_API'),
   GDRIVE: ignoredLine('GDRIVE'),

@@ -73,7 +73,7 @@ describe('a missing config file', () => {
     const file = join(tempDir(), 'config.json');
     const first = loadConfig(file, {}, { random: fixedPass });
     const text = readFileSync(file, 'utf8');
-    expect(text.startsWith('{\n  "AUTOSCAN": {\n    "A_TRAIN_DRIVES": {},')).toBe(true);
+    expect(text.startsWith('{\n  "ARR": [],\n  "AUTOSCAN": {\n    "A_TRAIN_DRIVES": {},')).toBe(true);
     const top = Object.keys(readJson(file));
     expect(top).toEqual([...top].sort());
 
@@ -129,7 +129,7 @@ describe('upgrading a file with only some keys', () => {
     expect(written.PLEX_SECTION_PATH_MAPPINGS).toEqual({ '1': ['/Movies/'] });
     expect(Object.keys(written.SERVER_PATH_MAPPINGS as object)).toEqual(['/data/TV/', '/data/Movies/']);
     expect(written.SERVER_PATH_MAPPINGS).toEqual(JSON.parse(fixtureText('partial.json')).SERVER_PATH_MAPPINGS);
-    expect(readFileSync(file, 'utf8')).toMatch(/^\{\n {2}"AUTOSCAN"/);
+    expect(readFileSync(file, 'utf8')).toMatch(/^\{\n {2}"ARR": \[\],\n {2}"AUTOSCAN"/);
     expect(statSync(file).mode & 0o777).toBe(0o640);
 
     const again = loadConfig(file, {});
@@ -177,6 +177,7 @@ describe('plex_autoscan config files', () => {
     expect(loaded.ignored).toEqual([]);
     expect(loaded.added.sort()).toEqual(
       [
+        'ARR',
         'AUTOSCAN',
         'GOOGLE.API_URL',
         'GOOGLE.AUTH_URL',

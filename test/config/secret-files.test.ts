@@ -53,6 +53,7 @@ const ENTRY_WITHOUT: Record<string, Record<string, object>> = {
     URL: { NAME: 'jellyfin', TYPE: 'jellyfin', TOKEN: 'jf-token-1' },
   },
   NOTIFY: { URL: { NAME: 'discord', TYPE: 'discord' } },
+  ARR: { API_KEY: { NAME: 'sonarr', TYPE: 'sonarr', URL: 'http://sonarr:8989' } },
 };
 
 /** What a config needs around a secret that is not in a list (a section turned on, so its other keys count). */

@@ -56,6 +56,12 @@ const NOT_AT_IDLE = [
   'src/cli/check.ts',
   'src/cli/authorize.ts',
   'src/drive/monitor.ts',
+  // The history catch-up and `scanrelay connect`: only with ARR entries, only for the command.
+  'src/arr/connected.ts',
+  'src/arr/catch-up.ts',
+  'src/arr/client.ts',
+  'src/arr/history.ts',
+  'src/cli/connect.ts',
   'src/server/openapi.ts',
   'src/server/dashboard-page.ts',
   'src/server/charts.ts',

@@ -6,7 +6,7 @@
 // (no RefreshStatus), no /Users/Me, and its websocket on /embywebsocket; LibraryChanged as on Jellyfin.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ManualClock } from '../../src/clock.js';
-import { closeServer, listenLocal } from '../support/net.js';
+import { closeServer, listenLocal, withBody } from '../support/net.js';
 import { isInside } from '../../src/paths/folder.js';
 import { ClockScheduler } from './clock-scheduler.js';
 import { FakeLibraryChangedNotifier } from './library-changed.js';
@@ -147,24 +147,14 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
     else res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
   };
 
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      const text = Buffer.concat(chunks).toString('utf8');
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = text;
-      }
+  const server: Server = createServer(
+    withBody((req, res, url, body) => {
       const method = req.method ?? '';
       const [status, out] = answer(method, url.pathname, lower(url.searchParams), body, req);
       requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), body, status });
       send(res, status, out);
-    });
-  });
+    }),
+  );
   const socket = new FakeMediaBrowserSocket(emby ? 'emby' : 'jellyfin', { [token]: null, [userToken]: USER_ID }).attach(server);
   const notifier = new FakeLibraryChangedNotifier(scheduler, socket, () => model.libraries.map((l) => l.id), opts.libraryUpdateMs);
   model.changes = {

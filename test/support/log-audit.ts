@@ -34,6 +34,13 @@ export const AUDITED_SECRETS = [
   'ya29.scanrelay-fixture-refreshed',
   'ya29.c.scanrelay-fixture-service-account',
   'userinfo-pass-5150', // a password written into a server's URL: test/http/url-credentials.test.ts, test/fault/url-password.test.ts
+  // test/arr/harness.ts: the fake arr apps' API keys
+  'arr-key-sonarr-5f0c1e9a7b2d',
+  'arr-key-radarr-91d3c07e4a6b',
+  'arr-key-lidarr-2b8e6f1d0c3a',
+  'arr-key-readarr-7c4a9e2f1b0d',
+  'arr-key-whisparr-3e1f8a6c9d2b',
+  'arr-key-whisparr3-6a0d2c8e4f1b',
 ];
 
 export const AUDIT_ENV = 'VITEST_LOG_AUDIT_DIR';

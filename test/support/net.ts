@@ -1,5 +1,5 @@
 // 127.0.0.1 for tests: the fakes' HTTP servers on a port of their own, and ports named before a server binds them.
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 
 /** Starts `server` on a free port of 127.0.0.1 and resolves with its base URL, http://127.0.0.1:<port>. */
@@ -34,4 +34,25 @@ export async function portIsFree(port: number): Promise<boolean> {
     s.once('error', () => resolve(false));
     s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
+}
+
+/**
+ * A request listener for a fake server: the whole body read first, then `handle` with the URL and the body as JSON
+ * (the text when it is not JSON, undefined when empty).
+ */
+export function withBody(handle: (req: IncomingMessage, res: ServerResponse, url: URL, body: unknown) => void) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = text;
+      }
+      handle(req, res, new URL(req.url ?? '/', 'http://x'), body);
+    });
+  };
 }

@@ -1,0 +1,284 @@
+// One app's catch-up: its history since the cursor (a minute of overlap, deduplicated by the app's event ids) read
+// one event type at a time, turned into the scans its webhooks would have asked for (history.ts), and handed to
+// the intake in bounded chunks, the cursor saved after each. At start, every CATCH_UP_INTERVAL while the app
+// answers, and sooner while it does not: the first answer after silence catches up at once.
+import { routeKnown } from '../paths/route.js';
+import { PathRefused } from '../paths/gate.js';
+import type { Clock } from '../clock.js';
+import type { ArrEntry } from '../config/arr-schema.js';
+import { delayOf, type Intake } from '../intake.js';
+import type { Logger } from '../log.js';
+import type { ScanRequest, Source } from '../scan.js';
+import type { Payload } from '../triggers/payload.js';
+import { eventsRead, flavourOf, type ArrFlavour } from './apps.js';
+import type { AskedFolders } from './asked.js';
+import type { AppStatus, ArrClient } from './client.js';
+import type { ArrCursors, Cursor } from './cursors.js';
+import { historyScans, type HistoryScan } from './history.js';
+import { AppLink } from './link.js';
+import { byDate, readRecord, type HistoryRecord } from './records.js';
+
+/** Read again before the cursor: an event the app dated a little before one already read may be written after it. */
+export const OVERLAP_MS = 60_000;
+/**
+ * The delay of a caught-up request (or SERVER_SCAN_DELAY, when shorter): the chunks of one catch-up are queued within
+ * it, so a folder whose events fall into two chunks is still one scan.
+ */
+export const SETTLE_MS = 5_000;
+/** How often an app that does not answer is asked again (or CATCH_UP_INTERVAL, when shorter). */
+export const RETRY_MS = 30_000;
+
+/** The rest of this turn of the event loop to webhooks and /health: a week's history is read in several steps. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export interface CatchUpDeps {
+  entry: ArrEntry;
+  client: ArrClient;
+  cursors: ArrCursors;
+  asked: AskedFolders;
+  intake: Intake;
+  clock: Clock;
+  logger: Logger;
+  /** SERVER_SCAN_DELAY (ms) and SERVER_SCAN_DELAYS: what a caught-up request waits (delayOf below). */
+  scanDelayMs: number;
+  scanDelays?: Record<string, number>;
+  /** The most requests handed to the intake at once (SERVER_MAX_REQUEST_PATHS or less). */
+  chunk: number;
+  /** Events caught up (metrics). */
+  onCaughtUp?: (app: string, events: number) => void;
+}
+
+interface Read {
+  flavour: ArrFlavour;
+  cursor: Cursor;
+  /** Records not read before, oldest first. */
+  fresh: HistoryRecord[];
+  /** Records the cursor's overlap had already handled. */
+  old: HistoryRecord[];
+  unreadable: string[];
+}
+
+export class AppCatchUp {
+  readonly link: AppLink;
+  /** Events handed on since start, and the newest of them. */
+  caughtUp = 0;
+  lastEventAt: number | undefined;
+  lastCatchUpAt: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private inflight: Promise<void> | undefined;
+  /** No timer runs (before start, after stop). */
+  private stopped = true;
+  /** Stopped by the service: a catch-up under way hands on no further chunk. */
+  private ended = false;
+  private readonly owners = new Map<number, Payload>();
+
+  constructor(private readonly deps: CatchUpDeps) {
+    this.link = new AppLink(deps.client.who, deps.logger, deps.clock);
+  }
+
+  get name(): string {
+    return this.deps.entry.NAME;
+  }
+
+  get client(): ArrClient {
+    return this.deps.client;
+  }
+
+  get type(): string {
+    return this.deps.entry.TYPE;
+  }
+
+  get intervalSeconds(): number {
+    return this.deps.entry.CATCH_UP_INTERVAL;
+  }
+
+  /** Where the next reading starts (the app's clock), once the app was first reached. */
+  get cursorAt(): number | undefined {
+    return this.deps.cursors.get(this.name)?.at;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.ended = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.ended = true;
+    clearTimeout(this.timer);
+    await this.inflight;
+  }
+
+  /** The app was heard from (one of its webhooks): an app taken for silent is asked at once. */
+  heard(): void {
+    if (!this.stopped && !this.link.up && !this.inflight) this.schedule(0);
+  }
+
+  /** One catch-up now (or the one running); never throws. */
+  catchUp(): Promise<void> {
+    this.inflight ??= this.pass()
+      .catch((err: Error) => this.deps.logger.error({ app: this.deps.client.who }, `Catching up on ${this.deps.client.who}: unexpected error: ${err.message}`))
+      .finally(() => (this.inflight = undefined));
+    return this.inflight;
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.catchUp().then(() => !this.stopped && this.schedule(this.nextDelay())), ms);
+    this.timer.unref();
+  }
+
+  private nextDelay(): number {
+    const interval = this.deps.entry.CATCH_UP_INTERVAL * 1000;
+    return this.link.up ? interval : Math.min(interval, RETRY_MS);
+  }
+
+  private async pass(): Promise<void> {
+    const { entry, client, clock, cursors } = this.deps;
+    let read: Read;
+    let status: AppStatus;
+    try {
+      status = await client.status();
+      const cursor = cursors.get(entry.NAME);
+      if (!cursor) return this.firstContact(status.appName, status.version);
+      read = await this.read(flavourOf(entry.TYPE, status.version), cursor);
+    } catch (err) {
+      return this.link.failed(err);
+    }
+    this.link.answered(status.appName, status.version, read.cursor.at);
+    if (read.unreadable.length) {
+      this.deps.logger.warn({ app: client.who, count: read.unreadable.length }, `Set aside ${read.unreadable.length} record(s) of ${client.who}'s history that are not history records as ${entry.TYPE} writes them (${read.unreadable[0]}): is the URL of ARR entry "${entry.NAME}" this app's?`);
+    }
+    try {
+      await this.handOn(read);
+      this.lastCatchUpAt = clock.now();
+    } catch (err) {
+      // The queue's fault (a full disk), not the app's: what was not committed is read again next time.
+      this.deps.logger.warn({ app: client.who }, `Could not queue what ${client.who}'s history holds: ${(err as Error).message}. The catch-up stays where it was and reads it again next time.`);
+    }
+  }
+
+  /** The first answer of an app scanrelay did not know: its history from now on, nothing before. */
+  private firstContact(appName: string, version: string): void {
+    const now = this.deps.clock.now();
+    this.deps.cursors.set(this.name, this.deps.entry.TYPE, { at: now, seen: [] }, now);
+    this.link.answered(appName, version, undefined);
+    this.deps.logger.info(
+      { app: this.deps.client.who },
+      `${this.deps.client.who} is caught up from now (${new Date(now).toISOString()}): what it imports while scanrelay cannot be reached is scanned when it can; nothing from before is scanned again.`,
+    );
+    this.lastCatchUpAt = now;
+  }
+
+  private async read(flavour: ArrFlavour, cursor: Cursor): Promise<Read> {
+    const seen = new Set(cursor.seen);
+    const byId = new Map<number, HistoryRecord>();
+    const unreadable: string[] = [];
+    for (const eventType of eventsRead(flavour)) {
+      for (const raw of await this.deps.client.historySince(cursor.at - OVERLAP_MS, eventType)) {
+        const r = readRecord(raw, flavour);
+        if (r.ok) byId.set(r.record.id, r.record);
+        else unreadable.push(r.reason);
+      }
+      await nextTurn();
+    }
+    const all = [...byId.values()].sort(byDate);
+    return { flavour, cursor, fresh: all.filter((r) => !seen.has(r.id)), old: all.filter((r) => seen.has(r.id)), unreadable };
+  }
+
+  private async handOn(read: Read): Promise<void> {
+    const { fresh } = read;
+    if (fresh.length === 0) return;
+    const app = (this.deps.entry.TYPE === 'whisparr' ? 'whisparr' : read.flavour.name) as Source;
+    const owners = await this.ownersOf(read.flavour, fresh);
+    await nextTurn();
+    const { scans, skipped } = historyScans(read.flavour, app, fresh, owners);
+    await nextTurn();
+    for (const s of skipped.slice(0, 3)) this.deps.logger.debug({ app: this.deps.client.who, record: s.id }, `History record ${s.id} of ${this.deps.client.who} was not scanned: ${s.reason}.`);
+    const done = new Set<HistoryRecord>();
+    let i = 0;
+    do {
+      const chunk: HistoryScan[] = [];
+      for (let n = 0; i < scans.length && (chunk.length === 0 || n + scans[i].requests.length <= this.deps.chunk); i++) {
+        n += scans[i].requests.length;
+        chunk.push(scans[i]);
+      }
+      // A queue that cannot be written throws here: the cursor stays after the last chunk committed.
+      await this.submit(chunk);
+      for (const scan of chunk) {
+        for (const r of scan.records) {
+          done.add(r);
+          this.lastEventAt = Math.max(this.lastEventAt ?? r.date, r.date);
+        }
+      }
+      const next = i < scans.length ? scans[i].first : fresh.length;
+      this.save(read, done, next);
+      const events = chunk.reduce((n, s) => n + s.records.length, 0) + (next === fresh.length ? skipped.length : 0);
+      this.caughtUp += events;
+      this.deps.onCaughtUp?.(this.name, events);
+    } while (i < scans.length && !this.ended);
+  }
+
+  /** Moves the cursor to the first record not yet handed on; remembers the ids handled within the overlap. */
+  private save(read: Read, done: Set<HistoryRecord>, next: number): void {
+    const { fresh, old, cursor } = read;
+    const at = next < fresh.length ? fresh[next].date : Math.max(cursor.at, fresh[fresh.length - 1].date);
+    const handled = [...old, ...fresh.filter((r, index) => index < next || done.has(r))];
+    const seen = handled.filter((r) => r.date >= at - OVERLAP_MS).map((r) => r.id);
+    this.deps.cursors.set(this.name, this.deps.entry.TYPE, { at, seen }, this.deps.clock.now());
+  }
+
+  private async submit(chunk: HistoryScan[]): Promise<void> {
+    const { intake, asked, clock } = this.deps;
+    const now = clock.now();
+    const requests: ScanRequest[] = [];
+    for (const scan of chunk) {
+      const date = Math.max(...scan.records.map((r) => r.date));
+      for (const request of scan.requests) {
+        const folder = routeKnown(request.path, request.kind === 'folder' ? 'folder' : 'file', intake.settings).folder;
+        if (!asked.askedSince(folder, date)) requests.push({ ...request, delayMs: this.delayOf(request, now - date) });
+      }
+    }
+    for (let at = 0; at < requests.length; at += this.deps.chunk) await this.queue(requests.slice(at, at + this.deps.chunk));
+  }
+
+  /** Through the intake as a webhook; a path the gate refuses (logged there with its rule) is left out, not the rest. */
+  private async queue(requests: ScanRequest[]): Promise<void> {
+    const client = `${this.deps.client.who} history`;
+    try {
+      await this.deps.intake.submit(requests, client);
+    } catch (err) {
+      if (!(err instanceof PathRefused)) throw err;
+      const refused = new Set(err.refusals.map((r) => r.request));
+      const rest = requests.filter((r) => !refused.has(r));
+      if (rest.length) await this.deps.intake.submit(rest, client);
+    }
+  }
+
+  /**
+   * SETTLE_MS (or SERVER_SCAN_DELAY, when shorter): SERVER_SCAN_DELAY gathers a burst of webhooks into one scan, and a
+   * catch-up reads the burst whole. A SERVER_SCAN_DELAYS entry that names the request (`sonarr-history`, `upgrade`)
+   * is kept, counted from the event as its webhook's would have been.
+   */
+  private delayOf(request: ScanRequest, ageMs: number): number {
+    const own = delayOf(request, this.deps.scanDelays).delayMs;
+    if (own === undefined) return Math.min(this.deps.scanDelayMs, SETTLE_MS);
+    return Math.max(own - ageMs, Math.min(own, SETTLE_MS));
+  }
+
+  /** The series or movie of each import (its IDs, as the webhook carries them for PLEX_FIX_MISMATCHED), when known. */
+  private async ownersOf(flavour: ArrFlavour, records: HistoryRecord[]): Promise<Map<number, Payload>> {
+    if (!flavour.ownerPath) return this.owners;
+    const wanted = new Set(records.filter((r) => flavour.imports.includes(r.eventType) && r.owner !== undefined).map((r) => r.owner!));
+    for (const id of wanted) {
+      if (this.owners.has(id)) continue;
+      const item = await this.deps.client.item(flavour.ownerPath, id).catch(() => undefined);
+      if (!item) continue;
+      const { title, tvdbId, tmdbId, imdbId } = item;
+      if (this.owners.size >= 5_000) this.owners.clear();
+      this.owners.set(id, { title, tvdbId, tmdbId, imdbId });
+    }
+    return this.owners;
+  }
+}

@@ -1,0 +1,145 @@
+// The apps of ARR, connected: one catch-up each (catch-up.ts), the folders asked for that every catch-up checks its
+// events against (asked.ts), the cursors in the queue file, and what /health and the dashboard show of each app.
+// Built by src/service.ts only when ARR has entries: an idle relay without them loads nothing of src/arr/.
+import type Database from 'better-sqlite3';
+import type { Activity, ActivityEvents } from '../activity.js';
+import type { Clock } from '../clock.js';
+import type { Doctor } from '../doctor/explain.js';
+import type { Config } from '../config/schema.js';
+import type { Intake } from '../intake.js';
+import type { Logger } from '../log.js';
+import { foldersAskedSince } from '../queue/asked.js';
+import { AskedFolders } from './asked.js';
+import { AppCatchUp, OVERLAP_MS } from './catch-up.js';
+import { arrClient } from './client.js';
+import { ArrCursors } from './cursors.js';
+import type { LinkState } from './link.js';
+import { appRoots, type AppRoots } from './roots.js';
+
+export interface ConnectedAppsDeps {
+  /** ARR, and what a caught-up request is queued with: SERVER_SCAN_DELAY(S), SERVER_MAX_REQUEST_PATHS (no chunk is larger). */
+  config: Pick<Config, 'ARR' | 'SERVER_SCAN_DELAY' | 'SERVER_SCAN_DELAYS' | 'SERVER_MAX_REQUEST_PATHS'>;
+  /** The queue file: the cursors live in it, and what it holds tells which folders were asked for. */
+  db: Database.Database;
+  intake: Intake;
+  activity: Activity;
+  clock: Clock;
+  logger: Logger;
+  fetch?: typeof fetch;
+  onCaughtUp?: (app: string, events: number) => void;
+}
+
+/** One app as /health and the dashboard show it: never its key. */
+export interface AppView {
+  name: string;
+  type: string;
+  state: LinkState;
+  reachable: boolean;
+  version: string | null;
+  /** The newest history event caught up since start (ISO), and how many were. */
+  lastEvent: string | null;
+  caughtUp: number;
+  /** Where the next reading starts (ISO, the app's clock), once the app was first reached. */
+  cursor: string | null;
+  lastCatchUp: string | null;
+  intervalSeconds: number;
+  error: string | null;
+}
+
+const CHUNK = 500;
+
+export class ConnectedApps {
+  readonly apps: AppCatchUp[];
+  private readonly asked = new AskedFolders();
+  private readonly cursors: ArrCursors;
+  private readonly detach: () => void;
+  private noted = 0;
+
+  constructor(private readonly deps: ConnectedAppsDeps) {
+    this.cursors = new ArrCursors(deps.db);
+    const { config } = deps;
+    this.apps = config.ARR.map(
+      (entry) =>
+        new AppCatchUp({
+          entry,
+          client: arrClient(entry, { clock: deps.clock, fetch: deps.fetch }),
+          cursors: this.cursors,
+          asked: this.asked,
+          intake: deps.intake,
+          clock: deps.clock,
+          logger: deps.logger,
+          scanDelayMs: config.SERVER_SCAN_DELAY * 1000,
+          scanDelays: config.SERVER_SCAN_DELAYS,
+          chunk: Math.min(CHUNK, config.SERVER_MAX_REQUEST_PATHS),
+          onCaughtUp: deps.onCaughtUp,
+        }),
+    );
+    // Every folder the intake queues from now on, whatever sent it; and a webhook from an app taken for silent.
+    const { activity, clock } = deps;
+    const onQueued = (e: ActivityEvents['queued'][0]) => {
+      this.asked.note(e.folder, clock.now());
+      if (++this.noted % 1_000 === 0) this.forget();
+    };
+    const onRequest = (e: ActivityEvents['request'][0]) => {
+      for (const app of this.apps) if (app.type === e.source) app.heard();
+    };
+    activity.on('queued', onQueued);
+    activity.on('request', onRequest);
+    this.detach = () => {
+      activity.off('queued', onQueued);
+      activity.off('request', onRequest);
+    };
+  }
+
+  /** Reads what the queue file knows of the folders asked for, and catches every app up (each at once, then on its timer). */
+  start(): void {
+    const since = this.oldestReading();
+    if (since !== undefined) for (const { folder, at } of foldersAskedSince(this.deps.db, since)) this.asked.note(folder, at);
+    for (const app of this.apps) app.start();
+  }
+
+  async stop(): Promise<void> {
+    this.detach();
+    await Promise.all(this.apps.map((a) => a.stop()));
+  }
+
+  /** Catches every app up now and waits for it (tests, and `scanrelay connect`'s first look). */
+  async catchUp(): Promise<void> {
+    await Promise.all(this.apps.map((a) => a.catchUp()));
+    this.forget();
+  }
+
+  /** Each app's root folders and the library holding each (the doctor page). */
+  roots(explain: Doctor): Promise<AppRoots[]> {
+    return Promise.all(this.apps.map((a) => appRoots({ name: a.name, type: a.type, client: a.client }, explain)));
+  }
+
+  status(): AppView[] {
+    const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
+    return this.apps.map((a) => ({
+      name: a.name,
+      type: a.type,
+      state: a.link.state,
+      reachable: a.link.up,
+      version: a.link.version ?? null,
+      lastEvent: iso(a.lastEventAt),
+      caughtUp: a.caughtUp,
+      cursor: iso(a.cursorAt),
+      lastCatchUp: iso(a.lastCatchUpAt),
+      intervalSeconds: a.intervalSeconds,
+      error: a.link.up ? null : (a.link.error ?? null),
+    }));
+  }
+
+  /** Folders asked for before any reading can ask about them are let go: the record stays as small as the window. */
+  private forget(): void {
+    const since = this.oldestReading();
+    if (since !== undefined) this.asked.forget(since);
+  }
+
+  /** The earliest time any app's next reading can ask about (its cursor less the overlap). */
+  private oldestReading(): number | undefined {
+    const cursors = this.apps.map((a) => a.cursorAt).filter((t): t is number => t !== undefined);
+    return cursors.length ? Math.min(...cursors) - OVERLAP_MS : undefined;
+  }
+}

@@ -1,0 +1,83 @@
+// Every request scanrelay sends an arr app is an operation of that app's own OpenAPI document (Sonarr's
+// src/Sonarr.Api.V3/openapi.json and the same in Radarr, Lidarr, Readarr, Whisparr v2 and v3; trimmed copies in
+// test/fixtures/arr-api with their commits): the list the client exports, and every request a catch-up and a
+// `connect` really sent the fake app. The names it relies on are the document's too: the history event enum, the
+// record's fields, the Connect entry's event flags, and the key in the X-Api-Key header.
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventsRead, flavourOf } from '../../src/arr/apps.js';
+import { arrClient, arrRequests } from '../../src/arr/client.js';
+import { connectWebhook } from '../../src/arr/webhook-entry.js';
+import { ManualClock } from '../../src/clock.js';
+import type { ArrType } from '../../src/config/arr-schema.js';
+import type { ArrAppType } from '../fakes/arr-app.js';
+import { arrDocument, arrOperations, asOperation } from '../support/arr-operations.js';
+import { mismatch } from '../support/sdk-operations.js';
+import { arrHarness, type ArrHarness } from './harness.js';
+
+const TYPES: [ArrAppType, ArrType, string][] = [
+  ['sonarr', 'sonarr', '4.0.14.2939'],
+  ['radarr', 'radarr', '5.21.1.9799'],
+  ['lidarr', 'lidarr', '2.11.2.4629'],
+  ['readarr', 'readarr', '0.4.18.2805'],
+  ['whisparr', 'whisparr', '2.0.0.1046'],
+  ['whisparr-v3', 'whisparr', '3.0.0.1234'],
+];
+
+let h: ArrHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe.each(TYPES)('%s', (doc, type, version) => {
+  const flavour = flavourOf(type, version);
+  const ops = arrOperations(doc);
+  const schemas = arrDocument(doc).components.schemas;
+  // The series or movie lookup is the flavour's own; the other kind's route is not called.
+  const sent = arrRequests.filter((r) => !['/series/{id}', '/movie/{id}'].includes(r.template) || r.template === `${flavour.ownerPath}/{id}`);
+
+  it.each(sent.map((r) => [`${r.method} ${r.template}`, r] as const))('%s is an operation of its document', (_, r) => {
+    expect(mismatch({ method: r.method, template: flavour.api + r.template, query: [...r.query], from: 'src/arr/client.ts' }, ops, true)).toBeUndefined();
+  });
+
+  it('the check refuses a route, method or query name the document lacks', () => {
+    expect(mismatch({ method: 'GET', template: `${flavour.api}/history/since`, query: ['pageSize'], from: '' }, ops, true)).toMatch(/takes no pageSize/);
+    expect(mismatch({ method: 'DELETE', template: `${flavour.api}/rootfolder`, query: [], from: '' }, ops, true)).toMatch(/not DELETE/);
+    expect(mismatch({ method: 'GET', template: '/api/v2/history/since', query: [], from: '' }, ops, true)).toMatch(/no operation/);
+  });
+
+  it('the history events read, the record fields read and the Connect flags set are names of its document', () => {
+    const enumName = Object.keys(schemas).find((k) => k.endsWith('HistoryEventType'))!;
+    expect(schemas[enumName].enum).toEqual(expect.arrayContaining(eventsRead(flavour)));
+    const record = Object.keys(schemas.HistoryResource.properties!);
+    expect(record).toEqual(expect.arrayContaining(['id', 'date', 'eventType', 'sourceTitle', 'downloadId', 'data', flavour.item, flavour.owner]));
+    const entry = Object.keys(schemas.NotificationResource.properties!);
+    const supports = flavour.connect.map((f) => `supports${f[0].toUpperCase()}${f.slice(1)}`);
+    expect(entry).toEqual(expect.arrayContaining([...flavour.connect, ...supports, 'name', 'implementation', 'fields']));
+    expect(Object.keys(schemas.SystemResource.properties!)).toEqual(expect.arrayContaining(['appName', 'version']));
+    expect(Object.keys(schemas.RootFolderResource.properties!)).toContain('path');
+    expect(arrDocument(doc).components.securitySchemes?.['X-Api-Key']).toEqual(expect.objectContaining({ name: 'X-Api-Key', in: 'header' }));
+  });
+
+  it('every request a catch-up and a connect sent the app is an operation of its document, with the key in X-Api-Key', async () => {
+    h = await arrHarness([doc]);
+    const [app] = h.apps;
+    app.rootFolders = ['/tv', '/movies'];
+    await h.arr.catchUp();
+    const withOwner = { seriesId: 5, movieId: 5, artistId: 5, authorId: 5, episodeId: 6, trackId: 6, bookId: 6, sourceTitle: 'x' };
+    app.owners.set(5, { id: 5, title: 'Owner', tvdbId: 1, tmdbId: 2, imdbId: 'tt3' });
+    app.write({ ...withOwner, eventType: flavour.imports[0], downloadId: 'd1', data: { importedPath: '/tv/Owner/Season 01/a.mkv' }, id: 1 }, h.clock.now());
+    h.clock.advance(1_000);
+    await h.arr.catchUp();
+    expect(h.service.queue.count()).toBe(1);
+    const client = arrClient({ NAME: doc, TYPE: type, URL: app.url, API_KEY: app.apiKey, CATCH_UP_INTERVAL: 300 }, { clock: new ManualClock() });
+    await connectWebhook(client, flavour, 'http://relay.example:3468', 'http://relay.example:3468/pass', false);
+    await h.arr.roots(async (path) => ({ folder: path, verdict: 'unknown', summary: '', wouldScan: [], suggestion: null }) as never);
+    const seen = new Set(app.requests.map((r) => `${r.method} ${r.path.replace(/\/\d+$/, '/{id}')}`));
+    expect(seen).toEqual(new Set([...sent.map((r) => `${r.method} ${flavour.api}${r.template}`)].filter((s) => !s.startsWith('PUT'))));
+    for (const r of app.requests) {
+      expect(mismatch(asOperation(r, 'sent'), ops, true), `${r.method} ${r.path}`).toBeUndefined();
+      expect(r.headers['x-api-key']).toBe(app.apiKey);
+    }
+  });
+});
