@@ -1,4 +1,4 @@
-// Where the idle relay's memory goes, part by part: RSS after 20 s idle of small programs that each add one of
+// Where the idle relay's memory goes, part by part: RSS after idling (40 s, bench/memory.ts) of small programs that each add one of
 // the relay's parts to the one before (bare node:http, then Fastify, the config schema in zod, better-sqlite3,
 // pino, prom-client, ws), then the relay itself, all started together on one Node. Each program is bundled as the
 // relay is (scripts/bundle.mjs's options, one ES module, node:http by require) and run with the relay's Node
@@ -100,7 +100,7 @@ function rssParts(pid: number): { anon: number; file: number } {
 }
 
 /** One round: every part, the bare server (with the flags and without) and the relay started together. */
-export async function partsRound(node: string, parts: { name: string; file: string }[], dir: string, relay: () => Promise<ServerChild>): Promise<PartRss[]> {
+export async function partsRound(node: string, parts: { name: string; file: string }[], dir: string, relay: () => Promise<ServerChild>, idleMs: number): Promise<PartRss[]> {
   const flags = serverFlags();
   const children: { name: string; child: Promise<ServerChild> }[] = [
     { name: 'bare node:http, no flags', child: spawnScript(node, [], ['-e', BARE_SERVER, '0']) },
@@ -110,7 +110,7 @@ export async function partsRound(node: string, parts: { name: string; file: stri
   ];
   const started = await Promise.all(children.map((c) => c.child));
   try {
-    await new Promise((r) => setTimeout(r, 20_000));
+    await new Promise((r) => setTimeout(r, idleMs));
     return children.map((c, i) => ({ name: c.name, rss: rssMb(started[i].pid), ...rssParts(started[i].pid) }));
   } finally {
     await Promise.all(started.map((s) => s.stop()));

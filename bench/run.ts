@@ -93,9 +93,11 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
 3. **Durability** — 64 concurrent clients send a 20,000-request burst to the real server; \`kill -9\` lands at a
    random request; the server is restarted on the same queue file and drains to a fake Plex (with its
    notification socket, as a real Plex). Every acknowledged folder must reach Plex.
-4. **Memory** — RSS after 20 s idle (a Plex target, defaults) above a bare Node \`http\` server started beside it,
-   on the machine's Node and on Node 24; then peak RSS (VmHWM) of the server process itself, idle, with 100,000
-   queued folders waiting, and with 100,000 due while Plex refuses every scan. Baseline: a bare Node \`http\` process.
+4. **Memory** — RSS 40 s after start of an idle relay (a Plex target, defaults) above a bare Node \`http\` server
+   (no flags) started beside it, on the machine's Node and on Node 24, the relay launched both ways users launch
+   it: as \`npm start\`, the image and the unit do (the Node flags, target +20 MB) and as \`npx scanrelay server\`
+   does (no flags, target +24 MB); then peak RSS (VmHWM) of the server process itself, idle, with 100,000 queued
+   folders waiting, and with 100,000 due while Plex refuses every scan. Baseline: a bare Node \`http\` process.
 5. **Drain** — 100,000 queued folders, delay 0, a fake Plex answering each call in 5 ms (with its notification
    socket, so each scan's end frees its place under \`PLEX_MAX_OUTSTANDING\`). Baseline: a plain
    client with the same concurrency (8) against the same fake Plex, i.e. what the fake can take. Then

@@ -3,8 +3,8 @@
 // BENCH_STARTUP_AGAINST=<another build's scanrelay.mjs> also launches that build with the same 100,000 queued, in
 // turn with this one (the order alternating each round), and logs both medians: is start-up worse than before?
 // BENCH_STARTUP_NODE=<node binary> runs both on another Node. BENCH_STARTUP_AGAINST_FLAGS: Node flags added after
-// the launchers' for the other build only (a build from before a flag was added runs as its launchers ran it:
-// '--turbofan --maglev' on Node 24 and '--turbofan' on Node 20 undo NODE_FLAGS' hold of the compilers).
+// the launchers' for the other build only (a build from before a flag was added or dropped runs as its own
+// launchers ran it).
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';

@@ -132,6 +132,8 @@ export function spawnServer(opts: {
   console?: 'pipe' | 'file';
   /** The Node binary to run it with (default: the one running the benchmarks). */
   node?: string;
+  /** The Node flags in place of the launchers' (NODE_FLAGS or BENCH_NODE_FLAGS); [] starts it as `npx scanrelay` does. */
+  nodeFlags?: readonly string[];
   /** More Node flags, after the server's. */
   nodeArgs?: string[];
   /** Another build of the CLI (a scanrelay.mjs), to compare against this checkout's. */
@@ -140,7 +142,7 @@ export function spawnServer(opts: {
   proc: ChildProcess;
   ready: Promise<ServerChild>;
 } {
-  const args = [...SERVER_FLAGS, ...(opts.nodeArgs ?? []), opts.cli ?? builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
+  const args = [...(opts.nodeFlags ?? SERVER_FLAGS), ...(opts.nodeArgs ?? []), opts.cli ?? builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
   if (opts.loglevel) args.push('--loglevel', opts.loglevel);
   args.push('server', '--port', String(opts.port ?? 0));
   if (opts.console === 'file') return spawnToFile(opts.dir, args);

@@ -11,12 +11,19 @@ export interface IdleTrimOptions {
   now: () => number;
   /** Runs one full collection. */
   collect: () => void;
+  /** Told once, when a collection failed (what it threw, as text: `ReferenceError: gc is not defined`); the trim is off from then on. */
+  failed: (reason: string) => void;
 }
 
-/** Decides when to collect: once per quiet spell, after the first request-free `quietMs` (start-up counts as activity). */
+/**
+ * Decides when to collect: once per quiet spell, after the first request-free `quietMs` (start-up counts as
+ * activity). A collection that fails turns the trim off for good: it is a saving, not the relay's work, and a
+ * Node that stops honouring the collector below must not take the relay down with it.
+ */
 export class IdleTrim {
   private lastActivity: number;
   private collectedSince = false;
+  private off = false;
 
   constructor(private readonly opts: IdleTrimOptions) {
     this.lastActivity = opts.now();
@@ -27,20 +34,33 @@ export class IdleTrim {
     this.collectedSince = false;
   }
 
+  /** True once a collection has failed: tick() does nothing more. */
+  get stopped(): boolean {
+    return this.off;
+  }
+
   /** Called now and then; true when it collected. */
   tick(): boolean {
-    if (this.collectedSince || this.opts.now() - this.lastActivity < this.opts.quietMs) return false;
+    if (this.off || this.collectedSince || this.opts.now() - this.lastActivity < this.opts.quietMs) return false;
     this.collectedSince = true;
-    this.opts.collect();
-    return true;
+    try {
+      this.opts.collect();
+      return true;
+    } catch (err) {
+      this.off = true;
+      // String(), not .message: the collector's context throws errors of its own realm, not this one's Error.
+      this.opts.failed(String(err));
+      return false;
+    }
   }
 }
 
 /**
- * V8's own collector: the global `gc` when Node runs with --expose-gc (the launchers pass it, NODE_FLAGS), else
- * one made for the purpose (the `scanrelay` command and `node dist/…` may start without it): the flag set now
- * only installs `gc` into contexts made after it, so it changes nothing else. That context is made at the first
- * collection, not at start: a V8 context costs 1-2 MB of RSS (docs/performance.md, memory).
+ * V8's own collector: the global `gc` when Node runs with --expose-gc (no launcher passes it; a person may), else
+ * one made for the purpose: the flag set at the first collection only installs `gc` into contexts made after it,
+ * so it changes nothing else. Node calls setting V8 flags after start unsupported, so a later Node may ignore it
+ * (then `gc` is missing from that context and this throws, and IdleTrim turns itself off). That context is made
+ * at the first collection, not at start: a V8 context costs 1-2 MB of RSS (docs/performance.md, memory).
  */
 export function fullCollection(): () => void {
   type Gc = (options?: { type: 'major'; execution: 'sync' }) => void;
@@ -54,11 +74,26 @@ export function fullCollection(): () => void {
   };
 }
 
-/** Wires the trim to an HTTP server: every request is activity; checked every `everyMs`, off the event loop's books. */
-export function trimWhenIdle(server: { on(event: 'request', listener: () => void): unknown }, quietMs = 10_000, everyMs = 5_000): () => void {
-  const trim = new IdleTrim({ quietMs, now: Date.now, collect: fullCollection() });
+export interface TrimSettings {
+  /** How long without a request counts as quiet (10 s). */
+  quietMs?: number;
+  /** How often the trim looks (5 s). */
+  everyMs?: number;
+  /** The collection (fullCollection()). */
+  collect?: () => void;
+}
+
+/**
+ * Wires the trim to an HTTP server: every request is activity; checked every `everyMs`, off the event loop's
+ * books. `failed` hears once that the collection failed and the trim is off. Returns a stop function.
+ */
+export function trimWhenIdle(server: { on(event: 'request', listener: () => void): unknown }, failed: (reason: string) => void, settings: TrimSettings = {}): () => void {
+  const trim = new IdleTrim({ quietMs: settings.quietMs ?? 10_000, now: Date.now, collect: settings.collect ?? fullCollection(), failed });
   server.on('request', () => trim.noteRequest());
-  const timer = setInterval(() => trim.tick(), everyMs);
+  const timer = setInterval(() => {
+    trim.tick();
+    if (trim.stopped) clearInterval(timer);
+  }, settings.everyMs ?? 5_000);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -2,10 +2,10 @@
 // built (scripts/bundle.mjs), else read once from package.json.
 import { readFileSync } from 'node:fs';
 
-/** Defined by the bundler; absent when src/ (tsx) or tsc's dist/ runs. */
+/** Defined by the bundler; absent when src/ runs (through tsx). */
 declare const SCANRELAY_VERSION: string | undefined;
 
-/** From src/ and tsc's dist/ alike, package.json is one folder up. */
+/** From src/, package.json is one folder up. */
 function readVersion(): string {
   if (typeof SCANRELAY_VERSION === 'string') return SCANRELAY_VERSION;
   try {

@@ -1,11 +1,9 @@
 #!/usr/bin/env node
-// The `scanrelay` command's entry: holds V8's optimizing compilers before anything else is loaded (the server
-// releases them the first time it is busy, any other command at once: src/cli/optimizers.ts), then loads and
-// runs the command line (run.ts). The rest comes by import() so that, in the bundle too, none of it is evaluated
-// before the hold.
+// The `scanrelay` command's entry: when this file is the program being run, loads and runs the command line
+// (run.ts). Loaded by import(), so that the bundle's entry stays these few lines and run.ts with what it needs is
+// one chunk (scripts/bundle.mjs).
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { holdOptimizers } from './optimizers.js';
 
 /** True when this file is the program being run (directly, through the npm bin link, or through tsx). */
 function isMain(): boolean {
@@ -15,7 +13,4 @@ function isMain(): boolean {
     return false;
   }
 }
-if (isMain()) {
-  holdOptimizers();
-  await (await import('./run.js')).run(process.argv);
-}
+if (isMain()) await (await import('./run.js')).run(process.argv);

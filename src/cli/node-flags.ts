@@ -14,13 +14,13 @@
 // itself grows by 4 MB. Optimizing on the main thread instead left the peak 25-30 MB lower on Node 24 (165 ->
 // 136-143 MB through 60 s) with the same CPU per request. V8 reads it only at start: NODE_OPTIONS refuses it and
 // v8.setFlagsFromString comes too late, so only the command line carries it. Figures: docs/performance.md.
+//
+// Nothing else: every flag here is one a later Node could rename or drop, and then `node` refuses to start.
 import { getHeapStatistics } from 'node:v8';
-import { HOLD_FLAGS } from './optimizers.js';
 
 export const HEAP_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=512'] as const;
 const COMPILER_FLAG = '--no-concurrent-recompilation';
-// And the optimizing compilers held from Node's own start until the server is first busy (src/cli/optimizers.ts).
-export const NODE_FLAGS = [...HEAP_FLAGS, COMPILER_FLAG, ...HOLD_FLAGS] as const;
+export const NODE_FLAGS = [...HEAP_FLAGS, COMPILER_FLAG] as const;
 
 /** Above this limit V8's growth factor is over 1.6: the heap flags (or NODE_OPTIONS) were not given. */
 const LARGE_LIMIT_BYTES = 1024 * 1024 * 1024;

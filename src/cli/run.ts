@@ -4,7 +4,6 @@
 import type { Command } from 'commander';
 import { addGlobalOptions } from './context.js';
 import { baseProgram, commandOf } from './base.js';
-import { releaseOptimizers } from './optimizers.js';
 import { serverCommand } from './server.js';
 
 /** The program for a command line: just the server for `server`, else every command. */
@@ -14,8 +13,6 @@ export async function programFor(args: readonly string[]): Promise<Command> {
     program.addCommand(addGlobalOptions(serverCommand()));
     return program;
   }
-  // Only the server waits until it is busy (src/cli/optimizers.ts): the other commands' work starts now.
-  releaseOptimizers();
   return (await import('./program.js')).buildProgram();
 }
 

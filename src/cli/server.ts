@@ -14,7 +14,6 @@ import { createService, type Service } from '../service.js';
 import { globalFlags, loadContext } from './context.js';
 import { flagAdvice } from './node-flags.js';
 import { trimWhenIdle } from '../idle-memory.js';
-import { releaseWhenBusy } from './optimizers.js';
 
 export function serverCommand(): Command {
   return new Command('server')
@@ -80,9 +79,7 @@ export function serverCommand(): Command {
         logger.info('Stopped cleanly.');
         process.exit(0);
       };
-      trimWhenIdle(service.app.server);
-      // Held since the entry: released at the first busy spell (src/cli/optimizers.ts).
-      releaseWhenBusy();
+      trimWhenIdle(service.app.server, (reason) => logger.warn(`The idle memory trim is off: V8's full collection failed (${reason}). The relay runs on as before; idle, it may hold a few MB more.`));
       process.on('SIGTERM', () => void stop('SIGTERM'));
       process.on('SIGINT', () => void stop('SIGINT'));
     });

@@ -179,8 +179,8 @@ export class Checkpointer {
   }
 
   // One stat of the WAL file. While it does not grow the looks space out (doubling up to 5 s): an idle relay
-  // wakes up a few times a minute instead of ten times a second, and runs too little for V8 to optimize
-  // anything (src/cli/optimizers.ts; at 100 ms, Node's stat and timer code was optimized within seconds).
+  // wakes up a few times a minute instead of ten times a second (at 100 ms, V8 found Node's stat and timer code
+  // hot within seconds and optimized it, which touched megabytes of its optimizing compilers: docs/performance.md).
   private lookAtWal(): void {
     this.look = undefined;
     if (this.stopped) return;

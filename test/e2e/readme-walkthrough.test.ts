@@ -1,6 +1,6 @@
 // The README, followed as a newcomer would, in one sitting: a fresh clone, the quick start, the "First scan"
 // steps, a scan reaching a (fake) Plex, and the dashboard showing it. Each step runs the command the README
-// names (npm start, npx scanrelay server, npx scanrelay sections, the curl request) as argv in the clone.
+// names (npm start, node dist/scanrelay.mjs server and sections, the curl request) as argv in the clone.
 // Two departures, both for the test's sake: node_modules is linked from this checkout instead of downloaded
 // (`npm ci` = install + the `prepare` build, so the build is run here), and the port is set through the
 // environment so the test does not clash with a real service. The scan delay is the README's own advice for
@@ -137,14 +137,14 @@ describe.skipIf(!committed)(`the README, from clone to a scan on the dashboard${
     expect(readme).toContain('`"SERVER_SCAN_DELAY": 5`');
     writeFileSync(file, JSON.stringify(config, null, 2));
 
-    // Step 2: `npx scanrelay server`.
-    expect(readme).toContain('`npx scanrelay server`');
-    service = run('npx', ['scanrelay', 'server'], clone, env);
+    // Step 2: `node dist/scanrelay.mjs server`.
+    expect(readme).toContain('`node dist/scanrelay.mjs server`');
+    service = run('node', ['dist/scanrelay.mjs', 'server'], clone, env);
     await service.waitFor(/scanrelay is running/);
 
     // Step 3: the libraries are visible.
-    expect(readme).toContain('`npx scanrelay sections`');
-    const sections = run('npx', ['scanrelay', 'sections'], clone, env);
+    expect(readme).toContain('`node dist/scanrelay.mjs sections`');
+    const sections = run('node', ['dist/scanrelay.mjs', 'sections'], clone, env);
     expect(await sections.exited).toBe(0);
     expect(sections.output()).toMatch(/^2\) TV Shows$/m);
     expect(sections.output()).toContain('/data/TV');
