@@ -266,6 +266,18 @@ export interface FollowResult {
   detail: string;
 }
 
+/** A server's notification socket: opening (never open yet), open (the server answered on it), reconnecting, stopped. */
+export type SocketState = 'opening' | 'open' | 'reconnecting' | 'stopped';
+
+/** What health shows of a follower's socket. */
+export interface SocketStatus {
+  state: SocketState;
+  /** When the server last sent a frame or answered a ping (the follower's clock). */
+  lastFrameAt?: number;
+  /** Why it is reconnecting (refused, dropped, silent). */
+  why?: string;
+}
+
 /** Follows the scans of one server. One per server, whatever the number of folders followed. */
 export interface Follower {
   /** Begins following; `done` is called once per item with what its follow-up found. */
@@ -279,5 +291,7 @@ export interface Follower {
   moot?(ticket: unknown): void;
   /** Items currently followed (health, tests). */
   readonly size: number;
+  /** Its notification socket, when it has one (health, the dashboard). */
+  socketStatus?(): SocketStatus | undefined;
   stop(): Promise<void>;
 }

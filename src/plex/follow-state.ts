@@ -43,6 +43,8 @@ export interface PlexFollowerOptions {
   exists?: (path: string) => Promise<boolean>;
   /** PLEX_FIX_MISMATCHED. */
   fixer?: MatchFixer;
+  /** A scan outstanding this long with its sections idle in /activities is over, whatever the socket says (src/plex/poll.ts). */
+  releaseAfterMs?: number;
   /** The server's notification socket; without it, scans are followed by polling /activities alone. */
   watch?: PlexScanWatch;
   /** GET on Plex for the items' files; through `api` by default. */
@@ -76,6 +78,8 @@ export interface Followed {
   last?: BatchConfirmation;
   /** Its place in each section's line at Plex, when the socket watched from before Plex took it. */
   seq?: Record<string, number>;
+  /** The cross-check found its scan over though the socket told of no end: the socket cannot vouch for it. */
+  unheard?: boolean;
   /** The socket saw its section's line pass it: its scan ended, so it no longer counts as outstanding. */
   scanEnded?: boolean;
   /**

@@ -5,13 +5,13 @@
 // recently added items only when the socket did not watch either; then empty the trash once, analyze each item once.
 // With the socket, each section's line at Plex is counted (src/plex/section-line.ts): a follow-up whose place was
 // passed has had its scan end, whatever the scan's items said, and no longer counts as outstanding.
-import type { Follower, FollowItem, FollowResult } from '../scan.js';
-import { PlexScanProgress } from './activities.js';
+import type { Follower, FollowItem, FollowResult, SocketStatus } from '../scan.js';
 import { trashWanted } from './after-scan.js';
 import { FINISHED_TOGETHER, LOOKUPS_AT_ONCE, type Finished, type Followed, type PlexFollowerOptions, type PlexTicket } from './follow-state.js';
 import { FollowOutcomes } from './follow-outcomes.js';
 import { itemsOfScans, plexGet, type PlexGet } from './item-files.js';
 import { IdleSections, lookUp } from './idle-sections.js';
+import { FollowPoll } from './poll.js';
 import type { EndedScan } from './scan-watch.js';
 import { SectionLines } from './section-line.js';
 import { secs, verdict } from './verdict.js';
@@ -22,14 +22,13 @@ const RECENT_SLACK_MS = 5_000;
 export class PlexFollower implements Follower {
   private readonly items = new Map<string, Followed>();
   private readonly idle: IdleSections;
-  private readonly progress: PlexScanProgress;
+  private readonly polling: FollowPoll;
   private readonly outcomes: FollowOutcomes;
   private running = false;
   private loopDone?: Promise<void>;
   private wakeUp?: () => void;
   private polls = 0;
   private lastPollAt = -Infinity;
-  private unreachable?: string;
   private unwatch?: () => void;
   private watching = false;
   private stopping = new AbortController();
@@ -37,7 +36,7 @@ export class PlexFollower implements Follower {
   private readonly line: SectionLines;
 
   constructor(private readonly opts: PlexFollowerOptions) {
-    this.progress = new PlexScanProgress(opts.api);
+    this.polling = new FollowPoll(opts);
     this.get = opts.get ?? plexGet(opts.api);
     this.outcomes = new FollowOutcomes(opts);
     this.line = new SectionLines(opts);
@@ -78,6 +77,11 @@ export class PlexFollower implements Follower {
     this.line.recorded(accepted);
   }
 
+  /** Its notification socket's state, once opened (health). */
+  socketStatus(): SocketStatus | undefined {
+    return this.watching ? this.opts.watch?.status() : undefined;
+  }
+
   /** Followed, or judged and still being finished (trash, analyze, recording). */
   get size(): number {
     return this.items.size + this.outcomes.finishing;
@@ -98,6 +102,7 @@ export class PlexFollower implements Follower {
   follow(item: FollowItem): void {
     // Follow-ups restored at start (scans sent before a restart) need the socket as much as new scans do.
     this.watchScans();
+    this.opts.watch?.heedNow();
     const ticket = item.ticket as PlexTicket;
     const key = `${item.ref.folderId}:${item.ref.generation}`;
     const followed: Followed = { item, ticket, addedAtPoll: this.polls, seenRunning: false, followedAt: this.opts.clock.now() };
@@ -155,35 +160,12 @@ export class PlexFollower implements Follower {
 
   /** One look at Plex for every followed section, then the batches of the sections that are idle. */
   private async poll(): Promise<void> {
-    const { clock, logger } = this.opts;
+    const { clock } = this.opts;
     const started = clock.now();
     const poll = ++this.polls;
-    const watch = this.opts.watch;
-    // The events tell what runs only while connected, and once /activities was asked after the last (re)connect.
-    const byEvents = watch !== undefined && watch.connected && !watch.pollDue;
-    const connectedBefore = watch?.connected ?? false;
-    let running: Set<string>;
-    if (byEvents) {
-      running = new Set(watch.scanning());
-      // Between two of a section's scans the events show it idle for an instant, and a poll landing there would end
-      // every follow-up queued behind them (and free their places under the cap): a section that ended a scan
-      // within the last interval still counts as running.
-      const followedSections = new Set([...this.items.values()].flatMap((f) => f.ticket.sections.map((s) => s.id)));
-      for (const e of watch.endedSince(followedSections, started - this.opts.pollMs)) running.add(e.sectionId);
-    } else try {
-      running = await this.progress.running();
-      // A scan that began before the socket opened sends no `started` to it, and a long one may send no progress
-      // for a while: until /activities shows nothing the events do not know of, it is asked again each interval.
-      if (connectedBefore) watch!.pollDue = [...running].some((id) => !watch!.scanning().has(id));
-      if (this.unreachable) logger.info(`Plex at ${this.opts.api.url} answers again; following its scans resumes.`);
-      this.unreachable = undefined;
-    } catch (err) {
-      const why = (err as Error).message;
-      if (!this.unreachable) logger.warn(`Cannot ask Plex at ${this.opts.api.url} which scans run (${why}); following resumes when it answers.`);
-      this.unreachable = why;
-      this.expire(clock.now(), `Plex did not say whether the scan ended (${why})`);
-      return;
-    }
+    const answer = await this.polling.ask([...this.items.values()], started);
+    if ('unreachable' in answer) return this.expire(clock.now(), `Plex did not say whether the scan ended (${answer.unreachable})`);
+    const { running, released } = answer;
     this.idle.seen(this.items.values(), running, started);
     const judged: Followed[] = [];
     // Plex runs a section's scans in the order it took them: one behind an earlier scan still followed waits.
@@ -192,7 +174,7 @@ export class PlexFollower implements Follower {
       const first = f.ticket.sections.every((s) => !ahead.has(s.id));
       for (const s of f.ticket.sections) ahead.add(s.id);
       if (f.addedAtPoll >= poll) continue;
-      if (f.ticket.sections.some((s) => running.has(s.id))) {
+      if (f.ticket.sections.some((s) => running.has(s.id)) && !released.has(f)) {
         f.seenRunning = true;
         if (first) f.startedAt ??= started;
       } else {
@@ -219,6 +201,7 @@ export class PlexFollower implements Follower {
    * the follow-ups whose place in the line it passed are judged once that is done.
    */
   private scanEnded(scan: EndedScan): void {
+    this.polling.heard();
     this.line.ended(scan.sectionId);
     const inSection = [...this.items.values()].filter((f) => f.ticket.sections.some((s) => s.id === scan.sectionId));
     const waiting = inSection.filter((f) => f.ticket.file !== undefined);

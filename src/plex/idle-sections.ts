@@ -40,7 +40,8 @@ export class IdleSections {
    * The recently added items are paged through only for files whose scans the socket did not watch.
    */
   async judge(judged: Followed[], now: number): Promise<Finished[]> {
-    const withFile = judged.filter((f) => f.ticket.file !== undefined);
+    // A file already seen in the library (an earlier end's items) stays confirmed: a lookup that cannot tell must not undo it.
+    const withFile = judged.filter((f) => f.ticket.file !== undefined && f.last?.state !== 'confirmed');
     await lookUp(this.opts, withFile, (f) => !this.watched(f));
     const out: Finished[] = [];
     for (const f of judged) {
@@ -50,10 +51,10 @@ export class IdleSections {
     return out;
   }
 
-  /** The socket has been open since before this follow-up began: every end of its scans was heard. */
+  /** The socket has been open since before this follow-up began, and its end was not found by the cross-check alone. */
   private watched(f: Followed): boolean {
     const since = this.opts.watch?.connectedSince;
-    return since !== undefined && since <= f.followedAt;
+    return since !== undefined && since <= f.followedAt && !f.unheard;
   }
 
   /** A section's grace runs from its latest scan request or from when it went idle, whichever is later. */

@@ -4,7 +4,8 @@
 // polling /activities. The frame formats and their sources are in docs/targets.md, "What the servers say after a scan".
 import { splitUserinfo, withBasicAuth } from '../url-credentials.js';
 import type { Clock } from '../clock.js';
-import { MediaSocket, type Dial } from '../media-socket.js';
+import { MediaSocket, type Dial, type Liveness } from '../media-socket.js';
+import type { SocketStatus } from '../scan.js';
 
 /** The path python-plexapi (plexapi/alert.py) and Tautulli (plexpy/web_socket.py) open. */
 export const NOTIFICATIONS_PATH = '/:/websockets/notifications';
@@ -115,8 +116,10 @@ export interface PlexNotificationsOptions {
   dial?: Dial;
   firstBackoffMs?: number;
   maxBackoffMs?: number;
-  /** Ping after this long without a frame; drop the socket if the ping goes unanswered as long again. */
-  silenceMs?: number;
+  /** How the socket's life is checked (src/media-socket.ts LIVENESS by default). */
+  liveness?: Partial<Liveness>;
+  /** Scans are outstanding: the socket's life is checked at the busy pace. */
+  busy?: () => boolean;
 }
 
 /** The notification socket of one Plex server: open while anyone may need it, shared by all subscribers. */
@@ -137,7 +140,8 @@ export class PlexNotifications {
       dial: opts.dial,
       firstBackoffMs: opts.firstBackoffMs,
       maxBackoffMs: opts.maxBackoffMs,
-      silenceMs: opts.silenceMs ?? 30_000,
+      liveness: opts.liveness,
+      busy: opts.busy,
       onText: (text) => {
         for (const e of parseNotification(text)) this.emit(e);
       },
@@ -145,13 +149,22 @@ export class PlexNotifications {
     });
   }
 
-  /** Whether events flow now: false means a follower must watch scans some other way (/activities). */
+  /** Whether events flow now (the server answered on the socket): false means a follower must watch scans some other way (/activities). */
   get connected(): boolean {
     return this.socket.connected;
   }
 
   start(): void {
     this.socket.start();
+  }
+
+  status(): SocketStatus {
+    return this.socket.status();
+  }
+
+  /** Scans became outstanding: the socket's life is checked at the busy pace at once. */
+  heedNow(): void {
+    this.socket.heedNow();
   }
 
   stop(): Promise<void> {

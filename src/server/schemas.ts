@@ -88,6 +88,14 @@ export const targetHealth = z.object({
   dueWaitMs: z.int().optional().meta({ description: 'ms the next due folder for this server has waited since it was due' }),
   heldUntil: z.number().optional().meta({ description: 'the server answered 429 or 503 with Retry-After: nothing is sent to it before this (ms since the epoch)' }),
   heldAsked: z.string().optional().meta({ description: 'what the server asked, e.g. "Retry-After: 20"' }),
+  socket: z
+    .object({
+      state: z.enum(['opening', 'open', 'reconnecting', 'stopped']).meta({ description: 'open: the server answered on it; reconnecting: refused, dropped or gone silent, dialled again with backoff while scans are followed by polling' }),
+      lastFrameAgeMs: z.int().optional().meta({ description: 'ms since the server last sent a frame or answered a ping' }),
+      why: z.string().optional().meta({ description: 'why it is reconnecting' }),
+    })
+    .optional()
+    .meta({ description: "the follower's notification socket (Plex, Jellyfin, Emby), once opened" }),
 });
 
 export const queueQuery = z.object({ limit: z.int().min(1).max(5000).default(500) });

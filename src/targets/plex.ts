@@ -12,7 +12,7 @@ import { PlexFollower } from '../plex/follower.js';
 import { MatchFixer } from '../plex/match.js';
 import { PlexNotifications } from '../plex/notifications.js';
 import { PlexScanWatch } from '../plex/scan-watch.js';
-import type { Dial } from '../media-socket.js';
+import type { Dial, Liveness } from '../media-socket.js';
 import { locatePlexItems, refreshPlexItem } from '../plex/items.js';
 import type { ItemLocation, ItemRefreshResult, Library, ScanContext, ScanOutcome } from '../scan.js';
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities, type Entry, type KindContext } from './kind.js';
@@ -62,7 +62,9 @@ export interface PlexTargetOptions {
    * PLEX_NOTIFICATIONS: follow scans through Plex's notification socket (`dial` and the backoff for tests).
    * Off when left out, so a target built by hand polls /activities only; the config turns it on by default.
    */
-  notifications?: false | { dial?: Dial; firstBackoffMs?: number; maxBackoffMs?: number };
+  notifications?: false | { dial?: Dial; firstBackoffMs?: number; maxBackoffMs?: number; liveness?: Partial<Liveness> };
+  /** How long a scan may stay outstanding with its sections idle in /activities (src/plex/poll.ts RELEASE_AFTER_MS). */
+  releaseAfterMs?: number;
 }
 
 export class PlexTarget implements Capabilities {
@@ -83,7 +85,9 @@ export class PlexTarget implements Capabilities {
     this.items = plexItems(this.api, this.list);
     this.after = { ...NO_AFTER_SCAN, ...opts.after };
     this.confirmScans = opts.confirmScans ?? true;
-    const socket = opts.notifications ? new PlexNotifications({ url: opts.url, token: opts.token, clock: opts.clock, ...opts.notifications }) : undefined;
+    // Its life is checked at the busy pace while Plex holds scans of ours (src/media-socket.ts, LIVENESS).
+    const busy = () => this.follower.outstanding() > 0;
+    const socket = opts.notifications ? new PlexNotifications({ url: opts.url, token: opts.token, clock: opts.clock, busy, ...opts.notifications }) : undefined;
     this.follower = new PlexFollower({
       watch: socket ? new PlexScanWatch(socket, opts.clock, logger, this.api.url) : undefined,
       api: this.api,
@@ -92,6 +96,7 @@ export class PlexTarget implements Capabilities {
       pollMs: opts.followIntervalMs ?? 1_000,
       graceMs: opts.followGraceMs ?? 5_000,
       timeoutMs: opts.confirmTimeoutMs ?? 300_000,
+      releaseAfterMs: opts.releaseAfterMs,
       after: this.after,
       analyze: this.confirmScans,
       fileInLibrary: opts.fileInLibrary,
