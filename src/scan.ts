@@ -264,6 +264,8 @@ export interface FollowResult {
   state: Extract<FinalDeliveryState, 'confirmed' | 'not-found' | 'unconfirmed' | 'scanned'>;
   /** One short sentence for people; the technical part after it. */
   detail: string;
+  /** No sign of the file once its scan ended (the server may have taken it and never run it): the stage asks once more. */
+  askAgain?: boolean;
 }
 
 /** A server's notification socket: opening (never open yet), open (the server answered on it), reconnecting, stopped. */

@@ -1,5 +1,5 @@
 // The "plex" kind: a partial refresh of the folder in every section that holds it, through Plex's HTTP API. The
-// delivery ends when Plex took the refresh; what follows the scan's end is the Plex follower's (plex/follower.ts).
+// delivery ends when Plex took the refresh; what follows the scan's end is the Plex follower's (plex/follow/follower.ts).
 import type { Clock } from '../clock.js';
 import { bool, choice, integer, optional, stringList, text } from '../config/values.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -7,11 +7,11 @@ import { NO_AFTER_SCAN, trashWanted, type AfterScanSettings, type DeletedCounter
 import { PlexApi } from '../plex/api.js';
 import { waitUntilPlexAnswers } from '../plex/availability.js';
 import type { FileInLibrary } from '../plex/confirm.js';
-import type { PlexTicket } from '../plex/follow-state.js';
-import { PlexFollower } from '../plex/follower.js';
+import type { PlexTicket } from '../plex/follow/follow-state.js';
+import { PlexFollower } from '../plex/follow/follower.js';
 import { MatchFixer } from '../plex/match.js';
-import { PlexNotifications } from '../plex/notifications.js';
-import { PlexScanWatch } from '../plex/scan-watch.js';
+import { PlexNotifications } from '../plex/follow/notifications.js';
+import { PlexScanWatch } from '../plex/follow/scan-watch.js';
 import type { Dial, Liveness } from '../media-socket.js';
 import { locatePlexItems, refreshPlexItem } from '../plex/items.js';
 import type { ItemLocation, ItemRefreshResult, Library, ScanContext, ScanOutcome } from '../scan.js';
@@ -63,7 +63,7 @@ export interface PlexTargetOptions {
    * Off when left out, so a target built by hand polls /activities only; the config turns it on by default.
    */
   notifications?: false | { dial?: Dial; firstBackoffMs?: number; maxBackoffMs?: number; liveness?: Partial<Liveness> };
-  /** How long a scan may stay outstanding with its sections idle in /activities (src/plex/poll.ts RELEASE_AFTER_MS). */
+  /** How long a scan may stay outstanding with its sections idle in /activities (src/plex/follow/poll.ts RELEASE_AFTER_MS). */
   releaseAfterMs?: number;
 }
 
@@ -146,7 +146,7 @@ export class PlexTarget implements Capabilities {
       return { status: 'scanned', detail, sections };
     }
     const ids = file && this.opts.fixMismatched && context.ids ? { ids: context.ids } : {};
-    const ticket: PlexTicket = { sections: matches.map((s) => ({ id: s.id, title: s.name, ...(s.sectionType ? { type: s.sectionType } : {}) })), ...(file ? { file } : {}), ...ids, ...(accepted ? { accepted } : {}) };
+    const ticket: PlexTicket = { sections: matches.map((s) => ({ id: s.id, title: s.name, ...(s.sectionType ? { type: s.sectionType } : {}) })), folder, ...(file ? { file } : {}), ...ids, ...(accepted ? { accepted } : {}) };
     return { status: 'scanned', detail, sections, follow: ticket };
   }
 

@@ -119,8 +119,8 @@ export class FakePlex {
    * section waits in the FIFO is folded into that one: one scan, one activity and one end for both folders.
    */
   faults: { drop?: (section: string, path: string) => boolean; merge?: boolean } = {};
-  /** Refreshes the faults swallowed, as [section, path, how]. */
-  readonly swallowed: { section: string; path: string; how: 'dropped' | 'merged' }[] = [];
+  /** Refreshes the faults swallowed: dropped, or merged into the waiting scan of `into`. */
+  readonly swallowed: { section: string; path: string; how: 'dropped' | 'merged'; into?: string }[] = [];
   /** An old or quiet Plex: GET /activities answers an empty list whatever runs (scans still end and add files). */
   hideActivities = false;
   /** When the FIFO first started a scan and last finished one (real ms): the time Plex itself spent. */
@@ -248,7 +248,7 @@ export class FakePlex {
     const waiting = this.faults.merge ? this.fifo.find((w) => w.activity.section === section) : undefined;
     if (!waiting) return false;
     (waiting.activity.merged ??= []).push(path);
-    return !!this.swallowed.push({ section, path, how: 'merged' });
+    return !!this.swallowed.push({ section, path, how: 'merged', into: waiting.activity.path });
   }
 
   /** Starts the next FIFO scan when none runs. */

@@ -39,6 +39,9 @@ export interface BurstResult {
   notInLibrary: number;
   /** Each folder's history line: when it was written (ms after the first import), its outcome and detail. */
   lines: { folder: string; atMs: number; outcome: string; detail?: string }[];
+  /** Every refresh that reached Plex, and every scan Plex ended (a merged one under the folder it ran as), in order. */
+  sent: { path: string; atMs: number }[];
+  ended: { path: string; atMs: number }[];
   /** The fake Plex, stopped: what it received and did. */
   plex: FakePlex;
 }
@@ -54,6 +57,8 @@ export async function runBurst(opts: BurstOptions): Promise<BurstResult> {
   opts.plex?.(plex);
   const firstSent = new Map<string, number>();
   const sent = new Map<string, number>();
+  const sentLog: BurstResult['sent'] = [];
+  const ended: BurstResult['ended'] = [];
   let seen = 0;
   const t0 = clock.now();
   const since = () => clock.now() - t0;
@@ -84,11 +89,13 @@ export async function runBurst(opts: BurstOptions): Promise<BurstResult> {
         if (!r.path.endsWith('/refresh') || !r.query.path) continue;
         firstSent.set(r.query.path, firstSent.get(r.query.path) ?? since());
         sent.set(r.query.path, (sent.get(r.query.path) ?? 0) + 1);
+        sentLog.push({ path: r.query.path, atMs: since() });
       }
       await opts.onStep?.(service, since());
       if (next === opts.folders && service.queue.count() === 0 && plex.scansQueued === 0) break;
       clock.advance(stepMs);
       if (step % every === every - 1) plex.stepFifo(scansPerStep);
+      for (const e of plex.finishedScans.slice(ended.length)) ended.push({ path: e.path, atMs: since() });
     }
     const history = service.queue.history(10_000);
     const outcomes: Record<string, number> = {};
@@ -103,6 +110,8 @@ export async function runBurst(opts: BurstOptions): Promise<BurstResult> {
       outcomes,
       notInLibrary: Array.from({ length: next }, (_, i) => fileOf(i)).filter((f) => !plex.library.has(f)).length,
       lines: history.map((h) => ({ folder: h.folder, atMs: h.finishedAt - t0, outcome: h.outcome, detail: h.detail })),
+      sent: sentLog,
+      ended,
       plex,
     };
   } finally {

@@ -43,6 +43,8 @@ export interface PressureResult {
   outcomes: Record<string, number>;
   /** Seconds of the service's clock from the last webhook until the queue and Plex were empty. */
   drainSeconds: number;
+  /** Seconds from the last webhook until every requested file was in Plex's library with nothing left in Plex's queue. */
+  libraryDrainSeconds?: number;
   /** The most the service reported outstanding on Plex, and the longest its next due folder waited (s). */
   maxOutstandingSeen: number;
   maxDueWaitSeconds: number;
@@ -122,7 +124,11 @@ export async function runPressure(opts: PressureOptions): Promise<PressureResult
     const loadEnd = clock.now();
     loading = false;
     const limit = loadEnd + (opts.drainLimitSeconds ?? 3_600) * 1000;
-    while ((service.queue.count() > 0 || plex.scansQueued > 0) && clock.now() < limit) await step(0, perStep(opts.scansPerSecond, k++));
+    let inLibraryAt: number | undefined;
+    while ((service.queue.count() > 0 || plex.scansQueued > 0) && clock.now() < limit) {
+      await step(0, perStep(opts.scansPerSecond, k++));
+      if (inLibraryAt === undefined && plex.scansQueued === 0 && files.every((f) => plex.library.has(f))) inLibraryAt = clock.now();
+    }
     const counts = [...lastRequest.keys()].map((f) => refreshCount.get(f) ?? 0);
     const outcomes: Record<string, number> = {};
     for (const h of service.queue.history(1_000_000)) outcomes[h.outcome] = (outcomes[h.outcome] ?? 0) + 1;
@@ -136,6 +142,7 @@ export async function runPressure(opts: PressureOptions): Promise<PressureResult
       refreshesPerFolder: { min: Math.min(...counts), max: Math.max(...counts), mean: counts.reduce((a, b) => a + b, 0) / counts.length },
       outcomes,
       drainSeconds: (clock.now() - loadEnd) / 1000,
+      ...(inLibraryAt === undefined ? {} : { libraryDrainSeconds: (inLibraryAt - loadEnd) / 1000 }),
       maxOutstandingSeen,
       maxDueWaitSeconds: maxDueWait / 1000,
       scanSlots,

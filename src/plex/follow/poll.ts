@@ -3,9 +3,10 @@
 // outstanding past RELEASE_AFTER_MS while /activities shows its sections idle is over, whatever the socket says.
 // Back-pressure must never wait on a signal that may not come (a socket whose pongs still come from a notifier
 // that hung, an `ended` Plex never sent).
-import { ConditionLog } from '../log-condition.js';
+import { ConditionLog } from '../../log-condition.js';
 import { PlexScanProgress } from './activities.js';
-import type { Followed, PlexFollowerOptions } from './follow-state.js';
+import type { FollowUp } from './follow-up.js';
+import type { PlexFollowerOptions } from './follow-state.js';
 
 /**
  * How long a scan may stay outstanding before /activities is asked about it even while the socket is trusted:
@@ -16,8 +17,14 @@ import type { Followed, PlexFollowerOptions } from './follow-state.js';
 export const RELEASE_AFTER_MS = 10_000;
 
 export type PollAnswer =
-  /** `running`: sections scanning; `released`: follow-ups the cross-check found over. */
-  | { running: Set<string>; released: Set<Followed> }
+  | {
+      /** Sections scanning, as far as this poll can tell. */
+      running: Set<string>;
+      /** Follow-ups the cross-check found over. */
+      released: Set<FollowUp>;
+      /** Sections /activities showed idle with no end heard there within the last interval, when it was asked. */
+      quiet?: (sectionId: string) => boolean;
+    }
   /** Plex did not answer /activities: nothing is known. */
   | { unreachable: string };
 
@@ -32,7 +39,7 @@ export class FollowPoll {
   }
 
   /** One look for every section followed; `started`: when the poll began. */
-  async ask(followed: Followed[], started: number): Promise<PollAnswer> {
+  async ask(followed: FollowUp[], started: number): Promise<PollAnswer> {
     const { watch, logger } = this.opts;
     // The events tell what runs only while connected, and once /activities was asked after the last (re)connect.
     if (watch?.connected && !watch.pollDue) return this.byEvents(followed, started);
@@ -51,7 +58,8 @@ export class FollowPoll {
     if (connectedBefore) watch!.pollDue = [...running].some((id) => !watch!.scanning().has(id));
     if (this.unreachable) logger.info(`Plex at ${this.opts.api.url} answers again; following its scans resumes.`);
     this.unreachable = undefined;
-    return { running, released: new Set() };
+    const justEnded = this.justEnded(followed, started);
+    return { running, released: new Set(), quiet: (id) => !running.has(id) && !justEnded.has(id) };
   }
 
   /** The socket's word ended a scan: the cross-check's condition, if held, is over. */
@@ -59,17 +67,16 @@ export class FollowPoll {
     this.said.ends('released', `Plex's notification socket at ${this.opts.api.url} tells of scan ends again`);
   }
 
-  private async byEvents(followed: Followed[], started: number): Promise<PollAnswer> {
+  private async byEvents(followed: FollowUp[], started: number): Promise<PollAnswer> {
     const watch = this.opts.watch!;
     const running = new Set(watch.scanning());
     // Between two of a section's scans the events show it idle for an instant, and a poll landing there would end
     // every follow-up queued behind them (and free their places under the cap): a section that ended a scan
     // within the last interval still counts as running.
-    const sections = new Set(followed.flatMap((f) => f.ticket.sections.map((s) => s.id)));
-    const justEnded = watch.endedSince(sections, started - this.opts.pollMs).map((e) => e.sectionId);
+    const justEnded = this.justEnded(followed, started);
     for (const id of justEnded) running.add(id);
     const limit = this.opts.releaseAfterMs ?? RELEASE_AFTER_MS;
-    const overdue = followed.filter((f) => !f.scanEnded && started - acceptedAt(f) >= limit);
+    const overdue = followed.filter((f) => !f.ended && started - acceptedAt(f) >= limit);
     if (!overdue.length) return { running, released: new Set() };
     let asked: Set<string>;
     try {
@@ -77,20 +84,27 @@ export class FollowPoll {
     } catch {
       return { running, released: new Set() }; // asked again at the next poll
     }
-    const released = new Set(overdue.filter((f) => f.ticket.sections.every((s) => !asked.has(s.id) && !justEnded.includes(s.id))));
-    // Their ends were not heard: the socket cannot vouch for what their scans did.
-    for (const f of released) f.unheard = true;
+    const quiet = (id: string) => !asked.has(id) && !justEnded.has(id);
+    const released = new Set(overdue.filter((f) => f.ticket.sections.every((s) => quiet(s.id))));
     if (released.size) {
       this.said.holds(
         'released',
         `${released.size} scan(s) on Plex at ${this.opts.api.url} outstanding for over ${limit / 1000} s with their sections idle in /activities: counted as ended, though the notification socket told of no end.`,
       );
     }
-    return { running, released };
+    return { running, released, quiet };
+  }
+
+  /** Sections of these follow-ups with a scan end heard within the last interval (the gap between two scans). */
+  private justEnded(followed: FollowUp[], started: number): Set<string> {
+    const watch = this.opts.watch;
+    if (!watch) return new Set();
+    const sections = new Set(followed.flatMap((f) => f.ticket.sections.map((s) => s.id)));
+    return new Set(watch.endedSince(sections, started - this.opts.pollMs).map((e) => e.sectionId));
   }
 }
 
 /** When Plex took the follow-up's refresh (its delivery, for a ticket without the place). */
-export function acceptedAt(f: Followed): number {
+export function acceptedAt(f: FollowUp): number {
   return f.ticket.accepted?.at ?? f.item.deliveredAt;
 }

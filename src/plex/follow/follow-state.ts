@@ -1,13 +1,13 @@
-// What the Plex follower is built with and keeps per follow-up: the ticket a delivery stores, the options, the
-// state of each scan followed, and how many lookups run at once.
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import type { ExternalIds, FollowItem, FollowResult } from '../scan.js';
-import type { AfterScanSettings, DeletedCounter } from './after-scan.js';
-import type { PlexApi } from './api.js';
-import type { BatchConfirmation, FileInLibrary } from './confirm.js';
+// What the Plex follower is built with: the ticket a delivery stores, the options, and how many lookups run at
+// once. Each follow-up's own state is follow-up.ts's.
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../log.js';
+import type { ExternalIds } from '../../scan.js';
+import type { AfterScanSettings, DeletedCounter } from '../after-scan.js';
+import type { PlexApi } from '../api.js';
+import type { FileInLibrary } from '../confirm.js';
 import type { PlexGet } from './item-files.js';
-import type { MatchFixer } from './match.js';
+import type { MatchFixer } from '../match.js';
 import type { PlexScanWatch } from './scan-watch.js';
 
 /** What the Plex target hands its follower for one accepted scan (stored as JSON with the delivery). */
@@ -16,6 +16,8 @@ export interface PlexTicket {
   sections: { id: string; title: string; type?: string }[];
   /** The file to confirm in the library, when the request named one and PLEX_CONFIRM_SCANS is on. */
   file?: string;
+  /** The folder Plex was asked to scan (its form); absent in old tickets (the file's folder stands in). */
+  folder?: string;
   /** The download's series/movie IDs, when PLEX_FIX_MISMATCHED is on. */
   ids?: ExternalIds;
   /**
@@ -43,7 +45,7 @@ export interface PlexFollowerOptions {
   exists?: (path: string) => Promise<boolean>;
   /** PLEX_FIX_MISMATCHED. */
   fixer?: MatchFixer;
-  /** A scan outstanding this long with its sections idle in /activities is over, whatever the socket says (src/plex/poll.ts). */
+  /** A scan outstanding this long with its sections idle in /activities is over, whatever the socket says (poll.ts). */
   releaseAfterMs?: number;
   /** The server's notification socket; without it, scans are followed by polling /activities alone. */
   watch?: PlexScanWatch;
@@ -63,35 +65,3 @@ export const LOOKUPS_AT_ONCE = 16;
  * not also wait for the lookups of the whole batch (600 of them take most of an interval on a busy server).
  */
 export const FINISHED_TOGETHER = LOOKUPS_AT_ONCE * 4;
-
-export interface Followed {
-  item: FollowItem;
-  ticket: PlexTicket;
-  /** The poll count when it was added: only a poll that began later can judge it. */
-  addedAtPoll: number;
-  seenRunning: boolean;
-  /** When a poll saw its section scanning with no earlier scan of it followed: PLEX_CONFIRM_TIMEOUT counts from here. */
-  startedAt?: number;
-  /** When follow() was called, to tell whether the socket watched the whole follow-up. */
-  followedAt: number;
-  /** The latest answer of the library about its file (not-found is final only after the grace). */
-  last?: BatchConfirmation;
-  /** Its place in each section's line at Plex, when the socket watched from before Plex took it. */
-  seq?: Record<string, number>;
-  /** The cross-check found its scan over though the socket told of no end: the socket cannot vouch for it. */
-  unheard?: boolean;
-  /** The socket saw its section's line pass it: its scan ended, so it no longer counts as outstanding. */
-  scanEnded?: boolean;
-  /**
-   * Reads of ended scans' items under way for its file (an earlier scan of its folder, a library scan, may have
-   * added it): once its own scan has ended it is judged after they are done, not on a lookup racing them.
-   */
-  looking?: Promise<void>;
-}
-
-export interface Finished {
-  followed: Followed;
-  result: FollowResult;
-  ratingKey?: string;
-  parentRatingKey?: string;
-}

@@ -2,10 +2,9 @@
 // It reads each NotificationContainer into typed events (every entry of a frame, not only the first) and hands
 // them to its subscribers, along with the socket opening and closing so a follower knows when to fall back to
 // polling /activities. The frame formats and their sources are in docs/targets.md, "What the servers say after a scan".
-import { splitUserinfo, withBasicAuth } from '../url-credentials.js';
-import type { Clock } from '../clock.js';
-import { MediaSocket, type Dial, type Liveness } from '../media-socket.js';
-import type { SocketStatus } from '../scan.js';
+import { splitUserinfo, withBasicAuth } from '../../url-credentials.js';
+import type { Clock } from '../../clock.js';
+import { MediaSocket, type Dial, type Liveness } from '../../media-socket.js';
 
 /** The path python-plexapi (plexapi/alert.py) and Tautulli (plexpy/web_socket.py) open. */
 export const NOTIFICATIONS_PATH = '/:/websockets/notifications';
@@ -125,7 +124,8 @@ export interface PlexNotificationsOptions {
 /** The notification socket of one Plex server: open while anyone may need it, shared by all subscribers. */
 export class PlexNotifications {
   private readonly subscribers = new Set<(e: PlexNotification) => void>();
-  private readonly socket: MediaSocket;
+  /** The socket itself: its state for health, and heedNow when scans become outstanding. */
+  readonly socket: MediaSocket;
 
   constructor(opts: PlexNotificationsOptions) {
     const written = splitUserinfo(opts.url);
@@ -156,15 +156,6 @@ export class PlexNotifications {
 
   start(): void {
     this.socket.start();
-  }
-
-  status(): SocketStatus {
-    return this.socket.status();
-  }
-
-  /** Scans became outstanding: the socket's life is checked at the busy pace at once. */
-  heedNow(): void {
-    this.socket.heedNow();
   }
 
   stop(): Promise<void> {
