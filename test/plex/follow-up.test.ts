@@ -1,8 +1,10 @@
 // One Plex follow-up as a state machine (src/plex/follow/follow-up.ts): every entry point only tells it events,
 // and `nextStep` alone says whether it may be judged. One table per entry point (the socket's end with the section
-// line, the poll, the late path, the cross-check) and per fault (a doubted line, a timeout).
+// line, the poll, the late path, the cross-check) and per fault (a doubted line, a timeout); then when the verdict
+// asks Plex once more.
 import { describe, expect, it } from 'vitest';
 import { apply, nextStep, type FollowEvent, type FollowUp, type Moment } from '../../src/plex/follow/follow-up.js';
+import { verdict } from '../../src/plex/follow/verdict.js';
 
 const T = Date.UTC(2026, 0, 1);
 const unknown = { state: 'unknown', reason: 'no database' } as const;
@@ -121,5 +123,22 @@ describe('faults', () => {
     expect(nextStep(followUp(), at({ now: T + 300_000, unreachable: true }))).toBe('expire');
     const placed = told(followUp({ '2': 9 }), { kind: 'running', at: T, first: true }, { kind: 'evidence', evidence: confirmed });
     expect(nextStep(placed, at({ now: T + 300_000 }))).toBe('judge');
+  });
+});
+
+describe('the verdict: asked once more only where a miss may be a scan never run', () => {
+  const judged = (file: string | undefined, last: FollowUp['evidence'], watched: boolean) => verdict({ file, waitedMs: 1_000, seenRunning: true, last, watched }).result;
+
+  it('no sign of the file where the socket saw all Plex created: scanned, asked once more', () => {
+    expect(judged('/tv/S/e1.mkv', unknown, true)).toMatchObject({ state: 'scanned', askAgain: true });
+  });
+
+  it('not where nothing showed what Plex created (polling only), nor for a sidecar (no item of its own), nor with no file, nor when seen or not-found', () => {
+    expect(judged('/tv/S/e1.mkv', unknown, false).askAgain).toBeUndefined();
+    expect(judged('/tv/S/e1.en.srt', unknown, true).askAgain).toBeUndefined();
+    expect(judged(undefined, undefined, true).askAgain).toBeUndefined();
+    expect(judged('/tv/S/e1.mkv', confirmed, true)).toMatchObject({ state: 'confirmed' });
+    expect(judged('/tv/S/e1.mkv', notFound, true)).toMatchObject({ state: 'not-found' });
+    expect(judged('/tv/S/e1.mkv', notFound, true).askAgain).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 // The section line's count: when the notification socket opens, a scan Plex took whose delivery is still being
 // recorded (a group commit away from its follow-up) is still ahead in the line, so a later follow-up is not passed
-// one scan early, and a scan with nothing to follow counts as ended. When Plex's events contradict it (an end
-// with nothing left to end), the section is doubted: no place proves anything until a resync from /activities.
+// one scan early, and a scan with nothing to follow counts as ended. An end with nothing of ours left to end is
+// not counted; a doubted section gives no place that proves anything until a resync from /activities.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { FollowUp } from '../../src/plex/follow/follow-up.js';
@@ -57,7 +57,7 @@ describe('the section line when the socket opens', () => {
 });
 
 describe('the section line when Plex contradicts it', () => {
-  it('an end with nothing counted left to end is not counted: the section is doubted, no place is given until /activities shows it idle', () => {
+  it('an end with nothing counted left to end is not counted (the count cannot go below nothing)', () => {
     const { line, connect, placedFollowUp } = setup();
     connect([]);
     const first = placedFollowUp();
@@ -65,16 +65,28 @@ describe('the section line when Plex contradicts it', () => {
     expect(line.passedInLine([first])).toEqual([first]);
     // A scan someone else asked for (Plex's own, another tool): nothing of ours is left to end.
     expect(line.ended('2')).toBe(false);
-    expect(line.doubted).toEqual(['2']);
     const second = placedFollowUp();
-    expect(second.place).toBeUndefined();
-    // /activities, asked when Plex had taken 2, shows the section idle: both are over; the count is exact again.
-    line.resync('2', 2);
-    expect(line.doubted).toEqual([]);
-    const third = placedFollowUp();
-    expect(third.place).toEqual({ '2': 3 });
+    expect(second.place).toEqual({ '2': 2 });
+    expect(line.passedInLine([second])).toEqual([]);
     expect(line.ended('2')).toBe(true);
-    expect(line.passedInLine([third])).toEqual([third]);
+    expect(line.passedInLine([second])).toEqual([second]);
+  });
+
+  it('doubted (an end\'s items held a later place\'s file): no place is given until /activities shows the section idle, then the count is exact', () => {
+    const { line, connect, placedFollowUp } = setup();
+    connect([]);
+    placedFollowUp();
+    placedFollowUp();
+    line.doubt('2');
+    expect(line.doubted).toEqual(['2']);
+    expect(placedFollowUp().place).toBeUndefined();
+    // /activities, asked when Plex had taken 3, shows the section idle: all three are over.
+    line.resync('2', 3);
+    expect(line.doubted).toEqual([]);
+    const fourth = placedFollowUp();
+    expect(fourth.place).toEqual({ '2': 4 });
+    expect(line.ended('2')).toBe(true);
+    expect(line.passedInLine([fourth])).toEqual([fourth]);
   });
 
   it('a doubted section gives no place, and an end passes no place of it, until it is resynchronised', () => {

@@ -1,9 +1,10 @@
 // What the socket's scan ends tell the follow-ups, as events: an end moves its section's line, which ends the
 // follow-ups whose places it passed, and its items are read for the files waiting in that section. The late path
-// is the same read for a follow-up recorded after its scan ended (the ends of the last seconds). An end that
-// contradicts the line (nothing counted is left to end; or its items hold the file of a later place, which the
-// passed place's folder does not cover: a scan merged, dropped or run out of turn) doubts the section: its
-// follow-ups are judged by their files, and the poll asks /activities until the section is idle to count again.
+// is the same read for a follow-up recorded after its scan ended (the ends of the last seconds). An end whose
+// items hold the file of a later place, which the passed place's folder does not cover (a scan merged, dropped
+// or run out of turn), contradicts the line and doubts the section: its follow-ups are judged by their files,
+// and the poll asks /activities until the section is idle to count again. An end with nothing of ours left to
+// end is not counted (section-line.ts).
 import { ConditionLog } from '../../log-condition.js';
 import { isInside, parentFolder } from '../../paths/folder.js';
 import type { FollowUp } from './follow-up.js';
@@ -35,7 +36,7 @@ export class ScanEnds {
   /** A section's scan ended (the socket's `ended`). */
   ended(scan: EndedScan): void {
     const id = scan.sectionId;
-    if (!this.line.ended(id)) this.doubt(id, 'a scan ended where none of ours was left to end');
+    if (!this.line.ended(id)) this.opts.logger.debug(`Plex ended a scan of section ${id} while none of ours was left there (its own, or another tool's): not counted.`);
     const passedPlace = this.line.lastPassed(id);
     const inSection = this.record.inSection(id);
     const passed = this.line.passedInLine(inSection);

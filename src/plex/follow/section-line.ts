@@ -91,14 +91,12 @@ export class SectionLines {
 
   /**
    * The socket told of a scan end in the section. False when nothing counted is left to end there (a scan someone
-   * else asked for, or a count gone wrong): the end is not counted and the section is doubted.
+   * else asked for: Plex's own, another tool's): the count cannot go below nothing, so it is not counted, and with
+   * nothing of ours waiting there is nothing to doubt.
    */
   ended(sectionId: string): boolean {
     const line = this.lineOf(sectionId);
-    if (line.ended >= line.accepted) {
-      this.doubt(sectionId);
-      return false;
-    }
+    if (line.ended >= line.accepted) return false;
     line.ended++;
     if (this.unfollowed.length) this.unfollowed = this.unfollowed.filter((seq) => !this.passed(seq));
     return true;

@@ -2,6 +2,7 @@
 // match what is known: `confirmed` (seen in the library), `not-found` (only the database can say so, with what
 // to do about it), `scanned` (Plex took and finished the scan; nothing could tell more, even after asking once
 // more). `unconfirmed` is left for a scan whose end was never seen (PLEX_CONFIRM_TIMEOUT, or Plex stopped answering).
+import { lookupCandidates } from '../../paths/sidecar.js';
 import type { FollowResult } from '../../scan.js';
 import type { BatchConfirmation } from '../confirm.js';
 
@@ -36,7 +37,9 @@ export function verdict(v: { file?: string; waitedMs: number; seenRunning: boole
   // Plex may also have taken the refresh and never run it (rivenmedia/riven#873): asked once more where the socket
   // saw all Plex created, then as it is.
   const detail = `${how} after ${waited} s; whether the file is in the library is not known (${last?.reason ?? 'no answer'}).`;
-  return { result: { state: 'scanned', detail, ...(v.watched ? { askAgain: true } : {}) } };
+  // A subtitle or audio sidecar is no item of its own: no sign of it is no sign of a scan not run.
+  const sidecar = lookupCandidates(v.file)[0] !== v.file;
+  return { result: { state: 'scanned', detail, ...(v.watched && !sidecar ? { askAgain: true } : {}) } };
 }
 
 export const secs = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(1);
