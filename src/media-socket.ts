@@ -109,7 +109,7 @@ export class MediaSocket {
   /** Aborted by stop(): every wait of this socket (backoff, liveness, keep-alive) ends at once with it. */
   private stopping = new AbortController();
   private readonly liveness?: Liveness;
-  private state: SocketState = 'stopped';
+  private state: SocketState = 'closed';
   private why?: string;
   /** Alive: the server answered on the socket now open (a frame or a pong). Events flow only while it is. */
   connected = false;
@@ -128,7 +128,7 @@ export class MediaSocket {
 
   async stop(): Promise<void> {
     this.running = false;
-    this.state = 'stopped';
+    this.state = 'closed';
     this.stopping.abort();
     this.socket?.terminate();
     this.wake?.();

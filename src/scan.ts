@@ -268,8 +268,8 @@ export interface FollowResult {
   askAgain?: boolean;
 }
 
-/** A server's notification socket: opening (never open yet), open (the server answered on it), reconnecting, stopped. */
-export type SocketState = 'opening' | 'open' | 'reconnecting' | 'stopped';
+/** A server's notification socket: opening (never open yet), open (the server answered on it), reconnecting, closed (not wanted now). */
+export type SocketState = 'opening' | 'open' | 'reconnecting' | 'closed';
 
 /** What health shows of a follower's socket. */
 export interface SocketStatus {

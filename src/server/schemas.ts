@@ -90,7 +90,7 @@ export const targetHealth = z.object({
   heldAsked: z.string().optional().meta({ description: 'what the server asked, e.g. "Retry-After: 20"' }),
   socket: z
     .object({
-      state: z.enum(['opening', 'open', 'reconnecting', 'stopped']).meta({ description: 'open: the server answered on it; reconnecting: refused, dropped or gone silent, dialled again with backoff while scans are followed by polling' }),
+      state: z.enum(['opening', 'open', 'reconnecting', 'closed']).meta({ description: 'open: the server answered on it; reconnecting: refused, dropped or gone silent, dialled again with backoff while scans are followed by polling; closed: not wanted now (nothing followed)' }),
       lastFrameAgeMs: z.int().optional().meta({ description: 'ms since the server last sent a frame or answered a ping' }),
       why: z.string().optional().meta({ description: 'why it is reconnecting' }),
     })

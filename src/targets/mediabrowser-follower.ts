@@ -88,9 +88,9 @@ export class MediaBrowserFollower implements Follower {
     return this.items.size + this.finishing;
   }
 
-  /** Its websocket's state, when it has one (health). */
+  /** Its websocket's state, unless the token is known to be an API key's (never opened then) (health). */
   socketStatus(): SocketStatus | undefined {
-    return this.opts.socket?.status();
+    return this.socket.usable ? this.opts.socket?.status() : undefined;
   }
 
   start(done: (item: FollowItem, result: FollowResult) => Promise<void>): void {

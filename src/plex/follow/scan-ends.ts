@@ -36,8 +36,9 @@ export class ScanEnds {
   /** A section's scan ended (the socket's `ended`). */
   ended(scan: EndedScan): void {
     const id = scan.sectionId;
-    if (!this.line.ended(id)) this.opts.logger.debug(`Plex ended a scan of section ${id} while none of ours was left there (its own, or another tool's): not counted.`);
-    const passedPlace = this.line.lastPassed(id);
+    const counted = this.line.ended(id);
+    if (!counted) this.opts.logger.debug(`Plex ended a scan of section ${id} while none of ours was left there (its own, or another tool's): not counted.`);
+    const passedPlace = counted ? this.line.lastPassed(id) : undefined;
     const inSection = this.record.inSection(id);
     const passed = this.line.passedInLine(inSection);
     this.record.tell(passed, { kind: 'ended', by: 'line' });
