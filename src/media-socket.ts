@@ -1,10 +1,12 @@
 // One notification socket to one media server, kept open: reconnected with capped exponential backoff on the
-// injected clock, and dropped when it goes silent (a NAT or proxy that forgets the connection leaves a socket
-// that looks open and hears nothing, which would hide the very fallback that polling is there for).
-// Plex (src/plex/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser-socket.ts) speak through it.
+// injected clock, alive only once the server answered on it, and ended when a ping goes unanswered (a NAT or
+// proxy that forgets the connection leaves a socket that looks open and hears nothing, which would hide the very
+// fallback that polling is there for, and stall back-pressure on scan ends that never come).
+// Plex (src/plex/follow/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser-socket.ts) speak through it.
 import type { WebSocket } from 'ws';
 import { NOTIFICATION_FRAME } from './answer-caps.js';
 import type { Clock } from './clock.js';
+import type { SocketState, SocketStatus } from './scan.js';
 
 /** The little of a websocket this module uses, so tests can hand it a fake one. */
 export interface SocketLike {
@@ -20,6 +22,23 @@ export interface SocketLike {
 
 /** Opens a socket to `url` with `headers` on the upgrade request. */
 export type Dial = (url: string, headers: Record<string, string>) => SocketLike;
+
+/** How a socket's life is checked: see MediaSocket.watchLife. */
+export interface Liveness {
+  /** While scans are outstanding, a ping goes out after this long without a frame. */
+  pingMs: number;
+  /** While nothing is outstanding, after this long: an answered ping also keeps a NAT's or proxy's mapping warm. */
+  idlePingMs: number;
+  /** No frame and no pong this long after a ping: the socket is dead. */
+  pongDeadlineMs: number;
+}
+
+/**
+ * The stated limits: a socket that goes quiet while scans are outstanding is found dead within 10 s (5 s of
+ * quiet, then 5 s for the pong), so back-pressure falls back to polling before a burst stalls behind it. A pong
+ * is a round trip the server's network layer answers: 5 s is far beyond a busy server's.
+ */
+export const LIVENESS: Liveness = { pingMs: 5_000, idlePingMs: 30_000, pongDeadlineMs: 5_000 };
 
 /** The handshake gives up after this long: an upgrade a proxy sits on must not hold the fallback back. */
 const HANDSHAKE_MS = 10_000;
@@ -72,13 +91,12 @@ export interface MediaSocketOptions {
   /** First wait after a failure; doubled per failure in a row, up to `maxBackoffMs`. */
   firstBackoffMs?: number;
   maxBackoffMs?: number;
-  /**
-   * A ping goes out after this long without a frame; a socket that stays silent for another such period is
-   * dropped and dialled again. 0 = never (the server keeps it alive itself, as Jellyfin's KeepAlive does).
-   */
-  silenceMs?: number;
+  /** How its life is checked (LIVENESS by default); false: a socket that opened is taken as alive until it closes. */
+  liveness?: Partial<Liveness> | false;
+  /** Scans are outstanding: pings at `pingMs`, not `idlePingMs`. Always, when left out (a socket open only while needed). */
+  busy?: () => boolean;
   onText(text: string): void;
-  /** Told when the socket opens and when it closes (with why), for the follower's fallback decision. */
+  /** Told when the socket is alive (its first frame or pong) and when it closes (with why), for the follower's fallback. */
   onState?(connected: boolean, why?: string): void;
 }
 
@@ -87,28 +105,51 @@ export class MediaSocket {
   private socket?: SocketLike;
   private loop?: Promise<void>;
   private wake?: () => void;
-  private heardAt = 0;
+  /** Ends the wait between two pings early: scans became outstanding (heedNow). */
+  private heed?: () => void;
+  /** The last frame or pong of the socket now open; undefined until its first. */
+  private heardAt?: number;
+  /** The last frame or pong of any socket, for health. */
+  private lastFrameAt?: number;
   /** Failed attempts in a row (0 while connected): how long the next wait is. */
   private failures = 0;
-  /** Aborted by stop(): every wait of this socket (backoff, silence, keep-alive) ends at once with it. */
+  /** Aborted by stop(): every wait of this socket (backoff, liveness, keep-alive) ends at once with it. */
   private stopping = new AbortController();
+  private readonly liveness?: Liveness;
+  private state: SocketState = 'closed';
+  private why?: string;
+  /** Alive: the server answered on the socket now open (a frame or a pong). Events flow only while it is. */
   connected = false;
 
-  constructor(private readonly opts: MediaSocketOptions) {}
+  constructor(private readonly opts: MediaSocketOptions) {
+    if (opts.liveness !== false) this.liveness = { ...LIVENESS, ...opts.liveness };
+  }
 
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.state = 'opening';
     this.stopping = new AbortController();
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.state = 'closed';
     this.stopping.abort();
     this.socket?.terminate();
     this.wake?.();
     await this.loop;
+  }
+
+  /** Its state, why it is not open, and when it last heard the server (health, the dashboard). */
+  status(): SocketStatus {
+    return { state: this.state, ...(this.lastFrameAt !== undefined ? { lastFrameAt: this.lastFrameAt } : {}), ...(this.why && this.state === 'reconnecting' ? { why: this.why } : {}) };
+  }
+
+  /** Scans became outstanding: the socket's life is checked at the busy pace from now on, not at the next idle ping. */
+  heedNow(): void {
+    this.heed?.();
   }
 
   /** Waits on the socket's clock; ends early (and lets the process exit) once the socket is stopped. */
@@ -129,63 +170,102 @@ export class MediaSocket {
   private async run(): Promise<void> {
     const dial = this.opts.dial ?? (await defaultDial());
     while (this.running) {
-      const opened = await this.connectOnce(dial);
+      const alive = await this.connectOnce(dial);
       if (!this.running) break;
-      // A socket that opened and later dropped starts the count again: its first retry is quick.
-      this.failures = opened ? 1 : this.failures + 1;
+      // A socket that was alive and later dropped starts the count again: its first retry is quick. One that
+      // opened and never answered counts as a failure, so a server that stays mute is dialled less and less often.
+      this.failures = alive ? 1 : this.failures + 1;
       await this.pause(this.backoffMs(this.failures));
     }
   }
 
-  /** Resolves when the socket closes, with whether it had opened. */
+  /** Resolves when the socket closes, with whether it had been alive. */
   private connectOnce(dial: Dial): Promise<boolean> {
     return new Promise((resolve) => {
-      const { clock } = this.opts;
       const socket = dial(this.opts.url, this.opts.headers ?? {});
       this.socket = socket;
-      let opened = false;
+      this.heardAt = undefined;
+      let dead: string | undefined;
+      const kill = (why: string) => {
+        dead = why;
+        socket.terminate();
+      };
       socket.on('open', () => {
-        opened = true;
-        this.connected = true;
-        this.heardAt = clock.now();
-        this.opts.onState?.(true);
-        void this.watchSilence(socket);
+        if (this.socket !== socket) return;
+        if (this.liveness) void this.watchLife(socket, this.liveness, kill);
+        else this.heard(socket);
       });
       socket.on('text', (text) => {
-        this.heardAt = clock.now();
+        if (!this.heard(socket)) return;
         this.opts.onText(text);
       });
-      socket.on('pong', () => (this.heardAt = clock.now()));
-      socket.on('close', (why) => {
+      socket.on('pong', () => this.heard(socket));
+      socket.on('close', (closed) => {
         if (this.socket === socket) this.socket = undefined;
-        if (this.connected) {
-          this.connected = false;
-          this.opts.onState?.(false, why);
-        } else if (this.running) this.opts.onState?.(false, why);
-        resolve(opened);
+        const why = dead ?? closed;
+        const wasAlive = this.connected;
+        this.connected = false;
+        if (this.running) [this.state, this.why] = ['reconnecting', why];
+        if (wasAlive || this.running) this.opts.onState?.(false, why);
+        resolve(wasAlive);
       });
     });
   }
 
-  /** Pings after `silenceMs` without a frame; drops the socket when the ping is not answered in as long again. */
-  private async watchSilence(socket: SocketLike): Promise<void> {
-    const silenceMs = this.opts.silenceMs ?? 0;
-    if (silenceMs <= 0) return;
-    const { clock } = this.opts;
-    let pingedAt: number | undefined;
-    while (this.running && this.socket === socket && this.connected) {
-      await clock.sleep(silenceMs, this.stopping.signal);
-      if (this.socket !== socket || !this.connected) return;
-      const now = clock.now();
-      if (pingedAt !== undefined && this.heardAt < pingedAt) {
-        socket.terminate();
-        return;
-      }
-      if (now - this.heardAt >= silenceMs) {
-        pingedAt = now;
-        socket.ping();
-      } else pingedAt = undefined;
+  /** A frame or pong of `socket`; the first makes it alive. False for a socket no longer ours. */
+  private heard(socket: SocketLike): boolean {
+    if (this.socket !== socket) return false;
+    this.heardAt = this.lastFrameAt = this.opts.clock.now();
+    if (!this.connected) {
+      this.connected = true;
+      this.state = 'open';
+      this.opts.onState?.(true);
     }
+    return true;
+  }
+
+  /**
+   * A new socket answers a ping sent at once (Plex says nothing until something happens), then a ping goes out
+   * after each quiet spell: `pingMs` while scans are outstanding, `idlePingMs` otherwise. No frame and no pong
+   * within `pongDeadlineMs` of a ping: the socket is dead (a NAT or proxy that dropped the flow, a notifier that
+   * hung, a laptop that slept) and is ended, so the follower falls back and the socket is dialled again.
+   */
+  private async watchLife(socket: SocketLike, live: Liveness, kill: (why: string) => void): Promise<void> {
+    const { clock } = this.opts;
+    const within = `${(live.pongDeadlineMs / 1000).toFixed(1).replace(/\.0$/, '')} s`;
+    while (this.socket === socket) {
+      const pingedAt = clock.now();
+      socket.ping();
+      // Not cut short by heedNow: a deadline ended early would find a live socket silent.
+      await this.wait(live.pongDeadlineMs);
+      if (this.socket !== socket) return;
+      if (this.heardAt === undefined || this.heardAt < pingedAt) {
+        return kill(this.connected ? `it went silent: no frame and no pong within ${within} of a ping` : `it opened but answered no ping within ${within}`);
+      }
+      for (;;) {
+        const every = (this.opts.busy?.() ?? true) ? live.pingMs : live.idlePingMs;
+        const quiet = clock.now() - this.heardAt;
+        if (quiet >= every) break;
+        await this.quiet(every - quiet);
+        if (this.socket !== socket) return;
+      }
+    }
+  }
+
+  /** The wait between two pings: ended by heedNow, or stop. */
+  private quiet(ms: number): Promise<void> {
+    const wait = new AbortController();
+    const end = () => wait.abort();
+    const stopping = this.stopping.signal;
+    stopping.addEventListener('abort', end, { once: true });
+    return new Promise<void>((resolve) => {
+      wait.signal.addEventListener('abort', () => resolve(), { once: true });
+      this.heed = end;
+      void this.opts.clock.sleep(ms, wait.signal).then(end);
+    }).finally(() => {
+      if (this.heed === end) this.heed = undefined;
+      stopping.removeEventListener('abort', end);
+    });
   }
 
   private pause(ms: number): Promise<void> {

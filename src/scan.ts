@@ -273,6 +273,20 @@ export interface FollowResult {
   state: Extract<FinalDeliveryState, 'confirmed' | 'not-found' | 'unconfirmed' | 'scanned'>;
   /** One short sentence for people; the technical part after it. */
   detail: string;
+  /** No sign of the file once its scan ended (the server may have taken it and never run it): the stage asks once more. */
+  askAgain?: boolean;
+}
+
+/** A server's notification socket: opening (never open yet), open (the server answered on it), reconnecting, closed (not wanted now). */
+export type SocketState = 'opening' | 'open' | 'reconnecting' | 'closed';
+
+/** What health shows of a follower's socket. */
+export interface SocketStatus {
+  state: SocketState;
+  /** When the server last sent a frame or answered a ping (the follower's clock). */
+  lastFrameAt?: number;
+  /** Why it is reconnecting (refused, dropped, silent). */
+  why?: string;
 }
 
 /** Follows the scans of one server. One per server, whatever the number of folders followed. */
@@ -288,5 +302,7 @@ export interface Follower {
   moot?(ticket: unknown): void;
   /** Items currently followed (health, tests). */
   readonly size: number;
+  /** Its notification socket, when it has one (health, the dashboard). */
+  socketStatus?(): SocketStatus | undefined;
   stop(): Promise<void>;
 }

@@ -124,15 +124,7 @@ export class FollowStage {
     const ref: DeliveryRef = item.ref;
     const envelope = this.envelopeOf(target, ref);
     if (!envelope) return; // re-requested meanwhile: the new generation is scanned and followed anew
-    if (result.state === 'not-found' && envelope.rescans === 0) {
-      // Usually a mount that lags behind Plex's: one more scan after the file-check delay, then the verdict.
-      const at = clock.now() + this.deps.rescanDelayMs;
-      if (queue.rescanLater(ref, target.name, at, result.detail)) {
-        logger.warn({ target: target.name, folder: item.folder }, `${result.detail} Scanning '${item.folder}' once more in ${Math.round(this.deps.rescanDelayMs / 1000)} s (a mount that lags behind Plex is the usual cause).`);
-        this.deps.onRescan(at);
-      }
-      return;
-    }
+    if ((result.state === 'not-found' || result.askAgain) && envelope.rescans === 0) return this.scanAgain(target, item, result);
     const refreshed = result.state === 'confirmed' ? await this.refreshItem(target, item.folder, envelope.file, envelope.refresh) : undefined;
     await this.command(target, item.folder, item.event, envelope.file, envelope.sections, result.state);
     const followMs = clock.now() - item.deliveredAt;
@@ -141,6 +133,22 @@ export class FollowStage {
     const log = result.state === 'confirmed' || result.state === 'scanned' ? logger.info.bind(logger) : logger.warn.bind(logger);
     log({ target: target.name, folder: item.folder, outcome: result.state }, `Followed '${item.folder}' on ${target.name}: ${result.detail}`);
     this.deps.activity?.emit('followed', { folder: item.folder, target: target.name, outcome: result.state, detail: result.detail, followMs });
+  }
+
+  /**
+   * The one more scan of a folder whose file its scan did not bring: after the file-check delay for a file the
+   * library lacks (a mount that lags behind the server's is the usual cause), at once for one of which nothing was
+   * seen (the server may have taken the scan and never run it). The next follow-up's outcome is recorded as it is.
+   */
+  private scanAgain(target: Target, item: FollowItem, result: FollowResult): void {
+    const { queue, clock, logger } = this.deps;
+    const missing = result.state === 'not-found';
+    const at = clock.now() + (missing ? this.deps.rescanDelayMs : 0);
+    if (!queue.rescanLater(item.ref, target.name, at, result.detail)) return;
+    const fields = { target: target.name, folder: item.folder };
+    if (missing) logger.warn(fields, `${result.detail} Scanning '${item.folder}' once more in ${Math.round(this.deps.rescanDelayMs / 1000)} s (a mount that lags behind Plex is the usual cause).`);
+    else logger.info(fields, `${result.detail} Asking ${target.name} once more for '${item.folder}' (a scan taken and never run leaves no sign either).`);
+    this.deps.onRescan(at);
   }
 
   private envelopeOf(target: Target, ref: DeliveryRef): Envelope | undefined {

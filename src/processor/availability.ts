@@ -5,7 +5,7 @@ import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Queue } from '../queue/store.js';
-import type { Target } from '../scan.js';
+import type { SocketState, Target } from '../scan.js';
 import { isHeld, type ServerHold } from './server-hold.js';
 
 export interface TargetHealth {
@@ -27,6 +27,8 @@ export interface TargetHealth {
   heldUntil?: number;
   /** What it said, e.g. "Retry-After: 20". */
   heldAsked?: string;
+  /** Its follower's notification socket (Plex, Jellyfin, Emby): its state and how long ago the server last sent a frame. */
+  socket?: { state: SocketState; lastFrameAgeMs?: number; why?: string };
 }
 
 /** One target's slots and health, as the processor keeps them. */
@@ -72,6 +74,14 @@ export function healthOf(s: TargetState): TargetHealth {
     scanned: s.scanned,
     failed: s.failed,
   };
+}
+
+/** What health shows of a target's notification socket, once its follower opened one. */
+export function socketShown(target: Target, now: number): Pick<TargetHealth, 'socket'> {
+  const status = target.follower?.socketStatus?.();
+  if (!status) return {};
+  const age = status.lastFrameAt === undefined ? {} : { lastFrameAgeMs: Math.max(0, now - status.lastFrameAt) };
+  return { socket: { state: status.state, ...age, ...(status.why ? { why: status.why } : {}) } };
 }
 
 export interface AvailabilityDeps {

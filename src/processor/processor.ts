@@ -8,7 +8,7 @@ import { diskPathState, type PathState } from '../paths/disk.js';
 import type { Queue } from '../queue/store.js';
 import type { CommandRunner } from '../targets/commands.js';
 import type { DueDelivery, Folder, Target } from '../scan.js';
-import { Availability, healthOf, IDLE_PROBE_MS, newTargetState, type TargetHealth, type TargetState } from './availability.js';
+import { Availability, healthOf, IDLE_PROBE_MS, newTargetState, socketShown, type TargetHealth, type TargetState } from './availability.js';
 import { FileChecks } from './checks.js';
 import { deliver } from './delivery.js';
 import { ServerBacklog } from './server-backlog.js';
@@ -91,10 +91,10 @@ export class Processor {
     return this.checks.held;
   }
 
-  /** Each target's state, with the scans its server holds unfinished, how long our next due folder has waited, and its hold. */
+  /** Each target's state, with the scans its server holds unfinished, how long our next due folder has waited, its hold and its socket. */
   health(): TargetHealth[] {
     const now = this.deps.clock.now();
-    return this.states.map((s) => ({ ...healthOf(s), ...this.backlog.pressure(s, this.deps.queue, now), ...holdShown(s, now) }));
+    return this.states.map((s) => ({ ...healthOf(s), ...this.backlog.pressure(s, this.deps.queue, now), ...holdShown(s, now), ...socketShown(s.target, now) }));
   }
 
   /** One pass: run due existence checks and start every scan that may start now. Does not wait for scans. */

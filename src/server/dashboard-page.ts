@@ -212,6 +212,7 @@ function targetsSection(v: DashboardView): string {
         ${fact('In flight', String(t.inFlight))}
         ${t.outstanding !== undefined ? fact('Outstanding', `${t.outstanding} of ${t.maxOutstanding ?? '—'}`) : ''}
         ${t.dueWaitMs ? fact('Next due waited', span(t.dueWaitMs)) : ''}
+        ${t.socket ? fact('Socket', `${h(t.socket.state)}${t.socket.why ? ` (${h(t.socket.why)})` : ''}${t.socket.lastFrameAgeMs !== undefined ? `, last frame ${span(t.socket.lastFrameAgeMs)} ago` : ''}`) : ''}
         ${t.downSince ? fact('Down since', when(t.downSince, v.now)) : ''}
         ${t.nextProbeAt ? fact('Next try', when(t.nextProbeAt, v.now)) : ''}
         ${t.heldUntil ? fact('Scans', `holding until <time datetime="${new Date(t.heldUntil).toISOString()}">${clockTime(t.heldUntil)}</time> (server asked: ${h(t.heldAsked ?? 'Retry-After')})`) : ''}

@@ -98,6 +98,19 @@ export const targetHealth = () =>
     dueWaitMs: described(z.optional(z.int()), 'ms the next due folder for this server has waited since it was due'),
     heldUntil: described(z.optional(z.number()), 'the server answered 429 or 503 with Retry-After: nothing is sent to it before this (ms since the epoch)'),
     heldAsked: described(z.optional(z.string()), 'what the server asked, e.g. "Retry-After: 20"'),
+    socket: described(
+      z.optional(
+        z.object({
+          state: described(
+            z.enum(['opening', 'open', 'reconnecting', 'closed']),
+            'open: the server answered on it; reconnecting: refused, dropped or gone silent, dialled again with backoff while scans are followed by polling; closed: not wanted now (nothing followed)',
+          ),
+          lastFrameAgeMs: described(z.optional(z.int()), 'ms since the server last sent a frame or answered a ping'),
+          why: described(z.optional(z.string()), 'why it is reconnecting'),
+        }),
+      ),
+      "the follower's notification socket (Plex, Jellyfin, Emby), once opened",
+    ),
   });
 
 export const queueQuery = () => z.object({ limit: z._default(z.int().check(z.gte(1), z.lte(5000)), 500) });

@@ -11,7 +11,7 @@ import type { ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { reportFollowUp } from '../follow/report.js';
-import type { Follower, FollowItem, FollowResult } from '../scan.js';
+import type { Follower, FollowItem, FollowResult, SocketStatus } from '../scan.js';
 import { sameForm, trimTrailingSeparator } from '../paths/folder.js';
 import { holdsFile, listFolder, pathsOfItems, refreshStates, stillListed, type Listed, type RefreshState } from './mediabrowser-confirm.js';
 import type { Located } from './mediabrowser-locate.js';
@@ -96,6 +96,11 @@ export class MediaBrowserFollower implements Follower {
 
   get size(): number {
     return this.items.size + this.finishing;
+  }
+
+  /** Its websocket's state, unless the token is known to be an API key's (never opened then) (health). */
+  socketStatus(): SocketStatus | undefined {
+    return this.socket.usable ? this.opts.socket?.status() : undefined;
   }
 
   start(done: (item: FollowItem, result: FollowResult) => Promise<void>): void {

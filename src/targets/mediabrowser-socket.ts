@@ -6,6 +6,7 @@
 import { splitUserinfo, withBasicAuth } from '../url-credentials.js';
 import type { Clock } from '../clock.js';
 import { MediaSocket, type Dial } from '../media-socket.js';
+import type { SocketStatus } from '../scan.js';
 
 export type MediaBrowserKind = 'jellyfin' | 'emby';
 
@@ -97,8 +98,7 @@ export class MediaBrowserSocket {
       dial: opts.dial,
       firstBackoffMs: opts.firstBackoffMs,
       maxBackoffMs: opts.maxBackoffMs,
-      // Jellyfin answers each KeepAlive; a socket silent past the server's own limit is gone.
-      silenceMs: DEFAULT_KEEPALIVE_S * 1000,
+      // Open only while follow-ups wait, so always at the busy pace of the shared liveness check (LIVENESS).
       onText: (text) => this.read(text),
       onState: (connected, why) => {
         this.generation++;
@@ -114,6 +114,11 @@ export class MediaBrowserSocket {
 
   start(): void {
     this.socket.start();
+  }
+
+  /** The socket's state and when it last heard the server (health). */
+  status(): SocketStatus {
+    return this.socket.status();
   }
 
   stop(): Promise<void> {

@@ -1,5 +1,5 @@
 // The "plex" kind: a partial refresh of the folder in every section that holds it, through Plex's HTTP API. The
-// delivery ends when Plex took the refresh; what follows the scan's end is the Plex follower's (plex/follower.ts).
+// delivery ends when Plex took the refresh; what follows the scan's end is the Plex follower's (plex/follow/follower.ts).
 import type { Clock } from '../clock.js';
 import { bool, choice, integer, optional, stringList, text } from '../config/values.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -7,12 +7,12 @@ import { NO_AFTER_SCAN, trashWanted, type AfterScanSettings, type DeletedCounter
 import { PlexApi } from '../plex/api.js';
 import { waitUntilPlexAnswers } from '../plex/availability.js';
 import type { FileInLibrary } from '../plex/confirm.js';
-import type { PlexTicket } from '../plex/follow-state.js';
-import { PlexFollower } from '../plex/follower.js';
+import type { PlexTicket } from '../plex/follow/follow-state.js';
+import { PlexFollower } from '../plex/follow/follower.js';
 import { MatchFixer } from '../plex/match.js';
-import { PlexNotifications } from '../plex/notifications.js';
-import { PlexScanWatch } from '../plex/scan-watch.js';
-import type { Dial } from '../media-socket.js';
+import { PlexNotifications } from '../plex/follow/notifications.js';
+import { PlexScanWatch } from '../plex/follow/scan-watch.js';
+import type { Dial, Liveness } from '../media-socket.js';
 import { locatePlexItems, refreshPlexItem } from '../plex/items.js';
 import type { ItemLocation, ItemRefreshResult, Library, ScanContext, ScanOutcome } from '../scan.js';
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities, type Entry, type KindContext } from './kind.js';
@@ -62,7 +62,9 @@ export interface PlexTargetOptions {
    * PLEX_NOTIFICATIONS: follow scans through Plex's notification socket (`dial` and the backoff for tests).
    * Off when left out, so a target built by hand polls /activities only; the config turns it on by default.
    */
-  notifications?: false | { dial?: Dial; firstBackoffMs?: number; maxBackoffMs?: number };
+  notifications?: false | { dial?: Dial; firstBackoffMs?: number; maxBackoffMs?: number; liveness?: Partial<Liveness> };
+  /** How long a scan may stay outstanding with its sections idle in /activities (src/plex/follow/poll.ts RELEASE_AFTER_MS). */
+  releaseAfterMs?: number;
 }
 
 export class PlexTarget implements Capabilities {
@@ -83,7 +85,9 @@ export class PlexTarget implements Capabilities {
     this.items = plexItems(this.api, this.list);
     this.after = { ...NO_AFTER_SCAN, ...opts.after };
     this.confirmScans = opts.confirmScans ?? true;
-    const socket = opts.notifications ? new PlexNotifications({ url: opts.url, token: opts.token, clock: opts.clock, ...opts.notifications }) : undefined;
+    // Its life is checked at the busy pace while Plex holds scans of ours (src/media-socket.ts, LIVENESS).
+    const busy = () => this.follower.outstanding() > 0;
+    const socket = opts.notifications ? new PlexNotifications({ url: opts.url, token: opts.token, clock: opts.clock, busy, ...opts.notifications }) : undefined;
     this.follower = new PlexFollower({
       watch: socket ? new PlexScanWatch(socket, opts.clock, logger, this.api.url) : undefined,
       api: this.api,
@@ -92,6 +96,7 @@ export class PlexTarget implements Capabilities {
       pollMs: opts.followIntervalMs ?? 1_000,
       graceMs: opts.followGraceMs ?? 5_000,
       timeoutMs: opts.confirmTimeoutMs ?? 300_000,
+      releaseAfterMs: opts.releaseAfterMs,
       after: this.after,
       analyze: this.confirmScans,
       fileInLibrary: opts.fileInLibrary,
@@ -142,7 +147,7 @@ export class PlexTarget implements Capabilities {
       return { status: 'scanned', detail, sections };
     }
     const ids = file && this.opts.fixMismatched && context.ids ? { ids: context.ids } : {};
-    const ticket: PlexTicket = { sections: matches.map((s) => ({ id: s.id, title: s.name, ...(s.sectionType ? { type: s.sectionType } : {}) })), ...(file ? { file } : {}), ...ids, ...(accepted ? { accepted } : {}) };
+    const ticket: PlexTicket = { sections: matches.map((s) => ({ id: s.id, title: s.name, ...(s.sectionType ? { type: s.sectionType } : {}) })), folder, ...(file ? { file } : {}), ...ids, ...(accepted ? { accepted } : {}) };
     return { status: 'scanned', detail, sections, follow: ticket };
   }
 

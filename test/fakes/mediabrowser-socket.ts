@@ -38,6 +38,8 @@ export class FakeMediaBrowserSocket {
   readonly refused: { path: string; status: number }[] = [];
   /** Upgrades are answered with this status while set (a server restarting, a proxy in between). */
   refuseWith?: number;
+  /** The fault silence() injects: sockets that stay open, hear nothing and answer no ping (a dropped flow). */
+  private silent = false;
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly waiting: { type: string; resolve: () => void }[] = [];
   private server?: Server;
@@ -87,12 +89,21 @@ export class FakeMediaBrowserSocket {
     return new Promise((resolve) => this.waiting.push({ type, resolve }));
   }
 
+  /**
+   * A fault injected, not the server's normal behaviour: every socket, open now or later, stays connected but is
+   * sent nothing (no LibraryChanged, no ForceKeepAlive) and answers no ping or KeepAlive.
+   */
+  silence(): void {
+    this.silent = true;
+    for (const s of this.open()) s.ws.pause();
+  }
+
   dropAll(): void {
     for (const s of this.open()) s.ws.terminate();
   }
 
   open(): Session[] {
-    return this.sessions.filter((s) => s.ws.readyState === s.ws.OPEN);
+    return this.sessions.filter((s) => s.ws.readyState === s.ws.OPEN && !s.ws.isPaused);
   }
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -111,6 +122,7 @@ export class FakeMediaBrowserSocket {
       const session: Session = { ws, userId: this.tokens[token] ?? undefined, via: this.kind === 'jellyfin' && header !== undefined ? 'header' : 'query', path: u.pathname };
       this.sessions.push(session);
       ws.on('error', () => ws.terminate());
+      if (this.silent) return void ws.pause();
       ws.on('message', (data) => {
         let msg: { MessageType?: string };
         try {

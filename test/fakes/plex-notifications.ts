@@ -44,6 +44,10 @@ export class FakePlexNotifications {
    */
   sectionNamedAfterMs = 0;
   private readonly wss = new WebSocketServer({ noServer: true });
+  /** Sockets made silent (silence()): they hear nothing and answer no ping. */
+  private readonly muted = new WeakSet<WebSocket>();
+  private muteNew = false;
+  private pongsWhileMuted = false;
   private readonly running: FakeActivity[] = [];
   private outbox: Outgoing[] = [];
   private ending?: Outgoing & { kind: 'end' };
@@ -75,6 +79,23 @@ export class FakePlexNotifications {
   /** Sockets open now. */
   get clients(): number {
     return this.wss.clients.size;
+  }
+
+  /**
+   * A fault injected, not Plex's normal behaviour: the sockets open now stay connected but hear nothing and answer
+   * no ping, as when a NAT or proxy dropped the flow, Plex's notifier hung or a laptop slept. `reconnects`: what
+   * a socket opened later does: as silent (the notifier still hung), or as a live Plex's (the flow was the fault).
+   * `pings: 'answered'`: the network layer still answers pings (a notifier that hung in a live server).
+   */
+  silence(reconnects: 'silent' | 'live' = 'silent', pings: 'unanswered' | 'answered' = 'unanswered'): void {
+    this.pongsWhileMuted = pings === 'answered';
+    for (const ws of this.wss.clients) this.mute(ws);
+    this.muteNew = reconnects === 'silent';
+  }
+
+  /** Sockets the server holds open, silent ones included. */
+  get silentClients(): number {
+    return [...this.wss.clients].filter((ws) => this.muted.has(ws)).length;
   }
 
   /** Drops every socket at once, as a Plex restart or a proxy timeout does. */
@@ -110,7 +131,16 @@ export class FakePlexNotifications {
     if (u.pathname !== NOTIFICATIONS_PATH) return refuse(404, 'Not Found');
     if ((header ?? query) !== this.plex.token) return refuse(401, 'Unauthorized');
     this.upgrades.push({ path: u.pathname, tokenVia, accepted: true });
-    this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => ws.on('error', () => ws.terminate()));
+    this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      ws.on('error', () => ws.terminate());
+      if (this.muteNew) this.mute(ws);
+    });
+  }
+
+  /** Sends it nothing, and reads nothing more from it (so no ping is answered) unless pongs go on. */
+  private mute(ws: WebSocket): void {
+    this.muted.add(ws);
+    if (!this.pongsWhileMuted) ws.pause();
   }
 
   private started(activity: FakeActivity): void {
@@ -175,7 +205,7 @@ export class FakePlexNotifications {
   private send(frame: string): void {
     this.frames.push(frame);
     for (const ws of this.wss.clients) {
-      if (ws.readyState !== ws.OPEN) continue;
+      if (ws.readyState !== ws.OPEN || this.muted.has(ws)) continue;
       this.bytesSent += Buffer.byteLength(frame);
       ws.send(frame);
     }

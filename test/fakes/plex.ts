@@ -39,6 +39,8 @@ export interface FakeActivity {
   /** Real time at which it ends, when scans are timed rather than counted (set when first polled). */
   endsAt?: number;
   polls: number;
+  /** Other folders merged into this scan (the `merge` fault): scanned with it, ended with it. */
+  merged?: string[];
 }
 
 export interface LibraryItem {
@@ -110,6 +112,15 @@ export class FakePlex {
   /** Refreshes that arrived while the same folder of the same section was still waiting in the FIFO. */
   refreshesWhileWaiting = 0;
   private fifoCurrent?: FakeActivity;
+  /**
+   * Faults injected, not Plex's normal behaviour (docs/targets.md assumes a section's scans run one at a time, in
+   * the order taken; rivenmedia/riven#873 reports a partial scan that never took effect). `drop`: a refresh it
+   * matches is answered 200 and never run, no activity, no end. `merge`: a refresh arriving while another of its
+   * section waits in the FIFO is folded into that one: one scan, one activity and one end for both folders.
+   */
+  faults: { drop?: (section: string, path: string) => boolean; merge?: boolean } = {};
+  /** Refreshes the faults swallowed: dropped, or merged into the waiting scan of `into`. */
+  readonly swallowed: { section: string; path: string; how: 'dropped' | 'merged'; into?: string }[] = [];
   /** An old or quiet Plex: GET /activities answers an empty list whatever runs (scans still end and add files). */
   hideActivities = false;
   /** When the FIFO first started a scan and last finished one (real ms): the time Plex itself spent. */
@@ -203,7 +214,7 @@ export class FakePlex {
   private endScan(a: FakeActivity): void {
     this.activities.splice(this.activities.indexOf(a), 1);
     this.finishedScans.push({ section: a.section, path: a.path });
-    for (const file of this.onDisk.under(a.path)) if (!this.library.has(file)) this.addToLibrary(file, `${a.section}00`);
+    for (const path of [a.path, ...(a.merged ?? [])]) for (const file of this.onDisk.under(path)) if (!this.library.has(file)) this.addToLibrary(file, `${a.section}00`);
   }
 
   /** A whole-section scan (Plex's "Scan Library Files") that holds the section for `ms` in the FIFO. */
@@ -229,6 +240,15 @@ export class FakePlex {
       this.pump();
     }
     return ended;
+  }
+
+  /** A refresh the faults take and never run on its own (dropped, or merged into one waiting in the FIFO). */
+  private swallow(section: string, path: string): boolean {
+    if (this.faults.drop?.(section, path)) return !!this.swallowed.push({ section, path, how: 'dropped' });
+    const waiting = this.faults.merge ? this.fifo.find((w) => w.activity.section === section) : undefined;
+    if (!waiting) return false;
+    (waiting.activity.merged ??= []).push(path);
+    return !!this.swallowed.push({ section, path, how: 'merged', into: waiting.activity.path });
   }
 
   /** Starts the next FIFO scan when none runs. */
@@ -356,6 +376,7 @@ export class FakePlex {
     if (refresh) {
       if (!this.sections.some((s) => s.key === refresh[1])) return void res.writeHead(404).end();
       const path = u.searchParams.get('path') ?? '';
+      if (this.swallow(refresh[1], path)) return void res.writeHead(200).end();
       const activity: FakeActivity = {
         uuid: `scan-${this.requests.length}`,
         type: 'library.update.section',

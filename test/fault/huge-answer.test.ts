@@ -7,7 +7,7 @@ import { ACKNOWLEDGEMENT, PLEX_ITEM } from '../../src/answer-caps.js';
 import { ANSWER_TOO_LARGE, ApiRefusal } from '../../src/api-call.js';
 import { ManualClock } from '../../src/clock.js';
 import { PlexApi } from '../../src/plex/api.js';
-import { itemFiles, plexGet } from '../../src/plex/item-files.js';
+import { itemFiles, plexGet } from '../../src/plex/follow/item-files.js';
 import { logCollector } from '../drive/harness.js';
 import { FakePlex } from '../fakes/plex.js';
 import { peakArrayBuffers } from '../support/memory-peak.js';

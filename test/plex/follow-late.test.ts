@@ -11,10 +11,10 @@ import type { Clock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log.js';
 import { NO_AFTER_SCAN } from '../../src/plex/after-scan.js';
 import { PlexApi } from '../../src/plex/api.js';
-import { PlexFollower } from '../../src/plex/follower.js';
-import { plexGet, type PlexGet } from '../../src/plex/item-files.js';
-import { PlexNotifications } from '../../src/plex/notifications.js';
-import { PlexScanWatch } from '../../src/plex/scan-watch.js';
+import { PlexFollower } from '../../src/plex/follow/follower.js';
+import { plexGet, type PlexGet } from '../../src/plex/follow/item-files.js';
+import { PlexNotifications } from '../../src/plex/follow/notifications.js';
+import { PlexScanWatch } from '../../src/plex/follow/scan-watch.js';
 import type { FollowResult } from '../../src/scan.js';
 import { FakePlex } from '../fakes/plex.js';
 import { attachPlexNotifications, type FakePlexNotifications } from '../fakes/plex-notifications.js';
@@ -64,7 +64,7 @@ async function setUp(fake: (plex: FakePlex) => void) {
   follower = new PlexFollower({ api, clock: still, logger: silentLogger, pollMs: 1_000, graceMs: 5_000, timeoutMs: 300_000, after: NO_AFTER_SCAN, analyze: false, watch, get });
   const results = new Map<string, FollowResult>();
   follower.start(async (item, result) => void results.set(item.folder, result));
-  // As after the relay's first scan: the socket opens with it (src/plex/follower.ts, watchScans).
+  // As after the relay's first scan: the socket opens with it (src/plex/follow/follower.ts, watchScans).
   follower.watchScans();
   await until(() => watch.connected, { what: 'the socket open' });
   /** A refresh Plex takes from the relay, counted in the section's line as the target does. */

@@ -1,7 +1,9 @@
-// Plex's notification socket (src/plex/notifications.ts) against a scripted socket: the frames pinned in
-// test/fixtures/plex/notifications, the token in a header, reconnection with capped backoff, silence detection.
+// Plex's notification socket (src/plex/follow/notifications.ts) against a scripted socket: the frames pinned in
+// test/fixtures/plex/notifications, the token in a header, reconnection with capped backoff, liveness: alive once
+// the server answered, a ping after a quiet spell (5 s while scans are outstanding), dead without an answer in 5 s.
 import { describe, expect, it } from 'vitest';
-import { parseNotification, PlexNotifications, type PlexNotification } from '../../src/plex/notifications.js';
+import { LIVENESS } from '../../src/media-socket.js';
+import { parseNotification, PlexNotifications, type PlexNotification } from '../../src/plex/follow/notifications.js';
 import { ownFixtureText } from '../support/fixtures.js';
 import { scriptedDial, settle, SteppedClock } from '../support/fake-socket.js';
 
@@ -50,7 +52,7 @@ describe('parseNotification', () => {
 describe('PlexNotifications', () => {
   const make = (clock = new SteppedClock()) => {
     const { dial, sockets } = scriptedDial();
-    const n = new PlexNotifications({ url: 'https://plex.example:32400/', token: 'tok-1234', clock, dial, firstBackoffMs: 1000, maxBackoffMs: 8000, silenceMs: 30_000 });
+    const n = new PlexNotifications({ url: 'https://plex.example:32400/', token: 'tok-1234', clock, dial, firstBackoffMs: 1000, maxBackoffMs: 8000 });
     const seen: PlexNotification[] = [];
     n.subscribe((e) => seen.push(e));
     n.start();
@@ -100,20 +102,68 @@ describe('PlexNotifications', () => {
     await n.stop();
   });
 
-  it('pings a silent socket and drops it when the ping goes unanswered', async () => {
-    const { n, clock, sockets } = make();
+  it('is alive only once the server answers: a socket that opens and answers no ping is ended, and counts as a failure', async () => {
+    const { n, clock, sockets, seen } = make();
+    sockets[0].answersPings = false;
     sockets[0].open();
-    expect(await clock.release()).toBe(30_000); // silent for 30 s: ping
-    expect(sockets[0].pings).toBe(1);
-    sockets[0].pong();
-    await clock.release(); // answered: still up, pings again after a further silent spell
+    expect(sockets[0].pings).toBe(1); // at once: Plex says nothing until something happens
+    expect(n.connected).toBe(false);
+    expect(n.socket.status()).toEqual({ state: 'opening' });
+    expect(await clock.release()).toBe(LIVENESS.pongDeadlineMs);
+    expect(sockets[0].terminated).toBe(true);
+    expect(seen.at(-1)).toEqual({ kind: 'connection', connected: false, why: 'it opened but answered no ping within 5 s' });
+    expect(n.socket.status()).toMatchObject({ state: 'reconnecting', why: 'it opened but answered no ping within 5 s' });
+    expect(await clock.release()).toBe(1000);
+    sockets[1].answersPings = false;
+    sockets[1].open();
+    await clock.release(LIVENESS.pongDeadlineMs);
+    // Mute again: the next dial waits longer, as after a refused upgrade.
+    expect(await clock.release()).toBe(2000);
+    sockets[2].open(); // this one answers its ping: alive
+    expect(n.connected).toBe(true);
+    expect(n.socket.status()).toEqual({ state: 'open', lastFrameAt: clock.now() });
+    await n.stop();
+  });
+
+  it('while scans are outstanding, pings after 5 s without a frame and ends the socket when neither a frame nor a pong comes within 5 s', async () => {
+    const clock = new SteppedClock();
+    const { dial, sockets } = scriptedDial();
+    const n = new PlexNotifications({ url: 'http://plex:32400', token: 't', clock, dial, busy: () => true });
+    const seen: PlexNotification[] = [];
+    n.subscribe((e) => seen.push(e));
+    n.start();
+    sockets[0].open();
+    // Answered each time: one ping every 5 s of quiet, and the socket stays.
+    for (let i = 1; i <= 3; i++) expect(await clock.release()).toBe(LIVENESS.pongDeadlineMs);
+    expect(sockets[0].pings).toBe(4);
     expect(sockets[0].terminated).toBe(false);
-    expect(sockets[0].pings).toBe(2);
-    await clock.release(); // this one goes unanswered
+    sockets[0].answersPings = false; // the flow is gone: nothing comes any more
+    await clock.release(); // the 4th ping was answered before: a 5th goes out, unanswered
+    expect(sockets[0].pings).toBe(5);
+    await clock.release();
     expect(sockets[0].terminated).toBe(true);
     expect(n.connected).toBe(false);
-    await clock.release(); // backoff, then a new socket
+    expect(seen.at(-1)).toEqual({ kind: 'connection', connected: false, why: 'it went silent: no frame and no pong within 5 s of a ping' });
+    // It had been alive: the first retry is quick.
+    expect(await clock.release()).toBe(1000);
     expect(sockets).toHaveLength(2);
+    await n.stop();
+  });
+
+  it('while nothing is outstanding, pings after 30 s of quiet; scans becoming outstanding bring the busy pace at once', async () => {
+    const clock = new SteppedClock();
+    const { dial, sockets } = scriptedDial();
+    let busy = false;
+    const n = new PlexNotifications({ url: 'http://plex:32400', token: 't', clock, dial, busy: () => busy });
+    n.start();
+    sockets[0].open();
+    await clock.release(LIVENESS.pongDeadlineMs);
+    expect(clock.sleeps.map((s) => s.ms)).toEqual([LIVENESS.idlePingMs - LIVENESS.pongDeadlineMs]);
+    busy = true;
+    n.socket.heedNow();
+    await settle();
+    // Quiet for 5 s already: the ping goes out now.
+    expect(sockets[0].pings).toBe(2);
     await n.stop();
   });
 

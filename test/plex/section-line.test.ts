@@ -1,20 +1,22 @@
-// The section line's count when the notification socket opens: a scan Plex took whose delivery is still being
-// recorded (a group commit away from its follow-up) is still ahead in the line, so a later follow-up is not
-// passed one scan early. A scan with nothing to follow counts as ended, as before.
+// The section line's count: when the notification socket opens, a scan Plex took whose delivery is still being
+// recorded (a group commit away from its follow-up) is still ahead in the line, so a later follow-up is not passed
+// one scan early, and a scan with nothing to follow counts as ended. An end with nothing of ours left to end is
+// not counted; a doubted section gives no place that proves anything until a resync from /activities.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import type { Followed, PlexTicket } from '../../src/plex/follow-state.js';
-import type { PlexScanWatch } from '../../src/plex/scan-watch.js';
-import { SectionLines } from '../../src/plex/section-line.js';
+import type { FollowUp } from '../../src/plex/follow/follow-up.js';
+import type { PlexTicket } from '../../src/plex/follow/follow-state.js';
+import type { PlexScanWatch } from '../../src/plex/follow/scan-watch.js';
+import { SectionLines } from '../../src/plex/follow/section-line.js';
 
 function setup() {
   const clock = new ManualClock();
   const watch = { connectedSince: undefined as number | undefined };
   const line = new SectionLines({ clock, watch: watch as unknown as PlexScanWatch });
-  const followed = (accepted: PlexTicket['accepted']): Followed =>
-    ({ item: {}, ticket: { sections: [{ id: '2', title: 'TV' }], file: '/tv/a.mkv', accepted }, addedAtPoll: 0, seenRunning: false, followedAt: clock.now() }) as unknown as Followed;
+  const followed = (accepted: PlexTicket['accepted']): FollowUp =>
+    ({ key: String(accepted?.at), item: {}, ticket: { sections: [{ id: '2', title: 'TV' }], file: '/tv/a.mkv', accepted }, addedAtPoll: 0, seenRunning: false, followedAt: clock.now() }) as unknown as FollowUp;
   /** The socket opens now: the line is rebased on what is followed. */
-  const connect = (items: Followed[]) => {
+  const connect = (items: FollowUp[]) => {
     watch.connectedSince = clock.now();
     line.rebase(items);
   };
@@ -22,7 +24,7 @@ function setup() {
   const placedFollowUp = () => {
     const f = followed(line.accepted('2'));
     line.recorded(f.ticket.accepted);
-    f.seq = line.placeOf(f.ticket.accepted);
+    f.place = line.placeOf(f.ticket.accepted);
     return f;
   };
   return { clock, line, followed, connect, placedFollowUp };
@@ -44,12 +46,57 @@ describe('the section line when the socket opens', () => {
     clock.advance(beforeConnectMs);
     connect([first]);
     const third = placedFollowUp();
-    expect(third.seq).toEqual({ '2': 3 });
+    expect(third.place).toEqual({ '2': 3 });
     for (let end = 1; end < endsToPass; end++) {
-      line.ended('2');
+      expect(line.ended('2')).toBe(true);
       expect(line.passedInLine([third]), `passed after ${end} ends`).toEqual([]);
     }
     line.ended('2');
     expect(line.passedInLine([third])).toEqual([third]);
+  });
+});
+
+describe('the section line when Plex contradicts it', () => {
+  it('an end with nothing counted left to end is not counted (the count cannot go below nothing)', () => {
+    const { line, connect, placedFollowUp } = setup();
+    connect([]);
+    const first = placedFollowUp();
+    expect(line.ended('2')).toBe(true);
+    expect(line.passedInLine([first])).toEqual([first]);
+    // A scan someone else asked for (Plex's own, another tool): nothing of ours is left to end.
+    expect(line.ended('2')).toBe(false);
+    const second = placedFollowUp();
+    expect(second.place).toEqual({ '2': 2 });
+    expect(line.passedInLine([second])).toEqual([]);
+    expect(line.ended('2')).toBe(true);
+    expect(line.passedInLine([second])).toEqual([second]);
+  });
+
+  it('doubted (an end\'s items held a later place\'s file): no place is given until /activities shows the section idle, then the count is exact', () => {
+    const { line, connect, placedFollowUp } = setup();
+    connect([]);
+    placedFollowUp();
+    placedFollowUp();
+    line.doubt('2');
+    expect(line.doubted).toEqual(['2']);
+    expect(placedFollowUp().place).toBeUndefined();
+    // /activities, asked when Plex had taken 3, shows the section idle: all three are over.
+    line.resync('2', 3);
+    expect(line.doubted).toEqual([]);
+    const fourth = placedFollowUp();
+    expect(fourth.place).toEqual({ '2': 4 });
+    expect(line.ended('2')).toBe(true);
+    expect(line.passedInLine([fourth])).toEqual([fourth]);
+  });
+
+  it('a doubted section gives no place, and an end passes no place of it, until it is resynchronised', () => {
+    const { line, connect, placedFollowUp } = setup();
+    connect([]);
+    const first = placedFollowUp();
+    line.doubt('2');
+    expect(line.lastPassed('2')).toBeUndefined();
+    line.ended('2');
+    expect(line.lastPassed('2')).toBeUndefined();
+    expect(line.placeOf(first.ticket.accepted)).toBeUndefined();
   });
 });

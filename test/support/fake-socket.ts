@@ -7,6 +7,8 @@ export class ScriptedSocket implements SocketLike {
   readonly sent: string[] = [];
   pings = 0;
   terminated = false;
+  /** A live server answers each ping with a pong at once; false: a silent one (a dropped flow, a hung notifier). */
+  answersPings = true;
   private readonly handlers = new Map<string, ((arg: string) => void)[]>();
 
   constructor(
@@ -24,6 +26,7 @@ export class ScriptedSocket implements SocketLike {
   }
   ping(): void {
     this.pings++;
+    if (this.answersPings && !this.terminated) this.pong();
   }
   terminate(): void {
     if (this.terminated) return;
@@ -70,10 +73,11 @@ export class SteppedClock implements Clock {
   sleep(ms: number): Promise<void> {
     return new Promise((resolve) => this.sleeps.push({ ms, at: this.t + ms, resolve }));
   }
-  /** Ends the pending sleep due first, moving time to its deadline; returns its length. */
-  async release(): Promise<number> {
-    if (!this.sleeps.length) throw new Error('no sleep pending');
-    const first = this.sleeps.reduce((a, b) => (b.at < a.at ? b : a));
+  /** Ends the pending sleep due first (of length `ms`, when given), moving time to its deadline; returns its length. */
+  async release(ms?: number): Promise<number> {
+    const pending = this.sleeps.filter((s) => ms === undefined || s.ms === ms);
+    if (!pending.length) throw new Error(`no sleep${ms === undefined ? '' : ` of ${ms} ms`} pending`);
+    const first = pending.reduce((a, b) => (b.at < a.at ? b : a));
     this.sleeps.splice(this.sleeps.indexOf(first), 1);
     const s = first;
     this.t = Math.max(this.t, s.at);

@@ -1,19 +1,8 @@
-// Apps asking faster than Plex scans, simulated on one clock: the real service (intake, SQLite queue, processor,
-// Plex target and follower) against the fake Plex on 127.0.0.1 whose scans run one at a time and end only when
-// this driver steps them. Each step of the service's clock brings its share of webhooks and of Plex's scans, then
+// Apps asking faster than Plex scans, simulated on one clock: the real service against the fake Plex on 127.0.0.1
+// whose scans run one at a time and end only when this driver steps them (test/support/stepped-plex.ts). Each step of the service's clock brings its share of webhooks and of Plex's scans, then
 // waits until the service has nothing in flight. Shared by test/processor/back-pressure.test.ts and
 // bench/backpressure.ts.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { defaultConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
-import { httpFetch } from '../../src/http-fetch.js';
-import { silentLogger } from '../../src/log.js';
-import { createService } from '../../src/service.js';
-import { FakePlex } from '../fakes/plex.js';
-import { attachPlexNotifications } from '../fakes/plex-notifications.js';
-import { SteppedClock } from './stepped-clock.js';
+import { steppedPlex } from './stepped-plex.js';
 
 export interface PressureOptions {
   /** How long the apps send webhooks, in seconds of the service's clock. */
@@ -54,6 +43,8 @@ export interface PressureResult {
   outcomes: Record<string, number>;
   /** Seconds of the service's clock from the last webhook until the queue and Plex were empty. */
   drainSeconds: number;
+  /** Seconds from the last webhook until every requested file was in Plex's library with nothing left in Plex's queue. */
+  libraryDrainSeconds?: number;
   /** The most the service reported outstanding on Plex, and the longest its next due folder waited (s). */
   maxOutstandingSeen: number;
   maxDueWaitSeconds: number;
@@ -66,36 +57,15 @@ export interface PressureResult {
 
 export async function runPressure(opts: PressureOptions): Promise<PressureResult> {
   const stepMs = opts.stepMs ?? 100;
-  const dir = mkdtempSync(join(tmpdir(), 'scanrelay-pressure-'));
-  const plex = await new FakePlex().start();
-  plex.fifoMs = 0;
-  plex.fifoStepped = true;
-  const socket = opts.notifications === false ? undefined : attachPlexNotifications(plex);
-  const clock = new SteppedClock();
-  let calls = 0;
-  // Calls to Plex still unanswered: the step is over only when none is left.
-  const fetch: typeof globalThis.fetch = async (input, init) => {
-    calls++;
-    try {
-      return await httpFetch(input, init);
-    } finally {
-      calls--;
-    }
-  };
-  const config = {
-    ...defaultConfig(() => '0123456789abcdef0123456789abcdef'),
-    PLEX_LOCAL_URL: plex.url,
-    PLEX_TOKEN: plex.token,
-    PLEX_SCAN_MODE: 'api',
-    PLEX_MAX_OUTSTANDING: opts.maxOutstanding,
-    PLEX_CONFIRM_TIMEOUT: opts.confirmTimeoutSeconds ?? 300,
-    PLEX_ANALYZE_TYPE: 'off',
-    SERVER_SCAN_DELAY: opts.delaySeconds ?? 2,
-    SERVER_MAX_FILE_CHECKS: 0,
-    SERVER_PATH_MAPPINGS: {},
-    SERVER_IGNORE_LIST: [],
-  } as Config;
-  const service = await createService({ config, queuefile: join(dir, 'queue.db'), logger: silentLogger, clock, fetch, pathState: async () => 'file' });
+  const stepped = await steppedPlex({
+    notifications: opts.notifications,
+    config: {
+      PLEX_MAX_OUTSTANDING: opts.maxOutstanding,
+      PLEX_CONFIRM_TIMEOUT: opts.confirmTimeoutSeconds ?? 300,
+      SERVER_SCAN_DELAY: opts.delaySeconds ?? 2,
+    },
+  });
+  const { plex, socket, clock, service } = stepped;
   const lastRequest = new Map<string, number>();
   const lastRefresh = new Map<string, number>();
   const refreshCount = new Map<string, number>();
@@ -109,11 +79,7 @@ export async function runPressure(opts: PressureOptions): Promise<PressureResult
   let loading = true;
 
   const settle = async () => {
-    for (let quiet = 0; quiet < 8; ) {
-      await new Promise((r) => setImmediate(r));
-      await service.processor.idle();
-      quiet = calls > 0 ? 0 : quiet + 1;
-    }
+    await stepped.settle();
     // Refreshes that reached Plex, numbered in arrival order (a request's mark is the count when it was queued).
     for (; seen < plex.requests.length; seen++) {
       const r = plex.requests[seen];
@@ -158,7 +124,11 @@ export async function runPressure(opts: PressureOptions): Promise<PressureResult
     const loadEnd = clock.now();
     loading = false;
     const limit = loadEnd + (opts.drainLimitSeconds ?? 3_600) * 1000;
-    while ((service.queue.count() > 0 || plex.scansQueued > 0) && clock.now() < limit) await step(0, perStep(opts.scansPerSecond, k++));
+    let inLibraryAt: number | undefined;
+    while ((service.queue.count() > 0 || plex.scansQueued > 0) && clock.now() < limit) {
+      await step(0, perStep(opts.scansPerSecond, k++));
+      if (inLibraryAt === undefined && plex.scansQueued === 0 && files.every((f) => plex.library.has(f))) inLibraryAt = clock.now();
+    }
     const counts = [...lastRequest.keys()].map((f) => refreshCount.get(f) ?? 0);
     const outcomes: Record<string, number> = {};
     for (const h of service.queue.history(1_000_000)) outcomes[h.outcome] = (outcomes[h.outcome] ?? 0) + 1;
@@ -172,6 +142,7 @@ export async function runPressure(opts: PressureOptions): Promise<PressureResult
       refreshesPerFolder: { min: Math.min(...counts), max: Math.max(...counts), mean: counts.reduce((a, b) => a + b, 0) / counts.length },
       outcomes,
       drainSeconds: (clock.now() - loadEnd) / 1000,
+      ...(inLibraryAt === undefined ? {} : { libraryDrainSeconds: (inLibraryAt - loadEnd) / 1000 }),
       maxOutstandingSeen,
       maxDueWaitSeconds: maxDueWait / 1000,
       scanSlots,
@@ -179,10 +150,7 @@ export async function runPressure(opts: PressureOptions): Promise<PressureResult
       idleWhileQueued,
     };
   } finally {
-    await service.close();
-    await socket?.close();
-    await plex.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stepped.close();
   }
 }
 

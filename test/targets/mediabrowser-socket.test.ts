@@ -46,7 +46,7 @@ describe('KeepAlive', () => {
     expect(sockets[0].sent).toEqual(['{"MessageType":"KeepAlive"}']);
     const keepAliveSleep = () => clock.sleeps.find((x) => x.ms === 30_000);
     expect(keepAliveSleep()).toBeDefined();
-    await clock.release(); // 30 s: the KeepAlive loop's sleep ends first (the silence watch waits 60 s)
+    await clock.release(30_000); // the KeepAlive loop's sleep (the liveness check's own sleeps wait on)
     expect(sockets[0].sent).toHaveLength(2);
     sockets[0].text(message('force-keep-alive')); // a second ForceKeepAlive starts no second loop
     expect(clock.sleeps.filter((x) => x.ms === 30_000)).toHaveLength(1);

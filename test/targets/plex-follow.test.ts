@@ -8,7 +8,7 @@ import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log.js';
 import { PlexApi } from '../../src/plex/api.js';
 import { lookupFileViaApi } from '../../src/plex/confirm.js';
-import { FINISHED_TOGETHER } from '../../src/plex/follow-state.js';
+import { FINISHED_TOGETHER } from '../../src/plex/follow/follow-state.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
 import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex.js';
@@ -141,7 +141,7 @@ describe('deliver, then follow', () => {
     expect(h.detail).toContain(`Not in the library after the scan ended: '${FILE}' is not in Plex's database (media_parts)`);
   });
 
-  it("without Plex's database or its socket, a file not among the recently added items ends scanned (not a problem) after its section's grace, saying why", async () => {
+  it("without Plex's database or its socket, a file not among the recently added items ends scanned (not a problem) after its section's grace, saying why; nothing told what Plex created, so it is not asked for again", async () => {
     plex.scanPolls = 0;
     plex.fileLookup = 'empty';
     const { queue, processor } = relay(target());

@@ -1,7 +1,11 @@
 // Counts each section's line at Plex while the notification socket is open: refreshes Plex took and scan ends it
-// told of. Plex runs a section's scans one at a time in the order it took them, so a follow-up whose place the
-// line passed has had its scan end, whatever the scan's items said, and no longer counts as outstanding.
-import type { Followed, PlexFollowerOptions, PlexTicket } from './follow-state.js';
+// told of. Plex is assumed to run a section's scans one at a time in the order it took them (no Plex source says
+// so: docs/targets.md), so a follow-up whose place the line passed has had its scan end, whatever the scan's
+// items said. When Plex's events contradict the count (an end with nothing counted; a scan's items under
+// another's place, as scan-ends.ts reads them), the section's places are doubted and prove nothing until
+// /activities shows the section idle, when the count is known again.
+import type { FollowUp } from './follow-up.js';
+import type { PlexFollowerOptions, PlexTicket } from './follow-state.js';
 
 type Placed = PlexTicket['accepted'] & {};
 
@@ -18,6 +22,8 @@ interface SectionLine {
    * Taken off when followed, moot or known to have nothing to follow (`recorded`).
    */
   unrecorded: Map<number, number>;
+  /** The first place the count can vouch for: places before it were given while the line was doubted. */
+  trustedFrom: number;
 }
 
 export class SectionLines {
@@ -36,6 +42,11 @@ export class SectionLines {
   /** Moot scans Plex still holds. */
   get moot(): number {
     return this.unfollowed.length;
+  }
+
+  /** Sections whose count is doubted, waiting for /activities to show them idle. */
+  get doubted(): string[] {
+    return [...this.lines].filter(([, l]) => l.trustedFrom === Infinity).map(([id]) => id);
   }
 
   /**
@@ -58,13 +69,13 @@ export class SectionLines {
   }
 
   /**
-   * The ticket's place, only when this count placed it and the socket has been open since before Plex took it:
-   * no end was missed.
+   * The ticket's place, only when this count placed it, the socket has been open since before Plex took it (no
+   * end was missed) and no section of it was doubted since.
    */
   placeOf(accepted: PlexTicket['accepted']): Record<string, number> | undefined {
     const since = this.opts.watch?.connectedSince;
     if (accepted?.run !== this.run || since === undefined || since > accepted.at) return undefined;
-    return accepted.seq;
+    return this.trusts(accepted.seq) ? accepted.seq : undefined;
   }
 
   /**
@@ -77,37 +88,66 @@ export class SectionLines {
     if (seq && !this.passed(seq)) this.unfollowed.push(seq);
   }
 
-  /** The socket told of a scan end in the section. */
-  ended(sectionId: string): void {
-    // A line is begun only for a section a refresh is about to be sent to or a follow-up waits on (what the socket
-    // keeps entries of): Plex may end our first scan of it before it answers the refresh, but a server ending
-    // scans of other sections, or of made-up ones, adds no line.
+  /**
+   * The socket told of a scan end in the section. False when nothing counted is left to end there (a scan someone
+   * else asked for: Plex's own, another tool's): the count cannot go below nothing, so it is not counted, and with
+   * nothing of ours waiting there is nothing to doubt. A line is begun only for a section a refresh is about to be
+   * sent to or a follow-up waits on (what the socket keeps entries of): a server ending scans of other sections,
+   * or of made-up ones, adds no line.
+   */
+  ended(sectionId: string): boolean {
     const line = this.lines.get(sectionId) ?? (this.opts.watch?.keeps(sectionId) ? this.lineOf(sectionId) : undefined);
-    if (line) line.ended++;
+    if (!line || line.ended >= line.accepted) return false;
+    line.ended++;
     if (this.unfollowed.length) this.unfollowed = this.unfollowed.filter((seq) => !this.passed(seq));
+    return true;
   }
 
-  /** Follow-ups whose scans the line says ended (in every section of theirs): marked so, no longer outstanding. */
-  passedInLine(candidates: Followed[]): Followed[] {
-    const passed: Followed[] = [];
+  /** The follow-ups whose places the line has passed (in every section of theirs). */
+  passedInLine(candidates: Iterable<FollowUp>): FollowUp[] {
+    const passed: FollowUp[] = [];
     for (const f of candidates) {
-      if (f.scanEnded || !f.seq) continue;
-      if (!f.ticket.sections.every((s) => f.seq![s.id] !== undefined) || !this.passed(f.seq)) continue;
-      f.scanEnded = true;
-      f.seenRunning = true;
-      passed.push(f);
+      if (f.ended || !f.place) continue;
+      if (f.ticket.sections.every((s) => f.place![s.id] !== undefined) && this.passed(f.place)) passed.push(f);
     }
     return passed;
   }
 
+  /** The place the section's latest end passed, when the count vouches for it. */
+  lastPassed(sectionId: string): number | undefined {
+    const line = this.lines.get(sectionId);
+    return line && line.ended >= line.trustedFrom ? line.ended : undefined;
+  }
+
+  /** Plex's events contradicted the section's count: no place of it proves anything until it is resynchronised. */
+  doubt(sectionId: string): void {
+    this.lineOf(sectionId).trustedFrom = Infinity;
+  }
+
+  /**
+   * /activities, asked when the section had taken `acceptedBefore` refreshes, shows it idle: every one of those is
+   * over (run, merged or dropped). The count starts again from there, exact.
+   */
+  resync(sectionId: string, acceptedBefore: number): void {
+    const line = this.lineOf(sectionId);
+    line.ended = Math.max(line.ended, acceptedBefore);
+    line.trustedFrom = acceptedBefore + 1;
+    this.unfollowed = this.unfollowed.filter((seq) => !this.passed(seq));
+  }
+
+  /** How many refreshes of the section Plex took so far (for a resync). */
+  acceptedSoFar(sectionId: string): number {
+    return this.lines.get(sectionId)?.accepted ?? 0;
+  }
+
   /**
    * The socket (re)opened: ends may have been missed while it was closed. Every scan taken before is counted as
-   * still ahead in the line while its follow-up has not passed, so no later follow-up is judged before its turn
-   * (those that ended unheard make later ones wait longer); so is a scan Plex took whose delivery is still being
+   * still ahead in the line while its follow-up has not ended (so no later follow-up is judged before its turn;
+   * those that ended unheard make later ones wait longer), as is a scan Plex took whose delivery is still being
    * recorded. Scans taken before with nothing to follow (no file) are counted as ended: one still queued at Plex
    * would let a later follow-up pass one scan early.
    */
-  rebase(followed: Iterable<Followed>): void {
+  rebase(followed: Iterable<FollowUp>): void {
     // Ends were missed: the moot scans' places can no longer be told.
     this.unfollowed = [];
     const all = [...followed];
@@ -116,7 +156,7 @@ export class SectionLines {
       // A place left unrecorded this long lost its record to an exit not seen here (the relay stopping).
       for (const [n, at] of line.unrecorded) if (now - at > UNRECORDED_MS) line.unrecorded.delete(n);
       let ahead = line.unrecorded.size;
-      for (const f of all) if (!f.scanEnded && f.ticket.sections.some((s) => s.id === id)) ahead++;
+      for (const f of all) if (!f.ended && f.ticket.sections.some((s) => s.id === id)) ahead++;
       line.ended = line.accepted - ahead;
     }
   }
@@ -126,9 +166,13 @@ export class SectionLines {
     return Object.entries(seq).every(([id, n]) => n <= (this.lines.get(id)?.ended ?? 0));
   }
 
+  private trusts(seq: Record<string, number>): boolean {
+    return Object.entries(seq).every(([id, n]) => n >= (this.lines.get(id)?.trustedFrom ?? 1));
+  }
+
   private lineOf(sectionId: string): SectionLine {
     let line = this.lines.get(sectionId);
-    if (!line) this.lines.set(sectionId, (line = { accepted: 0, ended: 0, unrecorded: new Map() }));
+    if (!line) this.lines.set(sectionId, (line = { accepted: 0, ended: 0, unrecorded: new Map(), trustedFrom: 1 }));
     return line;
   }
 }

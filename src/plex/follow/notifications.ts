@@ -2,9 +2,9 @@
 // It reads each NotificationContainer into typed events (every entry of a frame, not only the first) and hands
 // them to its subscribers, along with the socket opening and closing so a follower knows when to fall back to
 // polling /activities. The frame formats and their sources are in docs/targets.md, "What the servers say after a scan".
-import { splitUserinfo, withBasicAuth } from '../url-credentials.js';
-import type { Clock } from '../clock.js';
-import { MediaSocket, type Dial } from '../media-socket.js';
+import { splitUserinfo, withBasicAuth } from '../../url-credentials.js';
+import type { Clock } from '../../clock.js';
+import { MediaSocket, type Dial, type Liveness } from '../../media-socket.js';
 
 /** The path python-plexapi (plexapi/alert.py) and Tautulli (plexpy/web_socket.py) open. */
 export const NOTIFICATIONS_PATH = '/:/websockets/notifications';
@@ -136,14 +136,17 @@ export interface PlexNotificationsOptions {
   dial?: Dial;
   firstBackoffMs?: number;
   maxBackoffMs?: number;
-  /** Ping after this long without a frame; drop the socket if the ping goes unanswered as long again. */
-  silenceMs?: number;
+  /** How the socket's life is checked (src/media-socket.ts LIVENESS by default). */
+  liveness?: Partial<Liveness>;
+  /** Scans are outstanding: the socket's life is checked at the busy pace. */
+  busy?: () => boolean;
 }
 
 /** The notification socket of one Plex server: open while anyone may need it, shared by all subscribers. */
 export class PlexNotifications {
   private readonly subscribers = new Set<(e: PlexNotification) => void>();
-  private readonly socket: MediaSocket;
+  /** The socket itself: its state for health, and heedNow when scans become outstanding. */
+  readonly socket: MediaSocket;
   /** Sections whose timeline entries a subscriber wants; unset, every frame is read. */
   private keeps?: (sectionId: string) => boolean;
 
@@ -160,7 +163,8 @@ export class PlexNotifications {
       dial: opts.dial,
       firstBackoffMs: opts.firstBackoffMs,
       maxBackoffMs: opts.maxBackoffMs,
-      silenceMs: opts.silenceMs ?? 30_000,
+      liveness: opts.liveness,
+      busy: opts.busy,
       onText: (text) => {
         if (this.keeps && unwantedTimeline(text, this.keeps)) return;
         for (const e of parseNotification(text)) this.emit(e);
@@ -169,7 +173,7 @@ export class PlexNotifications {
     });
   }
 
-  /** Whether events flow now: false means a follower must watch scans some other way (/activities). */
+  /** Whether events flow now (the server answered on the socket): false means a follower must watch scans some other way (/activities). */
   get connected(): boolean {
     return this.socket.connected;
   }

@@ -1,8 +1,9 @@
 // What a Plex follower learns from the server's notification socket: which sections are scanning, each section
 // scan's end with the items it touched, and whether the socket is connected at all (when it is not, the follower
 // polls /activities instead). One per Plex server, shared by every follow-up of that server.
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../log.js';
+import type { SocketStatus } from '../../scan.js';
 import type { ItemCache } from './item-files.js';
 import type { PlexNotifications } from './notifications.js';
 import { SectionScans, type SectionScanEnded } from './scan-items.js';
@@ -84,7 +85,7 @@ export class PlexScanWatch {
         this.saidDown = false;
       } else if (!this.saidDown) {
         this.saidDown = true;
-        this.logger.warn(`Plex's notification socket at ${this.where} cannot be opened or dropped (${e.why ?? 'no reason given'}); scans are followed by polling /activities until it reopens.`);
+        this.logger.warn(`Plex's notification socket at ${this.where} is down (${e.why ?? 'no reason given'}); scans are followed by polling /activities until it reopens.`);
       }
     });
     this.notifications.start();
@@ -94,6 +95,16 @@ export class PlexScanWatch {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     await this.notifications.stop();
+  }
+
+  /** The socket's state and when it last heard Plex (health). */
+  status(): SocketStatus {
+    return this.notifications.socket.status();
+  }
+
+  /** Scans became outstanding: the socket's life is checked at the busy pace at once. */
+  heedNow(): void {
+    this.notifications.socket.heedNow();
   }
 
   /** Sections with a scan running, as the events tell (trusted only while connected and no poll is due). */
