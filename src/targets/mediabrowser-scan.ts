@@ -78,7 +78,7 @@ export class MediaBrowserScans {
     if (method === 'auto' && (await this.hasPlugin())) {
       const sent = await api.call('POST', '/Library/ScanPath', { cap: ACKNOWLEDGEMENT, body: { Path: path }, anyStatus: true });
       const body = await sent.json().catch(() => undefined);
-      const meaning = pluginAnswer(sent.status, body);
+      const meaning = pluginAnswer(sent.status, body, context.deleted && FOLDER_DELETES.test(context.event));
       const said = typeof (body as { Status?: unknown })?.Status === 'string' ? (body as { Status: string }).Status : `HTTP ${sent.status}`;
       if (meaning === 'done') return { status: 'scanned', detail: `ScanPath: ${said}`, ...sections, sent: { via: 'plugin' } };
       if (meaning === 'retry') throw new ApiRefusal(`${this.opts.who} answered ${said} to POST /Library/ScanPath for '${path}'`, sent.status, retryAfterOf(sent));

@@ -113,7 +113,7 @@ describe('jellyfin SCAN_METHOD auto, with the Targeted Scans plugin', () => {
     expect(server.model.shownAt(file)! - sent).toBeLessThanOrEqual(3_000);
   });
 
-  it('a deleted series folder is done by the plugin (its HTTP 500 that says Removed), with no walk', async () => {
+  it('a deleted series folder is done by the plugin (its HTTP 500 "Failed" for a path gone from disk: the item removed), with no walk', async () => {
     const { server, webhook, run } = await start({ plugin: true });
     const series = `/tv/${seriesName(3)}`;
     server.model.remove(series);

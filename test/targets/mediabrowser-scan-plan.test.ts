@@ -53,8 +53,12 @@ describe('planScans', () => {
     expect(planScans({ kind: 'jellyfin', method: 'library', plugin: true, folders }).calls.map((c) => [c.item?.id, c.folders.length])).toEqual([['tv', 2]]);
   });
 
-  it('reads the plugin’s answers by their Status: its 500 for a removed path is done', () => {
-    expect(pluginAnswer(500, { Status: 'Removed' })).toBe('done');
+  it('reads the plugin’s answers by their Status: its 500 "Failed" for a path gone from disk is the item removed', () => {
+    expect(pluginAnswer(500, { Status: 'Failed' }, true)).toBe('done');
+    expect(pluginAnswer(404, { Status: 'PathNotFound' }, true)).toBe('done');
+    expect(pluginAnswer(200, { Status: 'Removed' })).toBe('done');
+    // Emby's plugin answers 200 always: its Failed is a failure.
+    expect(pluginAnswer(200, { Status: 'Failed' })).toBe('retry');
     expect(pluginAnswer(200, { Status: 'Created' })).toBe('done');
     expect(pluginAnswer(404, { Status: 'ParentNotFound' })).toBe('fallback');
     expect(pluginAnswer(404, undefined)).toBe('absent');
