@@ -102,6 +102,15 @@ export interface Folder {
   received?: string;
   /** One of its requests asked for a whole-library scan where the folder is a library's own (ScanRequest.libraryRoot). */
   libraryRoot?: boolean;
+  /** The files its requests named (src/queue/files.ts), when any did. */
+  files?: FolderFiles;
+}
+
+/** The files a folder's requests named: new or changed (`live`), deleted (`gone`); `more`: some were left out. */
+export interface FolderFiles {
+  live: string[];
+  gone: string[];
+  more?: true;
 }
 
 /** A folder due for one target: with that delivery's attempts and rescans so far. */
@@ -248,6 +257,11 @@ export interface ScanContext {
   ids?: ExternalIds;
   /** A person asked for a whole-library scan should the folder be a library's own (FolderRequest.libraryRoot). */
   libraryRoot?: boolean;
+  /**
+   * Every file the folder's requests named, new or changed and deleted (`more`: the list is incomplete), for a
+   * server that takes files rather than folders (the Targeted Scans plugin). Absent when no request named a file.
+   */
+  files?: FolderFiles;
 }
 
 /** A delivery handed to a follower: the scan the server accepted, and what the target said to follow. */

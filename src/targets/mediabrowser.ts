@@ -10,7 +10,8 @@ import type { ItemLocation, Library, ScanContext, ScanOutcome } from '../scan.js
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities } from './kind.js';
 import { holders, knownLocations, LibraryList } from './library-list.js';
 import { locateMediaBrowserItems, refreshMediaBrowserItem } from './mediabrowser-items.js';
-import { FOLDER_DELETES, MediaBrowserScans } from './mediabrowser-scan.js';
+import { MediaBrowserScans } from './mediabrowser-scan.js';
+import { FOLDER_DELETES } from './mediabrowser-sent.js';
 import type { MediaBrowserTicket } from './mediabrowser-verdict.js';
 import { defaultScanMethod, SCAN_METHODS, type ScanMethod } from './mediabrowser-scan-plan.js';
 import { choice, optional } from '../config/values.js';
@@ -115,7 +116,8 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
         if (!follower || outcome.status !== 'scanned' || !sent) return outcome;
         const libraries = found.holders.map((l) => l.id);
         if (gone?.length) return { ...outcome, follow: { file: path, folder: path, ...sent, libraries, removed: { ids: gone } } satisfies MediaBrowserTicket };
-        if (!context.file || context.deleted) return outcome;
+        // A file the request named that is there (an upgrade's new file beside the deleted one it replaced).
+        if (!context.file) return outcome;
         return { ...outcome, follow: { file: context.file, folder: path, ...sent, libraries } satisfies MediaBrowserTicket };
       } catch (err) {
         return api.retry(err);

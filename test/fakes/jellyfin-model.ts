@@ -22,8 +22,11 @@ export interface ModelItem {
   libraryId: string;
   /** The disk change (its time stamp) this item was last brought up to. */
   synced: number;
-  /** A metadata refresh has run for it (or it was there long ago): a ReplaceAllMetadata now overwrites something. */
-  metadata: boolean;
+  /**
+   * Since when it has metadata (a refresh ran for it; -Infinity: long ago), undefined while it has none: a
+   * ReplaceAllMetadata asked for after that overwrites metadata that existed.
+   */
+  metadataAt?: number;
 }
 
 export interface ModelLibrary {
@@ -82,6 +85,7 @@ interface Waiting {
   why: string;
   priority: Priority;
   options: RefreshOptions;
+  queuedAt: number;
 }
 
 export interface ModelOptions {
@@ -135,8 +139,8 @@ export class JellyfinModel {
     const lib: ModelLibrary = { id, name, kind, location, physicalId, realtimeMonitor: !!options.realtimeMonitor, networkMount: !!options.networkMount };
     this.libraries.push(lib);
     this.disk.set(location, { kind: 'folder', changedAt: this.now });
-    this.insert({ Id: id, Name: name, Path: `/config/root/default/${name}`, Type: 'CollectionFolder', IsFolder: true, libraryId: id, synced: this.now, metadata: true });
-    this.insert({ Id: physicalId, Name: name, Path: location, Type: 'Folder', IsFolder: true, libraryId: id, synced: this.now, metadata: true });
+    this.insert({ Id: id, Name: name, Path: `/config/root/default/${name}`, Type: 'CollectionFolder', IsFolder: true, libraryId: id, synced: this.now, metadataAt: -Infinity });
+    this.insert({ Id: physicalId, Name: name, Path: location, Type: 'Folder', IsFolder: true, libraryId: id, synced: this.now, metadataAt: -Infinity });
     return lib;
   }
 
@@ -168,7 +172,7 @@ export class JellyfinModel {
     const changes = this.changes;
     this.changes = undefined;
     for (const lib of this.libraries) this.apply(this.items.get(lib.physicalId)!, this.snapshot(lib.location));
-    for (const item of this.items.values()) item.metadata = true;
+    for (const item of this.items.values()) item.metadataAt = -Infinity;
     this.changes = changes;
     this.shown.clear();
   }
@@ -209,7 +213,7 @@ export class JellyfinModel {
    */
   queueRefresh(itemId: string, why: string, opts: { priority?: Priority; options?: RefreshOptions } = {}): boolean {
     if (!this.items.has(itemId)) return false;
-    this.queue.enqueue({ itemId, why, priority: opts.priority ?? 'High', options: opts.options ?? DEFAULT_REFRESH }, PRIORITY[opts.priority ?? 'High']);
+    this.queue.enqueue({ itemId, why, priority: opts.priority ?? 'High', options: opts.options ?? DEFAULT_REFRESH, queuedAt: this.now }, PRIORITY[opts.priority ?? 'High']);
     if (!this.running) this.startNext();
     return true;
   }
@@ -249,10 +253,11 @@ export class JellyfinModel {
     const snap = walked.IsFolder ? this.snapshot(walked.Path) : new Map([[walked.Path, this.disk.get(walked.Path)]].filter(([, e]) => e) as [string, DiskEntry][]);
     const entries = snap.size + (walked.IsFolder ? 1 : 0);
     const v: Validate = { itemId: item.Id, path: walked.Path, entries, startedAt: this.now, endsAt: this.now + entries * this.msPerEntry, why: next.why, priority: next.priority, options: next.options };
-    // The refresh reads every item it covers (Folder.RefreshMetadataRecursive, Folder.cs:571-578, with the same
-    // options): what had metadata now is what a ReplaceAllMetadata overwrites (MetadataService.cs:167, L858-861).
+    // The refresh reads every item it covers (Folder.RefreshMetadataRecursive, Folder.cs:573-580, with the same
+    // options): metadata they had when it was asked for is what a ReplaceAllMetadata overwrites
+    // (MetadataService.cs:167, L858-861). Metadata fetched since (a new item's first refresh) was never anyone's.
     const covered = [...this.items.values()].filter((i) => i === walked || (walked.IsFolder && isInside(i.Path, walked.Path)));
-    const hadMetadata = covered.filter((i) => i.metadata).map((i) => i.Id);
+    const hadMetadata = covered.filter((i) => i.metadataAt !== undefined && i.metadataAt < next.queuedAt).map((i) => i.Id);
     this.running = v;
     this.validates.push(v);
     this.countWalk(walked.Path, entries);
@@ -263,7 +268,7 @@ export class JellyfinModel {
       const replaces = next.options.replaceAll && next.options.mode !== 'None' && next.options.mode !== 'ValidationOnly';
       if (replaces) for (const id of hadMetadata) this.replaced(this.items.get(id), next.why);
       if (next.options.mode !== 'None') {
-        for (const i of this.items.values()) if (i === walked || (walked.IsFolder && isInside(i.Path, walked.Path))) i.metadata = true;
+        for (const i of this.items.values()) if ((i === walked || (walked.IsFolder && isInside(i.Path, walked.Path))) && i.metadataAt === undefined) i.metadataAt = this.now;
       }
       this.running = undefined;
       this.startNext();
@@ -327,12 +332,12 @@ export class JellyfinModel {
     const there = this.byPath.get(path);
     if (there && there.Type === type) {
       this.replaced(there, why);
-      there.metadata = false;
+      there.metadataAt = undefined;
       this.bringUpTo(there, change);
       return there;
     }
     const lib = this.libraryOf(path)!;
-    const item: ModelItem = { Id: this.newId(), Name: path.slice(path.lastIndexOf('/') + 1), Path: path, Type: type, IsFolder: type !== 'Episode' && type !== 'Movie', ParentId: parent.Id, libraryId: lib.id, synced: change, metadata: false };
+    const item: ModelItem = { Id: this.newId(), Name: path.slice(path.lastIndexOf('/') + 1), Path: path, Type: type, IsFolder: type !== 'Episode' && type !== 'Movie', ParentId: parent.Id, libraryId: lib.id, synced: change };
     this.insert(item);
     this.note(path, 'created', change);
     this.changes?.added(item);
@@ -358,7 +363,7 @@ export class JellyfinModel {
   }
 
   private replaced(item: ModelItem | undefined, why: string): void {
-    if (item?.metadata) this.replacements.push({ itemId: item.Id, path: item.Path, at: this.now, why });
+    if (item?.metadataAt !== undefined) this.replacements.push({ itemId: item.Id, path: item.Path, at: this.now, why });
   }
 
   private insert(item: ModelItem): void {
