@@ -3,7 +3,7 @@
 // the refresh of a library is still running (Jellyfin's RefreshStatus in /Library/VirtualFolders), and whether
 // the refreshed folder now holds the file (its children listed once, paged; never the whole library). The words a
 // follow-up ends with are in mediabrowser-verdict.ts; when to ask is the follower's (mediabrowser-follower.ts).
-import { MEDIABROWSER_ITEMS_PAGE } from '../answer-caps.js';
+import { MEDIABROWSER_ITEMS_PAGE, MEDIABROWSER_LIBRARIES } from '../answer-caps.js';
 import type { ApiCaller } from '../api-call.js';
 import { lookupCandidates } from '../paths/sidecar.js';
 import { fileItemsQuery } from './mediabrowser-items.js';
@@ -65,6 +65,15 @@ export function refreshStates(body: unknown): Map<string, RefreshState> | undefi
     states.set(f.ItemId, f.RefreshStatus === 'Active' || f.RefreshStatus === 'Queued' ? f.RefreshStatus : 'Idle');
   }
   return states.size ? states : undefined;
+}
+
+/** The server's libraries' refresh states now; undefined when its list carries none, or it did not answer. */
+export async function readRefreshStates(api: ApiCaller, librariesPath: string): Promise<Map<string, RefreshState> | undefined> {
+  try {
+    return refreshStates(await api.json('GET', librariesPath, { cap: MEDIABROWSER_LIBRARIES }));
+  } catch {
+    return undefined; // the caller's own requests say whether the server answers
+  }
 }
 
 /** What one listing of the refreshed folder says of a file. */

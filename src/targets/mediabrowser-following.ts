@@ -71,6 +71,8 @@ export function mediaBrowserFollower(server: Server, settings: FollowSettings, p
     socket,
     tokenHasUser: flavour.kind === 'jellyfin' ? () => jellyfinTokenHasUser(api) : undefined,
     timings: settings.timings,
+    watch: scans.watch,
+    lastMonitorChange: (libraries) => scans.lastMonitorChange(libraries),
   });
 }
 

@@ -19,6 +19,8 @@ import { FileItems } from './mediabrowser-file-items.js';
 import { childrenQuery, ItemLocator, type FolderItem, type LibraryRoot, type Located } from './mediabrowser-locate.js';
 import { TargetedScans } from './mediabrowser-plugin.js';
 import { pluginPlan, type PluginPlan } from './mediabrowser-plugin-plan.js';
+import { readRefreshStates } from './mediabrowser-confirm.js';
+import { RefreshWatch, WATCH_LIMIT_MS } from './mediabrowser-refresh-watch.js';
 import { RootHold } from './mediabrowser-root-hold.js';
 import { explainFolder, libraryWalkNote, planScans, refreshQuery, type DueFolder, type ScanMethod, type ServerKind } from './mediabrowser-scan-plan.js';
 import { FOLDER_DELETES, type SentOutcome } from './mediabrowser-sent.js';
@@ -34,14 +36,23 @@ export interface ScanFlowOptions {
   rootHoldMs?: number;
   /** Items per listing request. */
   pageSize?: number;
+  /** The library list that carries RefreshStatus (Jellyfin's /Library/VirtualFolders). */
+  librariesPath: string;
 }
+
+/** How often a held library refresh looks whether the targeted refreshes ahead of it have run. */
+export const ROOT_POLL_MS = 1_000;
 
 export class MediaBrowserScans {
   readonly locator: ItemLocator;
   readonly plugin: TargetedScans;
   readonly files: FileItems;
+  /** Our targeted refreshes not yet seen to run: a library refresh waits for them, the follower too. */
+  readonly watch: RefreshWatch;
   private readonly roots: RootHold;
   private readonly refreshing = new Map<string, Promise<void>>();
+  /** When a change under each library last went to the library monitor (media-updated). */
+  private readonly monitorChanges = new Map<string, number>();
 
   constructor(private readonly opts: ScanFlowOptions) {
     this.locator = new ItemLocator({
@@ -57,7 +68,8 @@ export class MediaBrowserScans {
     });
     this.plugin = new TargetedScans({ api: opts.api, who: opts.who, name: opts.name, log: opts.log });
     this.files = new FileItems({ api: opts.api, clock: opts.clock });
-    this.roots = new RootHold({ clock: opts.clock, holdMs: opts.rootHoldMs, ready: async () => {}, send: (item, library, folders) => this.sendRoot(item, library, folders) });
+    this.watch = new RefreshWatch({ api: opts.api, clock: opts.clock, states: () => readRefreshStates(opts.api, opts.librariesPath) });
+    this.roots = new RootHold({ clock: opts.clock, holdMs: opts.rootHoldMs, ready: () => this.clearWay(), send: (item, library, folders) => this.sendRoot(item, library, folders) });
   }
 
   /** `path`: a folder some of `libraries` hold (the caller has checked). Failures reject: the caller maps them. */
@@ -66,6 +78,7 @@ export class MediaBrowserScans {
     const sections = { sections: holders.map((l) => l.id) };
     if (method === 'media-updated') {
       await api.call('POST', '/Library/Media/Updated', { cap: ACKNOWLEDGEMENT, body: { Updates: [{ Path: path, UpdateType: context.deleted ? 'Deleted' : 'Modified' }] } });
+      for (const l of holders) this.monitorChanges.set(l.id, this.opts.clock.now());
       return { status: 'scanned', detail: holders.map((l) => l.title).join(', '), ...sections, sent: { via: 'monitor' } };
     }
     const due = await this.locate(path, context, libraries);
@@ -75,6 +88,12 @@ export class MediaBrowserScans {
       if (done) return { ...done, ...sections };
     }
     return this.throughItems(path, context, due, sections.sections);
+  }
+
+  /** When a change under any of `libraries` last went to the library monitor; undefined when none did. */
+  lastMonitorChange(libraries: string[]): number | undefined {
+    const times = libraries.map((id) => this.monitorChanges.get(id)).filter((t): t is number => t !== undefined);
+    return times.length ? Math.max(...times) : undefined;
   }
 
   /** For the path doctor: which item the folder's scan would refresh (asks the server for the levels it lacks). */
@@ -125,6 +144,8 @@ export class MediaBrowserScans {
       return this.roots.hold(call.item!, due.located!.library.name, path);
     }
     await this.refreshOnce(call.item!);
+    // Watched until it is seen to have run: the files the request named below the item, the deleted ones gone.
+    this.watch.sent(call.item!, context.files?.live ?? (context.file ? [context.file] : []), context.files?.gone ?? []);
     return { status: 'scanned', detail: `refreshed ${call.item!.type} '${call.item!.path}'`, sections, sent: { via: 'item', item: { id: call.item!.id, path: call.item!.path } } };
   }
 
@@ -161,6 +182,15 @@ export class MediaBrowserScans {
       .finally(() => this.refreshing.delete(path));
     this.refreshing.set(path, sending);
     return sending;
+  }
+
+  /**
+   * A library refresh waits until the targeted refreshes sent before it have run: queued among them, it would run
+   * next (the newest equal entry of the server's PriorityQueue) and hold them up for a whole walk.
+   */
+  private async clearWay(): Promise<void> {
+    const cleared = await this.watch.clear(ROOT_POLL_MS, WATCH_LIMIT_MS);
+    if (!cleared) this.opts.log.warn({ target: this.opts.name, waiting: this.watch.pending() }, `sending a library refresh with ${this.watch.pending()} targeted refresh(es) of ours not seen to run after ${WATCH_LIMIT_MS / 60_000} min`);
   }
 
   /** A held library refresh goes: once for every folder of its burst. */

@@ -85,6 +85,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     clock,
     log,
     rootHoldMs: opts.rootHoldMs,
+    librariesPath: flavour.librariesPath,
   });
   const follower = opts.follow ? mediaBrowserFollower({ kind: flavour.kind, librariesPath: flavour.librariesPath, name: opts.name, url: opts.url, token: opts.token }, opts.follow, { api, clock, log, scans, list }) : undefined;
   const locate = async (file: string): Promise<ItemLocation> => {
