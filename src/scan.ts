@@ -237,6 +237,11 @@ export interface Target {
   refreshItem?(file: string): Promise<ItemRefreshResult>;
   /** For the path doctor: what scanning this folder would ask of the server (Jellyfin: which item is refreshed). */
   explainScan?(folder: string): Promise<string | undefined>;
+  /**
+   * What people should know of this server's own settings, from what it last said (no request): Jellyfin's and
+   * Emby's real-time monitoring on a library. Shown on the dashboard's server card and in /health.
+   */
+  serverNotes?(): string[];
   /** Rename and upgrade events refresh the item too (REFRESH_ITEMS / PLEX_REFRESH_ITEMS); asked-for refreshes always do. */
   readonly refreshOnChange?: boolean;
   /**

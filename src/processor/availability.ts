@@ -27,6 +27,8 @@ export interface TargetHealth {
   heldUntil?: number;
   /** What it said, e.g. "Retry-After: 20". */
   heldAsked?: string;
+  /** What people should know of the server's own settings (Target.serverNotes): Jellyfin's real-time monitor. */
+  notes?: string[];
 }
 
 /** One target's slots and health, as the processor keeps them. */
@@ -71,7 +73,13 @@ export function healthOf(s: TargetState): TargetHealth {
     inFlight: s.inFlight.size,
     scanned: s.scanned,
     failed: s.failed,
+    ...notesOf(s.target),
   };
+}
+
+function notesOf(target: Target): { notes?: string[] } {
+  const notes = target.serverNotes?.() ?? [];
+  return notes.length ? { notes } : {};
 }
 
 export interface AvailabilityDeps {

@@ -88,6 +88,7 @@ export const targetHealth = z.object({
   dueWaitMs: z.int().optional().meta({ description: 'ms the next due folder for this server has waited since it was due' }),
   heldUntil: z.number().optional().meta({ description: 'the server answered 429 or 503 with Retry-After: nothing is sent to it before this (ms since the epoch)' }),
   heldAsked: z.string().optional().meta({ description: 'what the server asked, e.g. "Retry-After: 20"' }),
+  notes: z.array(z.string()).optional().meta({ description: "what to know of the server's own settings, e.g. Jellyfin's real-time monitoring on a library scanrelay serves: what it costs and how to turn it off" }),
 });
 
 export const queueQuery = z.object({ limit: z.int().min(1).max(5000).default(500) });

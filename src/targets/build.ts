@@ -107,6 +107,7 @@ export function configured(entry: Entry, target: Capabilities, refreshItemsByDef
     available: () => target.available(),
     ...(target.libraries ? { libraries: (ask?: { fresh?: boolean; holding?: string }) => target.libraries!(ask) } : {}),
     ...(target.explainScan ? { explainScan: (folder: string) => target.explainScan!(pathOf(folder).path) } : {}),
+    ...(target.serverNotes ? { serverNotes: () => target.serverNotes!() } : {}),
     ...(target.locate ? { locate: byFile((path) => target.locate!(path)) } : {}),
     ...(target.refreshItem ? { refreshItem: byFile((path) => target.refreshItem!(path)) } : {}),
   };

@@ -15,6 +15,7 @@ import { FOLDER_DELETES } from './mediabrowser-sent.js';
 import type { MediaBrowserTicket } from './mediabrowser-verdict.js';
 import { defaultScanMethod, SCAN_METHODS, type ScanMethod } from './mediabrowser-scan-plan.js';
 import { choice, optional } from '../config/values.js';
+import { realtimeMonitorNote, type MediaBrowserLibrary } from './realtime-monitor.js';
 import { mediaBrowserFollower, type FollowSettings } from './mediabrowser-following.js';
 
 export interface MediaBrowserOptions {
@@ -50,7 +51,7 @@ export interface MediaBrowserFlavour {
   /** GET path that lists libraries and their folders. */
   librariesPath: string;
   /** The libraries, with the ids /Items takes as ParentId; anything malformed is skipped, not fatal. */
-  parseLibraries(body: unknown): Library[];
+  parseLibraries(body: unknown): MediaBrowserLibrary[];
 }
 
 export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrowserOptions): Capabilities {
@@ -71,7 +72,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
       `check TOKEN${flavour.kind === 'jellyfin' && path === flavour.librariesPath && status === 403 ? ' (listing libraries needs an admin API key)' : ''}`,
     notFoundHint: 'check URL; Emby may need the /emby prefix',
   });
-  const list = new LibraryList(async () => {
+  const list = new LibraryList<MediaBrowserLibrary>(async () => {
     const libraries = flavour.parseLibraries(await api.json('GET', flavour.librariesPath, { cap: MEDIABROWSER_LIBRARIES }));
     log.debug({ target: opts.name, libraries }, 'library folders loaded');
     return libraries;
@@ -129,8 +130,12 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
       const path = trimTrailingSeparator(folder);
       const found = await list.holding(path);
       if (found.holders.length === 0) return undefined;
-      return scans.explain(path, found.all, false);
+      const note = realtimeMonitorNote(flavour.kind, found.holders);
+      return `${await scans.explain(path, found.all, false)}${note ? `. ${note}` : ''}`;
     },
+
+    // From the list as last read (the probe reads it): never a request of its own.
+    serverNotes: () => [realtimeMonitorNote(flavour.kind, list.known() ?? [])].filter((n): n is string => n !== undefined),
 
     locate,
     refreshItem: refreshingItems(locate, (id) => refreshMediaBrowserItem(api, id), (err) => api.itemRetry(err)),
