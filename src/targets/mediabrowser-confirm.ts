@@ -52,15 +52,18 @@ export function holdsFile(itemPath: string, file: string): boolean {
 export type RefreshState = 'Active' | 'Queued' | 'Idle';
 
 /**
- * Each library's refresh state, by id, from Jellyfin's GET /Library/VirtualFolders: "Active" while one of its
+ * Each library's refresh state, by id, from Jellyfin's GET /Library/VirtualFolders (Emby's /Library/VirtualFolders/
+ * Query): "Active" while one of its
  * folders is being validated, "Queued" while its own item waits in the refresh queue, else "Idle"
  * (jellyfin@c3ed140 Emby.Server.Implementations/Library/LibraryManager.cs L1597-1601). Undefined when the answer
- * has no RefreshStatus (Emby's SelectableMediaFolders): then only time says when to look.
+ * has no RefreshStatus: then only time says when to look.
  */
 export function refreshStates(body: unknown): Map<string, RefreshState> | undefined {
-  if (!Array.isArray(body)) return undefined;
+  // Jellyfin answers the list; Emby's /Library/VirtualFolders/Query a QueryResult of the same VirtualFolderInfo.
+  const folders = Array.isArray(body) ? body : (body as { Items?: unknown } | undefined)?.Items;
+  if (!Array.isArray(folders)) return undefined;
   const states = new Map<string, RefreshState>();
-  for (const f of body as { ItemId?: unknown; RefreshStatus?: unknown }[]) {
+  for (const f of folders as { ItemId?: unknown; RefreshStatus?: unknown }[]) {
     if (typeof f?.ItemId !== 'string' || typeof f.RefreshStatus !== 'string') continue;
     states.set(f.ItemId, f.RefreshStatus === 'Active' || f.RefreshStatus === 'Queued' ? f.RefreshStatus : 'Idle');
   }

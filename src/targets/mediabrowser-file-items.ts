@@ -9,6 +9,7 @@ import { MEDIABROWSER_ITEMS_PAGE } from '../answer-caps.js';
 import type { ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import { parentFolder, trimTrailingSeparator } from '../paths/folder.js';
+import type { EmbyPaths } from './emby-paths.js';
 import type { FolderItem } from './mediabrowser-locate.js';
 
 /** A level's files are read again after this: the server's own monitor may have added some meanwhile. */
@@ -28,13 +29,16 @@ interface Level {
 export class FileItems {
   private readonly levels = new Map<string, Level>();
 
-  constructor(private readonly opts: { api: ApiCaller; clock: Clock }) {}
+  /** `byPath`: Emby's lookup of one path's item, asked per file instead of listing the level. */
+  constructor(private readonly opts: { api: ApiCaller; clock: Clock; byPath?: Pick<EmbyPaths, 'itemAt'> }) {}
 
   /**
    * The item of each of `files` that has one; `nearest`: the deepest folder item holding their folder. Undefined
    * when the server cannot tell (it listed items without their Path): then no file may go to the plugin.
    */
   async itemsOf(files: string[], nearest: FolderItem): Promise<Map<string, FolderItem> | undefined> {
+    const byPath = await this.byPath(files);
+    if (byPath) return byPath;
     const level = await this.level(nearest.id);
     if (!level) return undefined;
     const found = new Map<string, FolderItem>();
@@ -62,6 +66,18 @@ export class FileItems {
     if (itemId === '') this.levels.delete(below.id);
     else if (itemId) level.files.set(file, { id: itemId, path: file, type: 'Video' });
     else level.files.delete(file);
+  }
+
+  /** Each file asked by its path (Emby); undefined when the server does not filter by path. */
+  private async byPath(files: string[]): Promise<Map<string, FolderItem> | undefined> {
+    if (!this.opts.byPath) return undefined;
+    const found = new Map<string, FolderItem>();
+    for (const f of files) {
+      const item = await this.opts.byPath.itemAt(f);
+      if (item === undefined) return undefined;
+      if (item) found.set(f, item);
+    }
+    return found;
   }
 
   private async level(parentId: string): Promise<Level | undefined> {

@@ -3,6 +3,7 @@
 // each against @jellyfin/sdk's generated client, so a request added here, or a query name added to a builder,
 // meets the check; that test also checks every request the real target sent the model server.
 import { itemPathsQuery, newestFilesQuery } from './mediabrowser-confirm.js';
+import { pathQuery } from './emby-paths.js';
 import { childFilesQuery } from './mediabrowser-file-items.js';
 import { fileItemsQuery, ITEM_REFRESH_QUERY } from './mediabrowser-items.js';
 import { childrenQuery } from './mediabrowser-locate.js';
@@ -32,6 +33,7 @@ export function mediaBrowserRequests(kind: ServerKind, librariesPath: string): R
     { method: 'GET', template: '/Items', query: Object.keys(itemPathsQuery(['i'])), from: 'mediabrowser-confirm.ts itemPathsQuery (the items a LibraryChanged named)' },
     { method: 'GET', template: '/Items', query: Object.keys(newestFilesQuery('p', 0, 1)), from: 'mediabrowser-confirm.ts newestFilesQuery (a folder with no item of its own)' },
     ...(kind === 'jellyfin' ? [{ method: 'GET' as const, template: '/Users/Me', query: [], from: 'mediabrowser-following.ts jellyfinTokenHasUser' }] : []),
+    ...(kind === 'emby' ? [{ method: 'GET' as const, template: '/Items', query: Object.keys(pathQuery('p')), from: 'emby-paths.ts pathQuery (an item by its path)' }] : []),
     {
       method: 'POST',
       template: '/Library/ScanPath',

@@ -15,6 +15,7 @@ import { ApiRefusal, type ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Library, ScanContext } from '../scan.js';
+import { EmbyPaths } from './emby-paths.js';
 import { FileItems } from './mediabrowser-file-items.js';
 import { childrenQuery, ItemLocator, type FolderItem, type LibraryRoot, type Located } from './mediabrowser-locate.js';
 import { TargetedScans } from './mediabrowser-plugin.js';
@@ -47,6 +48,7 @@ export class MediaBrowserScans {
   readonly locator: ItemLocator;
   readonly plugin: TargetedScans;
   readonly files: FileItems;
+  private readonly paths?: EmbyPaths;
   /** Our targeted refreshes not yet seen to run: a library refresh waits for them, the follower too. */
   readonly watch: RefreshWatch;
   private readonly roots: RootHold;
@@ -67,7 +69,9 @@ export class MediaBrowserScans {
       },
     });
     this.plugin = new TargetedScans({ api: opts.api, who: opts.who, name: opts.name, log: opts.log });
-    this.files = new FileItems({ api: opts.api, clock: opts.clock });
+    // Emby finds an item by its path in one request (emby-paths.ts); Jellyfin walks down.
+    this.paths = opts.kind === 'emby' ? new EmbyPaths(opts.api) : undefined;
+    this.files = new FileItems({ api: opts.api, clock: opts.clock, byPath: this.paths });
     this.watch = new RefreshWatch({ api: opts.api, clock: opts.clock, states: () => readRefreshStates(opts.api, opts.librariesPath) });
     this.roots = new RootHold({ clock: opts.clock, holdMs: opts.rootHoldMs, ready: () => this.clearWay(), send: (item, library, folders) => this.sendRoot(item, library, folders) });
   }
@@ -162,8 +166,17 @@ export class MediaBrowserScans {
     // A folder that is itself gone (a deleted series or movie) refreshes its parent; a deleted file leaves its
     // folder. The queue keeps no file for a deleted request, so the arr's event says which it was.
     const due = { path, deleted: context.deleted, gone: context.deleted && FOLDER_DELETES.test(context.event) };
-    const located = this.opts.method === 'library' ? ItemLocator.rootOf(roots, path) : await this.locator.locate(roots, path);
+    const located = this.opts.method === 'library' ? ItemLocator.rootOf(roots, path) : await this.locateFolder(roots, path, due.gone);
     return { ...due, located };
+  }
+
+  /** The deepest folder item holding `folder`: by its path on Emby, else walked down from the library's item. */
+  async locateFolder(libraries: LibraryRoot[], folder: string, gone = false): Promise<Located | undefined> {
+    if (this.paths?.usable) {
+      const found = await this.paths.locate(libraries, folder, gone);
+      if (found) return found;
+    }
+    return this.locator.locate(libraries, folder);
   }
 
   /** One refresh of an item however many folders ask for it at once (Default: what the web client's scan sends). */

@@ -61,6 +61,8 @@ export interface JellyfinServer {
   plugin: boolean;
   /** Listings leave Path out whatever Fields asks (a proxy or server that gives nothing usable). */
   omitPaths: boolean;
+  /** Emby's /Items ignores its Path filter (a server that does not apply it). */
+  omitPathFilter: boolean;
   requests: ModelRequest[];
   /** Requests to `path` (listing requests: '/Items'). */
   count(method: string, path: string): number;
@@ -76,7 +78,7 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
   const userToken = opts.userToken ?? 'jellyfin-model-user-token-9abc';
   const USER_ID = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
   const requests: ModelRequest[] = [];
-  const installed = { plugin: !!opts.plugin, omitPaths: false };
+  const installed = { plugin: !!opts.plugin, omitPaths: false, omitPathFilter: false };
 
   const emby = opts.kind === 'emby';
   const kindOf = emby ? 'emby' : 'jellyfin';
@@ -151,7 +153,7 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
     let all = !q.parentid ? [...model.items.values()] : q.recursive === 'true' && under ? [...model.items.values()].filter((i) => i.Path !== under && isInside(i.Path, under)) : model.children(q.parentid);
     if (q.ids) all = all.filter((i) => q.ids.split(',').includes(i.Id));
     // Emby's GetItems has a Path filter ("Optional filter by Path.", openapi_v3.json L8625-8632); Jellyfin binds none.
-    if (emby && q.path !== undefined) all = [...model.items.values()].filter((i) => i.Path === q.path);
+    if (emby && q.path !== undefined && !installed.omitPathFilter) all = [...model.items.values()].filter((i) => i.Path === q.path);
     const filters = (q.filters ?? '').split(',').map((f) => f.trim().toLowerCase());
     if (filters.includes('isfolder')) all = all.filter((i) => i.IsFolder);
     if (filters.includes('isnotfolder')) all = all.filter((i) => !i.IsFolder);
@@ -221,6 +223,12 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
     },
     set omitPaths(on: boolean) {
       installed.omitPaths = on;
+    },
+    get omitPathFilter() {
+      return installed.omitPathFilter;
+    },
+    set omitPathFilter(on: boolean) {
+      installed.omitPathFilter = on;
     },
     requests,
     count: (method, path) => requests.filter((r) => r.method === method && r.path === path).length,
