@@ -12,10 +12,13 @@ export interface MediaBrowserLibrary extends Library {
   realtimeMonitor?: boolean;
 }
 
-/** Where the setting is, per server. */
+/**
+ * Where the setting is, per server: Jellyfin's label is jellyfin-web@v10.11.11 src/strings/en-us.json L727 (the
+ * box, checked for a new library: libraryoptionseditor.template.html L60); Emby's web app is closed source.
+ */
 const WHERE = {
-  jellyfin: "Dashboard → Libraries → the library's ⋯ → Manage library → untick 'Enable real-time monitoring'",
-  emby: "Settings → Library → the library → Manage library → untick 'Real time monitoring'",
+  jellyfin: "Dashboard → Libraries → the library's ⋯ → Manage library → untick 'Enable real time monitoring'",
+  emby: 'Settings → Library → the library → Manage library → untick real time monitoring',
 };
 
 /** One sentence for the libraries with real-time monitoring on, or undefined when none has it. */

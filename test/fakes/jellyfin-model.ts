@@ -128,10 +128,11 @@ export class JellyfinModel {
   }
 
   /**
-   * A library: its CollectionFolder (Path: the virtual folder under the config, CollectionFolder.cs:58-62) and the
-   * physical folder at its location, a child of the root folder (GetPhysicalFolders reads RootFolder.Children,
-   * CollectionFolder.cs:339-369), which the library monitor and FindByPath find; listing the CollectionFolder's
-   * children lists the physical folders' (GetActualChildren, L329-332).
+   * A library: its CollectionFolder (a virtual folder under the server's config; its locations are
+   * PhysicalLocations and PhysicalFolderIds, CollectionFolder.cs:58-62) and the physical folder at its location, a
+   * child of the root folder (GetPhysicalFolders reads RootFolder.Children, L339-369), which the library monitor
+   * and FindByPath find; listing the CollectionFolder's children lists the physical folders' (GetActualChildren,
+   * L329-332).
    */
   addLibrary(name: string, kind: LibraryKind, location: string, options: { realtimeMonitor?: boolean; networkMount?: boolean } = {}): ModelLibrary {
     const id = this.newId();
@@ -208,7 +209,7 @@ export class JellyfinModel {
 
   /**
    * ProviderManager.QueueRefresh (ProviderManager.cs:1003-1025): enqueue, and start the loop if none runs. The
-   * loop (L1027-1073) dequeues one entry at a time and awaits it; an id no longer found is skipped (L1044-1048).
+   * loop (L1027-1073) dequeues one entry at a time and awaits it; an id no longer found is skipped (L1046-1051).
    * POST /Items/{id}/Refresh queues at High (ItemRefreshController.cs:90-91); false when there is no such item.
    */
   queueRefresh(itemId: string, why: string, opts: { priority?: Priority; options?: RefreshOptions } = {}): boolean {

@@ -77,7 +77,7 @@ describe('emby: /Library/VirtualFolders/Query', () => {
     expect(server.count('GET', '/Library/VirtualFolders/Query')).toBe(1);
     const health = (await service.app.inject({ url: '/health' })).json() as { targets: { notes?: string[] }[] };
     expect(health.targets[0].notes?.[0]).toContain("Real-time monitoring is on for library 'Shows'");
-    expect(health.targets[0].notes?.[0]).toContain("untick 'Real time monitoring'");
+    expect(health.targets[0].notes?.[0]).toContain('untick real time monitoring');
   });
 
   it('follow-ups wait while a library reads Active in RefreshStatus, not on time alone', async () => {

@@ -31,7 +31,7 @@ describe('real-time monitoring, seen and said', () => {
     const note = realtimeMonitorNote('jellyfin', [{ id: '1', title: 'Shows', locations: ['/tv'], realtimeMonitor: true }])!;
     expect(note).toContain("library 'Shows'");
     expect(note).toMatch(/local disk.*60 s after every change.*network mount \(rclone, NFS, SMB\).*costs nothing/);
-    expect(note).toContain("untick 'Enable real-time monitoring'");
+    expect(note).toContain("untick 'Enable real time monitoring'");
   });
 
   it('/health and the dashboard’s server card say it; the path doctor says it for a path in that library only', async () => {
