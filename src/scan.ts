@@ -237,10 +237,7 @@ export interface Target {
   refreshItem?(file: string): Promise<ItemRefreshResult>;
   /** For the path doctor: what scanning this folder would ask of the server (Jellyfin: which item is refreshed). */
   explainScan?(folder: string): Promise<string | undefined>;
-  /**
-   * What people should know of this server's own settings, from what it last said (no request): Jellyfin's and
-   * Emby's real-time monitoring on a library. Shown on the dashboard's server card and in /health.
-   */
+  /** What people should know of the server's own settings, from what it last said (Jellyfin's real-time monitor). */
   serverNotes?(): string[];
   /** Rename and upgrade events refresh the item too (REFRESH_ITEMS / PLEX_REFRESH_ITEMS); asked-for refreshes always do. */
   readonly refreshOnChange?: boolean;
@@ -262,10 +259,7 @@ export interface ScanContext {
   ids?: ExternalIds;
   /** A person asked for a whole-library scan should the folder be a library's own (FolderRequest.libraryRoot). */
   libraryRoot?: boolean;
-  /**
-   * Every file the folder's requests named, new or changed and deleted (`more`: the list is incomplete), for a
-   * server that takes files rather than folders (the Targeted Scans plugin). Absent when no request named a file.
-   */
+  /** Every file the folder's requests named, for a server that takes files (the Targeted Scans plugin). */
   files?: FolderFiles;
 }
 

@@ -22,6 +22,11 @@ export function addFile(files: FolderFiles, path: string, deleted: boolean): voi
   else into.push(path);
 }
 
+/** The column after `later`'s files were merged into a queued folder's (`column`, as the row holds them). */
+export function mergedColumn(column: string | null, later: FolderFiles): string | null {
+  return filesColumn(mergeFiles(filesOfColumn(column) ?? noFiles(), later));
+}
+
 /** `later`'s files added after `earlier`'s: a request merged into a queued folder. */
 export function mergeFiles(earlier: FolderFiles, later: FolderFiles): FolderFiles {
   const merged: FolderFiles = { live: [...earlier.live], gone: [...earlier.gone], ...(earlier.more || later.more ? { more: true } : {}) };

@@ -136,19 +136,20 @@ export function libraryWalkNote(kind: ServerKind, library: string, folders: stri
 
 /**
  * What a POST /Library/ScanPath answer means. 'absent': the route is not there (a 404 with no plugin body), so
- * the plugin is not installed. 'fallback': the plugin could not place the path (PathNotFound, ParentNotFound):
- * the item refresh takes the folder. 'done': Created, Refreshed, Removed. Jellyfin's plugin answers Removed (the
- * item of a path gone from disk deleted) as HTTP 500 with Status "Failed" (targeted-scans@0b5cabe
- * ScanPathController.cs L92-96), so for a path known to be `gone` that answer is done, and so is PathNotFound (no
- * item was there). 'retry': a failure, Emby's 200 with Status "Failed" included (its plugin answers 200 always).
+ * the plugin is not installed. 'done': Created, Refreshed, Removed. Jellyfin's plugin answers Removed (the item of
+ * a path gone from disk deleted) as HTTP 500 with Status "Failed" (targeted-scans@0b5cabe ScanPathController.cs
+ * L92-96), so for a path known to be `gone` that answer is done, and so is PathNotFound (no item was there).
+ * 'fallback': the plugin could not make an item of a path that is there (PathNotFound: a mount that lags;
+ * ParentNotFound; Failed, which Emby's plugin answers with a 200 and Jellyfin's with a 500): the item refresh takes
+ * the folder, and its own failure is retried as any other. 'retry': any other failure.
  */
 export function pluginAnswer(status: number, body: unknown, gone = false): 'done' | 'fallback' | 'absent' | 'retry' {
   const said = typeof (body as { Status?: unknown })?.Status === 'string' ? String((body as { Status: string }).Status) : undefined;
   if (said === 'Created' || said === 'Refreshed' || said === 'Removed') return 'done';
   if (gone && ((status === 500 && said === 'Failed') || said === 'PathNotFound')) return 'done';
-  if (said === 'PathNotFound' || said === 'ParentNotFound') return 'fallback';
+  if (said === 'PathNotFound' || said === 'ParentNotFound' || said === 'Failed') return 'fallback';
   if (status === 404 || status === 405) return said === undefined ? 'absent' : 'fallback';
-  if (said !== undefined && said !== 'Created') return 'retry';
+  if (said !== undefined) return 'retry';
   if (status >= 200 && status < 300) return 'done';
   return 'retry';
 }

@@ -126,7 +126,11 @@ export class MediaBrowserScans {
     // A file that is already an item (an upgrade that kept its name) is read again as an item: Default, a changed
     // file is probed again (ProbeProvider.HasChanged), nothing replaced.
     for (const item of plan.refresh) await this.refreshOnce(item);
-    if (answers.some((a) => a.meaning === 'fallback')) return undefined;
+    const unable = plan.asks.map((ask, i) => `'${ask.path}' (${answers[i].said})`).filter((_, i) => answers[i].meaning === 'fallback');
+    if (unable.length) {
+      this.opts.log.warn({ target: this.opts.name, folder: path }, `the Targeted Scans plugin could not make an item of ${unable.join(', ')}: refreshing the folder's item instead`);
+      return undefined;
+    }
     const said = [...new Set(answers.map((a) => a.said))].map((s) => `${s} ${answers.filter((a) => a.said === s).length}`);
     const parts = [said.length ? `Targeted Scans plugin: ${said.join(', ')}` : '', plan.refresh.length ? `refreshed ${plan.refresh.map((i) => `'${i.path}'`).join(', ')}` : ''];
     const first = plan.refresh[0];

@@ -95,3 +95,19 @@ describe('emby: /Library/VirtualFolders/Query', () => {
     expect(t!.logged('once more in')).toEqual([]);
   });
 });
+
+describe('emby: the Targeted Scans plugin', () => {
+  it('reads its 200 "Failed" as a failure: the item refresh takes the folder', async () => {
+    const { server, webhook, run } = await emby({ plugin: true, entry: { SCAN_METHOD: 'auto' } });
+    // A file in a folder the plugin cannot resolve (no season, series or episode there).
+    const file = `${seasonFolder('/tv', 1, 1)}/extras/trailer.mkv`;
+    server.model.writeFile(file);
+    await webhook('sonarr', sonarrDownload(file));
+    await run(5_000);
+    const answered = server.requests.filter((r) => r.path === '/Library/ScanPath' && (r.body as { Path: string }).Path === file);
+    expect(answered.map((r) => r.status)).toEqual([200]);
+    expect(t!.logged('could not make an item of')).toHaveLength(1);
+    expect(refreshed(server)).toEqual([seasonFolder('/tv', 1, 1)]);
+    expect(server.model.replacements).toEqual([]);
+  });
+});

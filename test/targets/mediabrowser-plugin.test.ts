@@ -61,13 +61,26 @@ describe('the Targeted Scans plugin client', () => {
     expect(s.sent.map((x) => x.path)).toEqual(['/Library/ScanPaths', '/Library/ScanPath', '/Library/ScanPath']);
   });
 
-  it('reads Emby’s 200 "Failed" as a failure to retry, and a 404 path of a live file as a fallback to the item refresh', async () => {
+  it('reads Emby’s 200 "Failed" and a PathNotFound of a file that is there as the plugin unable: the item refresh takes it', async () => {
     const s = stub((one) => (one.body.Paths ? [200, batchOf(one.body, (p) => (p.includes('bad') ? 'Failed' : 'PathNotFound'))] : [200, {}]));
     const answers = s.plugin.ask([
       { path: '/tv/S/bad.mkv', gone: false },
       { path: '/tv/S/lag.mkv', gone: false },
     ]);
     await s.release();
-    expect((await answers).map((a) => a.meaning)).toEqual(['retry', 'fallback']);
+    expect((await answers).map((a) => a.meaning)).toEqual(['fallback', 'fallback']);
+  });
+
+  it('retries a batch the server failed as a whole', async () => {
+    const s = stub(() => [503, { error: 'busy' }]);
+    const answers = s.plugin.ask([
+      { path: '/tv/S/a.mkv', gone: false },
+      { path: '/tv/S/b.mkv', gone: false },
+    ]);
+    await s.release();
+    expect((await answers).map((a) => [a.meaning, a.status])).toEqual([
+      ['retry', 503],
+      ['retry', 503],
+    ]);
   });
 });

@@ -54,11 +54,13 @@ describe('planScans', () => {
     expect(pluginAnswer(500, { Status: 'Failed' }, true)).toBe('done');
     expect(pluginAnswer(404, { Status: 'PathNotFound' }, true)).toBe('done');
     expect(pluginAnswer(200, { Status: 'Removed' })).toBe('done');
-    // Emby's plugin answers 200 always: its Failed is a failure.
-    expect(pluginAnswer(200, { Status: 'Failed' })).toBe('retry');
+    // Emby's plugin answers 200 always: its Failed is a failure, and the item refresh takes the folder.
+    expect(pluginAnswer(200, { Status: 'Failed' })).toBe('fallback');
+    expect(pluginAnswer(500, { Status: 'Failed' })).toBe('fallback');
+    expect(pluginAnswer(200, { Status: 'BadRequest' })).toBe('retry');
     expect(pluginAnswer(200, { Status: 'Created' })).toBe('done');
     expect(pluginAnswer(404, { Status: 'ParentNotFound' })).toBe('fallback');
     expect(pluginAnswer(404, undefined)).toBe('absent');
-    expect(pluginAnswer(500, { Status: 'Failed' })).toBe('retry');
+    expect(pluginAnswer(502, undefined)).toBe('retry');
   });
 });

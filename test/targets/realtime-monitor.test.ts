@@ -1,26 +1,20 @@
 // Jellyfin's real-time monitoring, read from each library's LibraryOptions.EnableRealtimeMonitor and said where
 // people look: the path doctor (for a path in such a library), the dashboard's server card and /health (for every
 // library scanrelay serves that has it on), with what it costs and how to turn it off. Against the model server.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { realtimeMonitorNote } from '../../src/targets/realtime-monitor.js';
 import { episodeFile, movieFile, movieLibrary, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import { jellyfinService, PASS, type JellyfinService } from '../support/jellyfin-service.js';
 
-let t: JellyfinService | undefined;
-afterEach(async () => {
-  await t?.close();
-  t = undefined;
-});
-
-async function start(): Promise<JellyfinService> {
-  t = await jellyfinService({
+/** Shows with real-time monitoring on, Movies with it off; the probe has read the list, as the processor's first look does. */
+async function world(): Promise<JellyfinService> {
+  const t = await jellyfinService({
     setup: (s) => {
       tvLibrary(s.model, '/tv', { series: 1, seasons: 1, episodes: 1 }, 'Shows', { realtimeMonitor: true });
       movieLibrary(s.model, '/movies', 1, 'Movies');
       s.model.settle();
     },
   });
-  // The probe reads the library list, as the processor's first look at the server does.
   await t.service.targets[0].available();
   return t;
 }
@@ -35,7 +29,9 @@ describe('real-time monitoring, seen and said', () => {
   });
 
   it('/health and the dashboard’s server card say it; the path doctor says it for a path in that library only', async () => {
-    const { service } = await start();
+    const t = await world();
+    onTestFinished(() => t.close());
+    const { service } = t;
     const health = (await service.app.inject({ url: '/health' })).json() as { targets: { notes?: string[] }[] };
     expect(health.targets[0].notes).toEqual([expect.stringContaining("Real-time monitoring is on for library 'Shows'")]);
     const dashboard = (await service.app.inject({ url: `/${PASS}/dashboard` })).body;
