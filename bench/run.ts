@@ -133,13 +133,18 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    (\`BENCH_SOAK_HISTORY\`) are pushed through a fast Plex into history, one in 50 outside every library, and the
    queue file's bytes per history line are measured with \`dbstat\` (the history table, its index and its texts).
    \`BENCH_SOAK_RATES=100,300,max\` picks the rates.
-11. **Jellyfin scans** — a model Jellyfin 10.11 (\`test/fakes/jellyfin-server.ts\`: a TV library of 20,000 episodes
-   and a movie library of 2,000 movies, 2 ms per entry walked, one validate at a time, the library monitor's 60 s
-   timer) behind the real service (default config, SERVER_SCAN_DELAY 1, a \`jellyfin\` TARGETS entry) on one
-   ManualClock. One burst of Sonarr and Radarr webhooks 200 ms apart: 3 new episodes in existing seasons, a new
-   season, a deleted episode, 3 new movies and a movie upgrade. For SCAN_METHOD \`auto\` without and with the
-   Targeted Scans plugin and \`media-updated\`, in one run: the worst time from a webhook to the change shown,
-   and the entries the server walked, against one walk of the library.
+11. **Jellyfin scans** — a model Jellyfin 10.11 (\`test/fakes/jellyfin-server.ts\`, built from jellyfin v10.11.11 and
+   the Targeted Scans plugin at 0b5cabe: a TV library of 20,000 episodes and a movie library of 2,000 movies, 2 ms
+   per entry walked, one refresh at a time from a .NET PriorityQueue, the library monitor's 60 s timer, the
+   plugin's own refreshes, metadata replacement counted per item) behind the real service (default config,
+   SERVER_SCAN_DELAY 1, a \`jellyfin\` TARGETS entry) on one ManualClock. (a) One burst of Sonarr and Radarr webhooks
+   200 ms apart: 3 new episodes in existing seasons, a new season, a deleted episode, 2 new movies and a movie
+   upgrade that renames the file (its \`deletedFiles\` names the old one). For SCAN_METHOD \`auto\` without and with
+   the plugin and \`media-updated\`: the worst time from a webhook to the change shown (the upgrade's old file gone
+   included), the entries the server walked against one walk of the library, existing items whose metadata was
+   replaced, and whether the upgrade's old file is still an item. (b) 8 season imports and 2 new movies, no plugin,
+   while the server walks the TV library: seasons that were items before the movie library walk began, and
+   follow-ups that ended \`not-found\` (and first looks that needed the second scan).
 12. **Plex confirmation** — a fake Plex of 5,000 movies and 5,000 episodes whose scans run one at a time, 300 ms
    each, no database; 200 new files across 100 folders (50 movie, 50 season folders), every scan asked at once,
    the follower with its defaults. (a) On Plex's notification socket: time from each scan's end to \`confirmed\`

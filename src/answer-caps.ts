@@ -56,7 +56,7 @@ export const PLEX_MATCHES = cap(1 * MiB, "a Plex agent's match candidates");
 
 // --- Jellyfin and Emby
 
-/** /Library/VirtualFolders or /Library/SelectableMediaFolders: each library with its options, 5-20 KB on Jellyfin 10.10. */
+/** /Library/VirtualFolders or Emby's /Library/VirtualFolders/Query: each library with its options, 5-20 KB on Jellyfin 10.10. */
 export const MEDIABROWSER_LIBRARIES = cap(8 * MiB, 'a library list of Jellyfin or Emby');
 /** One /Items page: at most 500 items (the largest page asked) of 1-2 KB with Fields=Path; 32 KB an item is allowed. */
 export const MEDIABROWSER_ITEMS_PAGE = cap(16 * MiB, 'a page of Jellyfin or Emby items');

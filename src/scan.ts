@@ -111,6 +111,15 @@ export interface Folder {
   received?: string;
   /** One of its requests asked for a whole-library scan where the folder is a library's own (ScanRequest.libraryRoot). */
   libraryRoot?: boolean;
+  /** The files its requests named (src/queue/files.ts), when any did. */
+  files?: FolderFiles;
+}
+
+/** The files a folder's requests named: new or changed (`live`), deleted (`gone`); `more`: some were left out. */
+export interface FolderFiles {
+  live: string[];
+  gone: string[];
+  more?: true;
 }
 
 /** A folder due for one target: with that delivery's attempts and rescans so far. */
@@ -237,6 +246,8 @@ export interface Target {
   refreshItem?(file: string): Promise<ItemRefreshResult>;
   /** For the path doctor: what scanning this folder would ask of the server (Jellyfin: which item is refreshed). */
   explainScan?(folder: string): Promise<string | undefined>;
+  /** What people should know of the server's own settings, from what it last said (Jellyfin's real-time monitor). */
+  serverNotes?(): string[];
   /** Rename and upgrade events refresh the item too (REFRESH_ITEMS / PLEX_REFRESH_ITEMS); asked-for refreshes always do. */
   readonly refreshOnChange?: boolean;
   /**
@@ -257,6 +268,8 @@ export interface ScanContext {
   ids?: ExternalIds;
   /** A person asked for a whole-library scan should the folder be a library's own (FolderRequest.libraryRoot). */
   libraryRoot?: boolean;
+  /** Every file the folder's requests named, for a server that takes files (the Targeted Scans plugin). */
+  files?: FolderFiles;
 }
 
 /** A delivery handed to a follower: the scan the server accepted, and what the target said to follow. */

@@ -29,6 +29,8 @@ export interface TargetHealth {
   heldAsked?: string;
   /** Its follower's notification socket (Plex, Jellyfin, Emby): its state and how long ago the server last sent a frame. */
   socket?: { state: SocketState; lastFrameAgeMs?: number; why?: string };
+  /** What people should know of the server's own settings (Target.serverNotes): Jellyfin's real-time monitor. */
+  notes?: string[];
 }
 
 /** One target's slots and health, as the processor keeps them. */
@@ -73,6 +75,7 @@ export function healthOf(s: TargetState): TargetHealth {
     inFlight: s.inFlight.size,
     scanned: s.scanned,
     failed: s.failed,
+    ...notesOf(s.target),
   };
 }
 
@@ -82,6 +85,11 @@ export function socketShown(target: Target, now: number): Pick<TargetHealth, 'so
   if (!status) return {};
   const age = status.lastFrameAt === undefined ? {} : { lastFrameAgeMs: Math.max(0, now - status.lastFrameAt) };
   return { socket: { state: status.state, ...age, ...(status.why ? { why: status.why } : {}) } };
+}
+
+function notesOf(target: Target): { notes?: string[] } {
+  const notes = target.serverNotes?.() ?? [];
+  return notes.length ? { notes } : {};
 }
 
 export interface AvailabilityDeps {

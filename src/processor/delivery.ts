@@ -43,11 +43,13 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
   try {
     // The row is keyed in NFC; the server is asked in the spelling its disk (or the sender) uses.
     const folder = deps.spelling(row);
+    const spelt = (path: string) => (folder === row.folder ? path : path.normalize('NFD'));
     outcome = await state.target.scan(folder, {
       event: row.event,
       source: row.source,
-      file: folder === row.folder ? row.fileHint : row.fileHint?.normalize('NFD'),
+      file: row.fileHint === undefined ? undefined : spelt(row.fileHint),
       deleted: row.anyDeleted,
+      ...(row.files ? { files: { ...row.files, live: row.files.live.map(spelt), gone: row.files.gone.map(spelt) } } : {}),
       ...(row.ids ? { ids: row.ids } : {}),
       ...(row.libraryRoot ? { libraryRoot: true } : {}),
     });

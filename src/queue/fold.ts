@@ -1,7 +1,8 @@
 // One turn's requests as row changes: those naming the same folder are folded into one, by the rules the merge
 // statement (src/queue/statements.ts) applies to a request at a time, so the queue runs one lookup and one write
 // per folder however many requests name it.
-import type { FolderRequest } from '../scan.js';
+import type { FolderFiles, FolderRequest } from '../scan.js';
+import { addFile, noFiles } from './files.js';
 
 /** The requests by folder, in the order each folder first appears. */
 export function foldByFolder(reqs: FolderRequest[]): Map<string, Folded> {
@@ -32,6 +33,8 @@ export interface Folded {
   delayMs: number | null;
   /** 1 when any request asked for a whole-library scan of a library's own folder. */
   libraryRoot: 0 | 1;
+  /** The files the requests named, new and deleted. */
+  files: FolderFiles;
 }
 
 function first(req: FolderRequest): Folded {
@@ -49,7 +52,14 @@ function first(req: FolderRequest): Folded {
     count: 1,
     delayMs: req.delayMs ?? null,
     libraryRoot: req.libraryRoot ? 1 : 0,
+    files: filesOf(req),
   };
+}
+
+function filesOf(req: FolderRequest): FolderFiles {
+  const files = noFiles();
+  if (req.fileHint) addFile(files, req.fileHint, req.deleted);
+  return files;
 }
 
 function fold(f: Folded, req: FolderRequest): void {
@@ -65,4 +75,5 @@ function fold(f: Folded, req: FolderRequest): void {
   f.count++;
   if (req.delayMs !== undefined) f.delayMs = f.delayMs === null ? req.delayMs : Math.min(f.delayMs, req.delayMs);
   if (req.libraryRoot) f.libraryRoot = 1;
+  if (req.fileHint) addFile(f.files, req.fileHint, req.deleted);
 }

@@ -1,6 +1,7 @@
 // The queue's rows as SQLite stores them (snake_case, 0/1 flags, JSON text), and their mapping to the shared
 // nouns of src/scan.ts and src/queue/records.ts at the queue's edge: nothing outside src/queue sees a row.
 import { detailOf, receivedOf } from './history-texts.js';
+import { filesOfColumn } from './files.js';
 import type { DeliveryState, DueDelivery, ExternalIds, FinalDeliveryState, Folder } from '../scan.js';
 import type { Delivery, FollowedDelivery, HistoryEntry } from './records.js';
 
@@ -27,6 +28,8 @@ export interface FolderRow {
   received: string | null;
   /** 1: a whole-library scan was asked for should the folder be a library's own. */
   library_root: number;
+  /** JSON of FolderFiles (src/queue/files.ts), or null. */
+  files: string | null;
 }
 
 /**
@@ -113,6 +116,7 @@ export function folderOf(r: FolderRow): Folder {
     ids: r.ids ? (JSON.parse(r.ids) as ExternalIds) : undefined,
     received: opt(r.received),
     libraryRoot: r.library_root === 1 || undefined,
+    ...(r.files ? { files: filesOfColumn(r.files) } : {}),
   };
 }
 

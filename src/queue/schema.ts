@@ -149,6 +149,9 @@ const migrations: Component['steps'] = [
   // 9: a person asked for a folder that is a library's own folder as a whole-library scan (the manual page's box,
   // the API's libraryRoot): kept with the folder until it is delivered, since without it such a folder is refused.
   `ALTER TABLE folders ADD COLUMN library_root INTEGER NOT NULL DEFAULT 0;`,
+  // 10: every file the folder's requests named, new and deleted (JSON, src/queue/files.ts), for a server that takes
+  // files rather than folders: the Targeted Scans plugin is sent an upgrade's new file and the one it replaced.
+  `ALTER TABLE folders ADD COLUMN files TEXT;`,
 ];
 
 export const schemaVersion = migrations.length;

@@ -7,15 +7,15 @@ import type { DeliveryRow, FolderRow, FollowingRow, HistoryRow, PendingRow } fro
 export function prepareStatements(db: Database.Database) {
   return {
     find: db.prepare<[string], FolderRow>('SELECT * FROM folders WHERE folder = ?'),
-    findForMerge: db.prepare<[string], { id: number; state: string; due_at: number; last_at: number }>('SELECT id, state, due_at, last_at FROM folders WHERE folder = ?'),
+    findForMerge: db.prepare<[string], { id: number; state: string; due_at: number; last_at: number; files: string | null }>('SELECT id, state, due_at, last_at, files FROM folders WHERE folder = ?'),
     byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
     page: db.prepare<[number, number], FolderRow>('SELECT * FROM folders ORDER BY priority, due_at LIMIT ? OFFSET ?'),
     // Positional, unlike the rest: a new folder per webhook runs it once per request, and binding by name looks
-    // each of the 16 names up in an object.
-    insert: db.prepare<[string, number, number, number, number, number, number, string, string, string | null, 0 | 1, 0 | 1, string | null, string | null, string | null, 0 | 1]>(
+    // each of the 17 names up in an object.
+    insert: db.prepare<[string, number, number, number, number, number, number, string, string, string | null, 0 | 1, 0 | 1, string | null, string | null, string | null, 0 | 1, string | null]>(
       `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, generation, source, event,
-                            file_hint, all_deleted, any_deleted, refresh, ids, received, library_root)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                            file_hint, all_deleted, any_deleted, refresh, ids, received, library_root, files)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     merge: db.prepare(
       `UPDATE folders SET
@@ -29,7 +29,8 @@ export function prepareStatements(db: Database.Database) {
          refresh = CASE WHEN @refresh = 'item' OR refresh = 'item' THEN 'item' ELSE COALESCE(@refresh, refresh) END,
          ids = COALESCE(@ids, ids),
          received = COALESCE(@received, received),
-         library_root = MAX(library_root, @libraryRoot)
+         library_root = MAX(library_root, @libraryRoot),
+         files = @files
        WHERE id = @id`,
     ),
     clearDeliveries: db.prepare('DELETE FROM deliveries WHERE folder_id = ?'),

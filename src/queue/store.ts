@@ -11,6 +11,7 @@ import { PRUNE_TEXTS, prepareStatements, type Statements } from './statements.js
 import { storedColumns } from './history-texts.js';
 import { DueWork } from './due.js';
 import { foldByFolder } from './fold.js';
+import { filesColumn, mergedColumn } from './files.js';
 import { HeldRequests } from './held.js';
 
 export type { DeliveryResult } from './rows.js';
@@ -50,9 +51,8 @@ export class Queue extends QueueFile {
   }
 
   /**
-   * Adds several requests in one transaction (one webhook naming several folders, or one turn's webhooks).
-   * Requests for the same folder are folded first (a season's episodes arrive together), so each folder costs
-   * one lookup and one write however many requests name it.
+   * Adds several requests in one transaction (one webhook naming several folders, or one turn's webhooks), those
+   * for one folder folded first (a season's episodes arrive together): one lookup and one write per folder.
    */
   enqueueMany(reqs: FolderRequest[]): { folder: string; merged: boolean; dueAt: number }[] {
     const now = this.clock.now();
@@ -71,10 +71,10 @@ export class Queue extends QueueFile {
         const due = now + (existing ? Math.min(asked, Math.max(0, existing.due_at - existing.last_at)) : asked);
         dueAt.set(f.folder, due);
         if (!existing) {
-          this.stmt.insert.run(f.folder, f.priority, due, now, now, f.count, f.count, f.source, f.event, f.fileHint, f.deleted, f.anyDeleted, f.refresh, ids, f.received, f.libraryRoot);
+          this.stmt.insert.run(f.folder, f.priority, due, now, now, f.count, f.count, f.source, f.event, f.fileHint, f.deleted, f.anyDeleted, f.refresh, ids, f.received, f.libraryRoot, filesColumn(f.files));
           continue;
         }
-        this.stmt.merge.run({ ...f, due, now, ids, id: existing.id });
+        this.stmt.merge.run({ ...f, due, now, ids, files: mergedColumn(existing.files, f.files), id: existing.id });
         // Deliveries exist only once dispatch began; a merged folder starts over on every target.
         if (existing.state === 'dispatching') this.stmt.clearDeliveries.run(existing.id);
       }

@@ -217,7 +217,7 @@ function targetsSection(v: DashboardView): string {
         ${t.nextProbeAt ? fact('Next try', when(t.nextProbeAt, v.now)) : ''}
         ${t.heldUntil ? fact('Scans', `holding until <time datetime="${new Date(t.heldUntil).toISOString()}">${clockTime(t.heldUntil)}</time> (server asked: ${h(t.heldAsked ?? 'Retry-After')})`) : ''}
       </dl>
-      ${t.lastError ? `<p class="err">${h(t.lastError)}</p>` : ''}
+      ${t.lastError ? `<p class="err">${h(t.lastError)}</p>` : ''}${(t.notes ?? []).map((n) => `<p class="muted note">${h(n)}</p>`).join('')}
     </li>`,
   );
   return `<section aria-labelledby="targets-h">

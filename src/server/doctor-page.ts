@@ -25,7 +25,7 @@ function explanationHtml(e: Explanation): string {
           ? `no library holds it. Libraries: ${t.known.map((l) => `${h(l.title)} ${l.locations.map((x) => `<code>${h(x)}</code>`).join(', ')}`).join('; ') || 'none'}`
           : '';
       return `<li>${h(t.name)} <span class="muted">${h(t.kind)}</span> ${badge(t.verdict === 'scan' ? 'would scan' : t.verdict)}: <code>${h(t.path)}</code>${t.rewrite ? ` <span class="muted">(rewritten ${mappingText(t.rewrite)})</span>` : ''}
-        ${t.excluded ? `<p class="err">${h(t.excluded)}</p>` : ''}${t.error ? `<p class="err">${h(t.error)}</p>` : ''}${libs ? `<br>${libs}` : ''}</li>`;
+        ${t.excluded ? `<p class="err">${h(t.excluded)}</p>` : ''}${t.error ? `<p class="err">${h(t.error)}</p>` : ''}${libs ? `<br>${libs}` : ''}${t.scan ? `<p class="muted">${h(t.scan)}</p>` : ''}</li>`;
     });
     steps.push(`<li><strong>Media servers</strong>${targets.length ? `<ul>${targets.join('')}</ul>` : ': none configured'}</li>`);
   }

@@ -111,6 +111,10 @@ export const targetHealth = () =>
       ),
       "the follower's notification socket (Plex, Jellyfin, Emby), once opened",
     ),
+    notes: described(
+      z.optional(z.array(z.string())),
+      "what to know of the server's own settings, e.g. Jellyfin's real-time monitoring on a library scanrelay serves: what it costs and how to turn it off",
+    ),
   });
 
 export const queueQuery = () => z.object({ limit: z._default(z.int().check(z.gte(1), z.lte(5000)), 500) });

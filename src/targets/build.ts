@@ -101,11 +101,13 @@ export function configured(entry: Entry, target: Capabilities, refreshItemsByDef
       const refused = await libraryRootRefusal(target, entry.NAME, path, context);
       if (refused) return refused;
       const file = context.file === undefined ? undefined : pathOf(context.file).path;
-      return target.scan(path, { ...context, ...(file === undefined ? {} : { file }) });
+      const files = context.files && { ...context.files, live: context.files.live.map((f) => pathOf(f).path), gone: context.files.gone.map((f) => pathOf(f).path) };
+      return target.scan(path, { ...context, ...(file === undefined ? {} : { file }), ...(files ? { files } : {}) });
     },
     available: () => target.available(),
     ...(target.libraries ? { libraries: (ask?: { fresh?: boolean; holding?: string }) => target.libraries!(ask) } : {}),
     ...(target.explainScan ? { explainScan: (folder: string) => target.explainScan!(pathOf(folder).path) } : {}),
+    ...(target.serverNotes ? { serverNotes: () => target.serverNotes!() } : {}),
     ...(target.locate ? { locate: byFile((path) => target.locate!(path)) } : {}),
     ...(target.refreshItem ? { refreshItem: byFile((path) => target.refreshItem!(path)) } : {}),
   };

@@ -1,21 +1,24 @@
-// The "emby" kind: MediaBrowser scans with X-Emby-Token and libraries from /Library/SelectableMediaFolders, whose
-// Id is the library's id for /Items.
-import type { Library } from '../scan.js';
+// The "emby" kind: MediaBrowser scans with X-Emby-Token and libraries from /Library/VirtualFolders/Query (Emby 4.7
+// and later: Emby.SDK@58acc58 openapi_v3.json L49976), a QueryResult of VirtualFolderInfo (L89489-89530) whose
+// ItemId is the library's id for /Items and which carries each library's RefreshStatus and LibraryOptions, as
+// Jellyfin's /Library/VirtualFolders does. Its /Items takes a Path filter (emby-paths.ts).
 import { mediaBrowserRequests } from './mediabrowser-requests.js';
-import { mediaBrowserKind, mediaBrowserTarget, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser.js';
+import { mediaBrowserKind, mediaBrowserTarget, stringsOf, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser.js';
+import type { MediaBrowserLibrary } from './realtime-monitor.js';
 
 export const embyFlavour: MediaBrowserFlavour = {
   kind: 'emby',
   authHeaders: (token) => ({ 'X-Emby-Token': token }),
-  librariesPath: '/Library/SelectableMediaFolders',
-  parseLibraries(body: unknown): Library[] {
-    if (!Array.isArray(body)) return [];
-    return body.map((folder: { Name?: unknown; Id?: unknown; SubFolders?: unknown }) => {
+  librariesPath: '/Library/VirtualFolders/Query',
+  parseLibraries(body: unknown): MediaBrowserLibrary[] {
+    const items = (body as { Items?: unknown } | undefined)?.Items;
+    if (!Array.isArray(items)) return [];
+    return items.map((folder: { Name?: unknown; ItemId?: unknown; Id?: unknown; Locations?: unknown; LibraryOptions?: { EnableRealtimeMonitor?: unknown } }) => {
       const title = typeof folder?.Name === 'string' ? folder.Name : '?';
-      const locations = Array.isArray(folder?.SubFolders)
-        ? folder.SubFolders.map((s: { Path?: unknown }) => s?.Path).filter((p): p is string => typeof p === 'string' && p.length > 0)
-        : [];
-      return { id: typeof folder?.Id === 'string' ? folder.Id : title, title, locations };
+      // "Id: ItemId came first, so that is left for compatability purposes" (the spec): the same value.
+      const id = typeof folder?.ItemId === 'string' ? folder.ItemId : typeof folder?.Id === 'string' ? folder.Id : title;
+      const monitor = folder?.LibraryOptions?.EnableRealtimeMonitor;
+      return { id, title, locations: stringsOf(folder?.Locations), ...(typeof monitor === 'boolean' ? { realtimeMonitor: monitor } : {}) };
     });
   },
 };

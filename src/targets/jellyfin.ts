@@ -1,6 +1,6 @@
 // The "jellyfin" kind: MediaBrowser scans with the Authorization header (Jellyfin 12 turned X-Emby-Token off) and
 // libraries from /Library/VirtualFolders, whose ItemId is the library's id for /Items.
-import type { Library } from '../scan.js';
+import type { MediaBrowserLibrary } from './realtime-monitor.js';
 import { mediaBrowserRequests } from './mediabrowser-requests.js';
 import { mediaBrowserKind, mediaBrowserTarget, stringsOf, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser.js';
 
@@ -8,11 +8,13 @@ export const jellyfinFlavour: MediaBrowserFlavour = {
   kind: 'jellyfin',
   authHeaders: (token) => ({ Authorization: `MediaBrowser Token="${token}"` }),
   librariesPath: '/Library/VirtualFolders',
-  parseLibraries(body: unknown): Library[] {
+  parseLibraries(body: unknown): MediaBrowserLibrary[] {
     if (!Array.isArray(body)) return [];
-    return body.map((folder: { Name?: unknown; ItemId?: unknown; Locations?: unknown }) => {
+    return body.map((folder: { Name?: unknown; ItemId?: unknown; Locations?: unknown; LibraryOptions?: { EnableRealtimeMonitor?: unknown } }) => {
       const title = typeof folder?.Name === 'string' ? folder.Name : '?';
-      return { id: typeof folder?.ItemId === 'string' ? folder.ItemId : title, title, locations: stringsOf(folder?.Locations) };
+      // VirtualFolderInfo.LibraryOptions (MediaBrowser.Model/Entities/VirtualFolderInfo.cs:40).
+      const monitor = folder?.LibraryOptions?.EnableRealtimeMonitor;
+      return { id: typeof folder?.ItemId === 'string' ? folder.ItemId : title, title, locations: stringsOf(folder?.Locations), ...(typeof monitor === 'boolean' ? { realtimeMonitor: monitor } : {}) };
     });
   },
 };

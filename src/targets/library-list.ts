@@ -27,6 +27,11 @@ export class LibraryList<L extends Library = Library> {
     return libraries;
   }
 
+  /** The list as last read, without reading it: undefined before the first read. */
+  known(): L[] | undefined {
+    return this.list?.libraries;
+  }
+
   /** The libraries holding `folder` (the deepest location first) and the whole list, for an "unmatched" message. */
   async holding(folder: string): Promise<{ holders: L[]; all: L[] }> {
     const all = await this.get({ holding: folder });

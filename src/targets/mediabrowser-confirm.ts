@@ -3,7 +3,7 @@
 // the refresh of a library is still running (Jellyfin's RefreshStatus in /Library/VirtualFolders), and whether
 // the refreshed folder now holds the file (its children listed once, paged; never the whole library). The words a
 // follow-up ends with are in mediabrowser-verdict.ts; when to ask is the follower's (mediabrowser-follower.ts).
-import { MEDIABROWSER_ITEMS_PAGE } from '../answer-caps.js';
+import { MEDIABROWSER_ITEMS_PAGE, MEDIABROWSER_LIBRARIES } from '../answer-caps.js';
 import type { ApiCaller } from '../api-call.js';
 import { lookupCandidates } from '../paths/sidecar.js';
 import { fileItemsQuery } from './mediabrowser-items.js';
@@ -52,19 +52,31 @@ export function holdsFile(itemPath: string, file: string): boolean {
 export type RefreshState = 'Active' | 'Queued' | 'Idle';
 
 /**
- * Each library's refresh state, by id, from Jellyfin's GET /Library/VirtualFolders: "Active" while one of its
+ * Each library's refresh state, by id, from Jellyfin's GET /Library/VirtualFolders (Emby's /Library/VirtualFolders/
+ * Query): "Active" while one of its
  * folders is being validated, "Queued" while its own item waits in the refresh queue, else "Idle"
  * (jellyfin@c3ed140 Emby.Server.Implementations/Library/LibraryManager.cs L1597-1601). Undefined when the answer
- * has no RefreshStatus (Emby's SelectableMediaFolders): then only time says when to look.
+ * has no RefreshStatus: then only time says when to look.
  */
 export function refreshStates(body: unknown): Map<string, RefreshState> | undefined {
-  if (!Array.isArray(body)) return undefined;
+  // Jellyfin answers the list; Emby's /Library/VirtualFolders/Query a QueryResult of the same VirtualFolderInfo.
+  const folders = Array.isArray(body) ? body : (body as { Items?: unknown } | undefined)?.Items;
+  if (!Array.isArray(folders)) return undefined;
   const states = new Map<string, RefreshState>();
-  for (const f of body as { ItemId?: unknown; RefreshStatus?: unknown }[]) {
+  for (const f of folders as { ItemId?: unknown; RefreshStatus?: unknown }[]) {
     if (typeof f?.ItemId !== 'string' || typeof f.RefreshStatus !== 'string') continue;
     states.set(f.ItemId, f.RefreshStatus === 'Active' || f.RefreshStatus === 'Queued' ? f.RefreshStatus : 'Idle');
   }
   return states.size ? states : undefined;
+}
+
+/** The server's libraries' refresh states now; undefined when its list carries none, or it did not answer. */
+export async function readRefreshStates(api: ApiCaller, librariesPath: string): Promise<Map<string, RefreshState> | undefined> {
+  try {
+    return refreshStates(await api.json('GET', librariesPath, { cap: MEDIABROWSER_LIBRARIES }));
+  } catch {
+    return undefined; // the caller's own requests say whether the server answers
+  }
 }
 
 /** What one listing of the refreshed folder says of a file. */

@@ -3,18 +3,21 @@
 //    change; an added or updated item whose Path is the file confirms it at once;
 //  - the listing: an API key's socket hears no LibraryChanged (docs/targets.md), the socket may be down, or the
 //    message may not come: once the refresh is over (the library's RefreshStatus is no longer Active or Queued,
-//    and the server's own delays have passed), the refreshed folder is listed once.
+//    and the server's own delays have passed), the refreshed folder is listed.
+// A file missing is no verdict while the server's queue is busy (a library Active or Queued, or a targeted refresh
+// of ours not yet seen to run: its queue is not first in first out, so ours may still wait behind a walk): the
+// folder is listed again later, and past the time limit the follow-up says `scanned`, never `not-found`.
 // A deleted folder's follow-up looks for its item's removal instead: in ItemsRemoved, or looked up by id.
 // Outcomes go to the follow-up stage, which stores the ticket, so a restart resumes every follow-up here.
-import { MEDIABROWSER_LIBRARIES } from '../answer-caps.js';
 import type { ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { reportFollowUp } from '../follow/report.js';
 import type { Follower, FollowItem, FollowResult, SocketStatus } from '../scan.js';
 import { sameForm, trimTrailingSeparator } from '../paths/folder.js';
-import { holdsFile, listFolder, pathsOfItems, refreshStates, stillListed, type Listed, type RefreshState } from './mediabrowser-confirm.js';
+import { holdsFile, listFolder, pathsOfItems, readRefreshStates, stillListed, type Listed } from './mediabrowser-confirm.js';
 import type { Located } from './mediabrowser-locate.js';
+import type { RefreshWatch } from './mediabrowser-refresh-watch.js';
 import { FollowSocket } from './mediabrowser-follow-socket.js';
 import type { LibraryChangedEvent, MediaBrowserSocket } from './mediabrowser-socket.js';
 import { isTicket, mediaBrowserVerdict, type MediaBrowserTicket, type Seen } from './mediabrowser-verdict.js';
@@ -51,6 +54,10 @@ export interface MediaBrowserFollowerOptions {
   /** Does the token belong to a user (Jellyfin: GET /Users/Me)? Undefined: cannot tell before a LibraryChanged comes. */
   tokenHasUser?: () => Promise<boolean | undefined>;
   timings?: Partial<FollowTimings>;
+  /** The target's targeted refreshes not yet seen to run (mediabrowser-refresh-watch.ts). */
+  watch?: Pick<RefreshWatch, 'busy' | 'check' | 'observed'>;
+  /** When a change under these libraries last went to the library monitor (media-updated): each restarts its timer. */
+  lastMonitorChange?: (libraries: string[]) => number | undefined;
 }
 
 interface Followed {
@@ -61,6 +68,8 @@ interface Followed {
   followedAt: number;
   listing: boolean;
   lastError?: string;
+  /** Since when a listing found the file missing while the server's queue was busy. */
+  busySince?: number;
 }
 
 const keyOf = (item: FollowItem) => `${item.ref.folderId}:${item.ref.generation}`;
@@ -157,9 +166,14 @@ export class MediaBrowserFollower implements Follower {
     return f.item.deliveredAt >= this.startedAt && since <= this.refreshFrom(f) + this.t.libraryUpdateMs;
   }
 
-  /** When the server has started the refresh: at once, or after the library monitor's delay. */
+  /**
+   * When the server has started the refresh: at once, or LibraryMonitorDelay after the last change nearby, since
+   * every change to the same path, a child, a parent or a sibling restarts the monitor's timer (LibraryMonitor.cs
+   * L383-425, FileRefresher.cs L63-86): counted from the last change we sent under the follow-up's libraries.
+   */
   private refreshFrom(f: Followed): number {
-    return f.item.deliveredAt + (f.ticket.via === 'monitor' ? this.t.monitorDelayMs : 0);
+    if (f.ticket.via !== 'monitor') return f.item.deliveredAt;
+    return Math.max(f.item.deliveredAt, this.opts.lastMonitorChange?.(f.ticket.libraries) ?? -Infinity) + this.t.monitorDelayMs;
   }
 
   private listFrom(f: Followed): number {
@@ -199,25 +213,22 @@ export class MediaBrowserFollower implements Follower {
     const now = this.opts.clock.now();
     const due = [...this.items.values()].filter((f) => !f.listing && now >= this.listFrom(f));
     if (due.length === 0) return;
-    const states = await this.refreshStates();
+    const states = await readRefreshStates(this.opts.api, this.opts.librariesPath);
+    const queueBusy = !!states && [...states.values()].some((s) => s !== 'Idle');
     for (const f of due) {
       const busy = states && f.ticket.libraries.some((id) => states.get(id) !== undefined && states.get(id) !== 'Idle');
       const late = now - f.item.deliveredAt >= this.t.timeoutMs;
       if (busy && !late) continue;
       f.listing = true;
-      this.track(this.list(f, late ? `the library was still refreshing after ${Math.round(this.t.timeoutMs / 1000)} s` : undefined));
+      const waited = `the ${f.busySince === undefined ? 'library' : "server's refresh queue"} was still ${f.busySince === undefined ? 'refreshing' : 'busy'} after ${Math.round(this.t.timeoutMs / 1000)} s`;
+      this.track(this.list(f, late ? waited : undefined, queueBusy));
     }
   }
 
-  private async refreshStates(): Promise<Map<string, RefreshState> | undefined> {
-    try {
-      return refreshStates(await this.opts.api.json('GET', this.opts.librariesPath, { cap: MEDIABROWSER_LIBRARIES }));
-    } catch {
-      return undefined; // the listing's own request says whether the server answers
-    }
-  }
 
-  private async list(f: Followed, late?: string): Promise<void> {
+
+  /** `queueBusy`: the server's queue may still hold this refresh, so a missing file is listed again later. */
+  private async list(f: Followed, late: string | undefined, queueBusy: boolean): Promise<void> {
     let listed: Listed;
     try {
       const removed = f.ticket.removed?.ids;
@@ -226,7 +237,17 @@ export class MediaBrowserFollower implements Follower {
         const left = await stillListed(this.opts.api, removed);
         return this.finish(f, left === undefined ? { how: 'removed', by: 'lookup' } : { how: 'still-listed', path: left }, late);
       }
-      listed = await listFolder(this.opts.api, await this.opts.locate(f.ticket.folder), f.ticket.file);
+      const located = await this.opts.locate(f.ticket.folder);
+      listed = await listFolder(this.opts.api, located, f.ticket.file);
+      // Missing (or, for a folder with no item of its own, not among the newest): is a refresh still waiting in the
+      // server's queue, perhaps this one behind it? A walk the monitor queued reads Idle until it runs (J6), but
+      // whatever it waits behind shows.
+      const missing = listed.state === 'absent' || (listed.state === 'unknown' && located?.isLibraryRoot === true);
+      if (missing && !late && (queueBusy || (await this.watchBusy()))) {
+        f.busySince ??= this.opts.clock.now();
+        f.listing = false;
+        return;
+      }
     } catch (err) {
       f.lastError = String((err as Error).message ?? err);
       f.listing = false;
@@ -234,6 +255,11 @@ export class MediaBrowserFollower implements Follower {
       listed = { state: 'unknown', why: `the server did not answer the listing: ${f.lastError}` };
     }
     this.finish(f, { how: 'listing', listed }, late);
+  }
+
+  private async watchBusy(): Promise<boolean> {
+    await this.opts.watch?.check().catch(() => undefined);
+    return this.opts.watch?.busy() ?? false;
   }
 
   private onChanged(e: LibraryChangedEvent): void {
@@ -280,6 +306,7 @@ export class MediaBrowserFollower implements Follower {
   private finish(f: Followed, seen: Seen, late?: string): void {
     if (this.items.get(f.key) !== f) return;
     this.items.delete(f.key);
+    if (seen.how === 'socket' || (seen.how === 'listing' && seen.listed.state === 'found')) this.opts.watch?.observed(f.ticket.file);
     if (this.items.size === 0) void this.socket.close(() => this.running && this.items.size > 0);
     this.record(f.item, mediaBrowserVerdict(this.opts.server, this.opts.clock.now() - f.item.deliveredAt, seen, late));
   }

@@ -66,11 +66,13 @@ export function mediaBrowserFollower(server: Server, settings: FollowSettings, p
     librariesPath: flavour.librariesPath,
     async locate(folder) {
       const all = await list.get({ holding: folder });
-      return scans.locator.locate(all.map((l) => ({ id: l.id, name: l.title, locations: l.locations })), folder);
+      return scans.locateFolder(all.map((l) => ({ id: l.id, name: l.title, locations: l.locations })), folder);
     },
     socket,
     tokenHasUser: flavour.kind === 'jellyfin' ? () => jellyfinTokenHasUser(api) : undefined,
     timings: settings.timings,
+    watch: scans.watch,
+    lastMonitorChange: (libraries) => scans.lastMonitorChange(libraries),
   });
 }
 

@@ -39,8 +39,14 @@ export function fileItemsQuery(parentId: string, start: number, limit: number): 
   return { ParentId: parentId, Recursive: 'true', Filters: 'IsNotFolder', Fields: 'Path', StartIndex: String(start), Limit: String(limit) };
 }
 
-/** A file's item reread from its file (a rename, an upgrade): its metadata in full. */
-export const ITEM_REFRESH_QUERY = { MetadataRefreshMode: 'FullRefresh', ImageRefreshMode: 'Default', ReplaceAllMetadata: 'false', ReplaceAllImages: 'false' };
+/**
+ * A file's item reread from its file (a rename, an upgrade, a subtitle added): Default, as the web client's "Scan
+ * for new and updated files". That reprobes a file whose date changed and picks up new external subtitles and audio
+ * (jellyfin@v10.11.11 MediaBrowser.Providers/MediaInfo/ProbeProvider.cs:123-158, which Default runs when it says the
+ * item changed: MetadataService.cs:615-660), and never asks for all providers again (FullRefresh) nor for
+ * existing metadata to be replaced.
+ */
+export const ITEM_REFRESH_QUERY = { MetadataRefreshMode: 'Default', ImageRefreshMode: 'Default', ReplaceAllMetadata: 'false', ReplaceAllImages: 'false' };
 
 export async function refreshMediaBrowserItem(api: ApiCaller, id: string): Promise<void> {
   await api.call('POST', `/Items/${encodeURIComponent(id)}/Refresh`, { cap: ACKNOWLEDGEMENT, query: ITEM_REFRESH_QUERY });

@@ -1,11 +1,12 @@
-// What a Jellyfin or Emby target sends for the folders due together, by SCAN_METHOD. Pure: the folders come
-// already located (mediabrowser-locate.ts), the calls go out through whatever HTTP caller the target has.
-//  - plugin (Targeted Scans, POST /Library/ScanPath): one call per folder; the plugin creates new items at once.
-//  - item: POST /Items/{id}/Refresh of the deepest folder item holding each folder, once per distinct item; on a
-//    folder the server validates its children recursively (new files become items, missing ones go) at once,
-//    with no monitor delay and no merge onto the library root.
-//  - folders whose nearest item is the library itself share ONE refresh of the library's item, sent last so
-//    the cheap refreshes ahead of it in the server's one-at-a-time queue are not held up by the walk.
+// What a Jellyfin or Emby target sends for the folders due together, by SCAN_METHOD, besides the Targeted Scans
+// plugin's files (mediabrowser-plugin-plan.ts). Pure: the folders come already located (mediabrowser-locate.ts),
+// the calls go out through whatever HTTP caller the target has.
+//  - item (and auto): POST /Items/{id}/Refresh of the deepest folder item holding each folder, once per distinct
+//    item; on a folder the server validates its children recursively (new files become items, missing ones go)
+//    at once, with no monitor delay and no merge onto the library root.
+//  - folders whose nearest item is the library itself share ONE refresh of the library's item. The server's
+//    refresh queue is a priority queue, not first in first out (the newest equal entry runs next), so that
+//    refresh is held until the cheap refreshes sent before it have run (mediabrowser-scan.ts), never sent among them.
 //  - library: one refresh of each library's item. media-updated: POST /Library/Media/Updated, the monitor's way.
 // docs/targets.md ("Jellyfin and Emby: how a folder reaches the library") gives the server code behind each of these.
 import type { FolderItem, Located } from './mediabrowser-locate.js';
@@ -29,7 +30,7 @@ export interface DueFolder {
   located?: Located;
 }
 
-export type CallKind = 'scan-path' | 'refresh-item' | 'refresh-library' | 'media-updated';
+export type CallKind = 'refresh-item' | 'refresh-library' | 'media-updated';
 
 export interface PlannedCall {
   kind: CallKind;
@@ -61,13 +62,8 @@ export function refreshQuery(kind: ServerKind): Record<string, string> {
   return { metadataRefreshMode: 'Default', imageRefreshMode: 'Default', replaceAllMetadata: 'false', replaceAllImages: 'false' };
 }
 
-/** Whether the folders must be located first (the plugin and the monitor need no item). */
-export function needsLocating(method: ScanMethod, plugin: boolean): boolean {
-  return method === 'item' || (method === 'auto' && !plugin);
-}
-
-export function planScans(input: { kind: ServerKind; method: ScanMethod; plugin: boolean; folders: DueFolder[] }): ScanPlan {
-  const { kind, method, plugin, folders } = input;
+export function planScans(input: { kind: ServerKind; method: ScanMethod; folders: DueFolder[] }): ScanPlan {
+  const { kind, method, folders } = input;
   const unmatched = folders.filter((f) => !f.located).map((f) => f.path);
   const held = folders.filter((f) => f.located);
   if (method === 'media-updated') {
@@ -75,10 +71,6 @@ export function planScans(input: { kind: ServerKind; method: ScanMethod; plugin:
     const body = { Updates: held.map((f) => ({ Path: f.path, UpdateType: f.deleted ? 'Deleted' : 'Modified' })) };
     const call: PlannedCall = { kind: 'media-updated', method: 'POST', template: '/Library/Media/Updated', path: '/Library/Media/Updated', body, folders: held.map((f) => f.path) };
     return { calls: [call], unmatched, notes: [] };
-  }
-  if (method === 'auto' && plugin) {
-    const calls = held.map<PlannedCall>((f) => ({ kind: 'scan-path', method: 'POST', template: '/Library/ScanPath', path: '/Library/ScanPath', body: { Path: f.path }, folders: [f.path] }));
-    return { calls, unmatched, notes: [] };
   }
   if (method === 'library') {
     const byLibrary = new Map<string, { item: FolderItem; folders: string[] }>();
@@ -101,7 +93,7 @@ export function planScans(input: { kind: ServerKind; method: ScanMethod; plugin:
     }
   }
   // A refresh of a series covers its seasons: drop items inside another planned item. Not inside a planned root:
-  // the cheap refreshes still go first, so an episode shows in seconds while the library walk runs after it.
+  // the cheap refreshes go first and the walk after they ran, so an episode shows in seconds.
   const covering = [...items.values()];
   const kept = [...items.values()].filter((t) => !covering.some((o) => o !== t && isBelow(t.item.path, o.item.path)));
   for (const t of items.values()) {
@@ -144,15 +136,20 @@ export function libraryWalkNote(kind: ServerKind, library: string, folders: stri
 
 /**
  * What a POST /Library/ScanPath answer means. 'absent': the route is not there (a 404 with no plugin body), so
- * the plugin is not installed. 'fallback': the plugin could not place the path (PathNotFound, ParentNotFound):
- * the item refresh takes the folder. 'done': Created, Refreshed, or Removed (a gone path's stale item was deleted;
- * the plugin answers that with HTTP 500, so the body's Status is read before the status code). 'retry': a failure.
+ * the plugin is not installed. 'done': Created, Refreshed, Removed. Jellyfin's plugin answers Removed (the item of
+ * a path gone from disk deleted) as HTTP 500 with Status "Failed" (targeted-scans@0b5cabe ScanPathController.cs
+ * L92-96), so for a path known to be `gone` that answer is done, and so is PathNotFound (no item was there).
+ * 'fallback': the plugin could not make an item of a path that is there (PathNotFound: a mount that lags;
+ * ParentNotFound; Failed, which Emby's plugin answers with a 200 and Jellyfin's with a 500): the item refresh takes
+ * the folder, and its own failure is retried as any other. 'retry': any other failure.
  */
-export function pluginAnswer(status: number, body: unknown): 'done' | 'fallback' | 'absent' | 'retry' {
+export function pluginAnswer(status: number, body: unknown, gone = false): 'done' | 'fallback' | 'absent' | 'retry' {
   const said = typeof (body as { Status?: unknown })?.Status === 'string' ? String((body as { Status: string }).Status) : undefined;
   if (said === 'Created' || said === 'Refreshed' || said === 'Removed') return 'done';
-  if (said === 'PathNotFound' || said === 'ParentNotFound') return 'fallback';
+  if (gone && ((status === 500 && said === 'Failed') || said === 'PathNotFound')) return 'done';
+  if (said === 'PathNotFound' || said === 'ParentNotFound' || said === 'Failed') return 'fallback';
   if (status === 404 || status === 405) return said === undefined ? 'absent' : 'fallback';
+  if (said !== undefined) return 'retry';
   if (status >= 200 && status < 300) return 'done';
   return 'retry';
 }

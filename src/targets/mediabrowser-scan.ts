@@ -1,24 +1,30 @@
 // How a Jellyfin or Emby target gets one folder into the library, by SCAN_METHOD (docs/targets.md says what the
 // server does with each call, with its code cited). The processor hands the target one folder at a time; what
 // must be shared across folders lives here:
-//  - the Targeted Scans plugin is asked for once per start (auto), and forgotten on a 404;
-//  - the item locator's cache of the levels it read (mediabrowser-locate.ts), so a folder of a known series costs
-//    no listing request;
-//  - refreshes of a library's own item (a new series; any movie without the plugin) are held a few seconds per
-//    library, so a burst of such folders costs ONE library walk: each folder's scan answers when that one
-//    refresh is sent (or failed), so a failure is retried by the queue as usual;
+//  - the Targeted Scans plugin (mediabrowser-plugin.ts), asked for once per start (auto), forgotten on a 404, its
+//    paths batched; what it is sent is the plugin plan's (mediabrowser-plugin-plan.ts): new files and paths gone
+//    from disk, never a path that is an item, since it would replace that item's metadata;
+//  - the item locator's cache of the levels it read (mediabrowser-locate.ts), and which files are items
+//    (mediabrowser-file-items.ts);
+//  - refreshes of a library's own item, held per library (mediabrowser-root-hold.ts);
 //  - refreshes of the same item in flight at once are sent once.
+// No request here asks for ReplaceAllMetadata or a FullRefresh: every refresh is the web client's "Scan for new and
+// updated files" (Default, nothing replaced; refreshQuery).
 import { ACKNOWLEDGEMENT, MEDIABROWSER_ITEMS_PAGE } from '../answer-caps.js';
-import { ApiRefusal, retryAfterOf, type ApiCaller } from '../api-call.js';
+import { ApiRefusal, type ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { Library, ScanContext, ScanOutcome } from '../scan.js';
-import type { MediaBrowserTicket } from './mediabrowser-verdict.js';
-import { childrenQuery, ItemLocator, type LibraryRoot } from './mediabrowser-locate.js';
-import { explainFolder, libraryWalkNote, planScans, pluginAnswer, type DueFolder, type PlannedCall, type ScanMethod, type ServerKind } from './mediabrowser-scan-plan.js';
-
-/** How long a library-root refresh waits for the rest of a burst (arr imports of a burst arrive seconds apart). */
-export const ROOT_HOLD_MS = 5_000;
+import type { Library, ScanContext } from '../scan.js';
+import { EmbyPaths } from './emby-paths.js';
+import { FileItems } from './mediabrowser-file-items.js';
+import { childrenQuery, ItemLocator, type FolderItem, type LibraryRoot, type Located } from './mediabrowser-locate.js';
+import { TargetedScans } from './mediabrowser-plugin.js';
+import { pluginPlan, type PluginPlan } from './mediabrowser-plugin-plan.js';
+import { readRefreshStates } from './mediabrowser-confirm.js';
+import { RefreshWatch, WATCH_LIMIT_MS } from './mediabrowser-refresh-watch.js';
+import { RootHold } from './mediabrowser-root-hold.js';
+import { explainFolder, libraryWalkNote, planScans, refreshQuery, type DueFolder, type ScanMethod, type ServerKind } from './mediabrowser-scan-plan.js';
+import { FOLDER_DELETES, type SentOutcome } from './mediabrowser-sent.js';
 
 export interface ScanFlowOptions {
   kind: ServerKind;
@@ -31,27 +37,24 @@ export interface ScanFlowOptions {
   rootHoldMs?: number;
   /** Items per listing request. */
   pageSize?: number;
+  /** The library list that carries RefreshStatus (Jellyfin's /Library/VirtualFolders). */
+  librariesPath: string;
 }
 
-/** The arr events that delete a whole folder (Sonarr's SeriesDelete, Radarr's MovieDelete, Lidarr's, Readarr's). */
-export const FOLDER_DELETES = /^(Series|Movie|Artist|Author|Album|Book)Delete$/;
-
-/** What a scan asked of the server, for its follow-up: how, and which item was refreshed. */
-export type Sent = Pick<MediaBrowserTicket, 'via' | 'item'>;
-export type SentOutcome = ScanOutcome & { sent?: Sent };
-
-interface HeldRoot {
-  call: PlannedCall;
-  library: string;
-  folders: string[];
-  answer: ((outcome: SentOutcome) => void)[];
-}
+/** How often a held library refresh looks whether the targeted refreshes ahead of it have run. */
+export const ROOT_POLL_MS = 1_000;
 
 export class MediaBrowserScans {
   readonly locator: ItemLocator;
-  private plugin?: Promise<boolean>;
-  private readonly held = new Map<string, HeldRoot>();
+  readonly plugin: TargetedScans;
+  readonly files: FileItems;
+  private readonly paths?: EmbyPaths;
+  /** Our targeted refreshes not yet seen to run: a library refresh waits for them, the follower too. */
+  readonly watch: RefreshWatch;
+  private readonly roots: RootHold;
   private readonly refreshing = new Map<string, Promise<void>>();
+  /** When a change under each library last went to the library monitor (media-updated). */
+  private readonly monitorChanges = new Map<string, number>();
 
   constructor(private readonly opts: ScanFlowOptions) {
     this.locator = new ItemLocator({
@@ -65,6 +68,12 @@ export class MediaBrowserScans {
         };
       },
     });
+    this.plugin = new TargetedScans({ api: opts.api, who: opts.who, name: opts.name, log: opts.log });
+    // Emby finds an item by its path in one request (emby-paths.ts); Jellyfin walks down.
+    this.paths = opts.kind === 'emby' ? new EmbyPaths(opts.api) : undefined;
+    this.files = new FileItems({ api: opts.api, clock: opts.clock, byPath: this.paths });
+    this.watch = new RefreshWatch({ api: opts.api, clock: opts.clock, states: () => readRefreshStates(opts.api, opts.librariesPath) });
+    this.roots = new RootHold({ clock: opts.clock, holdMs: opts.rootHoldMs, ready: () => this.clearWay(), send: (item, library, folders) => this.sendRoot(item, library, folders) });
   }
 
   /** `path`: a folder some of `libraries` hold (the caller has checked). Failures reject: the caller maps them. */
@@ -73,38 +82,87 @@ export class MediaBrowserScans {
     const sections = { sections: holders.map((l) => l.id) };
     if (method === 'media-updated') {
       await api.call('POST', '/Library/Media/Updated', { cap: ACKNOWLEDGEMENT, body: { Updates: [{ Path: path, UpdateType: context.deleted ? 'Deleted' : 'Modified' }] } });
+      for (const l of holders) this.monitorChanges.set(l.id, this.opts.clock.now());
       return { status: 'scanned', detail: holders.map((l) => l.title).join(', '), ...sections, sent: { via: 'monitor' } };
     }
-    if (method === 'auto' && (await this.hasPlugin())) {
-      const sent = await api.call('POST', '/Library/ScanPath', { cap: ACKNOWLEDGEMENT, body: { Path: path }, anyStatus: true });
-      const body = await sent.json().catch(() => undefined);
-      const meaning = pluginAnswer(sent.status, body);
-      const said = typeof (body as { Status?: unknown })?.Status === 'string' ? (body as { Status: string }).Status : `HTTP ${sent.status}`;
-      if (meaning === 'done') return { status: 'scanned', detail: `ScanPath: ${said}`, ...sections, sent: { via: 'plugin' } };
-      if (meaning === 'retry') throw new ApiRefusal(`${this.opts.who} answered ${said} to POST /Library/ScanPath for '${path}'`, sent.status, retryAfterOf(sent));
-      if (meaning === 'absent') {
-        this.opts.log.warn({ target: this.opts.name }, 'the Targeted Scans plugin no longer answers POST /Library/ScanPath: refreshing items instead until the next start');
-        this.plugin = Promise.resolve(false);
-      }
-      // 'fallback': the plugin could not place the path; the item refresh takes it.
-    }
     const due = await this.locate(path, context, libraries);
-    const plan = planScans({ kind: this.opts.kind, method: method === 'library' ? 'library' : 'item', plugin: false, folders: [due] });
-    const call = plan.calls[0];
-    if (!call) return { status: 'unmatched', detail: `'${path}' is in no library of ${this.opts.who}` };
-    if (call.kind === 'refresh-library') return this.holdRoot(call, due.located!.library.name, path);
-    await this.refreshOnce(call);
-    return { status: 'scanned', detail: `refreshed ${call.item!.type} '${call.item!.path}'`, ...sections, sent: { via: 'item', item: { id: call.item!.id, path: call.item!.path } } };
+    if (method === 'auto' && (await this.plugin.installed())) {
+      const plan = await pluginPlan(path, context, due.located, due.gone, this.files);
+      const done = plan && (await this.throughPlugin(path, plan, due.located!));
+      if (done) return { ...done, ...sections };
+    }
+    return this.throughItems(path, context, due, sections.sections);
+  }
+
+  /** When a change under any of `libraries` last went to the library monitor; undefined when none did. */
+  lastMonitorChange(libraries: string[]): number | undefined {
+    const times = libraries.map((id) => this.monitorChanges.get(id)).filter((t): t is number => t !== undefined);
+    return times.length ? Math.max(...times) : undefined;
   }
 
   /** For the path doctor: which item the folder's scan would refresh (asks the server for the levels it lacks). */
   async explain(path: string, libraries: Library[], deleted: boolean): Promise<string> {
     const { method, kind } = this.opts;
-    if (method === 'media-updated') return 'POST /Library/Media/Updated: the server\'s library monitor refreshes it after its delay (60 s by default)';
+    if (method === 'media-updated') return 'POST /Library/Media/Updated: the server\'s library monitor refreshes it after its delay (60 s by default, restarted by every change nearby)';
     const due = await this.locate(path, { deleted, event: 'explain', source: 'doctor' }, libraries);
     const text = explainFolder(kind, due);
-    if (method === 'auto' && (await this.hasPlugin())) return `POST /Library/ScanPath (the Targeted Scans plugin); if it cannot place the folder, ${text}`;
+    if (method === 'auto' && (await this.plugin.installed())) {
+      return `the Targeted Scans plugin (POST /Library/ScanPath, ScanPaths) is sent the new files a request names and the paths gone from disk, never a path that is already an item; otherwise ${text}`;
+    }
     return text;
+  }
+
+  /** The plugin's share: undefined when the item refresh must take the folder (the plugin could not place a path). */
+  private async throughPlugin(path: string, plan: PluginPlan, located: Located): Promise<SentOutcome | undefined> {
+    const answers = plan.asks.length ? await this.plugin.ask(plan.asks) : [];
+    if (answers.some((a) => a.meaning === 'absent')) {
+      this.plugin.forget();
+      return undefined;
+    }
+    const failed = answers.find((a) => a.meaning === 'retry');
+    if (failed) throw new ApiRefusal(`${this.opts.who} answered ${failed.said} to the Targeted Scans plugin for '${path}'`, failed.status, failed.retryAfter);
+    // What the plugin made is known at once: a file it created is an item, a path it removed is not.
+    plan.asks.forEach((ask, i) => answers[i].meaning === 'done' && this.files.learn(ask.path, located.item, ask.gone ? undefined : (answers[i].itemId ?? '')));
+    // A file that is already an item (an upgrade that kept its name) is read again as an item: Default, a changed
+    // file is probed again (ProbeProvider.HasChanged), nothing replaced.
+    for (const item of plan.refresh) await this.refreshOnce(item);
+    const unable = plan.asks.map((ask, i) => `'${ask.path}' (${answers[i].said})`).filter((_, i) => answers[i].meaning === 'fallback');
+    if (unable.length) {
+      this.opts.log.warn({ target: this.opts.name, folder: path }, `the Targeted Scans plugin could not make an item of ${unable.join(', ')}: refreshing the folder's item instead`);
+      return undefined;
+    }
+    const said = [...new Set(answers.map((a) => a.said))].map((s) => `${s} ${answers.filter((a) => a.said === s).length}`);
+    const parts = [said.length ? `Targeted Scans plugin: ${said.join(', ')}` : '', plan.refresh.length ? `refreshed ${plan.refresh.map((i) => `'${i.path}'`).join(', ')}` : ''];
+    const first = plan.refresh[0];
+    return { status: 'scanned', detail: parts.filter(Boolean).join('; '), sent: said.length || !first ? { via: 'plugin' } : { via: 'item', item: { id: first.id, path: first.path } } };
+  }
+
+  /** The item refresh's way: the deepest folder item, a library's own item held for its burst. */
+  private async throughItems(path: string, context: ScanContext, due: DueFolder, sections: string[]): Promise<SentOutcome> {
+    const plan = planScans({ kind: this.opts.kind, method: this.opts.method === 'library' ? 'library' : 'item', folders: [due] });
+    const call = plan.calls[0];
+    if (!call) return { status: 'unmatched', detail: `'${path}' is in no library of ${this.opts.who}` };
+    if (call.kind === 'refresh-library') {
+      // Files that are all items already (an upgrade that kept its name) need no walk: each is read again.
+      const items = await this.knownFiles(context, due);
+      if (items) {
+        for (const item of items) await this.refreshOnce(item);
+        return { status: 'scanned', detail: `refreshed ${items.map((i) => `'${i.path}'`).join(', ')}`, sections, sent: { via: 'item', item: { id: items[0].id, path: items[0].path } } };
+      }
+      return this.roots.hold(call.item!, due.located!.library.name, path);
+    }
+    await this.refreshOnce(call.item!);
+    // Watched until it is seen to have run: the files the request named below the item, the deleted ones gone.
+    this.watch.sent(call.item!, context.files?.live ?? (context.file ? [context.file] : []), context.files?.gone ?? []);
+    return { status: 'scanned', detail: `refreshed ${call.item!.type} '${call.item!.path}'`, sections, sent: { via: 'item', item: { id: call.item!.id, path: call.item!.path } } };
+  }
+
+  /** The items of a request's files when every one is an item and nothing was deleted; else undefined. */
+  private async knownFiles(context: ScanContext, due: DueFolder): Promise<FolderItem[] | undefined> {
+    const live = context.files?.live ?? [];
+    if (!due.located || this.opts.method === 'library' || due.gone || live.length === 0 || context.files?.gone.length || context.files?.more) return undefined;
+    const known = await this.files.itemsOf(live, due.located.item);
+    return known && known.size === live.length ? [...known.values()] : undefined;
   }
 
   private async locate(path: string, context: ScanContext, libraries: Library[]): Promise<DueFolder> {
@@ -112,68 +170,54 @@ export class MediaBrowserScans {
     // A folder that is itself gone (a deleted series or movie) refreshes its parent; a deleted file leaves its
     // folder. The queue keeps no file for a deleted request, so the arr's event says which it was.
     const due = { path, deleted: context.deleted, gone: context.deleted && FOLDER_DELETES.test(context.event) };
-    const located = this.opts.method === 'library' ? ItemLocator.rootOf(roots, path) : await this.locator.locate(roots, path);
+    const located = this.opts.method === 'library' ? ItemLocator.rootOf(roots, path) : await this.locateFolder(roots, path, due.gone);
     return { ...due, located };
   }
 
-  /** Asked once per start: an empty Path is the plugin's 400, a server without it has no route (404). */
-  private hasPlugin(): Promise<boolean> {
-    this.plugin ??= (async () => {
-      const answer = await this.opts.api.call('POST', '/Library/ScanPath', { cap: ACKNOWLEDGEMENT, body: { Path: '' }, anyStatus: true });
-      await answer.body?.cancel();
-      if (answer.status === 401 || answer.status === 403) throw new ApiRefusal(`${this.opts.who} refused the token (HTTP ${answer.status} on POST /Library/ScanPath): check TOKEN`, answer.status);
-      const present = answer.status !== 404 && answer.status !== 405;
-      this.opts.log.info({ target: this.opts.name, plugin: present }, present ? 'the Targeted Scans plugin answers: folders go to POST /Library/ScanPath' : 'no Targeted Scans plugin: folders refresh the nearest item the server has');
-      return present;
-    })().catch((err) => {
-      this.plugin = undefined;
-      throw err;
-    });
-    return this.plugin;
+  /** The deepest folder item holding `folder`: by its path on Emby, else walked down from the library's item. */
+  async locateFolder(libraries: LibraryRoot[], folder: string, gone = false): Promise<Located | undefined> {
+    if (this.paths?.usable) {
+      const found = await this.paths.locate(libraries, folder, gone);
+      if (found) return found;
+    }
+    return this.locator.locate(libraries, folder);
   }
 
-  /** One refresh of an item however many folders ask for it at once. */
-  private async refreshOnce(call: PlannedCall): Promise<void> {
-    const running = this.refreshing.get(call.path);
+  /** One refresh of an item however many folders ask for it at once (Default: what the web client's scan sends). */
+  private async refreshOnce(item: FolderItem): Promise<void> {
+    const path = `/Items/${encodeURIComponent(item.id)}/Refresh`;
+    const running = this.refreshing.get(path);
     if (running) return running;
     const sending = this.opts.api
-      .call(call.method, call.path, { cap: ACKNOWLEDGEMENT, query: call.query })
+      .call('POST', path, { cap: ACKNOWLEDGEMENT, query: refreshQuery(this.opts.kind) })
       .then((r) => void r.body?.cancel())
       .catch((err) => {
         // The item went meanwhile (a series renamed or deleted): what the locator learnt may be stale, read again.
         if (err instanceof ApiRefusal && err.status === 404) this.locator.forget();
         throw err;
       })
-      .finally(() => this.refreshing.delete(call.path));
-    this.refreshing.set(call.path, sending);
+      .finally(() => this.refreshing.delete(path));
+    this.refreshing.set(path, sending);
     return sending;
   }
 
-  /** A library-root refresh waits rootHoldMs for the other folders of its burst; all answer when it is sent. */
-  private holdRoot(call: PlannedCall, library: string, path: string): Promise<SentOutcome> {
-    let held = this.held.get(call.path);
-    if (!held) {
-      held = { call, library, folders: [], answer: [] };
-      this.held.set(call.path, held);
-      void this.opts.clock.sleep(this.opts.rootHoldMs ?? ROOT_HOLD_MS).then(() => this.sendRoot(call.path));
-    }
-    if (!held.folders.includes(path)) held.folders.push(path);
-    return new Promise((resolve) => held.answer.push(resolve));
+  /**
+   * A library refresh waits until the targeted refreshes sent before it have run: queued among them, it would run
+   * next (the newest equal entry of the server's PriorityQueue) and hold them up for a whole walk.
+   */
+  private async clearWay(): Promise<void> {
+    const cleared = await this.watch.clear(ROOT_POLL_MS, WATCH_LIMIT_MS);
+    if (!cleared) this.opts.log.warn({ target: this.opts.name, waiting: this.watch.pending() }, `sending a library refresh with ${this.watch.pending()} targeted refresh(es) of ours not seen to run after ${WATCH_LIMIT_MS / 60_000} min`);
   }
 
-  private async sendRoot(key: string): Promise<void> {
-    const held = this.held.get(key);
-    if (!held) return;
-    this.held.delete(key);
-    this.opts.log.info({ target: this.opts.name, library: held.library, folders: held.folders }, libraryWalkNote(this.opts.kind, held.library, held.folders));
-    let outcome: SentOutcome;
+  /** A held library refresh goes: once for every folder of its burst. */
+  private async sendRoot(item: FolderItem, library: string, folders: string[]): Promise<SentOutcome> {
+    this.opts.log.info({ target: this.opts.name, library, folders }, libraryWalkNote(this.opts.kind, library, folders));
     try {
-      await this.refreshOnce(held.call);
-      const item = { id: held.call.item!.id, path: held.call.item!.path };
-      outcome = { status: 'scanned', detail: `refreshed library '${held.library}' as a whole, once for ${held.folders.length} folder(s)`, sections: [item.id], sent: { via: 'library', item } };
+      await this.refreshOnce(item);
+      return { status: 'scanned', detail: `refreshed library '${library}' as a whole, once for ${folders.length} folder(s)`, sections: [item.id], sent: { via: 'library', item: { id: item.id, path: item.path } } };
     } catch (err) {
-      outcome = this.opts.api.retry(err);
+      return this.opts.api.retry(err);
     }
-    for (const answer of held.answer) answer(outcome);
   }
 }

@@ -10,10 +10,12 @@ import type { ItemLocation, Library, ScanContext, ScanOutcome } from '../scan.js
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities } from './kind.js';
 import { holders, knownLocations, LibraryList } from './library-list.js';
 import { locateMediaBrowserItems, refreshMediaBrowserItem } from './mediabrowser-items.js';
-import { FOLDER_DELETES, MediaBrowserScans } from './mediabrowser-scan.js';
+import { MediaBrowserScans } from './mediabrowser-scan.js';
+import { FOLDER_DELETES } from './mediabrowser-sent.js';
 import type { MediaBrowserTicket } from './mediabrowser-verdict.js';
 import { defaultScanMethod, SCAN_METHODS, type ScanMethod } from './mediabrowser-scan-plan.js';
 import { choice, optional } from '../config/values.js';
+import { realtimeMonitorNote, type MediaBrowserLibrary } from './realtime-monitor.js';
 import { mediaBrowserFollower, type FollowSettings } from './mediabrowser-following.js';
 
 export interface MediaBrowserOptions {
@@ -49,7 +51,7 @@ export interface MediaBrowserFlavour {
   /** GET path that lists libraries and their folders. */
   librariesPath: string;
   /** The libraries, with the ids /Items takes as ParentId; anything malformed is skipped, not fatal. */
-  parseLibraries(body: unknown): Library[];
+  parseLibraries(body: unknown): MediaBrowserLibrary[];
 }
 
 export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrowserOptions): Capabilities {
@@ -70,7 +72,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
       `check TOKEN${flavour.kind === 'jellyfin' && path === flavour.librariesPath && status === 403 ? ' (listing libraries needs an admin API key)' : ''}`,
     notFoundHint: 'check URL; Emby may need the /emby prefix',
   });
-  const list = new LibraryList(async () => {
+  const list = new LibraryList<MediaBrowserLibrary>(async () => {
     const libraries = flavour.parseLibraries(await api.json('GET', flavour.librariesPath, { cap: MEDIABROWSER_LIBRARIES }));
     log.debug({ target: opts.name, libraries }, 'library folders loaded');
     return libraries;
@@ -84,6 +86,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     clock,
     log,
     rootHoldMs: opts.rootHoldMs,
+    librariesPath: flavour.librariesPath,
   });
   const follower = opts.follow ? mediaBrowserFollower({ kind: flavour.kind, librariesPath: flavour.librariesPath, name: opts.name, url: opts.url, token: opts.token }, opts.follow, { api, clock, log, scans, list }) : undefined;
   const locate = async (file: string): Promise<ItemLocation> => {
@@ -115,7 +118,8 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
         if (!follower || outcome.status !== 'scanned' || !sent) return outcome;
         const libraries = found.holders.map((l) => l.id);
         if (gone?.length) return { ...outcome, follow: { file: path, folder: path, ...sent, libraries, removed: { ids: gone } } satisfies MediaBrowserTicket };
-        if (!context.file || context.deleted) return outcome;
+        // A file the request named that is there (an upgrade's new file beside the deleted one it replaced).
+        if (!context.file) return outcome;
         return { ...outcome, follow: { file: context.file, folder: path, ...sent, libraries } satisfies MediaBrowserTicket };
       } catch (err) {
         return api.retry(err);
@@ -126,8 +130,12 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
       const path = trimTrailingSeparator(folder);
       const found = await list.holding(path);
       if (found.holders.length === 0) return undefined;
-      return scans.explain(path, found.all, false);
+      const note = realtimeMonitorNote(flavour.kind, found.holders);
+      return `${await scans.explain(path, found.all, false)}${note ? `. ${note}` : ''}`;
     },
+
+    // From the list as last read (the probe reads it): never a request of its own.
+    serverNotes: () => [realtimeMonitorNote(flavour.kind, list.known() ?? [])].filter((n): n is string => n !== undefined),
 
     locate,
     refreshItem: refreshingItems(locate, (id) => refreshMediaBrowserItem(api, id), (err) => api.itemRetry(err)),

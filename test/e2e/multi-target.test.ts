@@ -31,7 +31,7 @@ beforeEach(async () => {
     ],
   });
   // Emby on Windows, TV only.
-  emby = await startFakeEmby({ libraries: [{ Name: 'TV', Id: '4', SubFolders: [{ Name: 'tv', Id: '12', Path: 'D:\\Media\\tv' }] }] });
+  emby = await startFakeEmby({ libraries: { Items: [{ Name: 'TV', ItemId: '4', Locations: ['D:\\Media\\tv'] }], TotalRecordCount: 1 } });
   t = await testService({
     config: {
       SERVER_SCAN_DELAY: DELAY_S,

@@ -1,4 +1,4 @@
-// A fake Emby on 127.0.0.1: the MediaBrowser recorder with X-Emby-Token auth and /Library/SelectableMediaFolders;
+// A fake Emby on 127.0.0.1: the MediaBrowser recorder with X-Emby-Token auth and /Library/VirtualFolders/Query;
 // startEmbyServer is the model server answering as Emby (what a follow-up needs: items that change, LibraryChanged).
 import { ownFixture } from '../support/fixtures.js';
 import { startFakeMediaBrowser, type FakeMediaBrowser } from './jellyfin.js';
@@ -10,8 +10,8 @@ export function startFakeEmby(opts: { token?: string; libraries?: unknown } = {}
   return startFakeMediaBrowser({
     token: opts.token ?? 'emby-token-5678',
     authorised: (headers, token) => headers['x-emby-token'] === token,
-    librariesPath: '/Library/SelectableMediaFolders',
-    libraries: opts.libraries ?? ownFixture('emby/library-selectablemediafolders.json'),
+    librariesPath: '/Library/VirtualFolders/Query',
+    libraries: opts.libraries ?? ownFixture('emby/library-virtualfolders-query.json'),
     updatedStatus: 200,
   });
 }

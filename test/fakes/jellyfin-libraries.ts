@@ -16,18 +16,22 @@ export interface TvShape {
   episodes: number;
 }
 
-export function tvLibrary(model: JellyfinModel, location: string, shape: TvShape, name = 'Shows'): ModelLibrary {
+/** A library's options: real-time monitoring, and whether its disk is a network mount (no inotify events). */
+export type LibrarySetup = Partial<Pick<ModelLibrary, 'realtimeMonitor' | 'networkMount'>>;
+
+export function tvLibrary(model: JellyfinModel, location: string, shape: TvShape, name = 'Shows', options: LibrarySetup = {}): ModelLibrary {
   const lib = model.addLibrary(name, 'tvshows', location);
   for (let s = 1; s <= shape.series; s++) {
     for (let n = 1; n <= shape.seasons; n++) {
       for (let e = 1; e <= shape.episodes; e++) model.writeFile(episodeFile(location, s, n, e));
     }
   }
-  return lib;
+  // Switched on once the library is on disk: what was there before is no change the watcher saw.
+  return Object.assign(lib, options);
 }
 
-export function movieLibrary(model: JellyfinModel, location: string, movies: number, name = 'Movies'): ModelLibrary {
+export function movieLibrary(model: JellyfinModel, location: string, movies: number, name = 'Movies', options: LibrarySetup = {}): ModelLibrary {
   const lib = model.addLibrary(name, 'movies', location);
   for (let m = 1; m <= movies; m++) model.writeFile(movieFile(location, m));
-  return lib;
+  return Object.assign(lib, options);
 }

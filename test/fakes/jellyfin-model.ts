@@ -1,13 +1,16 @@
-// A model of how Jellyfin 10.10-12 turns "this changed" into items, for tests and benchmarks. What it keeps
-// apart, as the server does: the disk (what exists) and the database (what is an item). A folder item's refresh
-// is a validate that walks the disk below it, run from one queue one at a time; its findings become items only
-// when it ends. Costs are counted in entries walked and take `msPerEntry` each on the injected clock.
-// The facts modelled, with the server code they come from, are in docs/targets.md (Jellyfin and Emby).
+// A model of how Jellyfin 10.11 turns "this changed" into items, for tests and benchmarks. What it keeps apart, as
+// the server does: the disk (what exists) and the database (what is an item, and whether it has metadata). A
+// folder item's refresh is a validate that walks the disk below it, run one at a time from the server's priority
+// queue; its findings become items only when it ends. Costs are counted in entries walked and take `msPerEntry`
+// each on the injected clock. Each behaviour cites jellyfin/jellyfin at v10.11.11 (file:line); docs/targets.md
+// has the same citations for people.
 import { isInside, parentFolder } from '../../src/paths/folder.js';
 import type { ClockScheduler } from './clock-scheduler.js';
+import { DotNetPriorityQueue, PRIORITY, type Priority } from './refresh-queue.js';
 
 export type LibraryKind = 'tvshows' | 'movies';
-export type ItemType = 'CollectionFolder' | 'Series' | 'Season' | 'Episode' | 'Movie';
+export type ItemType = 'CollectionFolder' | 'Folder' | 'Series' | 'Season' | 'Episode' | 'Movie';
+export type RefreshMode = 'None' | 'ValidationOnly' | 'Default' | 'FullRefresh';
 
 export interface ModelItem {
   Id: string;
@@ -19,13 +22,30 @@ export interface ModelItem {
   libraryId: string;
   /** The disk change (its time stamp) this item was last brought up to. */
   synced: number;
+  /**
+   * Since when it has metadata (a refresh ran for it; -Infinity: long ago), undefined while it has none: a
+   * ReplaceAllMetadata asked for after that overwrites metadata that existed.
+   */
+  metadataAt?: number;
 }
 
 export interface ModelLibrary {
+  /** The CollectionFolder's id: /Library/VirtualFolders' ItemId. */
   id: string;
   name: string;
   kind: LibraryKind;
   location: string;
+  /** The physical folder at `location` (a plain Folder, a child of the root folder, not of the CollectionFolder). */
+  physicalId: string;
+  /** LibraryOptions.EnableRealtimeMonitor (MediaBrowser.Model/Configuration/LibraryOptions.cs:47). */
+  realtimeMonitor: boolean;
+  /** On a network mount inotify never fires, so the real-time monitor sees nothing there. */
+  networkMount: boolean;
+}
+
+export interface RefreshOptions {
+  mode: RefreshMode;
+  replaceAll: boolean;
 }
 
 export interface Validate {
@@ -36,9 +56,18 @@ export interface Validate {
   startedAt: number;
   endsAt: number;
   why: string;
+  priority: Priority;
+  options: RefreshOptions;
 }
 
-/** What the disk holds at a path: a file or folder, and when it last changed. */
+/** An item whose metadata a refresh overwrote (ReplaceAllMetadata on an item that had some). */
+export interface Replacement {
+  itemId: string;
+  path: string;
+  at: number;
+  why: string;
+}
+
 interface DiskEntry {
   kind: 'file' | 'folder';
   changedAt: number;
@@ -51,11 +80,22 @@ interface Shown {
   change: number;
 }
 
+interface Waiting {
+  itemId: string;
+  why: string;
+  priority: Priority;
+  options: RefreshOptions;
+  queuedAt: number;
+}
+
 export interface ModelOptions {
   scheduler: ClockScheduler;
   /** What one entry of a walk costs (the benchmark's 2 ms). */
   msPerEntry?: number;
 }
+
+/** BaseItem.ChangedExternally and the web client's "Scan for new and updated files": Default, nothing replaced. */
+export const DEFAULT_REFRESH: RefreshOptions = { mode: 'Default', replaceAll: false };
 
 export class JellyfinModel {
   readonly libraries: ModelLibrary[] = [];
@@ -64,10 +104,10 @@ export class JellyfinModel {
   private readonly byPath = new Map<string, ModelItem>();
   private readonly shown = new Map<string, Shown[]>();
   private readonly removedFromDisk = new Map<string, number>();
-  /** The refresh queue (ProviderManager's): item ids waiting, and the validate running. */
-  private readonly queue: { itemId: string; why: string }[] = [];
+  private readonly queue = new DotNetPriorityQueue<Waiting>();
   running: Validate | undefined;
   readonly validates: Validate[] = [];
+  readonly replacements: Replacement[] = [];
   /** Entries walked by every validate and plugin scan so far, in all and per library id. */
   walked = 0;
   readonly walkedIn = new Map<string, number>();
@@ -76,6 +116,8 @@ export class JellyfinModel {
   readonly msPerEntry: number;
   /** Told of every item the database adds, brings up to a change, or removes (the server's LibraryChanged). */
   changes?: { added(item: ModelItem): void; updated(item: ModelItem): void; removed(item: ModelItem): void };
+  /** Told of every path the disk creates or deletes (what a FileSystemWatcher would raise; jellyfin-monitor.ts). */
+  onDiskChange?: (path: string) => void;
 
   constructor(readonly opts: ModelOptions) {
     this.msPerEntry = opts.msPerEntry ?? 2;
@@ -85,11 +127,21 @@ export class JellyfinModel {
     return this.opts.scheduler.now();
   }
 
-  addLibrary(name: string, kind: LibraryKind, location: string): ModelLibrary {
-    const lib = { id: this.newId(), name, kind, location };
+  /**
+   * A library: its CollectionFolder (a virtual folder under the server's config; its locations are
+   * PhysicalLocations and PhysicalFolderIds, CollectionFolder.cs:58-62) and the physical folder at its location, a
+   * child of the root folder (GetPhysicalFolders reads RootFolder.Children, L339-369), which the library monitor
+   * and FindByPath find; listing the CollectionFolder's children lists the physical folders' (GetActualChildren,
+   * L329-332).
+   */
+  addLibrary(name: string, kind: LibraryKind, location: string, options: { realtimeMonitor?: boolean; networkMount?: boolean } = {}): ModelLibrary {
+    const id = this.newId();
+    const physicalId = this.newId();
+    const lib: ModelLibrary = { id, name, kind, location, physicalId, realtimeMonitor: !!options.realtimeMonitor, networkMount: !!options.networkMount };
     this.libraries.push(lib);
     this.disk.set(location, { kind: 'folder', changedAt: this.now });
-    this.insert({ Id: lib.id, Name: name, Path: location, Type: 'CollectionFolder', IsFolder: true, libraryId: lib.id, synced: this.now });
+    this.insert({ Id: id, Name: name, Path: `/config/root/default/${name}`, Type: 'CollectionFolder', IsFolder: true, libraryId: id, synced: this.now, metadataAt: -Infinity });
+    this.insert({ Id: physicalId, Name: name, Path: location, Type: 'Folder', IsFolder: true, libraryId: id, synced: this.now, metadataAt: -Infinity });
     return lib;
   }
 
@@ -97,11 +149,12 @@ export class JellyfinModel {
 
   /** A file appears (or is replaced): it and its missing parent folders exist from now on. */
   writeFile(path: string): void {
+    const created: string[] = [];
+    for (let p = parentFolder(path); !this.disk.has(p) && p !== parentFolder(p); p = parentFolder(p)) created.unshift(p);
+    for (const p of created) this.disk.set(p, { kind: 'folder', changedAt: this.now });
     this.disk.set(path, { kind: 'file', changedAt: this.now });
     this.removedFromDisk.delete(path);
-    for (let p = parentFolder(path); !this.disk.has(p) && p !== parentFolder(p); p = parentFolder(p)) {
-      this.disk.set(p, { kind: 'folder', changedAt: this.now });
-    }
+    for (const p of [...created, path]) this.onDiskChange?.(p);
   }
 
   /** A file or a whole folder goes. */
@@ -112,36 +165,38 @@ export class JellyfinModel {
         this.removedFromDisk.set(p, this.now);
       }
     }
+    this.onDiskChange?.(path);
   }
 
   /** The database catches up with the disk at no cost: the library as it was scanned long ago. */
   settle(): void {
-    // Long ago: no LibraryChanged is still due for it.
     const changes = this.changes;
     this.changes = undefined;
-    for (const lib of this.libraries) this.apply(this.items.get(lib.id)!, this.snapshot(lib.location));
+    for (const lib of this.libraries) this.apply(this.items.get(lib.physicalId)!, this.snapshot(lib.location));
+    for (const item of this.items.values()) item.metadataAt = -Infinity;
     this.changes = changes;
     this.shown.clear();
   }
 
   // ---- the database ----
 
+  /** LibraryManager.FindByPath: the item whose Path is `path` (a library's location: its physical folder). */
   itemAt(path: string): ModelItem | undefined {
     return this.byPath.get(path);
   }
 
+  /** An item's children; a CollectionFolder's are its physical folders' (CollectionFolder.GetActualChildren). */
   children(parentId: string): ModelItem[] {
-    return [...this.items.values()].filter((i) => i.ParentId === parentId);
+    const lib = this.libraries.find((l) => l.id === parentId);
+    const id = lib ? lib.physicalId : parentId;
+    return [...this.items.values()].filter((i) => i.ParentId === id);
   }
 
   libraryOf(path: string): ModelLibrary | undefined {
     return this.libraries.find((l) => isInside(path, l.location));
   }
 
-  /**
-   * When the database first showed the disk's present state of `path` (an item for a file that exists, brought
-   * up to its last change; no item for one removed), or undefined while it does not.
-   */
+  /** When the database first showed the disk's present state of `path`, or undefined while it does not. */
   shownAt(path: string): number | undefined {
     const log = this.shown.get(path) ?? [];
     const entry = this.disk.get(path);
@@ -150,46 +205,72 @@ export class JellyfinModel {
     return gone === undefined ? undefined : log.find((s) => s.what === 'removed' && s.at >= gone)?.at;
   }
 
-  // ---- the refresh queue: one validate at a time ----
+  // ---- the refresh queue: one refresh at a time, in the PriorityQueue's order ----
 
-  /** POST /Items/{id}/Refresh and the monitor's ChangedExternally: false when there is no such item. */
-  queueRefresh(itemId: string, why: string): boolean {
+  /**
+   * ProviderManager.QueueRefresh (ProviderManager.cs:1003-1025): enqueue, and start the loop if none runs. The
+   * loop (L1027-1073) dequeues one entry at a time and awaits it; an id no longer found is skipped (L1046-1051).
+   * POST /Items/{id}/Refresh queues at High (ItemRefreshController.cs:90-91); false when there is no such item.
+   */
+  queueRefresh(itemId: string, why: string, opts: { priority?: Priority; options?: RefreshOptions } = {}): boolean {
     if (!this.items.has(itemId)) return false;
-    this.queue.push({ itemId, why });
+    this.queue.enqueue({ itemId, why, priority: opts.priority ?? 'High', options: opts.options ?? DEFAULT_REFRESH, queuedAt: this.now }, PRIORITY[opts.priority ?? 'High']);
     if (!this.running) this.startNext();
     return true;
   }
 
-  /** Nothing queued or running. */
   get idle(): boolean {
-    return !this.running && this.queue.length === 0;
+    return !this.running && this.queue.size === 0;
   }
 
   get queued(): number {
-    return this.queue.length;
+    return this.queue.size;
   }
 
-  /** The item waits in the refresh queue (a library's RefreshStatus "Queued"). */
+  /** The item waits in the refresh queue (ProviderManager.GetRefreshQueue: the ids waiting). */
   isQueued(itemId: string): boolean {
-    return this.queue.some((q) => q.itemId === itemId);
+    return this.queue.unordered().some((q) => q.itemId === itemId);
+  }
+
+  /**
+   * RefreshStatus as GetVirtualFolders(true) says it (LibraryManager.cs:1331-1335): Active while a physical folder
+   * of the library validates (CollectionFolder.GetRefreshProgress, L224-246), Queued only while the
+   * CollectionFolder's own id waits: a monitor walk queues the physical folder and reads Idle until it runs.
+   */
+  refreshStatus(lib: ModelLibrary): 'Active' | 'Queued' | 'Idle' {
+    if (this.running && (this.running.itemId === lib.id || this.running.itemId === lib.physicalId)) return 'Active';
+    return this.isQueued(lib.id) ? 'Queued' : 'Idle';
   }
 
   private startNext(): void {
-    const next = this.queue.shift();
+    const next = this.queue.dequeue();
     if (!next) return;
     const item = this.items.get(next.itemId);
-    // An item deleted while it waited is skipped, as the server's queue skips an id it no longer finds.
     if (!item) return this.startNext();
-    const snap = item.IsFolder ? this.snapshot(item.Path) : new Map([[item.Path, this.disk.get(item.Path)]].filter(([, e]) => e) as [string, DiskEntry][]);
-    const entries = snap.size + (item.IsFolder ? 1 : 0);
-    const v: Validate = { itemId: item.Id, path: item.Path, entries, startedAt: this.now, endsAt: this.now + entries * this.msPerEntry, why: next.why };
+    // A CollectionFolder's refresh validates its physical folders (RefreshCollectionFolderChildren, L1091-1099);
+    // any other folder validates itself, recursively (RefreshItem, L1075-1089; Folder.ValidateChildren L288).
+    const lib = item.Type === 'CollectionFolder' ? this.libraries.find((l) => l.id === item.Id) : undefined;
+    const walked = lib ? this.items.get(lib.physicalId)! : item;
+    const snap = walked.IsFolder ? this.snapshot(walked.Path) : new Map([[walked.Path, this.disk.get(walked.Path)]].filter(([, e]) => e) as [string, DiskEntry][]);
+    const entries = snap.size + (walked.IsFolder ? 1 : 0);
+    const v: Validate = { itemId: item.Id, path: walked.Path, entries, startedAt: this.now, endsAt: this.now + entries * this.msPerEntry, why: next.why, priority: next.priority, options: next.options };
+    // The refresh reads every item it covers (Folder.RefreshMetadataRecursive, Folder.cs:573-580, with the same
+    // options): metadata they had when it was asked for is what a ReplaceAllMetadata overwrites
+    // (MetadataService.cs:167, L858-861). Metadata fetched since (a new item's first refresh) was never anyone's.
+    const covered = [...this.items.values()].filter((i) => i === walked || (walked.IsFolder && isInside(i.Path, walked.Path)));
+    const hadMetadata = covered.filter((i) => i.metadataAt !== undefined && i.metadataAt < next.queuedAt).map((i) => i.Id);
     this.running = v;
     this.validates.push(v);
-    this.countWalk(item.Path, entries);
-    this.log.push(`validate ${item.Type} ${item.Path} (${entries} entries; ${next.why})`);
+    this.countWalk(walked.Path, entries);
+    this.log.push(`refresh ${item.Type} ${walked.Path} (${entries} entries; ${next.priority}, ${next.options.mode}${next.options.replaceAll ? ', ReplaceAllMetadata' : ''}; ${next.why})`);
     this.opts.scheduler.at(v.endsAt, () => {
-      const still = this.items.get(item.Id);
+      const still = this.items.get(walked.Id);
       if (still) this.apply(still, snap);
+      const replaces = next.options.replaceAll && next.options.mode !== 'None' && next.options.mode !== 'ValidationOnly';
+      if (replaces) for (const id of hadMetadata) this.replaced(this.items.get(id), next.why);
+      if (next.options.mode !== 'None') {
+        for (const i of this.items.values()) if ((i === walked || (walked.IsFolder && isInside(i.Path, walked.Path))) && i.metadataAt === undefined) i.metadataAt = this.now;
+      }
       this.running = undefined;
       this.startNext();
     });
@@ -202,7 +283,10 @@ export class JellyfinModel {
     return snap;
   }
 
-  /** The end of a validate of `root`: new entries become items, items whose path was not seen go. */
+  /**
+   * The end of a validate of `root` (Folder.ValidateChildrenInternal2, Folder.cs:373-571): new entries become
+   * items (CreateItems L480), items whose path was not seen go (DeleteItem L473), known ones are brought up.
+   */
   apply(root: ModelItem, seen: Map<string, DiskEntry>): void {
     if (!root.IsFolder) {
       const e = seen.get(root.Path);
@@ -221,22 +305,42 @@ export class JellyfinModel {
     }
   }
 
-  /** Creates the item `path` resolves to, if any (a movie's folder resolves to none). */
+  /**
+   * The item a validate resolves `path` to, if any. A movie's folder resolves to no item of its own: the Movie's
+   * Path is its video file and its parent the location (MovieResolver.FindMovie, MovieResolver.cs:459-479).
+   */
   resolve(path: string, e: DiskEntry): ModelItem | undefined {
     const lib = this.libraryOf(path);
     if (!lib) return undefined;
     const depth = path.slice(lib.location.length).split('/').filter(Boolean).length;
-    const parent = lib.kind === 'movies' ? this.items.get(lib.id) : this.byPath.get(parentFolder(path));
+    const parent = lib.kind === 'movies' ? this.items.get(lib.physicalId) : this.byPath.get(parentFolder(path));
     if (!parent) return undefined;
     let type: ItemType | undefined;
     if (lib.kind === 'movies') type = e.kind === 'file' ? 'Movie' : undefined;
     else if (e.kind === 'folder') type = depth === 1 ? 'Series' : depth === 2 ? 'Season' : undefined;
     else type = depth >= 2 ? 'Episode' : undefined;
     if (!type) return undefined;
-    const name = path.slice(path.lastIndexOf('/') + 1);
-    const item: ModelItem = { Id: this.newId(), Name: name, Path: path, Type: type, IsFolder: e.kind === 'folder', ParentId: parent.Id, libraryId: lib.id, synced: e.changedAt };
+    return this.create(path, type, parent, e.changedAt, 'validate');
+  }
+
+  /**
+   * Saves an item at `path`. Its id is made from its path and type (Emby.Server.Implementations/Library/
+   * ResolverHelper.cs:36, 76), and SaveItems writes over a row with that id, deleting its provider ids, images and
+   * locked fields first (Jellyfin.Server.Implementations/Item/BaseItemRepository.cs:619-671): an item already
+   * there is saved anew, its metadata gone (counted replaced).
+   */
+  create(path: string, type: ItemType, parent: ModelItem, change: number, why: string): ModelItem {
+    const there = this.byPath.get(path);
+    if (there && there.Type === type) {
+      this.replaced(there, why);
+      there.metadataAt = undefined;
+      this.bringUpTo(there, change);
+      return there;
+    }
+    const lib = this.libraryOf(path)!;
+    const item: ModelItem = { Id: this.newId(), Name: path.slice(path.lastIndexOf('/') + 1), Path: path, Type: type, IsFolder: type !== 'Episode' && type !== 'Movie', ParentId: parent.Id, libraryId: lib.id, synced: change };
     this.insert(item);
-    this.note(path, 'created', e.changedAt);
+    this.note(path, 'created', change);
     this.changes?.added(item);
     return item;
   }
@@ -257,6 +361,10 @@ export class JellyfinModel {
     this.byPath.delete(item.Path);
     this.note(item.Path, 'removed', this.now);
     this.changes?.removed(item);
+  }
+
+  private replaced(item: ModelItem | undefined, why: string): void {
+    if (item?.metadataAt !== undefined) this.replacements.push({ itemId: item.Id, path: item.Path, at: this.now, why });
   }
 
   private insert(item: ModelItem): void {
@@ -286,7 +394,7 @@ export class JellyfinModel {
     return this.countBelow(lib.location) + 1;
   }
 
-  /** Every entry on disk below `path` (the cost of creating what is there). */
+  /** Every entry on disk below `path`. */
   countBelow(path: string): number {
     return this.snapshot(path).size;
   }

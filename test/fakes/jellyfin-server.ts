@@ -1,9 +1,12 @@
 // A model Jellyfin 10.11 on 127.0.0.1: the HTTP routes a relay uses, answered from JellyfinModel (disk,
-// database, refresh queue), LibraryMonitor (/Library/Media/Updated) and, when switched on, the Targeted Scans
-// plugin. Time is the injected ManualClock's, moved through a ClockScheduler: nothing here sleeps.
+// database, priority refresh queue), LibraryMonitor (/Library/Media/Updated, and the real-time monitor of a
+// library that has it on) and, when switched on, the Targeted Scans plugin (its ScanPath and ScanPaths routes).
+// Time is the injected ManualClock's, moved through a ClockScheduler: nothing here sleeps.
 // test/fakes/jellyfin.ts stays the recorder the target's own tests use; this one models what the server does.
-// With `kind: 'emby'` the same model answers as Emby: X-Emby-Token (or api_key), /Library/SelectableMediaFolders
-// (no RefreshStatus), no /Users/Me, and its websocket on /embywebsocket; LibraryChanged as on Jellyfin.
+// With `kind: 'emby'` the same model answers as Emby: X-Emby-Token (or api_key), /Library/VirtualFolders/Query
+// and /Library/SelectableMediaFolders, /Items?Path=, no /Users/Me, the Emby plugin's answers (always 200), and
+// its websocket on /embywebsocket; LibraryChanged as on Jellyfin. Emby is closed source: where its behaviour is
+// modelled on Jellyfin's inherited code (the queue, the monitor, RefreshStatus), that is an assumption.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ManualClock } from '../../src/clock.js';
 import { closeServer, listenLocal, withBody } from '../support/net.js';
@@ -13,7 +16,8 @@ import { FakeLibraryChangedNotifier } from './library-changed.js';
 import { FakeMediaBrowserSocket } from './mediabrowser-socket.js';
 import { JellyfinModel } from './jellyfin-model.js';
 import { LibraryMonitor } from './jellyfin-monitor.js';
-import { scanPath } from './jellyfin-targeted-scan.js';
+import { EMPTY_PATH_PROBLEM, scanPath, scanPathAnswer, scanPaths, scanPathsAnswer } from './jellyfin-targeted-scan.js';
+import type { RefreshMode } from './jellyfin-model.js';
 
 export interface ModelRequest {
   method: string;
@@ -57,6 +61,8 @@ export interface JellyfinServer {
   plugin: boolean;
   /** Listings leave Path out whatever Fields asks (a proxy or server that gives nothing usable). */
   omitPaths: boolean;
+  /** Emby's /Items ignores its Path filter (a server that does not apply it). */
+  omitPathFilter: boolean;
   requests: ModelRequest[];
   /** Requests to `path` (listing requests: '/Items'). */
   count(method: string, path: string): number;
@@ -72,9 +78,12 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
   const userToken = opts.userToken ?? 'jellyfin-model-user-token-9abc';
   const USER_ID = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
   const requests: ModelRequest[] = [];
-  const installed = { plugin: !!opts.plugin, omitPaths: false };
+  const installed = { plugin: !!opts.plugin, omitPaths: false, omitPathFilter: false };
 
   const emby = opts.kind === 'emby';
+  const kindOf = emby ? 'emby' : 'jellyfin';
+  // The server's own FileSystemWatcher for libraries with real-time monitoring (jellyfin-monitor.ts `watched`).
+  model.onDiskChange = (p) => monitor.watched(p);
   /** The token a request carries: Jellyfin's Authorization header; Emby's X-Emby-Token or api_key. */
   const tokenOf = (req: IncomingMessage): string | undefined => {
     if (emby) return String(req.headers['x-emby-token'] ?? '') || (new URL(req.url ?? '/', 'http://x').searchParams.get('api_key') ?? undefined);
@@ -96,17 +105,26 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
     // reference (UserService, dev.emby.media) has no /Users/Me: not found there.
     if (method === 'GET' && path === '/Users/Me' && !emby) return isUser(req) ? [200, { Name: 'relay', Id: USER_ID }] : [400];
     if (method === 'GET' && path === '/Library/SelectableMediaFolders' && emby) {
-      // Emby's library list: Id, Guid, SubFolders with their Path; no refresh state.
+      // Emby's older library list: Id, Guid, SubFolders with their Path; no refresh state.
       return [200, model.libraries.map((l, i) => ({ Name: l.name, Id: l.id, Guid: l.id, SubFolders: [{ Name: l.location.split('/').pop(), Id: String(100 + i), Path: l.location }] }))];
     }
-    if (method === 'GET' && path === '/Library/VirtualFolders' && !emby) {
-      // LibraryManager.GetVirtualFolders(true): Active while the library's folder validates, Queued while its item waits.
-      const status = (id: string) => (model.running?.itemId === id ? 'Active' : model.isQueued(id) ? 'Queued' : 'Idle');
-      return [200, model.libraries.map((l) => ({ Name: l.name, ItemId: l.id, Locations: [l.location], CollectionType: l.kind, RefreshStatus: status(l.id), ...(status(l.id) === 'Active' ? { RefreshProgress: 50 } : {}) }))];
-    }
+    // LibraryManager.GetVirtualFolders(true) (jellyfin@v10.11.11 LibraryManager.cs:1279-1335): each library with its
+    // LibraryOptions and RefreshStatus. Emby 4.7+ answers the same VirtualFolderInfo in a QueryResult at
+    // /Library/VirtualFolders/Query (Emby.SDK@58acc58 openapi_v3.json L49976, VirtualFolderInfo L89489-89530).
+    const virtualFolders = () =>
+      model.libraries.map((l) => {
+        const status = model.refreshStatus(l);
+        return { Name: l.name, ItemId: l.id, ...(emby ? { Id: l.id, Guid: l.id } : {}), Locations: [l.location], CollectionType: l.kind, LibraryOptions: { EnableRealtimeMonitor: l.realtimeMonitor }, RefreshStatus: status, ...(status === 'Active' ? { RefreshProgress: 50 } : {}) };
+      });
+    if (method === 'GET' && path === '/Library/VirtualFolders' && !emby) return [200, virtualFolders()];
+    if (method === 'GET' && path === '/Library/VirtualFolders/Query' && emby) return [200, { Items: virtualFolders(), TotalRecordCount: model.libraries.length }];
     if (method === 'GET' && path === '/Items') return [200, listItems(q)];
     const refresh = /^\/Items\/([^/]+)\/Refresh$/.exec(path);
-    if (method === 'POST' && refresh) return [model.queueRefresh(refresh[1], `POST ${path}`) ? 204 : 404];
+    if (method === 'POST' && refresh) {
+      // ItemRefreshController.RefreshItem (L57-91): the modes default to None, the refresh is queued at High.
+      const mode = (q.metadatarefreshmode ?? 'None') as RefreshMode;
+      return [model.queueRefresh(refresh[1], `POST ${path}`, { priority: 'High', options: { mode, replaceAll: q.replaceallmetadata === 'true' } }) ? (emby ? 200 : 204) : 404];
+    }
     if (method === 'POST' && path === '/Library/Media/Updated') {
       const updates = (body as { Updates?: { Path?: string }[] })?.Updates;
       if (!Array.isArray(updates)) return [400];
@@ -114,8 +132,14 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
       return [204];
     }
     if (method === 'POST' && path === '/Library/ScanPath' && installed.plugin) {
-      const a = scanPath(model, String((body as { Path?: unknown })?.Path ?? ''));
-      return [a.http, a.body];
+      const asked = String((body as { Path?: unknown })?.Path ?? '');
+      if (!asked.trim()) return emby ? [200, { Status: 'BadRequest', Message: 'Path is required' }] : asked ? [400, { Status: 'BadRequest', Message: 'Path is required' }] : [400, EMPTY_PATH_PROBLEM];
+      return scanPathAnswer(kindOf, scanPath(model, kindOf, asked), asked);
+    }
+    if (method === 'POST' && path === '/Library/ScanPaths' && installed.plugin) {
+      const asked = (body as { Paths?: unknown })?.Paths;
+      if (!Array.isArray(asked) || asked.length === 0) return [emby ? 200 : 400, { Results: [] }];
+      return [200, scanPathsAnswer(scanPaths(model, kindOf, asked.map(String)))];
     }
     return [404];
   };
@@ -124,8 +148,12 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
   // Fields asks for it. An IsFolder parameter is ignored, as the server binds none.
   const listItems = (q: Record<string, string>) => {
     const parent = q.parentid ? model.items.get(q.parentid) : undefined;
-    let all = !q.parentid ? [...model.items.values()] : q.recursive === 'true' && parent ? [...model.items.values()].filter((i) => i !== parent && isInside(i.Path, parent.Path)) : model.children(q.parentid);
+    // Below a CollectionFolder is below its physical folders (CollectionFolder.GetActualChildren).
+    const under = parent && (model.libraries.find((l) => l.id === parent.Id)?.location ?? parent.Path);
+    let all = !q.parentid ? [...model.items.values()] : q.recursive === 'true' && under ? [...model.items.values()].filter((i) => i.Path !== under && isInside(i.Path, under)) : model.children(q.parentid);
     if (q.ids) all = all.filter((i) => q.ids.split(',').includes(i.Id));
+    // Emby's GetItems has a Path filter ("Optional filter by Path.", openapi_v3.json L8625-8632); Jellyfin binds none.
+    if (emby && q.path !== undefined && !installed.omitPathFilter) all = [...model.items.values()].filter((i) => i.Path === q.path);
     const filters = (q.filters ?? '').split(',').map((f) => f.trim().toLowerCase());
     if (filters.includes('isfolder')) all = all.filter((i) => i.IsFolder);
     if (filters.includes('isnotfolder')) all = all.filter((i) => !i.IsFolder);
@@ -185,6 +213,12 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
     },
     set omitPaths(on: boolean) {
       installed.omitPaths = on;
+    },
+    get omitPathFilter() {
+      return installed.omitPathFilter;
+    },
+    set omitPathFilter(on: boolean) {
+      installed.omitPathFilter = on;
     },
     requests,
     count: (method, path) => requests.filter((r) => r.method === method && r.path === path).length,

@@ -86,7 +86,9 @@ export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Prom
   const itemsPage = (q: URLSearchParams) => {
     const parent = q.get('ParentId') ?? q.get('parentId');
     const ids = q.get('Ids')?.split(',');
-    const all = fake.items.filter((i) => (parent === null || i.ParentId === parent) && (!ids || ids.includes(i.Id)));
+    // Emby's GetItems filters by Path (emby-paths.ts); Jellyfin binds no such parameter.
+    const byPath = spec.librariesPath === '/Library/VirtualFolders' ? null : q.get('Path');
+    const all = fake.items.filter((i) => (byPath === null ? (parent === null || i.ParentId === parent) && (!ids || ids.includes(i.Id)) : i.Path === byPath));
     const start = Number(q.get('StartIndex') ?? 0);
     const limit = Number(q.get('Limit') ?? all.length);
     const withPath = (q.get('Fields') ?? '').split(',').includes('Path');

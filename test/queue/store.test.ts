@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { FILES_KEPT } from '../../src/queue/files.js';
 import { schemaVersion } from '../../src/queue/schema.js';
 import { Queue, type FolderRequest } from '../../src/queue/store.js';
 
@@ -35,6 +36,7 @@ describe('queue', () => {
     ['a deletion, then a download', [req('/tv/S/S01', { deleted: true }), req('/tv/S/S01', { fileHint: '/tv/S/S01/new.mkv' })]],
     ['refresh: item wins, otherwise the latest given', [req('/tv/S/S01', { refresh: 'item-if-enabled' }), req('/tv/S/S01', { refresh: 'item' }), req('/tv/S/S01', { refresh: 'item-if-enabled' })]],
     ['ids and received: the latest given', [req('/tv/S/S01', { ids: { tvdb: '1' }, received: '/a' }), req('/tv/S/S01'), req('/tv/S/S01', { ids: { tvdb: '2' } })]],
+    ['an upgrade: the new file and the one it replaced', [req('/m/A', { fileHint: '/m/A/new.mkv', event: 'Upgrade' }), req('/m/A', { fileHint: '/m/A/old.mkv', deleted: true, event: 'Upgrade' })]],
     ['two folders interleaved', [req('/tv/A/S01'), req('/tv/B/S01', { priority: 0 }), req('/tv/A/S01', { event: 'Upgrade' }), req('/tv/B/S01', { deleted: true })]],
   ];
   const rowsOf = (q: Queue, folders: string[]) => folders.map((f) => {
@@ -55,6 +57,24 @@ describe('queue', () => {
       expect(together.map((r) => r.merged)).toEqual(seq.map((r) => r.merged));
       expect(rowsOf(many.q, folders)).toEqual(rowsOf(one.q, folders));
     }
+  });
+
+  it('keeps every file the requests named, new and deleted, the latest request about a path deciding', () => {
+    const { q } = open();
+    q.enqueueMany([req('/m/A', { fileHint: '/m/A/new.mkv' }), req('/m/A', { fileHint: '/m/A/old.mkv', deleted: true })]);
+    expect(q.get('/m/A')!.files).toEqual({ live: ['/m/A/new.mkv'], gone: ['/m/A/old.mkv'] });
+    // Imported again after it was deleted: it is a live file now.
+    q.enqueue(req('/m/A', { fileHint: '/m/A/old.mkv' }));
+    expect(q.get('/m/A')!.files).toEqual({ live: ['/m/A/new.mkv', '/m/A/old.mkv'], gone: [] });
+    q.enqueue(req('/m/B', { fileHint: undefined }));
+    expect(q.get('/m/B')!.files).toBeUndefined();
+  });
+
+  it('keeps at most FILES_KEPT paths and says there were more, so the folder is scanned whole', () => {
+    const { q } = open();
+    q.enqueueMany(Array.from({ length: FILES_KEPT + 5 }, (_, i) => req('/tv/S/S01', { fileHint: `/tv/S/S01/e${i}.mkv` })));
+    const files = q.get('/tv/S/S01')!.files!;
+    expect([files.live.length, files.more]).toEqual([FILES_KEPT, true]);
   });
 
   it('keeps one row per folder; a new request resets the due time and keeps the higher priority', () => {

@@ -151,7 +151,15 @@ export function sonarrSeriesDeleted(folder: string): object {
   return { eventType: 'SeriesDelete', series: { id: 1, title: 'x', path: folder }, deletedFiles: true };
 }
 
-export function radarrDownload(file: string, upgrade = false): object {
+/** Radarr's Download of a movie file; an upgrade names the files it replaced in `deletedFiles`, as Radarr does. */
+export function radarrDownload(file: string, upgrade = false, replaced: string[] = []): object {
   const folder = file.slice(0, file.lastIndexOf('/'));
-  return { eventType: 'Download', movie: { id: 1, title: 'x', folderPath: folder }, movieFile: { id: 1, relativePath: file.slice(folder.length + 1), path: file }, isUpgrade: upgrade };
+  const deletedFiles = replaced.map((path, i) => ({ id: 100 + i, relativePath: path.slice(folder.length + 1), path }));
+  return { eventType: 'Download', movie: { id: 1, title: 'x', folderPath: folder }, movieFile: { id: 1, relativePath: file.slice(folder.length + 1), path: file }, isUpgrade: upgrade, ...(upgrade ? { deletedFiles } : {}) };
+}
+
+/** Sonarr's "On Import Complete" Download (4.0.6+): every file of a finished download in `episodeFiles`. */
+export function sonarrImport(files: string[]): object {
+  const series = files[0].split('/').slice(0, 3).join('/');
+  return { eventType: 'Download', series: { id: 1, title: 'x', path: series }, episodeFiles: files.map((path, i) => ({ id: i + 1, relativePath: path.slice(series.length + 1), path })), isUpgrade: false };
 }

@@ -1,10 +1,11 @@
 // What the follower makes of a file delivered to Emby, through the real service against the model server
-// answering as Emby (test/fakes/jellyfin-server.ts, kind 'emby'): X-Emby-Token, /Library/SelectableMediaFolders,
+// answering as Emby (test/fakes/jellyfin-server.ts, kind 'emby'): X-Emby-Token, /Library/VirtualFolders/Query,
 // the websocket on /embywebsocket?api_key=…, LibraryChanged batched 30 s after the last change and sent to a user's
 // socket only (test/fakes/library-changed.ts). Emby's default SCAN_METHOD is media-updated: the library monitor
 // refreshes 60 s after the report. Emby has no /Users/Me (none in its REST reference's UserService), so the follower
 // cannot tell a user's token from an API key before a LibraryChanged comes: the socket is opened while follow-ups
-// wait either way, and an API key's follow-ups end by the listing, which waits on time only (no RefreshStatus).
+// wait either way, and an API key's follow-ups end by the listing, which waits for the monitor's delay and the
+// libraries' RefreshStatus (VirtualFolders/Query carries it, as Jellyfin's VirtualFolders does).
 import { afterEach, describe, expect, it } from 'vitest';
 import { episodeFile, seasonFolder, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import type { JellyfinServer } from '../fakes/jellyfin-server.js';
@@ -61,9 +62,8 @@ describe('emby follow-up', () => {
     expect(outcome).toBe('confirmed');
     expect(detail).toContain("among the items Emby's LibraryChanged said were added or updated");
     expect(listings(server)).toEqual([]);
-    // Emby has no /Users/Me and no RefreshStatus: neither is asked.
+    // Emby has no /Users/Me: never asked.
     expect(asked(server, '/Users/Me')).toBe(0);
-    expect(asked(server, '/Library/VirtualFolders')).toBe(0);
     await until(() => server.socket.open().length === 0, { what: 'the follower closed the socket once nothing was followed' });
   });
 
@@ -84,8 +84,9 @@ describe('emby follow-up', () => {
     expect(detail).toContain(`found among the files under '${seasonFolder('/tv', 3, 2)}' once the refresh was over`);
     const season = server.model.itemAt(seasonFolder('/tv', 3, 2))!.Id;
     expect(listings(server).map((r) => r.query.ParentId)).toEqual([season]);
+    // The library list and each library's RefreshStatus, Emby's way.
     expect(asked(server, '/Library/VirtualFolders')).toBe(0);
-    expect(asked(server, '/Library/SelectableMediaFolders')).toBeGreaterThan(0);
+    expect(asked(server, '/Library/VirtualFolders/Query')).toBeGreaterThan(1);
   });
 
   it('a file the server never takes in ends not-found with what to check', async () => {

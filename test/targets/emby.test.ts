@@ -1,4 +1,4 @@
-// Emby target against a fake Emby on loopback: X-Emby-Token, SelectableMediaFolders, 200 as success.
+// Emby target against a fake Emby on loopback: X-Emby-Token, VirtualFolders/Query, 200 as success.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { defaultConfig } from '../../src/config/load.js';
@@ -23,11 +23,11 @@ beforeEach(async () => {
 afterEach(() => server.close());
 
 describe('emby target', () => {
-  it('lists libraries from SelectableMediaFolders and posts with X-Emby-Token', async () => {
+  it('lists libraries from VirtualFolders/Query and posts with X-Emby-Token', async () => {
     const outcome = await target.scan('/data/media/movies/Dune Part Two (2024)', ctx);
     expect(outcome).toEqual({ status: 'scanned', detail: 'Movies', sections: ['4'] });
     expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
-      'GET /Library/SelectableMediaFolders',
+      'GET /Library/VirtualFolders/Query',
       'POST /Library/Media/Updated',
     ]);
     for (const r of server.requests) {
@@ -37,7 +37,7 @@ describe('emby target', () => {
     expect(server.updates()).toEqual([{ Path: '/data/media/movies/Dune Part Two (2024)', UpdateType: 'Modified' }]);
   });
 
-  it('is unmatched outside its SubFolders', async () => {
+  it('is unmatched outside its Locations', async () => {
     const outcome = await target.scan('/mnt/archive/tv/Firefly', ctx);
     expect(outcome).toEqual({
       status: 'unmatched',
@@ -79,7 +79,7 @@ describe('emby SCAN_METHOD', () => {
 
   it('defaults to media-updated (the call Emby points integrators to; docs/targets.md has the evidence)', async () => {
     await build({}).scan('/data/media/movies/Dune Part Two (2024)', ctx);
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /Library/SelectableMediaFolders', 'POST /Library/Media/Updated']);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /Library/VirtualFolders/Query', 'POST /Library/Media/Updated']);
   });
 
   it('library refreshes the library item with Emby’s documented Recursive flag, held to gather a burst', async () => {

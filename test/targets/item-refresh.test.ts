@@ -82,7 +82,7 @@ describe("the Jellyfin and Emby targets' refreshItem", () => {
     expect(await jellyfinTarget({ name: 'jf', url: mb.url, token: 'jellyfin-token-1234' }).refreshItem!(EPISODE.replace('.mkv', '.de.srt'))).toMatchObject({ items: ['ep-andor-3'] });
   });
 
-  it('Emby: the library id comes from SelectableMediaFolders; not found and refused token are told apart', async () => {
+  it('Emby: the library id comes from VirtualFolders/Query; not found and refused token are told apart', async () => {
     mb = await startFakeEmby();
     mb.items = [{ Id: '9001', Path: EPISODE, ParentId: '7' }];
     const target = embyTarget({ name: 'emby', url: mb.url, token: 'emby-token-5678' });

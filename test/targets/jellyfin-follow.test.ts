@@ -152,7 +152,8 @@ describe('jellyfin follow-up with an API key: the listing once the refresh is ov
     const file = episodeFile('/tv', 2, 2, 7);
     const { server, webhook, run } = await start({ pathState: async (p) => (p === file ? 'file' : p.startsWith('/tv') ? 'folder' : 'missing'), config: { SERVER_FILE_CHECK_DELAY: 10 } });
     await webhook('sonarr', sonarrDownload(file));
-    await run(80_000);
+    // Each look waits until the season's refresh can be taken to have run: the queue idle for IDLE_GRACE_MS (30 s).
+    await run(150_000);
     const [[outcome, detail]] = outcomes(t!);
     expect(outcome).toBe('not-found');
     expect(detail).toContain(`none of the files under '${seasonFolder('/tv', 2, 2)}' has this path`);

@@ -4,6 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { episodeFile, movieFile, movieFolder, movieLibrary, seasonFolder, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import { startJellyfinServer, type JellyfinServer } from '../fakes/jellyfin-server.js';
+import { startEmbyServer } from '../fakes/emby.js';
+import { DotNetPriorityQueue, PRIORITY } from '../fakes/refresh-queue.js';
 
 let server: JellyfinServer | undefined;
 afterEach(async () => {
@@ -68,6 +70,22 @@ describe('the library monitor (POST /Library/Media/Updated)', () => {
     expect(model.itemAt(seasonFolder('/tv', 2, 3))?.Type).toBe('Season');
   });
 
+  it('is fed by the server’s own watcher where real-time monitoring is on and the disk is local, never on a network mount', async () => {
+    const { model, monitor, scheduler, tv, movies } = await world();
+    tv.realtimeMonitor = true;
+    movies.realtimeMonitor = true;
+    movies.networkMount = true;
+    model.writeFile(episodeFile('/tv', 1, 1, 9));
+    model.writeFile(movieFile('/movies', 30));
+    await scheduler.advance(59_999);
+    expect(monitor.fired).toEqual([]);
+    await scheduler.advance(1);
+    expect(monitor.fired.map((f) => f.items)).toEqual([[seasonFolder('/tv', 1, 1)]]);
+    await scheduler.runUntilIdle();
+    expect(model.itemAt(episodeFile('/tv', 1, 1, 9))).toBeDefined();
+    expect(model.itemAt(movieFile('/movies', 30))).toBeUndefined();
+  });
+
   it('keeps seasons of different series apart (their parents differ), then merges a new series onto the root', async () => {
     const { monitor, scheduler } = await world();
     monitor.report(seasonFolder('/tv', 1, 1));
@@ -80,7 +98,44 @@ describe('the library monitor (POST /Library/Media/Updated)', () => {
   });
 });
 
-describe('the refresh queue', () => {
+describe('the refresh queue: .NET’s PriorityQueue, not first in first out', () => {
+  it('dequeues equal priorities head first, then newest first; High before Normal', () => {
+    const q = new DotNetPriorityQueue<string>();
+    for (const s of ['S1', 'S2', 'S3', 'ROOT']) q.enqueue(s, PRIORITY.High);
+    expect([q.dequeue(), q.dequeue(), q.dequeue(), q.dequeue(), q.dequeue()]).toEqual(['S1', 'ROOT', 'S3', 'S2', undefined]);
+    q.enqueue('normal', PRIORITY.Normal);
+    q.enqueue('high', PRIORITY.High);
+    expect([q.dequeue(), q.dequeue()]).toEqual(['high', 'normal']);
+  });
+
+  it('runs a library refresh sent after eight season refreshes before most of them', async () => {
+    const { server: s, model, scheduler, tv } = await world();
+    const seasons = [1, 2, 3].flatMap((n) => [1, 2].map((m) => model.itemAt(seasonFolder('/tv', n, m))!)).slice(0, 6);
+    seasons.push(model.itemAt('/tv/Series 0001')!, model.itemAt('/tv/Series 0002')!);
+    for (const item of seasons) await post(s, `/Items/${item.Id}/Refresh`);
+    await post(s, `/Items/${tv.id}/Refresh`);
+    await scheduler.runUntilIdle();
+    // The first runs at once; then the head of the heap, then the newest: the library walk is third.
+    expect(model.validates.map((v) => v.path).indexOf('/tv')).toBe(2);
+  });
+
+  it('reads RefreshStatus as the server does: Queued only for the library’s own item; a monitor walk reads Idle until it runs', async () => {
+    const { server: s, model, monitor, scheduler, tv, movies } = await world();
+    await post(s, `/Items/${model.itemAt('/tv/Series 0001')!.Id}/Refresh`);
+    await post(s, `/Items/${tv.id}/Refresh`);
+    expect(model.refreshStatus(tv)).toBe('Queued');
+    await scheduler.runUntilIdle();
+    monitor.report('/tv/New Series');
+    await scheduler.advance(59_999);
+    await post(s, `/Items/${movies.id}/Refresh`);
+    await scheduler.advance(1);
+    // The monitor climbed to the location's physical folder, which waits behind the movie walk.
+    expect(model.isQueued(tv.physicalId)).toBe(true);
+    expect(model.refreshStatus(tv)).toBe('Idle');
+    await scheduler.advance(100);
+    expect(model.refreshStatus(tv)).toBe('Active');
+  });
+
   it('runs one validate at a time, each costing the entries below its item', async () => {
     const { server: s, model, scheduler } = await world();
     const season = model.itemAt(seasonFolder('/tv', 1, 1))!;
@@ -125,29 +180,91 @@ describe('the refresh queue', () => {
   });
 });
 
-describe('the Targeted Scans plugin (POST /Library/ScanPath)', () => {
-  it('creates a new movie at once, refreshes a known item, and answers 404 and 500 as the plugin does', async () => {
-    const { server: s, model } = await world({ plugin: true });
-    model.writeFile(movieFile('/movies', 12));
-    const created = await post(s, '/Library/ScanPath', { Path: movieFolder('/movies', 12) });
-    expect(created.status).toBe(200);
-    expect(((await created.json()) as { Status: string }).Status).toBe('Created');
-    expect(model.shownAt(movieFile('/movies', 12))).toBe(s.clock.now());
+describe('the Targeted Scans plugin (d3v1l1989/targeted-scans@0b5cabe)', () => {
+  const json = async (r: Response) => (await r.json()) as { Status: string; Results?: { Status: string; Path: string }[] };
 
-    const refreshed = await post(s, '/Library/ScanPath', { Path: seasonFolder('/tv', 1, 1) });
-    expect(((await refreshed.json()) as { Status: string }).Status).toBe('Refreshed');
-    expect(model.running?.path).toBe(seasonFolder('/tv', 1, 1));
-
-    expect((await post(s, '/Library/ScanPath', { Path: '/movies/Nothing (1999)' })).status).toBe(404);
-    model.remove('/tv/Series 0003');
-    const removed = await post(s, '/Library/ScanPath', { Path: '/tv/Series 0003' });
-    expect(removed.status).toBe(500);
-    expect(((await removed.json()) as { Status: string }).Status).toBe('Removed');
-    expect(model.itemAt('/tv/Series 0003')).toBeUndefined();
+  it('creates a new episode file at once, its refresh at High and its ancestors’ Default refreshes at Normal', async () => {
+    const { server: s, model, scheduler } = await world({ plugin: true });
+    const file = episodeFile('/tv', 1, 1, 6);
+    model.writeFile(file);
+    const created = await post(s, '/Library/ScanPath', { Path: file });
+    expect([created.status, (await json(created)).Status]).toEqual([200, 'Created']);
+    expect(model.shownAt(file)).toBe(s.clock.now());
+    await scheduler.runUntilIdle();
+    // The new episode (1 entry), then the series and the season, top down (TargetedScanService.cs L404-433).
+    expect(model.validates.map((v) => [v.path, v.priority, v.options.mode, v.options.replaceAll])).toEqual([
+      [file, 'High', 'FullRefresh', true],
+      ['/tv/Series 0001', 'Normal', 'Default', false],
+      [seasonFolder('/tv', 1, 1), 'Normal', 'Default', false],
+    ]);
+    // The new item had no metadata to lose: nothing counts as replaced.
+    expect(model.replacements).toEqual([]);
   });
 
-  it('is a 404 without a body when the plugin is not installed', async () => {
-    const { server: s } = await world();
+  it('answers a path that is already an item Refreshed and replaces the metadata of it and everything below it', async () => {
+    const { server: s, model, scheduler } = await world({ plugin: true });
+    const refreshed = await post(s, '/Library/ScanPath', { Path: seasonFolder('/tv', 1, 1) });
+    expect([refreshed.status, (await json(refreshed)).Status]).toEqual([200, 'Refreshed']);
+    expect(model.running).toMatchObject({ path: seasonFolder('/tv', 1, 1), priority: 'Normal', options: { mode: 'FullRefresh', replaceAll: true } });
+    await scheduler.runUntilIdle();
+    // The season and its five episodes.
+    expect(model.replacements.map((r) => r.path)).toHaveLength(6);
+  });
+
+  it('re-creates a movie sent by its folder: same id, saved anew, its metadata gone', async () => {
+    const { server: s, model } = await world({ plugin: true });
+    const before = model.itemAt(movieFile('/movies', 3))!.Id;
+    expect((await json(await post(s, '/Library/ScanPath', { Path: movieFolder('/movies', 3) }))).Status).toBe('Created');
+    expect(model.itemAt(movieFile('/movies', 3))!.Id).toBe(before);
+    expect(model.replacements.map((r) => r.path)).toEqual([movieFile('/movies', 3)]);
+  });
+
+  it('leaves the old movie of an upgrade sent by folder, and removes it when sent the deleted file', async () => {
+    const { server: s, model } = await world({ plugin: true });
+    const old = movieFile('/movies', 5);
+    const upgraded = `${movieFolder('/movies', 5)}/Movie 00005 (2020) Bluray-2160p.mkv`;
+    model.remove(old);
+    model.writeFile(upgraded);
+    await post(s, '/Library/ScanPath', { Path: movieFolder('/movies', 5) });
+    expect(model.itemAt(upgraded)).toBeDefined();
+    expect(model.itemAt(old)).toBeDefined(); // a duplicate pointing at a deleted file
+    // The single route answers Removed as HTTP 500 "Failed" (ScanPathController.cs L92-96); the batch says Removed.
+    const removed = await post(s, '/Library/ScanPath', { Path: old });
+    expect([removed.status, (await json(removed)).Status]).toEqual([500, 'Failed']);
+    expect(model.itemAt(old)).toBeUndefined();
+    expect((await post(s, '/Library/ScanPath', { Path: old })).status).toBe(404);
+  });
+
+  it('takes several paths in one ScanPaths batch, shallowest first, each answered by name', async () => {
+    const { server: s, model } = await world({ plugin: true });
+    model.remove(episodeFile('/tv', 2, 1, 1));
+    model.writeFile(episodeFile('/tv', 2, 1, 6));
+    const batch = await post(s, '/Library/ScanPaths', { Paths: [episodeFile('/tv', 2, 1, 6), episodeFile('/tv', 2, 1, 1), '/tv/Nothing'] });
+    expect(batch.status).toBe(200);
+    expect((await json(batch)).Results!.map((r) => [r.Path, r.Status])).toEqual([
+      ['/tv/Nothing', 'PathNotFound'],
+      [episodeFile('/tv', 2, 1, 6), 'Created'],
+      [episodeFile('/tv', 2, 1, 1), 'Removed'],
+    ]);
+    expect((await post(s, '/Library/ScanPaths', { Paths: [] })).status).toBe(400);
+  });
+
+  it('answers an empty path with ASP.NET’s validation problem, and as Emby always 200 with the Status', async () => {
+    const { server: s } = await world({ plugin: true });
+    expect((await post(s, '/Library/ScanPath', { Path: '' })).status).toBe(400);
+    const emby = await startEmbyServer({ plugin: true });
+    try {
+      tvLibrary(emby.model, '/tv', { series: 1, seasons: 1, episodes: 1 });
+      emby.model.settle();
+      emby.model.remove(episodeFile('/tv', 1, 1, 1));
+      const r = await fetch(`${emby.url}/Library/ScanPath`, { method: 'POST', headers: { 'X-Emby-Token': emby.token, 'Content-Type': 'application/json' }, body: JSON.stringify({ Path: episodeFile('/tv', 1, 1, 1) }) });
+      expect([r.status, (await json(r)).Status]).toEqual([200, 'Removed']);
+    } finally {
+      await emby.close();
+    }
+  });
+
+  it('is a 404 without a body when the plugin is not installed', async () => {    const { server: s } = await world();
     const res = await post(s, '/Library/ScanPath', { Path: '/movies' });
     expect(res.status).toBe(404);
     expect(await res.text()).toBe('');

@@ -2,7 +2,7 @@
 // 127.0.0.1 (test/fakes/jellyfin-server.ts), which shows a change only when a validate that covers it ends.
 // Time is simulated (test/support/jellyfin-service.ts): "within seconds" is seconds of the shared clock.
 import { afterEach, describe, expect, it } from 'vitest';
-import { episodeFile, movieFile, movieFolder, movieLibrary, seasonFolder, seriesName, tvLibrary } from '../fakes/jellyfin-libraries.js';
+import { episodeFile, movieFile, movieLibrary, seasonFolder, seriesName, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import type { JellyfinServer } from '../fakes/jellyfin-server.js';
 import { jellyfinService, radarrDownload, sonarrDownload, sonarrEpisodeDeleted, sonarrSeriesDeleted, type JellyfinService, type JellyfinServiceOptions } from '../support/jellyfin-service.js';
 
@@ -100,48 +100,7 @@ describe('jellyfin SCAN_METHOD auto, without the plugin', () => {
   });
 });
 
-describe('jellyfin SCAN_METHOD auto, with the Targeted Scans plugin', () => {
-  it('sends each folder to ScanPath: a new movie shows in seconds with no library walk', async () => {
-    const { server, webhook, run } = await start({ plugin: true });
-    const file = movieFile('/movies', 9);
-    server.model.writeFile(file);
-    const sent = server.clock.now();
-    await webhook('radarr', radarrDownload(file));
-    await run(10_000);
-    expect(server.requests.filter((r) => r.path === '/Library/ScanPath').map((r) => r.body)).toEqual([{ Path: '' }, { Path: movieFolder('/movies', 9) }]);
-    expect(refreshes(server)).toEqual([]);
-    expect(server.model.shownAt(file)! - sent).toBeLessThanOrEqual(3_000);
-  });
-
-  it('a deleted series folder is done by the plugin (its HTTP 500 that says Removed), with no walk', async () => {
-    const { server, webhook, run } = await start({ plugin: true });
-    const series = `/tv/${seriesName(3)}`;
-    server.model.remove(series);
-    await webhook('sonarr', sonarrSeriesDeleted(series));
-    await run(5_000);
-    expect(server.requests.filter((r) => r.path === '/Library/ScanPath').map((r) => r.status)).toEqual([400, 500]);
-    expect(server.model.itemAt(series)).toBeUndefined();
-    expect(server.model.validates).toHaveLength(0);
-    // The delete is followed (its item was looked up before the scan): once the plugin's refresh is over, gone.
-    await run(15_000);
-    expect(t!.service.queue.history().map((h) => [h.outcome, h.detail?.slice(0, 24)])).toEqual([['confirmed', 'Removed from the library']]);
-  });
-
-  it('falls back to the item refresh when the plugin goes (404) and does not ask it again', async () => {
-    const { server, webhook, run } = await start({ plugin: true });
-    server.model.writeFile(episodeFile('/tv', 1, 1, 4));
-    await webhook('sonarr', sonarrDownload(episodeFile('/tv', 1, 1, 4)));
-    await run(5_000);
-    server.plugin = false;
-    const file = episodeFile('/tv', 1, 2, 4);
-    server.model.writeFile(file);
-    await webhook('sonarr', sonarrDownload(file));
-    await run(5_000);
-    expect(refreshedPaths(server)).toEqual([seasonFolder('/tv', 1, 2)]);
-    expect(server.model.shownAt(file)).toBeDefined();
-    expect(server.count('POST', '/Library/ScanPath')).toBe(3);
-  });
-});
+// With the Targeted Scans plugin: test/targets/jellyfin-plugin.test.ts.
 
 describe('jellyfin SCAN_METHOD media-updated, and Emby', () => {
   it('media-updated is the old way: the monitor refreshes a minute later', async () => {

@@ -74,10 +74,13 @@ describe('the library-root guard', () => {
   });
 
   it('Emby on Windows paths: case does not matter, as on Windows; on POSIX paths it does', async () => {
-    emby.setLibraries([
-      { Name: 'TV', Id: 'tv', SubFolders: [{ Path: 'D:\\Media\\TV' }] },
-      { Name: 'Movies', Id: 'movies', SubFolders: [{ Path: '/data/media/movies' }] },
-    ]);
+    emby.setLibraries({
+      Items: [
+        { Name: 'TV', ItemId: 'tv', Locations: ['D:\\Media\\TV'] },
+        { Name: 'Movies', ItemId: 'movies', Locations: ['/data/media/movies'] },
+      ],
+      TotalRecordCount: 2,
+    });
     const target = embyOf();
     expect(await target.scan('d:\\media\\tv\\', webhook)).toMatchObject({ status: 'refused', detail: expect.stringContaining("library 'TV' on emby") });
     // A Linux server's /data/media/Movies is another folder than /data/media/movies: in no library, not its root.

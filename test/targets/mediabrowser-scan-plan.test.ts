@@ -1,5 +1,5 @@
 // The scan plan by SCAN_METHOD, pure: which calls go out for the folders due together, and how the plugin's
-// answers (a 500 for a removed path included) read. test/targets/jellyfin-scans.test.ts drives the real target
+// answers (its 500 "Failed" for a removed path included) read. test/targets/jellyfin-scans.test.ts drives the real target
 // with it through the service against the model Jellyfin.
 import { describe, expect, it } from 'vitest';
 import type { FolderItem, Located } from '../../src/targets/mediabrowser-locate.js';
@@ -16,7 +16,6 @@ describe('planScans', () => {
     const plan = planScans({
       kind: 'jellyfin',
       method: 'auto',
-      plugin: false,
       folders: [due('/tv/A/Season 01', at(root, series, season)), due('/tv/A/Season 02', at(root, series)), due('/tv/B', at(root)), due('/tv/C', at(root)), due('/x')],
     });
     expect(plan.calls.map((c) => [c.kind, c.item?.id, c.folders])).toEqual([
@@ -33,7 +32,6 @@ describe('planScans', () => {
     const plan = planScans({
       kind: 'jellyfin',
       method: 'item',
-      plugin: true,
       folders: [due('/tv/A', at(root, series), { deleted: true, gone: true }), due('/tv/A/Season 01', at(root, series, season), { deleted: true })],
     });
     expect(plan.calls.map((c) => [c.kind, c.item?.id])).toEqual([
@@ -44,20 +42,25 @@ describe('planScans', () => {
     expect(explainFolder('jellyfin', due('/tv/A/Season 01', at(root, series, season)))).toMatch(/Season '\/tv\/A\/Season 01'/);
   });
 
-  it('sends the plugin one ScanPath per folder, the monitor one notice for all, a library refresh per library', () => {
+  it('sends the monitor one notice for all, a library refresh per library', () => {
     const folders = [due('/tv/A/Season 01', at(root, series, season)), due('/tv/B', at(root), { deleted: true })];
-    expect(planScans({ kind: 'jellyfin', method: 'auto', plugin: true, folders }).calls.map((c) => c.body)).toEqual([{ Path: '/tv/A/Season 01' }, { Path: '/tv/B' }]);
-    expect(planScans({ kind: 'jellyfin', method: 'media-updated', plugin: true, folders }).calls.map((c) => c.body)).toEqual([
+    expect(planScans({ kind: 'jellyfin', method: 'media-updated', folders }).calls.map((c) => c.body)).toEqual([
       { Updates: [{ Path: '/tv/A/Season 01', UpdateType: 'Modified' }, { Path: '/tv/B', UpdateType: 'Deleted' }] },
     ]);
-    expect(planScans({ kind: 'jellyfin', method: 'library', plugin: true, folders }).calls.map((c) => [c.item?.id, c.folders.length])).toEqual([['tv', 2]]);
+    expect(planScans({ kind: 'jellyfin', method: 'library', folders }).calls.map((c) => [c.item?.id, c.folders.length])).toEqual([['tv', 2]]);
   });
 
-  it('reads the plugin’s answers by their Status: its 500 for a removed path is done', () => {
-    expect(pluginAnswer(500, { Status: 'Removed' })).toBe('done');
+  it('reads the plugin’s answers by their Status: its 500 "Failed" for a path gone from disk is the item removed', () => {
+    expect(pluginAnswer(500, { Status: 'Failed' }, true)).toBe('done');
+    expect(pluginAnswer(404, { Status: 'PathNotFound' }, true)).toBe('done');
+    expect(pluginAnswer(200, { Status: 'Removed' })).toBe('done');
+    // Emby's plugin answers 200 always: its Failed is a failure, and the item refresh takes the folder.
+    expect(pluginAnswer(200, { Status: 'Failed' })).toBe('fallback');
+    expect(pluginAnswer(500, { Status: 'Failed' })).toBe('fallback');
+    expect(pluginAnswer(200, { Status: 'BadRequest' })).toBe('retry');
     expect(pluginAnswer(200, { Status: 'Created' })).toBe('done');
     expect(pluginAnswer(404, { Status: 'ParentNotFound' })).toBe('fallback');
     expect(pluginAnswer(404, undefined)).toBe('absent');
-    expect(pluginAnswer(500, { Status: 'Failed' })).toBe('retry');
+    expect(pluginAnswer(502, undefined)).toBe('retry');
   });
 });

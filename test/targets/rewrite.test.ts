@@ -108,7 +108,7 @@ describe('the same folder on two servers', () => {
       libraries: [{ Name: 'Shows', Locations: ['/media/tv'] }],
     });
     const em = await startFakeEmby({
-      libraries: [{ Name: 'TV', Id: '4', SubFolders: [{ Name: 'tv', Id: '12', Path: '/srv/library/series' }] }],
+      libraries: { Items: [{ Name: 'TV', ItemId: '4', Locations: ['/srv/library/series'] }], TotalRecordCount: 1 },
     });
     servers.push(jf, em);
     const jellyfin = named(jellyfinTarget({ scanMethod: 'media-updated', name: 'jellyfin', url: jf.url, token: 'jellyfin-token-1234' }), {

@@ -37,7 +37,7 @@ function server() {
   const libraries: Record<string, unknown> = {
     '/library/sections': { MediaContainer: { Directory: [{ key: '1', title: 'TV', type: 'show', Location: [{ path: '/srv/media' }] }] } },
     '/Library/VirtualFolders': [{ Name: 'TV', ItemId: 'tv', Locations: ['/srv/media'] }],
-    '/Library/SelectableMediaFolders': [{ Name: 'TV', Id: 'tv', SubFolders: [{ Path: '/srv/media' }] }],
+    '/Library/VirtualFolders/Query': { Items: [{ Name: 'TV', ItemId: 'tv', Locations: ['/srv/media'] }], TotalRecordCount: 1 },
     '/api/libraries': { libraries: [{ id: 'tv', name: 'TV', folders: [{ fullPath: '/srv/media' }] }] },
     '/api/v3/series': [{ id: 1, title: 'Show', path: '/srv/media/tv/Show' }],
     '/api/v3/movie': [{ id: 1, title: 'Show', path: '/srv/media/tv/Show' }],
