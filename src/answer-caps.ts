@@ -66,10 +66,11 @@ export const MEDIABROWSER_USER = cap(1 * MiB, 'a Jellyfin user');
 // --- the other targets
 
 /**
- * /api/v3/series or /api/v3/movie: the app's whole library, about 4 KB an entry (images, ratings, file): 30,000
- * movies. Parsed, an answer this size already takes much of the 512 MB heap the launchers allow.
+ * /api/v3/series, /api/v3/movie, /api/v1/artist or /api/v1/author: the app's whole library, about 4 KB an entry
+ * (images, ratings, file): 30,000 movies. Parsed, an answer this size already takes much of the 512 MB heap the
+ * launchers allow.
  */
-export const ARR_LIBRARY = cap(128 * MiB, "a Sonarr or Radarr library list");
+export const ARR_LIBRARY = cap(128 * MiB, "an arr app's library list");
 /**
  * An arr app's `history/since` for one event type (ARR catch-up): about 1-2 KB a record; a week down with a busy
  * Sonarr is some 10,000 records, 20 MB. The catch-up reads one event type at a time, so this bounds one answer.

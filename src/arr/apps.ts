@@ -41,7 +41,15 @@ export interface ArrFlavour {
     renamed: 'renamedEpisodeFiles' | 'renamedMovieFiles' | 'renamedTrackFiles' | 'renamedBookFiles';
     /** The webhook event of a deleted file; Lidarr has none, so the catch-up names it TrackFileDelete. */
     deleteEvent: 'EpisodeFileDelete' | 'MovieFileDelete' | 'BookFileDelete' | undefined;
+    /** The webhook event of a whole series, movie, artist or author deleted, and the owner's field holding its folder. */
+    ownerDelete: 'SeriesDelete' | 'MovieDelete' | 'ArtistDelete' | 'AuthorDelete';
+    ownerFolder: 'path' | 'folderPath';
   };
+  /**
+   * Every series, movie, artist or author with its folder (`path` of Series/Movie/Artist/AuthorResource): the apps
+   * delete an item's history with it, so a delete missed is found by the folder missing from this list.
+   */
+  library: '/series' | '/movie' | '/artist' | '/author';
   /** Where the owner's IDs are read (tvdbId, tmdbId, imdbId), as the webhook carries them for PLEX_FIX_MISMATCHED. */
   ownerPath?: '/series' | '/movie';
   /** The Webhook Connect entry's events: import, upgrade, rename and the delete events the app has. */
@@ -58,7 +66,8 @@ const sonarrFlavour: ArrFlavour = {
   renamed: 'episodeFileRenamed',
   item: 'episodeId',
   owner: 'seriesId',
-  payload: { owner: 'series', imported: { one: 'episodeFile' }, file: 'episodeFile', renamed: 'renamedEpisodeFiles', deleteEvent: 'EpisodeFileDelete' },
+  payload: { owner: 'series', imported: { one: 'episodeFile' }, file: 'episodeFile', renamed: 'renamedEpisodeFiles', deleteEvent: 'EpisodeFileDelete', ownerDelete: 'SeriesDelete', ownerFolder: 'path' },
+  library: '/series',
   ownerPath: '/series',
   connect: ['onDownload', 'onUpgrade', 'onRename', 'onSeriesDelete', 'onEpisodeFileDelete'],
 };
@@ -73,7 +82,9 @@ const radarrFlavour: ArrFlavour = {
   renamed: 'movieFileRenamed',
   item: 'movieId',
   owner: 'movieId',
-  payload: { owner: 'movie', imported: { one: 'movieFile' }, file: 'movieFile', renamed: 'renamedMovieFiles', deleteEvent: 'MovieFileDelete' },
+  payload: { owner: 'movie', imported: { one: 'movieFile' }, file: 'movieFile', renamed: 'renamedMovieFiles', deleteEvent: 'MovieFileDelete', ownerDelete: 'MovieDelete', ownerFolder: 'folderPath' },
+  // WebhookMovie.FolderPath is movie.Path (Radarr's Notifications/Webhook/WebhookMovie.cs).
+  library: '/movie',
   ownerPath: '/movie',
   connect: ['onDownload', 'onUpgrade', 'onRename', 'onMovieDelete', 'onMovieFileDelete'],
 };
@@ -88,7 +99,8 @@ const lidarrFlavour: ArrFlavour = {
   retagged: 'trackFileRetagged',
   item: 'trackId',
   owner: 'artistId',
-  payload: { owner: 'artist', imported: { many: 'trackFiles' }, file: 'trackFile', renamed: 'renamedTrackFiles', deleteEvent: undefined },
+  payload: { owner: 'artist', imported: { many: 'trackFiles' }, file: 'trackFile', renamed: 'renamedTrackFiles', deleteEvent: undefined, ownerDelete: 'ArtistDelete', ownerFolder: 'path' },
+  library: '/artist',
   connect: ['onReleaseImport', 'onUpgrade', 'onRename', 'onArtistDelete', 'onAlbumDelete', 'onTrackRetag'],
 };
 
@@ -102,7 +114,8 @@ const readarrFlavour: ArrFlavour = {
   retagged: 'bookFileRetagged',
   item: 'bookId',
   owner: 'authorId',
-  payload: { owner: 'author', imported: { many: 'bookFiles' }, file: 'bookFile', renamed: 'renamedBookFiles', deleteEvent: 'BookFileDelete' },
+  payload: { owner: 'author', imported: { many: 'bookFiles' }, file: 'bookFile', renamed: 'renamedBookFiles', deleteEvent: 'BookFileDelete', ownerDelete: 'AuthorDelete', ownerFolder: 'path' },
+  library: '/author',
   connect: ['onReleaseImport', 'onUpgrade', 'onRename', 'onAuthorDelete', 'onBookDelete', 'onBookFileDelete', 'onBookRetag'],
 };
 

@@ -1,30 +1,27 @@
 // One app's catch-up: its history since the cursor (a minute of overlap, deduplicated by the app's event ids) read
 // one event type at a time, turned into the scans its webhooks would have asked for (history.ts), and handed to
 // the intake in bounded chunks, the cursor saved after each. At start, every CATCH_UP_INTERVAL while the app
-// answers, and sooner while it does not: the first answer after silence catches up at once.
-import { routeKnown } from '../paths/route.js';
-import { PathRefused } from '../paths/gate.js';
+// answers, and sooner while it does not: the first answer after silence catches up at once. Then the series, movies,
+// artists or authors deleted since the last catch-up, which the history cannot tell (deleted-items.ts).
 import type { Clock } from '../clock.js';
 import type { ArrEntry } from '../config/arr-schema.js';
-import { delayOf, type Intake } from '../intake.js';
+import type { Intake } from '../intake.js';
 import type { Logger } from '../log.js';
 import type { ScanRequest, Source } from '../scan.js';
 import type { Payload } from '../triggers/payload.js';
 import { eventsRead, flavourOf, type ArrFlavour } from './apps.js';
 import type { AskedFolders } from './asked.js';
+import { queueCaughtUp, type CaughtUpBatch } from './caught-up-queue.js';
 import type { AppStatus, ArrClient } from './client.js';
 import type { ArrCursors, Cursor } from './cursors.js';
+import { DeletedItems } from './deleted-items.js';
 import { historyScans, type HistoryScan } from './history.js';
+import type { ItemFolders } from './item-folders.js';
 import { AppLink } from './link.js';
 import { byDate, readRecord, type HistoryRecord } from './records.js';
 
 /** Read again before the cursor: an event the app dated a little before one already read may be written after it. */
 export const OVERLAP_MS = 60_000;
-/**
- * The delay of a caught-up request (or SERVER_SCAN_DELAY, when shorter): the chunks of one catch-up are queued within
- * it, so a folder whose events fall into two chunks is still one scan.
- */
-export const SETTLE_MS = 5_000;
 /** How often an app that does not answer is asked again (or CATCH_UP_INTERVAL, when shorter). */
 export const RETRY_MS = 30_000;
 
@@ -35,11 +32,13 @@ export interface CatchUpDeps {
   entry: ArrEntry;
   client: ArrClient;
   cursors: ArrCursors;
+  /** The folders of each app's items as last listed: where missed deletes are found. */
+  folders: ItemFolders;
   asked: AskedFolders;
   intake: Intake;
   clock: Clock;
   logger: Logger;
-  /** SERVER_SCAN_DELAY (ms) and SERVER_SCAN_DELAYS: what a caught-up request waits (delayOf below). */
+  /** SERVER_SCAN_DELAY (ms) and SERVER_SCAN_DELAYS: what a caught-up request waits (caught-up-queue.ts). */
   scanDelayMs: number;
   scanDelays?: Record<string, number>;
   /** The most requests handed to the intake at once (SERVER_MAX_REQUEST_PATHS or less). */
@@ -71,9 +70,11 @@ export class AppCatchUp {
   /** Stopped by the service: a catch-up under way hands on no further chunk. */
   private ended = false;
   private readonly owners = new Map<number, Payload>();
+  private readonly deletes: DeletedItems;
 
   constructor(private readonly deps: CatchUpDeps) {
     this.link = new AppLink(deps.client.who, deps.logger, deps.clock);
+    this.deletes = new DeletedItems({ app: deps.entry.NAME, client: deps.client, store: deps.folders, clock: deps.clock, logger: deps.logger });
   }
 
   get name(): string {
@@ -136,16 +137,25 @@ export class AppCatchUp {
 
   private async pass(): Promise<void> {
     const { entry, client, clock, cursors } = this.deps;
-    let read: Read;
+    let read: Read | undefined;
     let status: AppStatus;
+    let flavour: ArrFlavour;
     try {
       status = await client.status();
+      flavour = flavourOf(entry.TYPE, status.version);
       const cursor = cursors.get(entry.NAME);
-      if (!cursor) return this.firstContact(status.appName, status.version);
-      read = await this.read(flavourOf(entry.TYPE, status.version), cursor);
+      if (cursor) read = await this.read(flavour, cursor);
     } catch (err) {
       return this.link.failed(err);
     }
+    if (!read) this.firstContact(status.appName, status.version);
+    else if (!(await this.caughtUpOn(status, read))) return;
+    if (!this.ended) await this.catchDeletes(flavour);
+  }
+
+  /** Hands on what the history holds; false when the queue could not take it (it is read again next time). */
+  private async caughtUpOn(status: AppStatus, read: Read): Promise<boolean> {
+    const { entry, client, clock } = this.deps;
     this.link.answered(status.appName, status.version, read.cursor.at);
     if (read.unreadable.length) {
       this.deps.logger.warn({ app: client.who, count: read.unreadable.length }, `Set aside ${read.unreadable.length} record(s) of ${client.who}'s history that are not history records as ${entry.TYPE} writes them (${read.unreadable[0]}): is the URL of ARR entry "${entry.NAME}" this app's?`);
@@ -153,10 +163,30 @@ export class AppCatchUp {
     try {
       await this.handOn(read);
       this.lastCatchUpAt = clock.now();
+      return true;
     } catch (err) {
       // The queue's fault (a full disk), not the app's: what was not committed is read again next time.
       this.deps.logger.warn({ app: client.who }, `Could not queue what ${client.who}'s history holds: ${(err as Error).message}. The catch-up stays where it was and reads it again next time.`);
+      return false;
     }
+  }
+
+  /** The items deleted since the last list, queued as their delete webhooks would have; the list kept once queued. */
+  private async catchDeletes(flavour: ArrFlavour): Promise<void> {
+    const found = await this.deletes.read(flavour, this.sourceOf(flavour));
+    if (!found) return;
+    try {
+      await this.submit([{ requests: found.requests, date: found.since }]);
+      found.commit();
+    } catch (err) {
+      const who = this.deps.client.who;
+      this.deps.logger.warn({ app: who }, `Could not queue the folders of what ${who} deleted: ${(err as Error).message}. Its last list is kept and compared again next time.`);
+    }
+  }
+
+  /** The webhook source an app's payloads are read as: whisparr for Whisparr, whichever code it runs. */
+  private sourceOf(flavour: ArrFlavour): Source {
+    return (this.deps.entry.TYPE === 'whisparr' ? 'whisparr' : flavour.name) as Source;
   }
 
   /** The first answer of an app scanrelay did not know: its history from now on, nothing before. */
@@ -190,7 +220,7 @@ export class AppCatchUp {
   private async handOn(read: Read): Promise<void> {
     const { fresh } = read;
     if (fresh.length === 0) return;
-    const app = (this.deps.entry.TYPE === 'whisparr' ? 'whisparr' : read.flavour.name) as Source;
+    const app = this.sourceOf(read.flavour);
     const owners = await this.ownersOf(read.flavour, fresh);
     await nextTurn();
     const { scans, skipped } = historyScans(read.flavour, app, fresh, owners);
@@ -205,7 +235,7 @@ export class AppCatchUp {
         chunk.push(scans[i]);
       }
       // A queue that cannot be written throws here: the cursor stays after the last chunk committed.
-      await this.submit(chunk);
+      await this.submit(chunk.map((s) => ({ requests: s.requests, date: Math.max(...s.records.map((r) => r.date)) })));
       for (const scan of chunk) {
         for (const r of scan.records) {
           done.add(r);
@@ -229,42 +259,9 @@ export class AppCatchUp {
     this.deps.cursors.set(this.name, this.deps.entry.TYPE, { at, seen }, this.deps.clock.now());
   }
 
-  private async submit(chunk: HistoryScan[]): Promise<void> {
-    const { intake, asked, clock } = this.deps;
-    const now = clock.now();
-    const requests: ScanRequest[] = [];
-    for (const scan of chunk) {
-      const date = Math.max(...scan.records.map((r) => r.date));
-      for (const request of scan.requests) {
-        const folder = routeKnown(request.path, request.kind === 'folder' ? 'folder' : 'file', intake.settings).folder;
-        if (!asked.askedSince(folder, date)) requests.push({ ...request, delayMs: this.delayOf(request, now - date) });
-      }
-    }
-    for (let at = 0; at < requests.length; at += this.deps.chunk) await this.queue(requests.slice(at, at + this.deps.chunk));
-  }
-
-  /** Through the intake as a webhook; a path the gate refuses (logged there with its rule) is left out, not the rest. */
-  private async queue(requests: ScanRequest[]): Promise<void> {
-    const client = `${this.deps.client.who} history`;
-    try {
-      await this.deps.intake.submit(requests, client);
-    } catch (err) {
-      if (!(err instanceof PathRefused)) throw err;
-      const refused = new Set(err.refusals.map((r) => r.request));
-      const rest = requests.filter((r) => !refused.has(r));
-      if (rest.length) await this.deps.intake.submit(rest, client);
-    }
-  }
-
-  /**
-   * SETTLE_MS (or SERVER_SCAN_DELAY, when shorter): SERVER_SCAN_DELAY gathers a burst of webhooks into one scan, and a
-   * catch-up reads the burst whole. A SERVER_SCAN_DELAYS entry that names the request (`sonarr-history`, `upgrade`)
-   * is kept, counted from the event as its webhook's would have been.
-   */
-  private delayOf(request: ScanRequest, ageMs: number): number {
-    const own = delayOf(request, this.deps.scanDelays).delayMs;
-    if (own === undefined) return Math.min(this.deps.scanDelayMs, SETTLE_MS);
-    return Math.max(own - ageMs, Math.min(own, SETTLE_MS));
+  private submit(batches: CaughtUpBatch[]): Promise<void> {
+    const { intake, asked, scanDelayMs, scanDelays, chunk, client, clock } = this.deps;
+    return queueCaughtUp({ intake, asked, scanDelayMs, scanDelays, chunk, client: `${client.who} history` }, batches, clock.now());
   }
 
   /** The series or movie of each import (its IDs, as the webhook carries them for PLEX_FIX_MISMATCHED), when known. */

@@ -1,7 +1,7 @@
 // An arr app's API, as scanrelay calls it: every request through src/api-call.ts with the key in X-Api-Key (never in
 // the URL, so no log line or error can carry it), and every request one of the app's published OpenAPI operations
 // (`arrRequests`, checked against each app's document in test/arr/openapi-conformance.test.ts).
-import { ARR_HISTORY, ARR_ITEM, ARR_SETTINGS, SERVER_STATUS, type AnswerCap } from '../answer-caps.js';
+import { ARR_HISTORY, ARR_ITEM, ARR_LIBRARY, ARR_SETTINGS, SERVER_STATUS, type AnswerCap } from '../answer-caps.js';
 import { ApiRefusal, apiCaller, type ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { ArrEntry } from '../config/arr-schema.js';
@@ -14,6 +14,10 @@ export const arrRequests = [
   { method: 'GET', template: '/rootfolder', query: [] },
   { method: 'GET', template: '/series/{id}', query: [] },
   { method: 'GET', template: '/movie/{id}', query: [] },
+  { method: 'GET', template: '/series', query: [] },
+  { method: 'GET', template: '/movie', query: [] },
+  { method: 'GET', template: '/artist', query: [] },
+  { method: 'GET', template: '/author', query: [] },
   { method: 'GET', template: '/notification', query: [] },
   { method: 'GET', template: '/notification/schema', query: [] },
   { method: 'POST', template: '/notification', query: ['forceSave'] },
@@ -37,6 +41,8 @@ export interface ArrClient {
   rootFolders(): Promise<string[]>;
   /** The series or movie `id` (its IDs and title, as a webhook carries them); undefined when the app has none. */
   item(path: '/series' | '/movie', id: number): Promise<Record<string, unknown> | undefined>;
+  /** The folder (`path`) of every series, movie, artist or author the app has; items without one are left out. */
+  libraryFolders(path: '/series' | '/movie' | '/artist' | '/author'): Promise<string[]>;
   notifications(): Promise<Notification[]>;
   notificationTemplates(): Promise<Notification[]>;
   saveNotification(entry: Notification, force: boolean): Promise<Notification>;
@@ -91,6 +97,11 @@ export function arrClient(entry: ArrEntry, opts: ArrClientOptions = {}): ArrClie
     async item(path, id) {
       const body = await api.json<unknown>('GET', `${path}/${id}`, { cap: ARR_ITEM });
       return isObject(body) ? body : undefined;
+    },
+    async libraryFolders(path) {
+      // The whole library at once, as large as a week of history: the history's longer timeout.
+      const items = await list<unknown>('GET', path, history, undefined, ARR_LIBRARY);
+      return items.flatMap((i) => (isObject(i) && typeof i.path === 'string' && i.path !== '' ? [i.path] : []));
     },
     notifications: () => list('GET', '/notification'),
     notificationTemplates: () => list('GET', '/notification/schema'),

@@ -1,5 +1,6 @@
 // The apps of ARR, connected: one catch-up each (catch-up.ts), the folders asked for that every catch-up checks its
-// events against (asked.ts), the cursors in the queue file, and what /health and the dashboard show of each app.
+// events against (asked.ts), the cursors and the items' folders in the queue file, and what /health and the
+// dashboard show of each app.
 // Built by src/service.ts only when ARR has entries: an idle relay without them loads nothing of src/arr/.
 import type Database from 'better-sqlite3';
 import type { Activity, ActivityEvents } from '../activity.js';
@@ -13,6 +14,7 @@ import { AskedFolders } from './asked.js';
 import { AppCatchUp, OVERLAP_MS } from './catch-up.js';
 import { arrClient } from './client.js';
 import { ArrCursors } from './cursors.js';
+import { ItemFolders } from './item-folders.js';
 import type { LinkState } from './link.js';
 import { appRoots, type AppRoots } from './roots.js';
 
@@ -57,6 +59,7 @@ export class ConnectedApps {
 
   constructor(private readonly deps: ConnectedAppsDeps) {
     this.cursors = new ArrCursors(deps.db);
+    const folders = new ItemFolders(deps.db);
     const { config } = deps;
     this.apps = config.ARR.map(
       (entry) =>
@@ -64,6 +67,7 @@ export class ConnectedApps {
           entry,
           client: arrClient(entry, { clock: deps.clock, fetch: deps.fetch }),
           cursors: this.cursors,
+          folders,
           asked: this.asked,
           intake: deps.intake,
           clock: deps.clock,

@@ -1,6 +1,7 @@
 // Where each app's catch-up stands, kept in the queue file beside the queue (the 'arr' component of
 // src/migrations.ts): the date of the newest history event handled, and the ids handled within the overlap before
-// it, so the next reading (from a minute before) skips them.
+// it, so the next reading (from a minute before) skips them. The component's other table, the folders of each
+// app's items, is read and written by item-folders.ts.
 import type Database from 'better-sqlite3';
 import { migrate, type Component } from '../migrations.js';
 
@@ -12,6 +13,14 @@ const STEPS: string[] = [
      cursor_at  INTEGER NOT NULL,
      seen       TEXT    NOT NULL,
      updated_at INTEGER NOT NULL
+   );`,
+  // 2: the folders of each app's series, movies, artists or authors as last listed (item-folders.ts): the
+  // apps delete an item's history with it, so only a folder missing from the next list tells of the delete.
+  `CREATE TABLE arr_item_folders (
+     app     TEXT    PRIMARY KEY,
+     list    TEXT    NOT NULL,
+     folders TEXT    NOT NULL,
+     read_at INTEGER NOT NULL
    );`,
 ];
 
@@ -31,6 +40,16 @@ export interface Cursor {
   seen: number[];
 }
 
+/** A JSON list the component stored, its entries of the kind wanted; a damaged one reads as empty, never throws. */
+export function storedList<T>(text: string, keep: (v: unknown) => v is T): T[] {
+  try {
+    const list: unknown = JSON.parse(text);
+    return Array.isArray(list) ? list.filter(keep) : [];
+  } catch {
+    return [];
+  }
+}
+
 export class ArrCursors {
   private readonly getStmt: Database.Statement<[string], { at: number; seen: string }>;
   private readonly setStmt: Database.Statement;
@@ -47,13 +66,7 @@ export class ArrCursors {
   get(app: string): Cursor | undefined {
     const row = this.getStmt.get(app);
     if (!row) return undefined;
-    let seen: unknown;
-    try {
-      seen = JSON.parse(row.seen);
-    } catch {
-      seen = [];
-    }
-    return { at: row.at, seen: Array.isArray(seen) ? seen.filter((n): n is number => typeof n === 'number') : [] };
+    return { at: row.at, seen: storedList(row.seen, (n): n is number => typeof n === 'number') };
   }
 
   set(app: string, type: string, cursor: Cursor, now: number): void {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ArrCursors, arrComponent } from '../../src/arr/cursors.js';
+import { ItemFolders } from '../../src/arr/item-folders.js';
 import { ManualClock } from '../../src/clock.js';
 import { migrate, recordedVersion } from '../../src/migrations.js';
 import { foldersAskedSince } from '../../src/queue/asked.js';
@@ -20,7 +21,7 @@ describe('the catch-up cursors', () => {
     const path = file();
     const queue = new Queue(path, new ManualClock(), { delayMs: 0 });
     const cursors = new ArrCursors(queue.db);
-    expect(recordedVersion(queue.db, 'arr')).toBe(1);
+    expect(recordedVersion(queue.db, 'arr')).toBe(2);
     expect(cursors.get('sonarr')).toBeUndefined();
     cursors.set('sonarr', 'sonarr', { at: 1_000, seen: [7, 8] }, 2_000);
     queue.close();
@@ -34,8 +35,30 @@ describe('the catch-up cursors', () => {
     const db = new Database(file());
     migrate(db, arrComponent);
     db.prepare("UPDATE schema_versions SET version = 9 WHERE component = 'arr'").run();
-    expect(() => new ArrCursors(db)).toThrow("the queue file's catch-up tables are version 9, newer than this scanrelay understands (1): upgrade scanrelay");
+    expect(() => new ArrCursors(db)).toThrow("the queue file's catch-up tables are version 9, newer than this scanrelay understands (2): upgrade scanrelay");
     db.close();
+  });
+});
+
+describe("the folders of each app's items", () => {
+  it('are the same component: a file of version 1 gains their table and keeps its cursors; the list is kept across openings', () => {
+    const path = file();
+    const db = new Database(path);
+    migrate(db, { ...arrComponent, steps: arrComponent.steps.slice(0, 1) });
+    db.prepare("INSERT INTO arr_cursors (app, type, cursor_at, seen, updated_at) VALUES ('sonarr', 'sonarr', 1000, '[]', 2000)").run();
+    expect(recordedVersion(db, 'arr')).toBe(1);
+    db.close();
+    const again = new Database(path);
+    const folders = new ItemFolders(again);
+    expect(recordedVersion(again, 'arr')).toBe(2);
+    expect(new ArrCursors(again).get('sonarr')).toEqual({ at: 1_000, seen: [] });
+    expect(folders.get('sonarr')).toBeUndefined();
+    folders.set('sonarr', { list: '/series', folders: new Set(['/tv/A', '/tv/B']), readAt: 3_000 });
+    folders.touch('sonarr', 4_000);
+    again.close();
+    const third = new Database(path);
+    expect(new ItemFolders(third).get('sonarr')).toEqual({ list: '/series', folders: new Set(['/tv/A', '/tv/B']), readAt: 4_000 });
+    third.close();
   });
 });
 

@@ -33,8 +33,11 @@ describe.each(TYPES)('%s', (doc, type, version) => {
   const flavour = flavourOf(type, version);
   const ops = arrOperations(doc);
   const schemas = arrDocument(doc).components.schemas;
-  // The series or movie lookup is the flavour's own; the other kind's route is not called.
-  const sent = arrRequests.filter((r) => !['/series/{id}', '/movie/{id}'].includes(r.template) || r.template === `${flavour.ownerPath}/{id}`);
+  // The series or movie lookup and the library list are the flavour's own; the other kinds' routes are not called.
+  const lists = ['/series', '/movie', '/artist', '/author'];
+  const sent = arrRequests.filter(
+    (r) => (!['/series/{id}', '/movie/{id}'].includes(r.template) || r.template === `${flavour.ownerPath}/{id}`) && (!lists.includes(r.template) || r.template === flavour.library),
+  );
 
   it.each(sent.map((r) => [`${r.method} ${r.template}`, r] as const))('%s is an operation of its document', (_, r) => {
     expect(mismatch({ method: r.method, template: flavour.api + r.template, query: [...r.query], from: 'src/arr/client.ts' }, ops, true)).toBeUndefined();
@@ -56,6 +59,9 @@ describe.each(TYPES)('%s', (doc, type, version) => {
     expect(entry).toEqual(expect.arrayContaining([...flavour.connect, ...supports, 'name', 'implementation', 'fields']));
     expect(Object.keys(schemas.SystemResource.properties!)).toEqual(expect.arrayContaining(['appName', 'version']));
     expect(Object.keys(schemas.RootFolderResource.properties!)).toContain('path');
+    // The library list's items carry their folder in `path` (SeriesResource, MovieResource, ArtistResource, AuthorResource).
+    const resource = { '/series': 'SeriesResource', '/movie': 'MovieResource', '/artist': 'ArtistResource', '/author': 'AuthorResource' }[flavour.library];
+    expect(Object.keys(schemas[resource].properties!)).toContain('path');
     expect(arrDocument(doc).components.securitySchemes?.['X-Api-Key']).toEqual(expect.objectContaining({ name: 'X-Api-Key', in: 'header' }));
   });
 

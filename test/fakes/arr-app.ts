@@ -1,13 +1,16 @@
 // A fake Sonarr, Radarr, Lidarr, Readarr or Whisparr on 127.0.0.1, as the catch-up and `scanrelay connect` see one:
-// system/status, history/since, rootfolder, the series or movie by id, and the Connect entries (notification CRUD
-// and schema). Its behaviour is the apps' own code (each one's develop, commits in test/fixtures/README.md):
+// system/status, history/since, rootfolder, the series or movie by id, the library list (series, movie, artist or
+// author, each with its folder in `path`: SeriesResource, MovieResource, ArtistResource, AuthorResource of the app's
+// OpenAPI document) and the Connect entries (notification CRUD and schema). Its behaviour is the apps' own code (each one's develop, commits in test/fixtures/README.md):
 // - the key from X-Api-Key, else ?apikey=, else nothing: 401 with an empty body (Sonarr.Http/Authentication/
 //   ApiKeyAuthenticationHandler.cs: HandleChallengeAsync);
 // - history/since answers every record with `date >= date` of the one eventType asked (a name of the app's enum;
 //   another is a 400), unpaged; Sonarr's in no order (HistoryRepository.Since has no ORDER BY), Radarr's by date;
 //   dates to the second with a Z (STJUtcConverter.cs);
 // - saving a Connect entry without forceSave=true tests it first (ProviderControllerBase.cs): a failing test is a
-//   400 with the validation failures; POST answers the entry with its new id, PUT the entry.
+//   400 with the validation failures; POST answers the entry with its new id, PUT the entry;
+// - an item deleted takes its history with it (HistoryService.Handle(SeriesDeletedEvent) → DeleteForSeries; Radarr's
+//   MovieDeletedEvent, Lidarr's ArtistDeletedEvent, Readarr's AuthorDeletedEvent the same).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { closeServer, listenLocal, withBody } from '../support/net.js';
 import { ownFixture } from '../support/fixtures.js';
@@ -26,13 +29,17 @@ export type ArrFailure = { status: number; body?: string } | 'down' | 'hang' | '
 
 type Json = Record<string, unknown>;
 
-const INFO: Record<ArrAppType, { api: string; appName: string; version: string; owner?: string; doc: string }> = {
-  sonarr: { api: '/api/v3', appName: 'Sonarr', version: '4.0.14.2939', owner: 'series', doc: 'sonarr' },
-  radarr: { api: '/api/v3', appName: 'Radarr', version: '5.21.1.9799', owner: 'movie', doc: 'radarr' },
-  lidarr: { api: '/api/v1', appName: 'Lidarr', version: '2.11.2.4629', doc: 'lidarr' },
-  readarr: { api: '/api/v1', appName: 'Readarr', version: '0.4.18.2805', doc: 'readarr' },
-  whisparr: { api: '/api/v3', appName: 'Whisparr', version: '2.0.0.1046', owner: 'series', doc: 'whisparr' },
-  'whisparr-v3': { api: '/api/v3', appName: 'Whisparr', version: '3.0.0.1234', owner: 'movie', doc: 'whisparr-v3' },
+type Library = { list: 'series' | 'movie' | 'artist' | 'author'; idField: string; name: string };
+const SERIES: Library = { list: 'series', idField: 'seriesId', name: 'title' };
+const MOVIES: Library = { list: 'movie', idField: 'movieId', name: 'title' };
+
+const INFO: Record<ArrAppType, { api: string; appName: string; version: string; owner?: string; doc: string; library: Library }> = {
+  sonarr: { api: '/api/v3', appName: 'Sonarr', version: '4.0.14.2939', owner: 'series', doc: 'sonarr', library: SERIES },
+  radarr: { api: '/api/v3', appName: 'Radarr', version: '5.21.1.9799', owner: 'movie', doc: 'radarr', library: MOVIES },
+  lidarr: { api: '/api/v1', appName: 'Lidarr', version: '2.11.2.4629', doc: 'lidarr', library: { list: 'artist', idField: 'artistId', name: 'artistName' } },
+  readarr: { api: '/api/v1', appName: 'Readarr', version: '0.4.18.2805', doc: 'readarr', library: { list: 'author', idField: 'authorId', name: 'authorName' } },
+  whisparr: { api: '/api/v3', appName: 'Whisparr', version: '2.0.0.1046', owner: 'series', doc: 'whisparr', library: SERIES },
+  'whisparr-v3': { api: '/api/v3', appName: 'Whisparr', version: '3.0.0.1234', owner: 'movie', doc: 'whisparr-v3', library: MOVIES },
 };
 
 /** "2026-03-01T20:05:12Z": the apps' dates, to the second. */
@@ -46,6 +53,8 @@ export class FakeArrApp {
   rootFolders: string[] = [];
   /** Series or movies by id (what GET series/{id} or movie/{id} answers). */
   owners = new Map<number, Json>();
+  /** The series, movies, artists or authors GET series (movie, artist, author) lists, each with its folder. */
+  library: Json[] = [];
   notifications: Json[] = [];
   /** Applied to every request while set (to those whose path `failureFor` matches, when it is set). */
   failure: ArrFailure;
@@ -87,6 +96,21 @@ export class FakeArrApp {
     return record;
   }
 
+  /** An item added with its folder (`path`) and its name; its id is returned. */
+  addItem(path: string, id = 1 + this.library.length): number {
+    const { name } = INFO[this.type].library;
+    this.library.push({ id, [name]: path.split('/').filter(Boolean).pop(), path });
+    return id;
+  }
+
+  /** The item of that folder deleted, as the app deletes it: its history goes with it. */
+  deleteItem(path: string): void {
+    const item = this.library.find((i) => i.path === path);
+    if (!item) throw new Error(`no item at ${path}`);
+    this.library = this.library.filter((i) => i !== item);
+    this.history = this.history.filter((h) => h[INFO[this.type].library.idField] !== item.id);
+  }
+
   async start(): Promise<this> {
     this.server = createServer(
       withBody((req, res, u, body) => {
@@ -124,6 +148,7 @@ export class FakeArrApp {
     if (r.method === 'GET' && path === '/system/status') return { status: 200, json: { appName: info.appName, instanceName: info.appName, version: this.version, isDocker: true, urlBase: '' } };
     if (r.method === 'GET' && path === '/history/since') return this.since(r.query);
     if (r.method === 'GET' && path === '/rootfolder') return { status: 200, json: this.rootFolders.map((p, i) => ({ path: p, accessible: true, freeSpace: 1e12, unmappedFolders: [], id: i + 1 })) };
+    if (r.method === 'GET' && path === `/${info.library.list}`) return { status: 200, json: this.library };
     const owner = info.owner && new RegExp(`^/${info.owner}/(\\d+)$`).exec(path);
     if (r.method === 'GET' && owner) {
       const found = this.owners.get(Number(owner[1]));

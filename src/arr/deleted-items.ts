@@ -1,0 +1,115 @@
+// Series, movies, artists and authors an app deleted while its webhooks could not reach scanrelay. The history cannot
+// tell them (HistoryService.Handle(SeriesDeletedEvent) deletes the item's history with it, and the same in the
+// others), so each catch-up lists the app's items and compares their folders with the last list (item-folders.ts):
+// a folder gone is what that app's delete webhook (SeriesDelete, MovieDelete, ArtistDelete, AuthorDelete) would have
+// queued, read by the webhook's own parser. Bounded: the first list only sets the baseline, a list that fails keeps
+// the old one, and a list that lost most of its folders at once is not taken for deletes.
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { HistorySource, ScanRequest, Source } from '../scan.js';
+import type { ArrFlavour } from './apps.js';
+import type { ArrClient } from './client.js';
+import type { ItemFolders, ItemFolderSet } from './item-folders.js';
+
+/**
+ * A list that lost more than this share of its folders at once is taken for an app restored from an empty database
+ * or a URL pointing at another app: scanning half a library as deleted is the costlier mistake.
+ */
+const MOST_GONE = 0.5;
+/** A list that stays that small this long is the app's library as it now is: taken as the baseline, nothing queued. */
+export const SHRUNK_TAKEN_MS = 24 * 3_600_000;
+
+export interface ItemDeletes {
+  /** What the delete webhooks would have queued: one request per folder gone. */
+  requests: ScanRequest[];
+  /** When those folders were last listed (ms, the relay's clock): one a webhook asked for since is not queued again. */
+  since: number;
+  /** Keeps the new list: called once the requests are queued, so a queue that fails leaves them to the next catch-up. */
+  commit(): void;
+}
+
+export interface DeletedItemsDeps {
+  /** The ARR entry's NAME, under which the list is kept. */
+  app: string;
+  client: ArrClient;
+  store: ItemFolders;
+  clock: Clock;
+  logger: Logger;
+}
+
+export class DeletedItems {
+  /** The list failed last time: said once, and once when it reads again. */
+  private listFailing = false;
+  /** Since when the list has been too small to believe (ms, the relay's clock). */
+  private shrunkSince: number | undefined;
+
+  constructor(private readonly deps: DeletedItemsDeps) {}
+
+  /** The folders gone since the last list, as requests; undefined when there is nothing to queue. Never throws. */
+  async read(flavour: ArrFlavour, source: Source): Promise<ItemDeletes | undefined> {
+    const { app, client, store, clock, logger } = this.deps;
+    const noun = flavour.library.slice(1);
+    let folders: string[];
+    try {
+      folders = await client.libraryFolders(flavour.library);
+    } catch (err) {
+      if (!this.listFailing) {
+        logger.warn({ app: client.who }, `Could not read ${client.who}'s ${noun} list: ${(err as Error).message}. What it deleted is compared with its last list when it answers; nothing is lost meanwhile.`);
+      }
+      this.listFailing = true;
+      return undefined;
+    }
+    if (this.listFailing) logger.info({ app: client.who }, `${client.who}'s ${noun} list is read again.`);
+    this.listFailing = false;
+    const now = clock.now();
+    const current: ItemFolderSet = { list: flavour.library, folders: new Set(folders), readAt: now };
+    const last = store.get(app);
+    // The first list (or the first of another kind: a Whisparr now on v3) is where deletes are counted from.
+    if (!last || last.list !== flavour.library) return void store.set(app, current);
+    const gone = [...last.folders].filter((f) => !current.folders.has(f));
+    if (gone.length > 1 && gone.length > last.folders.size * MOST_GONE) return this.shrunk(flavour, last, current, gone.length);
+    if (this.shrunkSince !== undefined) logger.info({ app: client.who }, `${client.who}'s ${noun} list is whole again (${current.folders.size} folders).`);
+    this.shrunkSince = undefined;
+    if (gone.length === 0) {
+      if (current.folders.size === last.folders.size) store.touch(app, now);
+      else store.set(app, current);
+      return undefined;
+    }
+    return {
+      requests: gone.flatMap((folder) => this.deleteRequests(flavour, source, folder)),
+      since: last.readAt,
+      commit: () => {
+        store.set(app, current);
+        const shown = gone.slice(0, 3).join(', ') + (gone.length > 3 ? ', …' : '');
+        logger.info({ app: client.who, count: gone.length }, `${client.who} no longer lists ${gone.length} ${noun} folder(s) (${shown}): queued as its ${flavour.payload.ownerDelete} webhook would have.`);
+      },
+    };
+  }
+
+  /** The webhook's parser on the payload its delete event carries: the same mappings and coalescing as the webhook. */
+  private deleteRequests(flavour: ArrFlavour, source: Source, folder: string): ScanRequest[] {
+    const p = flavour.payload;
+    const outcome = flavour.parse({ [p.owner]: { [p.ownerFolder]: folder } }, p.ownerDelete, source);
+    if (outcome.kind !== 'scan') return [];
+    return outcome.requests.map((q) => ({ ...q, source: `${source}-history` as HistorySource }));
+  }
+
+  /** Most of the list gone at once: nothing queued, the last list kept; the new one taken once it has held a day. */
+  private shrunk(flavour: ArrFlavour, last: ItemFolderSet, current: ItemFolderSet, gone: number): undefined {
+    const { app, client, store, clock, logger } = this.deps;
+    const noun = flavour.library.slice(1);
+    const now = clock.now();
+    if (this.shrunkSince === undefined) {
+      this.shrunkSince = now;
+      logger.warn(
+        { app: client.who, had: last.folders.size, has: current.folders.size },
+        `${client.who}'s ${noun} list lost ${gone} of its ${last.folders.size} folders at once: taken for an app restored from an empty database or a URL that points at another app, not for deletes. Nothing is queued for them and the last list is kept; should the app keep answering this list for ${SHRUNK_TAKEN_MS / 3_600_000} hours, it is taken as it is, still queuing nothing.`,
+      );
+    } else if (now - this.shrunkSince >= SHRUNK_TAKEN_MS) {
+      this.shrunkSince = undefined;
+      store.set(app, current);
+      logger.info({ app: client.who }, `${client.who}'s ${noun} list has had ${current.folders.size} folders for ${SHRUNK_TAKEN_MS / 3_600_000} hours: taken as its library now; the ${gone} folders it lost were not queued.`);
+    }
+    return undefined;
+  }
+}
