@@ -8,7 +8,8 @@
 // that idles, or gets a few webhooks an hour, kept that all year: 3.3 MB of RSS on Node 20 and 2.2 MB on Node 24
 // (docs/performance.md, memory). Held, its code runs in V8's interpreter and baseline compiler, which at that
 // load costs a fraction of a millisecond a request; once the event loop is busy more than 5% of a 2 s spell
-// (a burst of webhooks, a queue to dispatch) they are released for good and the work is optimized as before.
+// (a burst of webhooks, a queue to dispatch) they are released for good and the busy code is optimized from then
+// on (on the main thread where the launchers' --no-concurrent-recompilation is given, src/cli/node-flags.ts).
 //
 // The launchers pass --no-turbofan --no-maglev (NODE_FLAGS) so that Node's own start, before this file runs, is
 // held too (on Node 24 one function of Node's path handling was optimized there, and that alone touched the

@@ -11,7 +11,7 @@ import type { AppDeps, ConnectionLimits } from './deps.js';
 import { metricsRoutes } from './metrics-route.js';
 import { guardRequests } from './guard.js';
 import { recordRoutes, type RouteEntry } from './access.js';
-import { reservedPassReason } from '../config/values.js';
+import { reservedPassReason } from '../value-rules.js';
 import { securityHeaders } from './headers.js';
 import { healthRoutes } from './health.js';
 import { lazySchemaController } from './lazy-compilers.js';

@@ -1,7 +1,6 @@
 // The "emby" kind: MediaBrowser scans with X-Emby-Token and libraries from /Library/SelectableMediaFolders, whose
 // Id is the library's id for /Items.
 import type { Library } from '../scan.js';
-import { mediaBrowserRequests } from './mediabrowser-requests.js';
 import { mediaBrowserKind, mediaBrowserTarget, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser.js';
 
 export const embyFlavour: MediaBrowserFlavour = {
@@ -25,6 +24,3 @@ export const emby = mediaBrowserKind(embyFlavour);
 export function embyTarget(opts: MediaBrowserOptions) {
   return mediaBrowserTarget(embyFlavour, opts);
 }
-
-/** Every request this kind sends (the SDK conformance test reads it). */
-export const embyRequests = mediaBrowserRequests('emby', embyFlavour.librariesPath);

@@ -61,11 +61,6 @@ export function refreshQuery(kind: ServerKind): Record<string, string> {
   return { metadataRefreshMode: 'Default', imageRefreshMode: 'Default', replaceAllMetadata: 'false', replaceAllImages: 'false' };
 }
 
-/** Whether the folders must be located first (the plugin and the monitor need no item). */
-export function needsLocating(method: ScanMethod, plugin: boolean): boolean {
-  return method === 'item' || (method === 'auto' && !plugin);
-}
-
 export function planScans(input: { kind: ServerKind; method: ScanMethod; plugin: boolean; folders: DueFolder[] }): ScanPlan {
   const { kind, method, plugin, folders } = input;
   const unmatched = folders.filter((f) => !f.located).map((f) => f.path);

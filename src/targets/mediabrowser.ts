@@ -12,7 +12,7 @@ import { locateMediaBrowserItems, refreshMediaBrowserItem } from './mediabrowser
 import { FOLDER_DELETES, MediaBrowserScans } from './mediabrowser-scan.js';
 import type { MediaBrowserTicket } from './mediabrowser-verdict.js';
 import { defaultScanMethod, SCAN_METHODS, type ScanMethod } from './mediabrowser-scan-plan.js';
-import { choice, optional } from '../config/values.js';
+import { choice, optional } from '../value-rules.js';
 import { mediaBrowserFollower, type FollowSettings } from './mediabrowser-following.js';
 
 export interface MediaBrowserOptions {

@@ -2,7 +2,7 @@
 // (POST /triggers/manual?dir=<folder>, HTTP Basic auth), for chaining across machines. It takes any folder.
 import { apiCaller, entryUrlKey } from '../api-call.js';
 import type { Clock } from '../clock.js';
-import { optional, text } from '../config/values.js';
+import { optional, text } from '../value-rules.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanOutcome } from '../scan.js';
 import { needsUrl, targetKind, type Capabilities } from './kind.js';

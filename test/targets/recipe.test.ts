@@ -20,7 +20,7 @@ const KEY = 'papyrus-key-7d7d';
 const MODULE = `// The "papyrus" kind (a made-up reading server): finds the shelf holding the folder (GET /shelves) and asks it to
 // rescan that folder (POST /shelves/{id}/rescan?path=...).
 import { apiCaller } from '../api-call.js';
-import { choice, optional } from '../config/values.js';
+import { choice, optional } from '../value-rules.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanOutcome } from '../scan.js';
 import { needsToken, needsUrl, targetKind } from './kind.js';
