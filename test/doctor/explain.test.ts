@@ -125,11 +125,12 @@ describe('scanrelay explain (the real CLI)', () => {
     expect(e.summary).toContain('set SERVER_FILE_EXIST_PATH_MAPPINGS');
   });
 
-  it('a matched path names its library, and never says the server takes any folder', async () => {
+  it('a matched path names its library, and never says the server takes any folder or that no library holds it', async () => {
     const { code, out } = await run('/tv-container/tv/Show/S01/e1.mkv');
     expect(code).toBe(0);
     expect(out).toContain('in library TV Shows');
     expect(out).not.toContain('takes any folder');
+    expect(out).not.toContain('no library holds it');
     expect(out).toContain('Result: Would wait for');
   });
 
