@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 
 export interface ActivityEvents {
-  request: [{ source: string; event: string; folders: number; outcome: 'queued' | 'test' | 'ignored' | 'rejected' }];
+  request: [{ source: string; event: string; folders: number; outcome: 'queued' | 'test' | 'ignored' | 'unmatched' | 'rejected' }];
   queued: [{ folder: string; merged: boolean; source: string; event: string }];
   delivery: [
     {

@@ -1,9 +1,14 @@
 // One call to a media server's (or another receiver's) HTTP API, the only way scanrelay calls one: the timeout
-// on the injected clock, the auth headers, redirects that leave the server refused (src/http-fetch.ts), a failure
-// phrased with the server and the key to change, and every token scrubbed from what a person will read.
-import { timeoutSignal, type Clock } from './clock.js';
-import { httpFetch, RedirectRefused } from './http-fetch.js';
+// on the injected clock, the auth headers, redirects that leave the server refused (src/http-fetch.ts), the answer
+// read only up to the cap the call states (src/answer-caps.ts), a failure phrased with the server and the key to
+// change, and every token, and the password a URL may hold, kept from what a person will read.
+import { sizeText, type AnswerCap } from './answer-caps.js';
+import { systemClock, timeoutSignal, type Clock } from './clock.js';
+import { AnswerTooLarge, httpFetch, RedirectRefused, type Fetch } from './http-fetch.js';
+import { silentLogger, type Logger } from './log.js';
+import { ConditionLog } from './log-condition.js';
 import type { ItemRetry } from './scan.js';
+import { ownAuthorization, splitUserinfo, withBasicAuth } from './url-credentials.js';
 
 /** How messages name a TARGETS entry's URL key ("set ... to https://..."). */
 export function entryUrlKey(name: string): string {
@@ -11,8 +16,14 @@ export function entryUrlKey(name: string): string {
 }
 
 /**
+ * The status of a call whose answer passed its cap. The server answered, so it is not silence (0), and what it
+ * answered is of no use to this call: a failure of the call, as a 500 is (the folder backs off, the server stays up).
+ */
+export const ANSWER_TOO_LARGE = 502;
+
+/**
  * A call that did not succeed, phrased for the log. `status` is the HTTP status, 0 when the server gave no answer
- * (refused connection, timeout, DNS), or the 3xx of a redirect that was not followed.
+ * (refused connection, timeout, DNS), the 3xx of a redirect that was not followed, or ANSWER_TOO_LARGE.
  */
 export class ApiRefusal extends Error {
   constructor(
@@ -38,6 +49,8 @@ export class ApiRefusal extends Error {
 export type Query = Record<string, string | string[]>;
 
 export interface CallOptions {
+  /** The most of the answer this call reads (src/answer-caps.ts); past it the call fails. */
+  cap: AnswerCap;
   body?: unknown;
   query?: Query;
   /** false: without the auth headers (a public endpoint that says whether the server is there at all). */
@@ -50,23 +63,25 @@ export interface CallOptions {
 }
 
 export interface ApiCaller {
+  /** The server's URL as it is shown: without a user and password written into it. */
   readonly base: string;
   /** Sends one request; resolves with the response only when it is 2xx, else rejects with an ApiRefusal. */
-  call(method: string, path: string, opts?: CallOptions): Promise<Response>;
+  call(method: string, path: string, opts: CallOptions): Promise<Response>;
   /** Like call, then the body as JSON (a body that is not JSON is a refusal, not a crash). */
-  json<T = unknown>(method: string, path: string, opts?: CallOptions): Promise<T>;
+  json<T = unknown>(method: string, path: string, opts: CallOptions): Promise<T>;
   /** Any error of a scan as the queue's retry outcome, with secrets scrubbed. */
   retry(err: unknown): { status: 'retry'; error: string; targetDown: boolean; tokenRefused?: true; retryAfter?: string };
   /** The same for an item's lookup or refresh, which reports a refused token as the server's (it has no probe of its own). */
   itemRetry(err: unknown): ItemRetry;
   /** available() for a server that answers `path`. */
-  answers(method: string, path: string, opts?: CallOptions): Promise<{ ok: true } | { ok: false; error: string }>;
+  answers(method: string, path: string, opts: CallOptions): Promise<{ ok: true } | { ok: false; error: string }>;
   scrub(text: string): string;
 }
 
 export interface ApiCallerOptions {
   /** e.g. "sonarr 'sonarr-4k'" or "Plex", for messages. */
   who: string;
+  /** As configured: a `user:pass@` in it is sent as Basic auth and never shown (src/url-credentials.ts). */
   url: string;
   /** The config key holding `url`, named when the server is silent or redirects elsewhere. */
   urlKey: string;
@@ -75,8 +90,10 @@ export interface ApiCallerOptions {
   secrets: string[];
   /** Per request, counted on `clock` (the wall clock by default). */
   timeoutMs?: number;
-  fetch?: typeof fetch;
+  fetch?: Fetch;
   clock?: Clock;
+  /** Where an answer dropped for its size is said (once per kind of call, src/log-condition.ts). */
+  logger?: Logger;
   /** What to check when the server refuses us (401/403); may depend on the path asked. */
   authHint: string | ((path: string, status: number) => string);
   /** Added to a 404's message. */
@@ -84,15 +101,25 @@ export interface ApiCallerOptions {
 }
 
 export function apiCaller(opts: ApiCallerOptions): ApiCaller {
-  const base = opts.url.replace(/\/+$/, '');
+  const written = splitUserinfo(opts.url);
+  const base = written.url.replace(/\/+$/, '');
+  const headers = withBasicAuth(opts.headers, written.authorization);
+  const basicOnly = withBasicAuth({}, written.authorization);
   const send = opts.fetch ?? httpFetch;
   const timeoutMs = opts.timeoutMs ?? 30_000;
+  const logger = opts.logger ?? silentLogger;
   const at = `${opts.who} at ${base}`;
   // Servers sometimes echo what they were sent; a token must not reach a log line through us.
-  const secrets = opts.secrets.filter((s) => s.length >= 4);
+  const secrets = [...opts.secrets, ...written.secrets].filter((s) => s.length >= 4);
   const scrub = (text: string): string => secrets.reduce((t, s) => t.split(s).join('***'), text);
+  // A second Authorization cannot go with the call's own: say once that the URL's user and password are not sent.
+  if (written.authorization && ownAuthorization(opts.headers)) {
+    logger.warn(`The user and password in ${opts.urlKey} are not sent to ${opts.who}: its calls carry an Authorization header of their own, and a request has one.`);
+  }
+  // One line per kind of call whose answer was too large, not one per answer: a server that always answers so would fill the log.
+  const tooLarge = new ConditionLog({ logger, clock: opts.clock ?? systemClock });
 
-  async function call(method: string, path: string, o: CallOptions = {}): Promise<Response> {
+  async function call(method: string, path: string, o: CallOptions): Promise<Response> {
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(o.query ?? {})) for (const one of Array.isArray(v) ? v : [v]) search.append(k, one);
     let response: Response;
@@ -102,12 +129,20 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
         headers: {
           Accept: 'application/json',
           ...(o.body === undefined ? {} : { 'Content-Type': 'application/json' }),
-          ...(o.auth === false ? {} : opts.headers),
+          // Without the server's own token, the URL's Basic auth still goes: a proxy in front asks for it on every call.
+          ...(o.auth === false ? basicOnly : headers),
         },
         body: o.body === undefined ? undefined : JSON.stringify(o.body),
         signal: timeoutSignal(opts.clock, timeoutMs),
+        maxBytes: o.cap.bytes,
       });
     } catch (err) {
+      if (err instanceof AnswerTooLarge) {
+        const why = err.declared === undefined ? '' : ` (it announced ${err.declared} bytes)`;
+        const message = scrub(`${at} answered ${method} ${path} with more than ${sizeText(o.cap.bytes)}${why}, the most ${o.cap.what} needs: the answer was dropped unread and the call failed`);
+        tooLarge.holds(o.cap.what, message, { server: opts.who, path, maxBytes: o.cap.bytes });
+        throw new ApiRefusal(message, ANSWER_TOO_LARGE);
+      }
       if (err instanceof RedirectRefused) {
         // A redirect is an answer, not silence: the server is there but points elsewhere, so the token stayed here.
         const message = `${at} redirected ${method} ${path} to ${err.location} (${err.why}); scanrelay does not follow it, so the token was not sent there: set ${opts.urlKey} to ${err.suggestedBase(path)} if that is the server`;
@@ -122,14 +157,14 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
     const status = response.status;
     if (status === 401 || status === 403) {
       const hint = typeof opts.authHint === 'function' ? opts.authHint(path, status) : opts.authHint;
-      throw new ApiRefusal(`${at} refused the token (HTTP ${status} on ${method} ${path}): ${hint}`, status);
+      throw new ApiRefusal(scrub(`${at} refused the token (HTTP ${status} on ${method} ${path}): ${hint}`), status);
     }
     const hint = status === 404 ? ` (${opts.notFoundHint ?? `check ${opts.urlKey}`})` : '';
     const answer = response.statusText ? `${status} ${response.statusText}` : String(status);
-    throw new ApiRefusal(`${at} answered ${answer} to ${method} ${path}${hint}${said}`, status, retryAfterOf(response));
+    throw new ApiRefusal(scrub(`${at} answered ${answer} to ${method} ${path}${hint}${said}`), status, retryAfterOf(response));
   }
 
-  async function json<T>(method: string, path: string, o?: CallOptions): Promise<T> {
+  async function json<T>(method: string, path: string, o: CallOptions): Promise<T> {
     const response = await call(method, path, o);
     try {
       return (await response.json()) as T;

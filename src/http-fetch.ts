@@ -3,15 +3,23 @@
 // 40 MB at its peak and kept 20-30 MB, more than the rest of an idle server's own data (docs/performance.md).
 // In the bundle node:https loads at the first https:// call, not at start (scripts/bundle.mjs, on first use): it
 // sets up TLS, 5 MB of RSS on Node 24 that a relay calling only http:// servers never uses.
+// Every answer is read up to the cap its call states (src/answer-caps.ts) and no further.
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { sizeText, UNSTATED_BYTES } from './answer-caps.js';
 import { answerOf, HeaderFields } from './http-answer.js';
+import { splitUserinfo } from './url-credentials.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Statuses whose response has no body by definition (a Response refuses one). */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
 
 type Init = NonNullable<Parameters<typeof fetch>[1]>;
+
+/** fetch's options, and the most bytes of the answer to read (`maxBytes`, a cap of src/answer-caps.ts). */
+export type FetchInit = Init & { maxBytes?: number };
+/** fetch's signature with `maxBytes`: what every module that calls a server takes (Node's own fetch fits it too). */
+export type Fetch = (input: Parameters<typeof fetch>[0], init?: FetchInit) => Promise<Response>;
 
 /**
  * fetch(url, init) for what scanrelay sends: a method, headers, a string, URLSearchParams or bytes as the body,
@@ -20,16 +28,24 @@ type Init = NonNullable<Parameters<typeof fetch>[1]>;
  * say which of them are secret. Any other redirect rejects with RedirectRefused. A network failure rejects with
  * TypeError('fetch failed') whose cause is the socket's error (code ECONNREFUSED, ENOTFOUND…); an aborted or
  * timed-out signal rejects with the signal's reason (a TimeoutError or AbortError), as fetch does.
+ *
+ * An answer longer than `maxBytes` (UNSTATED_BYTES when the call states none) rejects with AnswerTooLarge: at
+ * once when its Content-Length says so, else as soon as the bytes read pass it; either way the connection is
+ * dropped, so the rest is never read. A user and password in the URL are sent as Basic auth (unless the call
+ * sends an Authorization of its own) to the URL without them, which is also the answer's `url`.
  */
-export const httpFetch: typeof fetch = async (input, init = {}) => {
-  let url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+export const httpFetch: Fetch = async (input, init = {}) => {
+  const written = splitUserinfo(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+  let url = new URL(written.url);
   let method = (init.method ?? 'GET').toUpperCase();
   const headers = new HeaderFields(init.headers);
+  if (written.authorization && !headers.has('authorization')) headers.set('authorization', written.authorization);
   let body = bodyBytes(init.body, headers);
+  const maxBytes = init.maxBytes ?? UNSTATED_BYTES;
   for (let hop = 0; ; hop++) {
     const res = await send(url, method, headers, body, init.signal ?? undefined);
     const location = res.headers.location;
-    if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined || init.redirect === 'manual') return await responseOf(res, method, init.signal ?? undefined, url.href);
+    if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined || init.redirect === 'manual') return await responseOf(res, { method, signal: init.signal ?? undefined, url, maxBytes });
     res.resume();
     if (init.redirect === 'error') throw new TypeError('fetch failed', { cause: new Error(`redirect to ${location} not followed`) });
     const next = new URL(location, url);
@@ -69,6 +85,24 @@ export class RedirectRefused extends TypeError {
     const to = new URL(this.location);
     const asked = path.split('?')[0];
     return asked && asked !== '/' && to.pathname.endsWith(asked) ? to.origin + to.pathname.slice(0, -asked.length) : to.origin;
+  }
+}
+
+/**
+ * An answer longer than its call's cap: dropped unread past the cap (or before any of it was read, when its
+ * Content-Length said so). The call failed; callers phrase it with what the cap is for.
+ */
+export class AnswerTooLarge extends TypeError {
+  constructor(
+    readonly url: URL,
+    readonly method: string,
+    readonly maxBytes: number,
+    /** The Content-Length the server announced, when that alone was over the cap. */
+    readonly declared?: number,
+  ) {
+    const said = declared === undefined ? 'cut off there' : `it announced ${declared} bytes`;
+    super(`the answer to ${method} ${url.origin}${url.pathname} is larger than ${sizeText(maxBytes)} (${said}); the connection was dropped`);
+    this.name = 'AnswerTooLarge';
   }
 }
 
@@ -134,10 +168,11 @@ function send(url: URL, method: string, headers: HeaderFields, body: Buffer | un
 }
 
 /**
- * The answer with its body read in full: the bodies scanrelay asks for are small JSON, and a buffered body costs
- * a third less than a stream adapter per call (a drain makes thousands of calls).
+ * The answer with its body read in full, up to `maxBytes`: the bodies scanrelay asks for are small JSON, and a
+ * buffered body costs a third less than a stream adapter per call (a drain makes thousands of calls).
  */
-function responseOf(res: IncomingMessage, method: string, signal: AbortSignal | undefined, url: string): Promise<Response> {
+function responseOf(res: IncomingMessage, ask: { method: string; signal: AbortSignal | undefined; url: URL; maxBytes: number }): Promise<Response> {
+  const { method, signal, url, maxBytes } = ask;
   const status = res.statusCode ?? 0;
   const headers = new HeaderFields();
   for (const [name, value] of Object.entries(res.headers)) {
@@ -145,17 +180,34 @@ function responseOf(res: IncomingMessage, method: string, signal: AbortSignal | 
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
   const statusText = res.statusMessage ?? '';
+  const init = { status, statusText, headers, url: url.href };
   if (method === 'HEAD' || NO_BODY.has(status)) {
     res.resume();
-    return Promise.resolve(answerOf(null, { status, statusText, headers, url }));
+    return Promise.resolve(answerOf(null, init));
+  }
+  const declared = Number(res.headers['content-length']);
+  // Refused before a byte is read: destroying the answer closes its connection, so the server stops sending.
+  if (declared > maxBytes) {
+    const refused = Promise.reject(new AnswerTooLarge(url, method, maxBytes, declared));
+    res.destroy();
+    return refused;
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
+    let read = 0;
+    res.on('data', (c: Buffer) => {
+      read += c.length;
+      if (read <= maxBytes) return void chunks.push(c);
+      // Past the cap: what was kept is let go and the connection closed, so no more arrives. Rejected first: the
+      // destroy says 'aborted' at once, which would otherwise settle it as a network failure.
+      chunks.length = 0;
+      reject(new AnswerTooLarge(url, method, maxBytes));
+      res.destroy();
+    });
     res.on('end', () => {
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
       // Node hands the bytes over in an ArrayBuffer of its own (never a shared one).
-      resolve(answerOf(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), { status, statusText, headers, url }));
+      resolve(answerOf(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), init));
     });
     // A body cut off is the signal's reason when the signal fired, else fetch's network error.
     const cut = (cause: Error) => reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause }));

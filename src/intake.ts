@@ -1,7 +1,8 @@
 // The intake: a trigger's requests become queued folders (mapped, filtered, prioritised, committed).
 import type { Activity } from './activity.js';
+import { systemClock, type Clock } from './clock.js';
 import type { Logger } from './log.js';
-import { gateRequests, PathRefused, preview } from './paths/gate.js';
+import { IntakeGate } from './intake-gate.js';
 import { priorityOf, type MappingMatch } from './paths/mapping.js';
 import type { PathState } from './paths/disk.js';
 import { routeKnown, routePath, type IntakeSettings, type Route } from './paths/route.js';
@@ -48,6 +49,8 @@ export interface IntakeDeps {
   queue: Queue;
   settings: IntakeSettings;
   logger: Logger;
+  /** The clock of the log's one-line-a-minute rule for refused paths. */
+  clock?: Clock;
   pathState: (path: string) => Promise<PathState>;
   activity?: Activity;
   /** Called after a commit with the earliest due time queued, so the processor notices new work. */
@@ -69,8 +72,11 @@ interface Waiting {
 export class Intake {
   /** Requests whose transaction has not run yet; committed together at the end of this event-loop turn. */
   private waiting: Waiting[] = [];
+  private readonly gatekeeper: IntakeGate;
 
-  constructor(private readonly deps: IntakeDeps) {}
+  constructor(private readonly deps: IntakeDeps) {
+    this.gatekeeper = new IntakeGate(deps.logger, deps.clock ?? systemClock);
+  }
 
   /** The mappings, ignore list and priorities requests are routed with. */
   get settings(): IntakeSettings {
@@ -109,7 +115,9 @@ export class Intake {
   private counted(requests: ScanRequest[], admissions: Admission[]): void {
     if (!requests[0]) return;
     const folders = admissions.filter((a) => a.folder !== undefined && !a.unmatched).length;
-    this.deps.activity?.emit('request', { source: requests[0].source, event: requests[0].event, folders, outcome: folders ? 'queued' : 'ignored' });
+    // The same word the answer and history use: a request whose paths all reach no library is `unmatched`.
+    const outcome = folders ? 'queued' : admissions.length > 0 && admissions.every((a) => a.unmatched) ? 'unmatched' : 'ignored';
+    this.deps.activity?.emit('request', { source: requests[0].source, event: requests[0].event, folders, outcome });
   }
 
   private admit(request: ScanRequest, kind: 'file' | 'folder'): Admission {
@@ -142,19 +150,9 @@ export class Intake {
     return this.gate(requests, client, true);
   }
 
-  /**
-   * The path gate (src/paths/gate.ts), which every source passes. A request with a refused path is refused
-   * whole (PathRefused, a 400) when `whole`; otherwise (Drive) only that path is left out. Either way the
-   * log names the rule.
-   */
+  /** Every source's paths through the gate (./intake-gate.ts); a sender's request with a refused path throws PathRefused. */
   private gate(requests: ScanRequest[], client: string, whole: boolean): ScanRequest[] {
-    const { passed, refused } = gateRequests(requests, this.deps.settings.pathMappings);
-    for (const r of refused) {
-      const fields = { client, source: r.request.source, event: r.request.event, path: preview(String(r.request.path)), rule: r.rule };
-      this.deps.logger.warn(fields, `Refused a ${r.request.source} ${r.request.event} request from '${client}': ${r.message}. Nothing was queued for it.`);
-    }
-    if (refused.length > 0 && whole) throw new PathRefused(refused);
-    return passed;
+    return this.gatekeeper.pass(requests, this.deps.settings.pathMappings, client, whole);
   }
 
   private commit(admissions: Admission[], client: string): void {

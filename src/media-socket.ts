@@ -3,6 +3,7 @@
 // that looks open and hears nothing, which would hide the very fallback that polling is there for).
 // Plex (src/plex/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser-socket.ts) speak through it.
 import WebSocket from 'ws';
+import { NOTIFICATION_FRAME } from './answer-caps.js';
 import type { Clock } from './clock.js';
 
 /** The little of a websocket this module uses, so tests can hand it a fake one. */
@@ -22,12 +23,13 @@ export type Dial = (url: string, headers: Record<string, string>) => SocketLike;
 
 /** The handshake gives up after this long: an upgrade a proxy sits on must not hold the fallback back. */
 const HANDSHAKE_MS = 10_000;
-/** Notification frames are small JSON; a huge one is a wrong server, not a message. */
-const MAX_FRAME_BYTES = 4 * 1024 * 1024;
-
-/** Dials with `ws`: no redirects (the token would go with them), a handshake timeout, a cap on frame size. */
+/**
+ * Dials with `ws`: no redirects (the token would go with them), a handshake timeout, and a cap on frame size
+ * (notification frames are small JSON; a huge one is a wrong server, not a message: ws closes the socket with
+ * 1009 and the socket is dialled again after its backoff).
+ */
 export const dialWs: Dial = (url, headers) => {
-  const ws = new WebSocket(url, { headers, followRedirects: false, handshakeTimeout: HANDSHAKE_MS, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
+  const ws = new WebSocket(url, { headers, followRedirects: false, handshakeTimeout: HANDSHAKE_MS, maxPayload: NOTIFICATION_FRAME.bytes, perMessageDeflate: false });
   let closed = false;
   const listeners = { close: [] as ((why: string) => void)[] };
   const closeOnce = (why: string) => {

@@ -163,6 +163,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const intake = new Intake({
     queue,
     logger,
+    clock,
     activity,
     pathState,
     onQueued: (dueAt) => processor.wake(dueAt),

@@ -183,3 +183,20 @@ export function reservedPassReason(pass: string): string | undefined {
   const lower = pass.toLowerCase();
   return (RESERVED_PASSES as readonly string[]).includes(lower) ? `"${pass}" is the name of a route of its own` : undefined;
 }
+
+/**
+ * The longest SERVER_PASS, as a URL spells it (percent-encoded), that fits the URL segment it is sent in: Fastify's
+ * router answers 414 to a longer path parameter (maxParamLength; src/server/app.ts sets it to this), so every
+ * secret route would be out of reach.
+ */
+export const MAX_PASS_IN_URL = 100;
+
+export function passTooLongReason(pass: string): string | undefined {
+  let inUrl: number;
+  try {
+    inUrl = encodeURIComponent(pass).length;
+  } catch {
+    return 'it holds a lone surrogate, which no URL can carry';
+  }
+  return inUrl > MAX_PASS_IN_URL ? `it is ${inUrl} characters long in a URL, and at most ${MAX_PASS_IN_URL} fit the URL segment it is sent in` : undefined;
+}

@@ -1,18 +1,21 @@
 // Turns a parsed autopulse config (its TOML, YAML or JSON, all the same shape) into scanrelay config keys, and
 // lists what could not be carried over. The shape is autopulse's `Settings` (dan-online/autopulse
 // `crates/service/src/settings/mod.rs` L116-142): app, auth, opts, triggers, targets, webhooks, anchors.
-import { randomBytes } from 'node:crypto';
 import { convertTargets, convertWebhooks } from './autopulse-targets.js';
 import { convertTriggers, given } from './autopulse-triggers.js';
 import { list, obj, str, type Conversion, type Obj } from './from-autoscan.js';
+import { newServerPass } from './schema.js';
 
 /** autopulse's own defaults (app.rs L51-64, auth.rs L16-24, opts.rs L72-87), where scanrelay's differ. */
 const AUTOPULSE_PORT = 2875;
 const AUTOPULSE_WAIT = 60;
+const AUTOPULSE_USER = 'admin';
+const AUTOPULSE_PASSWORD = 'password';
 
 export function convertAutopulse(input: unknown): Conversion {
   const src = obj(input);
   const report: string[] = [];
+  const generated: string[] = [];
   const config: Record<string, unknown> = {};
 
   convertApp(obj(src.app), config, report);
@@ -22,7 +25,7 @@ export function convertAutopulse(input: unknown): Conversion {
   const triggers = convertTriggers(src.triggers, defaultWait, report);
   config.AUTOSCAN = {
     ENABLED: true,
-    ...credentials(src.auth, report),
+    ...credentials(src.auth, report, generated),
     TRIGGERS: triggers.routes,
     MANUAL_REWRITE: triggers.manualRewrite,
   };
@@ -42,7 +45,7 @@ export function convertAutopulse(input: unknown): Conversion {
   for (const key of Object.keys(src)) {
     if (!['app', 'auth', 'opts', 'triggers', 'targets', 'webhooks', 'anchors'].includes(key)) report.push(`${key}: not an autopulse key scanrelay knows; not carried over.`);
   }
-  return { config, report };
+  return { config, report, generated };
 }
 
 function convertApp(app: Obj, config: Record<string, unknown>, report: string[]) {
@@ -102,23 +105,28 @@ function convertOpts(opts: Obj, config: Record<string, unknown>, report: string[
 
 /**
  * auth.rs L4-24: Basic auth on every route, admin/password unless set, `enabled: false` to serve without.
- * scanrelay's /triggers/ routes always ask for AUTOSCAN.USER and AUTOSCAN.PASSWORD.
+ * scanrelay's /triggers/ routes always ask for AUTOSCAN.USER and AUTOSCAN.PASSWORD. autopulse's default password is
+ * in its docs and an empty one is none, so neither is carried over: the senders get a random one, the same kind as
+ * SERVER_PASS (newServerPass).
  */
-function credentials(input: unknown, report: string[]): { USER: string; PASSWORD: string } {
+function credentials(input: unknown, report: string[], generated: string[]): { USER: string; PASSWORD: string } {
   const auth = obj(input);
   if (auth.enabled === false) {
-    report.push('auth.enabled: autopulse served its routes without a password; scanrelay never does. AUTOSCAN.USER is "autopulse" with a generated AUTOSCAN.PASSWORD (see the file): enter both in each sender (arr webhook Username/Password, Bazarr, curl -u).');
-    return { USER: 'autopulse', PASSWORD: randomBytes(12).toString('hex') };
+    generated.push('AUTOSCAN.PASSWORD');
+    report.push('auth.enabled: autopulse served its routes without a password; scanrelay never does. AUTOSCAN.USER is "autopulse" with a generated AUTOSCAN.PASSWORD: enter both in each sender (arr webhook Username/Password, Bazarr, curl -u).');
+    return { USER: 'autopulse', PASSWORD: newServerPass() };
   }
-  let user = str(auth.username) ?? 'admin';
-  const password = str(auth.password) ?? 'password';
+  let user = str(auth.username) ?? AUTOPULSE_USER;
+  const password = str(auth.password) ?? AUTOPULSE_PASSWORD;
   if (user.includes(':') || user === '') {
     report.push(`auth.username: '${user}' cannot be a Basic-auth user name (empty, or with ":"); AUTOSCAN.USER is "autopulse": change it in each sender.`);
     user = 'autopulse';
   }
-  if (password === 'password' || password === '') {
-    report.push('auth: the senders use autopulse\'s published default password, carried over so they keep working; change AUTOSCAN.PASSWORD and each sender\'s password together.');
-    return { USER: user, PASSWORD: password || 'password' };
+  if (password === AUTOPULSE_PASSWORD || password === '') {
+    generated.push('AUTOSCAN.PASSWORD');
+    const was = password === '' ? 'empty' : `autopulse's default ("${AUTOPULSE_PASSWORD}", published in its docs${auth.password === undefined ? ', used when auth.password is not set' : ''})`;
+    report.push(`auth.password: ${was}, so not carried over: AUTOSCAN.PASSWORD is a new random password; enter it, with the user "${user}", in each sender (arr webhook Username/Password, Bazarr, curl -u).`);
+    return { USER: user, PASSWORD: newServerPass() };
   }
   return { USER: user, PASSWORD: password };
 }

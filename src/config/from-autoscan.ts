@@ -1,12 +1,14 @@
 // Turns a parsed autoscan config.yml into scanrelay config keys, and lists what could not be carried over.
-import { randomBytes } from 'node:crypto';
 import { regexRule } from '../paths/mapping.js';
+import { newServerPass } from './schema.js';
 
 export interface Conversion {
   /** scanrelay config.json content (keys not named keep their defaults when loaded). */
   config: Record<string, unknown>;
   /** One line per thing not carried over, or carried differently, saying what to do. */
   report: string[];
+  /** Keys whose values the import made up (a random password): the output says where they are. */
+  generated?: string[];
 }
 
 export type Obj = Record<string, unknown>;
@@ -87,6 +89,7 @@ const SERVERS: Record<string, string> = { plex: 'plex', emby: 'emby', jellyfin: 
 export function convertAutoscan(input: unknown): Conversion {
   const src = obj(input);
   const report: string[] = [];
+  const generated: string[] = [];
   const config: Record<string, unknown> = {};
   const priorityNote = (where: string, p: unknown) => {
     if (p !== undefined && p !== 0) report.push(`${where}: priority ${String(p)} not carried over: scanrelay orders scans by SERVER_SCAN_PRIORITIES (path substrings).`);
@@ -123,8 +126,9 @@ export function convertAutoscan(input: unknown): Conversion {
   let password = str(auth.password) ?? '';
   if (!user || !password) {
     user = 'autoscan';
-    password = randomBytes(12).toString('hex');
-    report.push('authentication: autoscan served /triggers/ without a user and password; scanrelay never does. AUTOSCAN.USER is "autoscan" with a generated AUTOSCAN.PASSWORD (see the file): enter both in each arr\'s webhook (Username, Password).');
+    password = newServerPass();
+    generated.push('AUTOSCAN.PASSWORD');
+    report.push('authentication: autoscan served /triggers/ without a user and password; scanrelay never does. AUTOSCAN.USER is "autoscan" with a generated AUTOSCAN.PASSWORD: enter both in each arr\'s webhook (Username, Password).');
   }
   const triggers = obj(src.triggers);
   const routes: Obj[] = [];
@@ -212,5 +216,5 @@ export function convertAutoscan(input: unknown): Conversion {
     }
   }
   if (src.database !== undefined) report.push("database: not carried over: scanrelay keeps its queue in --queuefile (autoscan's pending scans are not imported).");
-  return { config, report };
+  return { config, report, generated };
 }

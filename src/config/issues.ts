@@ -3,6 +3,7 @@ import type * as z from 'zod/mini';
 import { isObject, kindOf, type JsonObject } from './json-file.js';
 import { keyPath } from './schema-walk.js';
 import { isSecretKey } from './secrets.js';
+import { shownUrl } from '../url-credentials.js';
 
 /** The "expected ..." phrase for issues whose schema did not carry its own. */
 export function genericExpected(issue: z.core.$ZodRawIssue): string | undefined {
@@ -50,7 +51,8 @@ function valueAt(root: unknown, path: (string | number)[], fallback: unknown): u
 function describeValue(value: unknown, secret: boolean): string {
   if (value === undefined) return 'nothing';
   if (secret && typeof value === 'string' && value !== '') return 'a string (not shown: it is a secret)';
-  const json = JSON.stringify(value);
+  // A URL is shown as every URL is: without a user and password written into it.
+  const json = shownUrl(JSON.stringify(value));
   if (json.length <= 60) return json;
   if (typeof value === 'string') return `${json.slice(0, 56)}..."`;
   return kindOf(value);

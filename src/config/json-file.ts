@@ -25,7 +25,7 @@ export function parseJson(text: string, where: string): JsonObject {
 }
 
 /** "invalid JSON at line L, column C: <reason>", from the position in Node's parser message. */
-function jsonErrorText(text: string, message: string): string {
+export function jsonErrorText(text: string, message: string): string {
   const lineColumn = /\(line (\d+) column (\d+)\)/.exec(message);
   const position = /at position (\d+)/.exec(message);
   const reason = message

@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 import { autoscanSchema } from './autoscan-schema.js';
 import { googleSchema, rcloneSchema } from './drive-schema.js';
 import { FIRST_PLEX_NAME, targetSchema } from './target-schema.js';
-import { basePath, bool, choice, reservedPassReason, integer, logSize, optionalHttpUrl, pathMappings, positiveSeconds, seconds, stringList, text, trustProxy, withDefault } from '../value-rules.js';
+import { basePath, bool, choice, MAX_PASS_IN_URL, passTooLongReason, reservedPassReason, integer, logSize, optionalHttpUrl, pathMappings, positiveSeconds, seconds, stringList, text, trustProxy, withDefault } from '../value-rules.js';
 import { watchSchema } from './watch-schema.js';
 import { notifySchema } from '../notify/schema.js';
 import { PLEX_DATABASE_PATH_DEFAULT } from '../plex/keys.js';
@@ -83,6 +83,10 @@ export function configSchema() {
             // These are routes of their own: such a secret would make a public or Basic-auth path pass as it.
             z.refine((p) => reservedPassReason(p) === undefined, {
               error: 'not "health", "metrics", "triggers", "api" or "favicon.ico" (routes of their own): run `scanrelay update-config --new-pass` for a random one',
+            }),
+            // Longer, every secret route would answer 414 (the router's limit on one URL segment).
+            z.refine((p) => passTooLongReason(p) === undefined, {
+              error: `at most ${MAX_PASS_IN_URL} characters as written in a URL (the longest URL segment the server takes): run \`scanrelay update-config --new-pass\` for a random one`,
             }),
           ),
           newServerPass,

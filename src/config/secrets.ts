@@ -1,5 +1,6 @@
 // The config keys that hold secrets, listed once: the logger scrubs their values and config error messages
-// never print them.
+// never print them. The URL keys are listed too: a user and password written into a URL are secrets of their own.
+import { splitUserinfo } from '../url-credentials.js';
 import type { Config } from './schema.js';
 
 /** Each secret's key path; "*" stands for every entry of a list. */
@@ -13,6 +14,17 @@ export const SECRET_KEYS: readonly (readonly string[])[] = [
   ['TARGETS', '*', 'PASSWORD'],
   // A webhook URL holds its token (Discord's path, Gotify's ?token=).
   ['NOTIFY', '*', 'URL'],
+];
+
+/** Each key that holds a URL a person may write `user:pass@` into (sent as Basic auth, src/url-credentials.ts). */
+export const URL_KEYS: readonly (readonly string[])[] = [
+  ['PLEX_LOCAL_URL'],
+  ['TARGETS', '*', 'URL'],
+  ['NOTIFY', '*', 'URL'],
+  ['RCLONE', 'RC_CACHE_REFRESH', 'RC_URL'],
+  ['GOOGLE', 'AUTH_URL'],
+  ['GOOGLE', 'TOKEN_URL'],
+  ['GOOGLE', 'API_URL'],
 ];
 
 /** Whether `path` (as in a zod issue: TARGETS, 0, TOKEN) names a secret. */
@@ -32,10 +44,13 @@ function valuesAt(value: unknown, key: readonly string[]): unknown[] {
 
 /**
  * Every secret value that is set, for the logger to scrub. SERVER_PASS is also listed URL-encoded, the form in
- * which it appears in request URLs.
+ * which it appears in request URLs; a URL key's password in each form it could be written (as in the URL,
+ * decoded, with its user, as the Basic header's value). A user name alone is not: "plex" would star out every
+ * line that names the server.
  */
 export function secretsOf(config: Config): string[] {
   const values = SECRET_KEYS.flatMap((key) => valuesAt(config, key)).filter((v): v is string => typeof v === 'string' && v !== '');
+  for (const url of URL_KEYS.flatMap((key) => valuesAt(config, key))) if (typeof url === 'string') values.push(...splitUserinfo(url).secrets);
   if (config.SERVER_PASS !== '') values.push(encodeURIComponent(config.SERVER_PASS));
   return [...new Set(values)];
 }

@@ -1,220 +1,98 @@
-// Reads the YAML subset autoscan's config.yml uses: block mappings and sequences, plain and quoted scalars,
-// flow lists, comments, anchors, aliases and "<<" merges. Block scalars (| and >) and tags are refused by name.
+// autoscan's config.yml and autopulse's config.yaml, read with the yaml package under the import's limits
+// (foreign-limits.ts). Three steps, so that nothing costly runs before its limit is checked: the parser's own stack
+// measures the depth as the text is read (building the document recurses once per level); the document's nodes
+// are walked for keys (written out, once per mapping, no forbidden name) and aliases; the value is made last, with
+// aliases counted by what they expand to. yaml's own `uniqueKeys` is off: it compares each key with every other
+// (a 20,000-key mapping took seconds), where the walk keeps a set.
+import { Composer, isAlias, isMap, isScalar, isSeq, Lexer, Parser, visit, type Alias, type CST, type Document, type Node } from 'yaml';
+import { checkTree, ForeignConfigError, lineAt, MAX_ALIASES, MAX_DEPTH, type Tree } from './foreign-limits.js';
 
-export class YamlError extends Error {
-  constructor(message: string, readonly line: number) {
-    super(`line ${line}: ${message}`);
-  }
-}
-
-interface Line {
-  indent: number;
-  text: string;
-  no: number;
-}
-
-export function parseYaml(source: string): unknown {
-  const lines: Line[] = [];
-  source.split(/\r?\n/).forEach((raw, i) => {
-    if (/^\s*\t/.test(raw)) throw new YamlError('a tab in the indentation: YAML indents with spaces', i + 1);
-    const text = stripComment(raw).trimEnd();
-    if (text.trim() === '' || text.trim() === '---') return;
-    lines.push({ indent: text.length - text.trimStart().length, text: text.trimStart(), no: i + 1 });
-  });
-  if (lines.length === 0) return null;
-  const reader = new Reader(lines);
-  const value = reader.block(0, lines[0].indent);
-  if (reader.at < lines.length) throw new YamlError('unexpected indentation', lines[reader.at].no);
-  return value;
-}
-
-function stripComment(line: string): string {
-  let quote: string | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (quote) {
-      if (c === quote) quote = undefined;
-    } else if (c === '"' || c === "'") {
-      if (i === 0 || /[\s:\-[,{]/.test(line[i - 1])) quote = c;
-    } else if (c === '#' && (i === 0 || /\s/.test(line[i - 1]))) {
-      return line.slice(0, i);
-    }
-  }
-  return line;
-}
-
-class Reader {
-  at = 0;
-  private readonly anchors = new Map<string, unknown>();
-
-  constructor(private readonly lines: Line[]) {}
-
-  block(index: number, indent: number): unknown {
-    this.at = index;
-    const first = this.lines[index];
-    return isItem(first.text) ? this.sequence(indent) : this.mapping(indent);
-  }
-
-  private sequence(indent: number): unknown[] {
-    const out: unknown[] = [];
-    while (this.at < this.lines.length) {
-      const line = this.lines[this.at];
-      // A list written at its key's indentation ends where the next key begins.
-      if (line.indent < indent || (line.indent === indent && !isItem(line.text))) break;
-      if (line.indent > indent) throw new YamlError('expected a "- " list item', line.no);
-      const rest = line.text.slice(1).trimStart();
-      if (rest === '') {
-        out.push(this.nested(this.at + 1, indent, line.no));
-        continue;
-      }
-      if (isKeyLine(rest) || isItem(rest)) {
-        // "- key: value" opens a mapping whose keys line up with "key".
-        const inner = indent + (line.text.length - rest.length);
-        this.lines[this.at] = { indent: inner, text: rest, no: line.no };
-        out.push(this.block(this.at, inner));
-        continue;
-      }
-      this.at++;
-      out.push(this.inline(rest, line.no, this.at, indent));
-    }
-    return out;
-  }
-
-  private mapping(indent: number): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    while (this.at < this.lines.length) {
-      const line = this.lines[this.at];
-      if (line.indent < indent) break;
-      if (line.indent > indent) throw new YamlError('unexpected indentation', line.no);
-      if (isItem(line.text)) break;
-      const split = splitKey(line.text);
-      if (!split) throw new YamlError(`expected "key: value", got '${line.text.slice(0, 40)}'`, line.no);
-      const [key, rest] = split;
-      this.at++;
-      let value: unknown;
-      if (rest === '' || /^&\S+$/.test(rest)) {
-        const next = this.lines[this.at];
-        // A list may sit at the same indentation as its key.
-        const sameIndentList = next && next.indent === indent && isItem(next.text);
-        value = next && (next.indent > indent || sameIndentList) ? this.block(this.at, next.indent) : null;
-        if (rest !== '') this.anchors.set(rest.slice(1), value);
-      } else {
-        value = this.inline(rest, line.no, this.at, indent);
-      }
-      if (key === '<<') {
-        for (const source of Array.isArray(value) ? value : [value]) {
-          if (source && typeof source === 'object') for (const [k, v] of Object.entries(source)) if (!(k in out)) out[k] = v;
-        }
-      } else {
-        out[key] = value;
-      }
-    }
-    return out;
-  }
-
-  /** The value after "- " or "key: " when on the same line; an "&anchor" in front may also hold a nested block. */
-  private inline(text: string, no: number, next: number, indent: number): unknown {
-    const anchor = /^&(\S+)\s+(.*)$/.exec(text);
-    if (anchor) {
-      const value = this.inline(anchor[2], no, next, indent);
-      this.anchors.set(anchor[1], value);
-      return value;
-    }
-    if (text.startsWith('*')) {
-      const name = text.slice(1).trim();
-      if (!this.anchors.has(name)) throw new YamlError(`alias *${name} names no anchor defined above`, no);
-      return this.anchors.get(name);
-    }
-    if (text.startsWith('|') || text.startsWith('>')) throw new YamlError('block scalars (| and >) are not supported: write the value on one line', no);
-    if (text.startsWith('!')) throw new YamlError('tags (!) are not supported', no);
-    return scalarOrFlow(text, no);
-  }
-
-  private nested(index: number, indent: number, no: number): unknown {
-    const next = this.lines[index];
-    this.at = index;
-    if (!next || next.indent <= indent) return null;
-    void no;
-    return this.block(index, next.indent);
-  }
-}
-
-const isItem = (text: string) => text === '-' || text.startsWith('- ');
-
-function isKeyLine(text: string): boolean {
-  return splitKey(text) !== undefined;
-}
-
-/** "key: rest" (key plain or quoted); undefined when the text is no mapping entry. */
-function splitKey(text: string): [string, string] | undefined {
-  if (text.startsWith('"') || text.startsWith("'")) {
-    const end = closingQuote(text, 0);
-    if (end < 0 || text[end + 1] !== ':' || (text.length > end + 2 && text[end + 2] !== ' ')) return undefined;
-    return [unquote(text.slice(0, end + 1), 0), text.slice(end + 2).trim()];
-  }
-  if (text.startsWith('[') || text.startsWith('{')) return undefined;
-  const m = /^([^:]*?):(?:\s+(.*))?$/.exec(text);
-  if (!m || m[1].trim() === '') return undefined;
-  return [m[1].trim(), (m[2] ?? '').trim()];
-}
-
-function closingQuote(text: string, start: number): number {
-  const q = text[start];
-  for (let i = start + 1; i < text.length; i++) {
-    if (q === '"' && text[i] === '\\') i++;
-    else if (text[i] === q) {
-      if (q === "'" && text[i + 1] === "'") i++;
-      else return i;
-    }
-  }
-  return -1;
-}
-
-function unquote(text: string, no: number): string {
-  const q = text[0];
-  const body = text.slice(1, -1);
-  if (q === "'") return body.replace(/''/g, "'");
+export function parseYaml(text: string): unknown {
+  const doc = compose(text);
+  const aliases: Alias[] = [];
+  const anchors = new Map<string, number>();
+  checkTree<unknown>(doc.contents, nodeTree(text, aliases, anchors));
+  const unresolved = aliases.find((alias) => !((anchors.get(alias.source) ?? Infinity) < (alias.range?.[0] ?? 0)));
+  if (unresolved) throw new ForeignConfigError(`the alias *${unresolved.source} names no anchor (&${unresolved.source}) above it`, at(text, unresolved));
   try {
-    return JSON.parse(`"${body.replace(/\\'/g, "'")}"`) as string;
-  } catch {
-    throw new YamlError(`bad escape in "${body.slice(0, 40)}"`, no);
+    return doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    const nested = aliases.find((alias) => holdsAlias(alias.resolve(doc))) ?? aliases[0];
+    throw new ForeignConfigError(`aliases (*name) expand to more than ${MAX_ALIASES} copies of what they name (aliases of aliases multiply: a small file can stand for billions of values)`, nested && at(text, nested));
   }
 }
 
-function scalarOrFlow(text: string, no: number): unknown {
-  if (text.startsWith('"') || text.startsWith("'")) {
-    const end = closingQuote(text, 0);
-    if (end !== text.length - 1) throw new YamlError(`unterminated or trailing text after quoted value '${text.slice(0, 40)}'`, no);
-    return unquote(text, no);
+/** The one document in `text`, its depth checked on the parser's stack before it is built. */
+function compose(text: string): Document.Parsed {
+  const parser = new Parser();
+  const tokens: CST.Token[] = [];
+  for (const lexeme of new Lexer().lex(text)) {
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    // The stack holds the document and each open collection, about one a level: twice MAX_DEPTH only guards
+    // the building's recursion, the walk counts exactly.
+    if (parser.stack.length > 2 * MAX_DEPTH) throw new ForeignConfigError(`nested more than ${MAX_DEPTH} levels deep`, lineAt(text, parser.offset));
   }
-  if (text.startsWith('[')) {
-    if (!text.endsWith(']')) throw new YamlError('a flow list must end on its line with "]"', no);
-    const inner = text.slice(1, -1).trim();
-    return inner === '' ? [] : splitFlow(inner).map((part) => scalarOrFlow(part.trim(), no));
-  }
-  if (text === '{}') return {};
-  if (text.startsWith('{')) throw new YamlError('flow mappings ({...}) are not supported: write one "key: value" per line', no);
-  if (/^(true|True|TRUE)$/.test(text)) return true;
-  if (/^(false|False|FALSE)$/.test(text)) return false;
-  if (/^(null|Null|NULL|~)$/.test(text)) return null;
-  if (/^[-+]?\d+(\.\d+)?$/.test(text)) return Number(text);
-  return text;
+  for (const token of parser.end()) tokens.push(token);
+  const docs = [...new Composer({ merge: true, uniqueKeys: false }).compose(tokens, true, text.length)];
+  if (docs.length > 1) throw new ForeignConfigError('a second YAML document (after ---): the settings must be one document', lineAt(text, docs[1].range[0]));
+  const [doc] = docs;
+  const [error] = doc.errors;
+  if (error) throw new ForeignConfigError(`${error.message}${HINTS[error.code] ?? ''}`, lineAt(text, error.pos[0]));
+  return doc;
 }
 
-function splitFlow(text: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"' || c === "'") i = Math.max(i, closingQuote(text, i));
-    else if (c === '[') depth++;
-    else if (c === ']') depth--;
-    else if (c === ',' && depth === 0) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start));
-  return parts.filter((p) => p.trim() !== '');
+/** What a user can do about yaml's terser errors. */
+const HINTS: Record<string, string> = {
+  BLOCK_AS_IMPLICIT_KEY: ' (is the line after this one indented too far?)',
+  MULTILINE_IMPLICIT_KEY: ' (is the line after this one indented too far?)',
+  TAB_AS_INDENT: ' (YAML indents with spaces)',
+};
+
+/** The document's nodes as the walk sees them; each alias is noted in `aliases`, each anchor's first offset in `anchors`. */
+function nodeTree(text: string, aliases: Alias[], anchors: Map<string, number>): Tree<unknown> {
+  return {
+    entries: (node) => {
+      if ((isMap(node) || isSeq(node) || isScalar(node)) && node.anchor && node.range) {
+        const earliest = anchors.get(node.anchor);
+        if (earliest === undefined || node.range[0] < earliest) anchors.set(node.anchor, node.range[0]);
+      }
+      if (isAlias(node)) {
+        aliases.push(node);
+        if (aliases.length > MAX_ALIASES) throw new ForeignConfigError(`more than ${MAX_ALIASES} aliases (*name)`, at(text, node));
+        return undefined;
+      }
+      if (isSeq(node)) return node.items.map((item) => ({ node: item }));
+      if (!isMap(node)) return undefined;
+      const seen = new Map<string, unknown>();
+      return node.items.map(({ key, value }) => {
+        const name = keyName(text, key);
+        const first = seen.get(name);
+        if (seen.has(name)) throw new ForeignConfigError(`the key '${name}' is given twice in one mapping (first on line ${at(text, first)})`, at(text, key));
+        seen.set(name, key);
+        return { key: name, node: value, keyNode: key };
+      });
+    },
+    lineOf: ({ node, keyNode }) => at(text, keyNode ?? node),
+  };
+}
+
+/** A key as the value will spell it; only written-out keys (a YAML key may be a list, a mapping or an alias). */
+function keyName(text: string, key: unknown): string {
+  if (key === null) return '';
+  if (!isScalar(key)) throw new ForeignConfigError('a key must be written out: not a list, a mapping or an alias (*name)', at(text, key));
+  // The merge key `<<` is a symbol.
+  return typeof key.value === 'symbol' ? '<<' : String(key.value);
+}
+
+function holdsAlias(node: unknown): boolean {
+  let found = false;
+  if (isMap(node) || isSeq(node)) visit(node, { Alias: () => void (found = true) });
+  return found;
+}
+
+/** The line a node starts on. */
+function at(text: string, node: unknown): number | undefined {
+  const range = (node as Node | undefined)?.range;
+  return range ? lineAt(text, range[0]) : undefined;
 }

@@ -1,10 +1,14 @@
 // Drive v3 over HTTP: the handful of calls the monitor needs, with a fresh bearer token on each try,
 // one retry after a 401, and exponential backoff on rate limits (403/429) and server errors (5xx).
+import { DRIVE_DRIVES_PAGE, DRIVE_ITEM, DRIVE_PAGE, sizeText, type AnswerCap } from '../answer-caps.js';
+import { ANSWER_TOO_LARGE } from '../api-call.js';
 import type { Logger } from '../log.js';
+import { ConditionLog } from '../log-condition.js';
+import { systemClock } from '../clock.js';
 import { listSharedDrives, type DrivesPage, type SharedDrive } from '../google/shared-drives.js';
 import { trimUrl } from './settings.js';
 import type { AccessTokenSource } from './token-store.js';
-import { httpFetch } from '../http-fetch.js';
+import { AnswerTooLarge, httpFetch, type Fetch } from '../http-fetch.js';
 
 export const FOLDER_MIME = 'application/vnd.google-apps.folder';
 
@@ -59,7 +63,7 @@ export interface DriveApiOptions {
   apiUrl: string;
   tokens: AccessTokenSource;
   logger: Logger;
-  fetch?: typeof fetch;
+  fetch?: Fetch;
   /** Waits between retries; tests pass one that returns at once. */
   sleep?: (ms: number) => Promise<void>;
   /** Tries per call on retryable answers before giving up to the caller's own backoff. */
@@ -72,20 +76,23 @@ export interface DriveApiOptions {
 
 export class DriveApi {
   private readonly base: string;
-  private readonly doFetch: typeof fetch;
+  private readonly doFetch: Fetch;
   private readonly sleep: (ms: number) => Promise<void>;
+  /** One line per kind of answer dropped for its size, not one per answer. */
+  private readonly tooLarge: ConditionLog;
 
   constructor(private readonly opts: DriveApiOptions) {
     this.base = `${trimUrl(opts.apiUrl)}/drive/v3`;
     this.doFetch = opts.fetch ?? httpFetch;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.tooLarge = new ConditionLog({ logger: opts.logger, clock: systemClock });
   }
 
   /** The cursor "now" for My Drive (no driveId) or one shared drive. */
   async getStartPageToken(driveId?: string): Promise<string> {
     const q: Record<string, string> = { supportsAllDrives: 'true' };
     if (driveId) q.driveId = driveId;
-    const body = await this.get<{ startPageToken: string }>('/changes/startPageToken', q);
+    const body = await this.get<{ startPageToken: string }>('/changes/startPageToken', q, DRIVE_ITEM);
     return body.startPageToken;
   }
 
@@ -103,14 +110,14 @@ export class DriveApi {
       includeItemsFromAllDrives: driveId ? 'true' : 'false',
     };
     if (driveId) q.driveId = driveId;
-    return this.get<ChangePage>('/changes', q).then((p) => ({ ...p, changes: p.changes ?? [] }));
+    return this.get<ChangePage>('/changes', q, DRIVE_PAGE).then((p) => ({ ...p, changes: p.changes ?? [] }));
   }
 
   /** One item's metadata; `undefined` when Drive says it does not exist or is not visible to us. */
   async getFile(id: string): Promise<DriveFile | undefined> {
     this.opts.onFileGet?.(id);
     try {
-      return await this.get<DriveFile>(`/files/${encodeURIComponent(id)}`, { fields: FILE_FIELDS, supportsAllDrives: 'true' });
+      return await this.get<DriveFile>(`/files/${encodeURIComponent(id)}`, { fields: FILE_FIELDS, supportsAllDrives: 'true' }, DRIVE_ITEM);
     } catch (err) {
       if (err instanceof DriveApiError && (err.status === 404 || (err.status === 403 && !RATE_LIMIT_REASONS.has(err.reason)))) return undefined;
       throw err;
@@ -119,7 +126,7 @@ export class DriveApi {
 
   /** Every shared drive the account can see (all pages). */
   listDrives(): Promise<SharedDrive[]> {
-    return listSharedDrives((q) => this.get<DrivesPage>('/drives', q));
+    return listSharedDrives((q) => this.get<DrivesPage>('/drives', q, DRIVE_DRIVES_PAGE));
   }
 
   /** One page of a drive's whole listing, for build-caches. */
@@ -134,10 +141,11 @@ export class DriveApi {
     };
     if (opts.driveId) q.driveId = opts.driveId;
     if (opts.pageToken) q.pageToken = opts.pageToken;
-    return this.get<{ files?: DriveFile[]; nextPageToken?: string }>('/files', q).then((p) => ({ ...p, files: p.files ?? [] }));
+    return this.get<{ files?: DriveFile[]; nextPageToken?: string }>('/files', q, DRIVE_PAGE).then((p) => ({ ...p, files: p.files ?? [] }));
   }
 
-  private async get<T>(path: string, query: Record<string, string>): Promise<T> {
+  /** A GET reading at most `cap` of the answer; an answer past it is retried as a 5xx is, then a DriveApiError. */
+  private async get<T>(path: string, query: Record<string, string>, cap: AnswerCap): Promise<T> {
     const url = `${this.base}${path}?${new URLSearchParams(query).toString()}`;
     const maxAttempts = this.opts.maxAttempts ?? 5;
     const baseDelay = this.opts.baseDelayMs ?? 1000;
@@ -149,8 +157,16 @@ export class DriveApi {
         res = await this.doFetch(url, {
           headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
           signal: AbortSignal.timeout(30_000),
+          maxBytes: cap.bytes,
         });
       } catch (err) {
+        if (err instanceof AnswerTooLarge) {
+          const message = `Google Drive answered ${path} with more than ${sizeText(cap.bytes)}, the most ${cap.what} needs: the answer was dropped unread`;
+          this.tooLarge.holds(cap.what, message, { path, maxBytes: cap.bytes });
+          if (attempt >= maxAttempts) throw new DriveApiError(ANSWER_TOO_LARGE, 'answerTooLarge', message);
+          await this.sleep(backoff(baseDelay, attempt));
+          continue;
+        }
         if (attempt >= maxAttempts) throw new DriveApiError(0, 'network', `Google Drive unreachable (${path}): ${(err as Error).message}`);
         await this.sleep(backoff(baseDelay, attempt));
         continue;

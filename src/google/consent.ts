@@ -1,6 +1,7 @@
 // The consent half of Google's OAuth for a user account: the consent URL with its state and PKCE challenge, and
 // reading back what a person pasted (the bare code or the whole redirected URL).
 import { createHash, randomBytes } from 'node:crypto';
+import { shownUrl } from '../url-credentials.js';
 
 /** The out-of-band redirect; Google blocked it for all clients on 31 January 2023 (`authorize --oob` still offers it). */
 export const OOB_REDIRECT_URI = 'urn:ietf:wg:oauth:2.0:oob';
@@ -33,9 +34,11 @@ export interface ConsentParams {
 
 /**
  * The consent URL. Parameters are in sorted order, as Go's url.Values encodes them (rclone's links look the same),
- * and are appended to any query the configured URL already has.
+ * and are appended to any query the configured URL already has. It is printed for a person to open, so a user and
+ * password in the configured URL are left out (their browser asks for them).
  */
 export function consentUrl(p: ConsentParams): string {
+  const authUrl = shownUrl(p.authUrl);
   const params: [string, string][] = [
     ['access_type', 'offline'],
     ['client_id', p.clientId],
@@ -46,7 +49,7 @@ export function consentUrl(p: ConsentParams): string {
     ['scope', p.scope],
     ['state', p.state],
   ];
-  return `${p.authUrl}${p.authUrl.includes('?') ? '&' : '?'}${new URLSearchParams(params).toString()}`;
+  return `${authUrl}${authUrl.includes('?') ? '&' : '?'}${new URLSearchParams(params).toString()}`;
 }
 
 /** What came back on the redirect. */

@@ -1,5 +1,6 @@
 // The shared drives an account can see (Drive API drives.list, every page): the monitor matches GOOGLE.TEAMDRIVES
 // against them, the rclone wizard offers them as team_drive.
+import { DRIVE_DRIVES_PAGE } from '../answer-caps.js';
 import { httpFetch } from '../http-fetch.js';
 
 export interface SharedDrive {
@@ -31,7 +32,7 @@ export function bearerDrivesPage(apiBase: string, accessToken: string): (query: 
   return async (query) => {
     const url = new URL(`${apiBase.replace(/\/+$/, '')}/drive/v3/drives`);
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-    const res = await httpFetch(url, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' } });
+    const res = await httpFetch(url, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' }, maxBytes: DRIVE_DRIVES_PAGE.bytes });
     const body = (await res.json().catch(() => ({}))) as DrivesPage & { error?: { message?: string } };
     if (!res.ok) throw new Error(`listing shared drives failed: ${res.status} ${body.error?.message ?? res.statusText}`);
     return body;

@@ -1,6 +1,8 @@
 // Google's OAuth 2.0 token endpoint: posts a grant (authorization code, refresh token, service-account JWT) and
 // reads the answer or the refusal (RFC 6749 §5). Shared by the Drive monitor and the rclone wizard.
-import { httpFetch } from '../http-fetch.js';
+import { OAUTH_TOKEN, sizeText } from '../answer-caps.js';
+import { AnswerTooLarge, httpFetch, type Fetch } from '../http-fetch.js';
+import { shownUrl } from '../url-credentials.js';
 
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
@@ -86,7 +88,7 @@ export function toTokenSet(body: TokenResponse, nowMs: number): TokenSet {
 }
 
 export interface GrantOptions {
-  fetch?: typeof fetch;
+  fetch?: Fetch;
 }
 
 /**
@@ -103,10 +105,15 @@ export async function postGrant(tokenUrl: string, form: Record<string, string>, 
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: new URLSearchParams(form).toString(),
       signal: AbortSignal.timeout(30_000),
+      maxBytes: OAUTH_TOKEN.bytes,
     });
     text = await res.text();
   } catch (err) {
-    throw new Error(`cannot reach the Google token endpoint ${tokenUrl}: ${(err as Error).message}`);
+    // The caller's failure (the Drive monitor's backoff, the wizard's message) says it; the URL is shown without a password.
+    if (err instanceof AnswerTooLarge) {
+      throw new Error(`the Google token endpoint ${shownUrl(tokenUrl)} answered with more than ${sizeText(OAUTH_TOKEN.bytes)}, the most ${OAUTH_TOKEN.what} needs: the answer was dropped unread`);
+    }
+    throw new Error(`cannot reach the Google token endpoint ${shownUrl(tokenUrl)}: ${(err as Error).message}`);
   }
   let body: TokenResponse = {};
   try {

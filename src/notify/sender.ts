@@ -1,8 +1,9 @@
 // Sends one notifier's messages from a queue of its own, so a slow or failing receiver never slows a scan: the
 // processor only ever adds to a bounded list in memory. A failure (timeout, 4xx/5xx, refused connection) is
 // retried a few times, then logged and dropped; messages are spaced (rate limit) per notifier.
+import { NOTIFIER_ANSWER, sizeText } from '../answer-caps.js';
 import { timeoutSignal, type Clock } from '../clock.js';
-import { httpFetch } from '../http-fetch.js';
+import { AnswerTooLarge, httpFetch, type Fetch } from '../http-fetch.js';
 import type { Logger } from '../log.js';
 import { CARRIERS } from './carriers.js';
 import type { Message } from './message.js';
@@ -19,7 +20,7 @@ export interface LastResult {
 export interface SenderOptions {
   clock: Clock;
   logger: Logger;
-  fetch?: typeof fetch;
+  fetch?: Fetch;
   /** Messages kept waiting; past it the oldest is dropped (and counted). */
   capacity?: number;
   /** Least time between two messages of one notifier. */
@@ -82,7 +83,15 @@ export class Sender {
     for (let attempt = 0; attempt <= retries.length; attempt++) {
       if (attempt > 0) await clock.sleep(retries[attempt - 1]);
       try {
-        const res = await (this.opts.fetch ?? httpFetch)(out.url, { method: 'POST', headers: out.headers, body: out.body, signal: timeoutSignal(clock, this.opts.timeoutMs ?? 10_000), redirect: 'error' });
+        // A user and password in the URL (ntfy's Basic auth) go as a header: httpFetch splits them off.
+        const res = await (this.opts.fetch ?? httpFetch)(out.url, {
+          method: 'POST',
+          headers: out.headers,
+          body: out.body,
+          signal: timeoutSignal(clock, this.opts.timeoutMs ?? 10_000),
+          redirect: 'error',
+          maxBytes: NOTIFIER_ANSWER.bytes,
+        });
         await res.arrayBuffer().catch(() => undefined);
         result = res.ok ? String(res.status) : `HTTP ${res.status}`;
         if (res.ok) {
@@ -90,7 +99,12 @@ export class Sender {
           return true;
         }
       } catch (err) {
-        result = (err as Error).name === 'TimeoutError' ? 'timeout' : 'no answer (connection failed)';
+        result =
+          err instanceof AnswerTooLarge
+            ? `an answer larger than ${sizeText(NOTIFIER_ANSWER.bytes)}, the most ${NOTIFIER_ANSWER.what} needs (dropped unread)`
+            : (err as Error).name === 'TimeoutError'
+              ? 'timeout'
+              : 'no answer (connection failed)';
       }
       logger.debug({ notifier: this.notifier.NAME, attempt: attempt + 1 }, `Notifier '${this.notifier.NAME}' did not take a ${m.event} message: ${result}.`);
     }

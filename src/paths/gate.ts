@@ -2,12 +2,13 @@
 // absolute name on some machine, and `..` may not climb out of the prefix it matched (docs/security.md).
 import { separatorOf } from './folder.js';
 import type { ScanRequest } from '../scan.js';
+import { codePointName, invisibleIn, INVISIBLE_ALL } from './invisible.js';
 import { mappingCandidates, startsAtBoundary, type MappingMatch, type PathMappings } from './mapping.js';
 
 /** Longest path accepted, in UTF-8 bytes (Linux's PATH_MAX). */
 export const MAX_PATH_BYTES = 4096;
 
-export type GateRule = 'too-long' | 'control-character' | 'invalid-unicode' | 'not-absolute' | 'unc-unmapped' | 'dot-name' | 'escapes-prefix';
+export type GateRule = 'too-long' | 'control-character' | 'invalid-unicode' | 'invisible-character' | 'not-absolute' | 'unc-unmapped' | 'dot-name' | 'escapes-prefix';
 
 export type GateVerdict =
   | { ok: true; path: string; match?: MappingMatch }
@@ -17,6 +18,7 @@ const RULE_TEXT: Record<GateRule, string> = {
   'too-long': `is longer than ${MAX_PATH_BYTES} bytes`,
   'control-character': 'contains a NUL or control character, which no media file name holds',
   'invalid-unicode': 'is not valid Unicode (it holds a lone surrogate)',
+  'invisible-character': 'holds an invisible character (a format character such as a right-to-left override or a zero-width space, or a line separator), which can make one path look like another',
   'not-absolute': 'is not absolute: send a path starting with "/" or a drive like "D:\\", or map its form in SERVER_PATH_MAPPINGS',
   'unc-unmapped': 'is a UNC path (\\\\server\\share) that no SERVER_PATH_MAPPINGS entry names',
   'dot-name': 'has a name made only of dots and spaces (like "..." or ".. "), which Windows may read as ".."',
@@ -38,8 +40,11 @@ const SEPARATOR = /[\\/]/;
  */
 export function gatePath(path: string, mappings: PathMappings, opts: { file?: boolean } = {}): GateVerdict {
   if (Buffer.byteLength(path, 'utf8') > MAX_PATH_BYTES) return refuse('too-long');
-  if (CONTROL.test(path)) return refuse('control-character');
+  const control = CONTROL.exec(path)?.[0];
+  if (control !== undefined) return refuse('control-character', control);
   if (LONE_SURROGATE.test(path)) return refuse('invalid-unicode');
+  const invisible = invisibleIn(path);
+  if (invisible !== undefined) return refuse('invisible-character', invisible);
 
   const match = mappingCandidates(mappings).find((c) => startsAtBoundary(path, c.from));
   let prefix: string;
@@ -77,15 +82,25 @@ export function describeRefusal(path: string, verdict: { rule: GateRule; reason:
   return `refused path '${preview(path)}' (${verdict.rule}): it ${verdict.reason}`;
 }
 
-/** At most 120 characters of a path, with controls shown as escapes: a refused path is never echoed whole. */
+/**
+ * At most 120 characters of a path, with controls and invisible characters shown as escapes: a refused path is
+ * never echoed whole, and never reorders or hides part of the line that shows it.
+ */
 export function preview(path: string): string {
   const shown = path.length > 120 ? `${path.slice(0, 120)}… (${Buffer.byteLength(path, 'utf8')} bytes)` : path;
-  const escape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  return shown.replace(/[\u0000-\u001f\u007f-\u009f]/g, escape).replace(new RegExp(LONE_SURROGATE.source, 'g'), escape);
+  const escape = (c: string) => {
+    const cp = c.codePointAt(0) ?? 0;
+    return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+  };
+  return shown
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, escape)
+    .replace(new RegExp(LONE_SURROGATE.source, 'g'), escape)
+    .replace(INVISIBLE_ALL, escape);
 }
 
-function refuse(rule: GateRule): GateVerdict {
-  return { ok: false, rule, reason: RULE_TEXT[rule] };
+/** A refusal; `character` (a control or invisible one) is named by its code point, as the sender cannot see it. */
+function refuse(rule: GateRule, character?: string): GateVerdict {
+  return { ok: false, rule, reason: character === undefined ? RULE_TEXT[rule] : `${RULE_TEXT[rule]}: ${codePointName(character)}` };
 }
 
 export interface Refusal {

@@ -3,6 +3,7 @@
 // Plex's refresh endpoint answers 200 as soon as the scan is queued; the scan itself runs later. The only
 // signals that it ended are an activity disappearing from /activities or the section's `refreshing` flag going
 // back to false. Both are per section, not per folder.
+import { PLEX_ACTIVITIES } from '../answer-caps.js';
 import { ApiRefusal } from '../api-call.js';
 import type { PlexApi } from './api.js';
 
@@ -19,7 +20,7 @@ export interface PlexActivity {
 export async function activitiesOf(api: PlexApi): Promise<PlexActivity[] | 'unsupported'> {
   let res: Response;
   try {
-    res = await api.request('GET', '/activities');
+    res = await api.request('GET', '/activities', PLEX_ACTIVITIES);
   } catch (err) {
     // Servers older than /activities answer 404 (or 400); that is "can't tell", not "Plex is down".
     if (err instanceof ApiRefusal && (err.status === 404 || err.status === 400)) return 'unsupported';

@@ -1,4 +1,5 @@
 // What follows a Plex scan once it has ended: empty the trash of its sections and analyze its items, once per batch.
+import { ACKNOWLEDGEMENT, PLEX_CHILDREN } from '../answer-caps.js';
 import type { Clock } from '../clock.js';
 import { access } from '../file-system.js';
 import type { Logger } from '../log.js';
@@ -107,7 +108,7 @@ export async function emptyTrashIfSafe(c: TrashContext): Promise<boolean> {
   let lastError = '';
   for (let attempt = 1; attempt <= EMPTY_TRASH_TRIES; attempt++) {
     try {
-      const res = await c.api.request('PUT', `/library/sections/${encodeURIComponent(c.sectionId)}/emptyTrash`);
+      const res = await c.api.request('PUT', `/library/sections/${encodeURIComponent(c.sectionId)}/emptyTrash`, ACKNOWLEDGEMENT);
       await res.body?.cancel();
       logger.info({ section: c.sectionId, deleted, attempt }, `Emptied trash in ${where} (${deleted} deleted item(s)).`);
       return true;
@@ -162,7 +163,7 @@ export async function analyzeItem(c: AnalyzeContext): Promise<string[]> {
   const analyzed: string[] = [];
   for (const key of items) {
     try {
-      const res = await c.api.request('PUT', `/library/metadata/${encodeURIComponent(key)}/analyze`);
+      const res = await c.api.request('PUT', `/library/metadata/${encodeURIComponent(key)}/analyze`, ACKNOWLEDGEMENT);
       await res.body?.cancel();
       analyzed.push(key);
     } catch (err) {
@@ -197,7 +198,7 @@ async function itemsToAnalyze(c: AnalyzeContext): Promise<{ items: string[]; sco
 }
 
 async function childrenOf(api: PlexApi, ratingKey: string): Promise<string[]> {
-  const res = await api.request('GET', `/library/metadata/${encodeURIComponent(ratingKey)}/children`);
+  const res = await api.request('GET', `/library/metadata/${encodeURIComponent(ratingKey)}/children`, PLEX_CHILDREN);
   const body = (await res.json().catch(() => undefined)) as { MediaContainer?: { Metadata?: unknown } } | undefined;
   const items = body?.MediaContainer?.Metadata;
   if (!Array.isArray(items)) return [];

@@ -1,7 +1,10 @@
 // The few Plex HTTP API calls scanrelay makes, through the one API caller (src/api-call.ts): the token in a
 // header, and errors a person can act on.
 import { apiCaller, type ApiCaller } from '../api-call.js';
+import { ACKNOWLEDGEMENT, PLEX_SECTIONS, SERVER_STATUS, type AnswerCap } from '../answer-caps.js';
 import type { Clock } from '../clock.js';
+import type { Fetch } from '../http-fetch.js';
+import type { Logger } from '../log.js';
 
 export interface PlexSection {
   id: string;
@@ -12,12 +15,15 @@ export interface PlexSection {
 }
 
 export interface PlexApiOptions {
+  /** As configured: a `user:pass@` in it is sent as Basic auth beside the token, and never shown. */
   url: string;
   token: string;
   timeoutMs?: number;
-  fetch?: typeof fetch;
+  fetch?: Fetch;
   /** Whose time the per-request timeout counts (the wall clock by default). */
   clock?: Clock;
+  /** Where an answer dropped for its size is said. */
+  logger?: Logger;
   /** The config key that holds `url`, for messages: PLEX_LOCAL_URL, or a TARGETS entry's URL. */
   urlKey?: string;
   /** The config key that holds the token: PLEX_TOKEN, or a TARGETS entry's TOKEN. */
@@ -38,21 +44,23 @@ export class PlexApi {
       timeoutMs: opts.timeoutMs,
       fetch: opts.fetch,
       clock: opts.clock,
+      logger: opts.logger,
       authHint: `${tokenKey} is missing, wrong or expired; put a valid X-Plex-Token in ${tokenKey}`,
     });
   }
 
+  /** The server's URL as shown (no user or password). */
   get url(): string {
     return this.caller.base;
   }
 
-  /** One call; rejects with an ApiRefusal (its `status` 0 when Plex gave no answer). */
-  request(method: string, path: string, query?: Record<string, string>): Promise<Response> {
-    return this.caller.call(method, path, { query });
+  /** One call, reading at most `cap` of the answer; rejects with an ApiRefusal (its `status` 0 when Plex gave no answer). */
+  request(method: string, path: string, cap: AnswerCap, query?: Record<string, string>): Promise<Response> {
+    return this.caller.call(method, path, { cap, query });
   }
 
   async sections(): Promise<PlexSection[]> {
-    const body = await this.caller.json<{ MediaContainer?: { Directory?: unknown[] } }>('GET', '/library/sections');
+    const body = await this.caller.json<{ MediaContainer?: { Directory?: unknown[] } }>('GET', '/library/sections', { cap: PLEX_SECTIONS });
     const dirs = body?.MediaContainer?.Directory ?? [];
     return dirs.map((d) => {
       const dir = d as Record<string, unknown>;
@@ -70,12 +78,12 @@ export class PlexApi {
 
   /** Partial scan of one folder in one section (GET: PMS 1.32.7 answers 404 to PUT/POST here). */
   async refresh(sectionId: string, folder: string): Promise<void> {
-    const res = await this.request('GET', `/library/sections/${encodeURIComponent(sectionId)}/refresh`, { path: folder });
+    const res = await this.request('GET', `/library/sections/${encodeURIComponent(sectionId)}/refresh`, ACKNOWLEDGEMENT, { path: folder });
     await res.body?.cancel();
   }
 
   async identity(): Promise<{ machineIdentifier?: string; version?: string }> {
-    const res = await this.caller.call('GET', '/identity');
+    const res = await this.caller.call('GET', '/identity', { cap: SERVER_STATUS });
     const body = (await res.json().catch(() => ({}))) as { MediaContainer?: { machineIdentifier?: string; version?: string } };
     return body.MediaContainer ?? {};
   }

@@ -3,6 +3,7 @@
 // plex_autoscan looped every 15 s until Plex answered, holding its global scan lock the whole time. Here the
 // wait is bounded: when Plex stays silent the scan comes back as "target down" and the processor's own probe
 // (which never blocks other targets) decides when to try again.
+import { SERVER_STATUS } from '../answer-caps.js';
 import type { Clock } from '../clock.js';
 import { ApiRefusal } from '../api-call.js';
 import type { PlexApi } from './api.js';
@@ -26,7 +27,7 @@ export async function waitUntilPlexAnswers(api: PlexApi, opts: AvailabilityOptio
   let slept = 0;
   for (let attempts = 1; ; attempts++) {
     try {
-      const res = await api.request('GET', '/');
+      const res = await api.request('GET', '/', SERVER_STATUS);
       await res.body?.cancel();
       return { ok: true, attempts };
     } catch (err) {

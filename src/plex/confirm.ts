@@ -1,6 +1,7 @@
 // Is a file in Plex's library after its scan, when the notifications did not show it: the read-only database when
 // readable, else (only when the socket is down too) the recently added items. `lookupFileViaApi` (the
 // undocumented `?file=` filter) is kept for locating an item to refresh, never for following scans.
+import { PLEX_FILE_LOOKUP } from '../answer-caps.js';
 import { ApiRefusal } from '../api-call.js';
 import type { PlexApi } from './api.js';
 import { findRecentlyAdded, type FoundItem, type RecentSection } from './recently-added.js';
@@ -23,7 +24,7 @@ export interface ApiLookup {
 export async function lookupFileViaApi(api: PlexApi, sectionId: string, file: string): Promise<ApiLookup> {
   let body: unknown;
   try {
-    const res = await api.request('GET', `/library/sections/${encodeURIComponent(sectionId)}/all`, { file });
+    const res = await api.request('GET', `/library/sections/${encodeURIComponent(sectionId)}/all`, PLEX_FILE_LOOKUP, { file });
     body = await res.json().catch(() => undefined);
   } catch (err) {
     if (err instanceof ApiRefusal) return { found: 'unknown', why: `the API file lookup failed (${err.status || 'no answer'})` };

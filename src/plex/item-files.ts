@@ -1,7 +1,8 @@
 // The files of one Plex item: GET /library/metadata/{ratingKey} → Metadata[0].Media[].Part[].file (the absolute
 // path as Plex sees it; python-plexapi plexapi/media.py MediaPart.file). One small answer per item, where the
 // undocumented `/library/sections/{id}/all?file=` may answer with a whole section.
-import { ApiRefusal } from '../api-call.js';
+import { PLEX_ITEM } from '../answer-caps.js';
+import { ANSWER_TOO_LARGE, ApiRefusal } from '../api-call.js';
 import type { PlexApi } from './api.js';
 import type { SectionScanEnded } from './scan-items.js';
 import { holdsFiles, type TouchedItem } from './scan-items.js';
@@ -111,14 +112,18 @@ export async function itemsOfScans(
   return found;
 }
 
-/** A GET whose refusal is a status, as itemFiles reads it (404: the item is gone), not an exception. */
+/**
+ * A GET of one metadata item whose refusal is a status, as itemFiles reads it (404: the item is gone), not an
+ * exception; an answer past PLEX_ITEM is refused with a status that is neither.
+ */
 export function plexGet(api: PlexApi): PlexGet {
   return async (path) => {
     try {
-      const res = await api.request('GET', path);
+      const res = await api.request('GET', path, PLEX_ITEM);
       return { status: res.status, body: await res.json().catch(() => undefined) };
     } catch (err) {
-      if (err instanceof ApiRefusal && err.status !== 0) return { status: err.status };
+      // An answer dropped for its size says more than its status would: it fails the read as it is.
+      if (err instanceof ApiRefusal && err.status !== 0 && err.status !== ANSWER_TOO_LARGE) return { status: err.status };
       throw err;
     }
   };

@@ -3,6 +3,7 @@
 // right match through Plex's matches API, match it, refresh it. Works with the legacy agents
 // ("com.plexapp.agents.thetvdb://ID?lang=…") and the current ones ("plex://…" with a Guid list of tvdb://, tmdb://,
 // imdb://). PLEX_FIX_MISMATCHED_DRY_RUN only logs what would be done.
+import { ACKNOWLEDGEMENT, PLEX_FILE_LOOKUP, PLEX_ITEM, PLEX_MATCHES } from '../answer-caps.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { PlexApi } from './api.js';
@@ -100,14 +101,14 @@ export class MatchFixer {
   ) {}
 
   private async item(ratingKey: string): Promise<Item | undefined> {
-    const res = await this.api.request('GET', `/library/metadata/${encodeURIComponent(ratingKey)}`, { includeGuids: '1' });
+    const res = await this.api.request('GET', `/library/metadata/${encodeURIComponent(ratingKey)}`, PLEX_ITEM, { includeGuids: '1' });
     const body = (await res.json()) as { MediaContainer?: { Metadata?: Record<string, unknown>[] } };
     const raw = body.MediaContainer?.Metadata?.[0];
     return raw ? readItem(raw) : undefined;
   }
 
   private async itemOfFile(sectionId: string, file: string): Promise<string | undefined> {
-    const res = await this.api.request('GET', `/library/sections/${encodeURIComponent(sectionId)}/all`, { file });
+    const res = await this.api.request('GET', `/library/sections/${encodeURIComponent(sectionId)}/all`, PLEX_FILE_LOOKUP, { file });
     const body = (await res.json()) as { MediaContainer?: { Metadata?: { ratingKey?: unknown; Media?: { Part?: { file?: unknown }[] }[] }[] } };
     const hit = (body.MediaContainer?.Metadata ?? []).find((m) => (m.Media ?? []).some((x) => (x.Part ?? []).some((p) => p.file === file)));
     return hit ? String(hit.ratingKey) : undefined;
@@ -146,7 +147,7 @@ export class MatchFixer {
         this.logger.info({ file: req.file, ratingKey: top.ratingKey }, `Dry run: would split '${top.title}' (${top.ratingKey}), which also holds ${merged.map((f) => `'${f}'`).join(', ')}.`);
       } else {
         this.logger.info({ file: req.file, ratingKey: top.ratingKey }, `Splitting '${top.title}' (${top.ratingKey}): it also holds ${merged.map((f) => `'${f}'`).join(', ')}.`);
-        await (await this.api.request('PUT', `/library/metadata/${encodeURIComponent(top.ratingKey)}/split`)).body?.cancel();
+        await (await this.api.request('PUT', `/library/metadata/${encodeURIComponent(top.ratingKey)}/split`, ACKNOWLEDGEMENT)).body?.cancel();
         await this.settings.clock.sleep(this.settings.splitSettleMs ?? 10_000);
         leaf = await this.item(req.ratingKey);
         if (leaf && !leaf.files.includes(req.file) && req.sectionId) {
@@ -178,8 +179,8 @@ export class MatchFixer {
     }
     this.logger.info({ file: req.file, ratingKey: top.ratingKey }, `${wrong}; matching it to '${candidate.name}' (${candidate.guid}).`);
     const key = encodeURIComponent(top.ratingKey);
-    await (await this.api.request('PUT', `/library/metadata/${key}/match`, { guid: candidate.guid, name: candidate.name })).body?.cancel();
-    await (await this.api.request('PUT', `/library/metadata/${key}/refresh`)).body?.cancel();
+    await (await this.api.request('PUT', `/library/metadata/${key}/match`, ACKNOWLEDGEMENT, { guid: candidate.guid, name: candidate.name })).body?.cancel();
+    await (await this.api.request('PUT', `/library/metadata/${key}/refresh`, ACKNOWLEDGEMENT)).body?.cancel();
     return { kind: 'fixed', ratingKey: top.ratingKey, guid: candidate.guid, split };
   }
 
@@ -208,7 +209,7 @@ export class MatchFixer {
   private async candidate(top: Item, req: MatchRequest): Promise<{ guid: string; name: string } | undefined> {
     const key = encodeURIComponent(top.ratingKey);
     const results = async (query: Record<string, string>) => {
-      const res = await this.api.request('GET', `/library/metadata/${key}/matches`, { manual: '1', ...query });
+      const res = await this.api.request('GET', `/library/metadata/${key}/matches`, PLEX_MATCHES, { manual: '1', ...query });
       const body = (await res.json()) as { MediaContainer?: { SearchResult?: { guid?: unknown; name?: unknown }[] } };
       return (body.MediaContainer?.SearchResult ?? []).map((r) => ({ guid: String(r.guid ?? ''), name: String(r.name ?? '') })).filter((r) => r.guid);
     };

@@ -2,6 +2,7 @@
 // It reads each NotificationContainer into typed events (every entry of a frame, not only the first) and hands
 // them to its subscribers, along with the socket opening and closing so a follower knows when to fall back to
 // polling /activities. The frame formats and their sources are in docs/targets.md, "What the servers say after a scan".
+import { splitUserinfo, withBasicAuth } from '../url-credentials.js';
 import type { Clock } from '../clock.js';
 import { MediaSocket, type Dial } from '../media-socket.js';
 
@@ -107,7 +108,7 @@ function timeline(entry: Record<string, unknown>): TimelineEvent[] {
 }
 
 export interface PlexNotificationsOptions {
-  /** The server's base URL (http or https), as the target uses it. */
+  /** The server's base URL (http or https), as configured: a `user:pass@` in it goes as Basic auth, not in the URL. */
   url: string;
   token: string;
   clock: Clock;
@@ -124,13 +125,14 @@ export class PlexNotifications {
   private readonly socket: MediaSocket;
 
   constructor(opts: PlexNotificationsOptions) {
-    const base = new URL(opts.url);
+    const written = splitUserinfo(opts.url);
+    const base = new URL(written.url);
     base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
     base.pathname = base.pathname.replace(/\/$/, '') + NOTIFICATIONS_PATH;
     this.socket = new MediaSocket({
       url: base.toString(),
       // In a header, as Tautulli does, not in the URL as python-plexapi does: a URL ends up in logs.
-      headers: { 'X-Plex-Token': opts.token, Accept: 'application/json' },
+      headers: withBasicAuth({ 'X-Plex-Token': opts.token, Accept: 'application/json' }, written.authorization),
       clock: opts.clock,
       dial: opts.dial,
       firstBackoffMs: opts.firstBackoffMs,

@@ -3,6 +3,7 @@
 // (`/library/sections/{id}/all?type=1|4&sort=addedAt:desc` with X-Plex-Container-Start/Size, as Plex's own web
 // client pages its lists). A new file is among the first items, so a few pages settle it; the section is never
 // read whole, and the undocumented `?file=` filter is not used.
+import { PLEX_RECENT_PAGE } from '../answer-caps.js';
 import { ApiRefusal } from '../api-call.js';
 import type { PlexApi } from './api.js';
 
@@ -53,7 +54,7 @@ export async function findRecentlyAdded(api: PlexApi, sections: RecentSection[],
 async function pageOf(api: PlexApi, section: string, type: string, start: number, size: number): Promise<{ ratingKey: string; parentRatingKey?: string; files: string[] }[]> {
   let body: unknown;
   try {
-    const res = await api.request('GET', `/library/sections/${encodeURIComponent(section)}/all`, {
+    const res = await api.request('GET', `/library/sections/${encodeURIComponent(section)}/all`, PLEX_RECENT_PAGE, {
       type,
       sort: 'addedAt:desc',
       'X-Plex-Container-Start': String(start),

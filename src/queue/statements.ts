@@ -9,6 +9,7 @@ export function prepareStatements(db: Database.Database) {
     find: db.prepare<[string], FolderRow>('SELECT * FROM folders WHERE folder = ?'),
     findForMerge: db.prepare<[string], { id: number; state: string; due_at: number; last_at: number }>('SELECT id, state, due_at, last_at FROM folders WHERE folder = ?'),
     byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
+    page: db.prepare<[number, number], FolderRow>('SELECT * FROM folders ORDER BY priority, due_at LIMIT ? OFFSET ?'),
     // Positional, unlike the rest: a new folder per webhook runs it once per request, and binding by name looks
     // each of the 16 names up in an object.
     insert: db.prepare<[string, number, number, number, number, number, number, string, string, string | null, 0 | 1, 0 | 1, string | null, string | null, string | null, 0 | 1]>(
@@ -32,7 +33,6 @@ export function prepareStatements(db: Database.Database) {
        WHERE id = @id`,
     ),
     clearDeliveries: db.prepare('DELETE FROM deliveries WHERE folder_id = ?'),
-    count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM folders'),
     // Dispatch order is (priority, time). Each query below seeks one priority's slice of an index in time
     // order; the callers step through the few distinct priorities, so no pass sorts the queue.
     waitingPriorityAfter: db.prepare<[number], { p: number | null }>(

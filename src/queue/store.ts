@@ -3,7 +3,7 @@
 // acknowledged after enqueue() survives kill -9. The file itself (pragmas, WAL, group commit) is src/queue/file.ts.
 import type { Clock } from '../clock.js';
 import { QueueFile, type QueueFileOptions } from './file.js';
-import { queueSummary, type QueueSummary } from './summary.js';
+import { QueueCounts, type QueueSummary } from './summary.js';
 import { deliveryOf, dueDeliveryOf, folderOf, followedOf, historyEntryOf, type DeliveryResult, type FolderRow } from './rows.js';
 import type { DeliveryRef, DueDelivery, FinalDeliveryState, Folder, FolderRequest } from '../scan.js';
 import type { Delivery, FollowedDelivery, HistoryEntry } from './records.js';
@@ -28,6 +28,7 @@ export class Queue extends QueueFile {
   private readonly opts: Required<Omit<QueueOptions, 'checkpointEveryMs' | 'walRestartBytes' | 'walLimitBytes'>> & Pick<QueueOptions, 'checkpointEveryMs' | 'walRestartBytes' | 'walLimitBytes'>;
   private readonly stmt: Statements;
   private readonly due: DueWork;
+  private readonly counts: QueueCounts;
   private historyWrites = 0;
   /** Requests waiting for their file's SHA-256 (hash=). */
   readonly held: HeldRequests;
@@ -40,6 +41,7 @@ export class Queue extends QueueFile {
     this.stmt = prepareStatements(this.db);
     this.due = new DueWork(this.stmt);
     this.held = new HeldRequests(this.db);
+    this.counts = new QueueCounts(this.db);
   }
 
   /** Adds a request; a folder already queued is merged (due time reset, higher priority kept). Committed on return. */
@@ -88,7 +90,7 @@ export class Queue extends QueueFile {
   }
 
   count(): number {
-    return this.stmt.count.get()!.n;
+    return this.counts.summary().folders;
   }
 
   get(folder: string): Folder | undefined {
@@ -257,10 +259,7 @@ export class Queue extends QueueFile {
   }
 
   list(limit = 500, offset = 0): Folder[] {
-    return this.db
-      .prepare<[number, number], FolderRow>('SELECT * FROM folders ORDER BY priority, due_at LIMIT ? OFFSET ?')
-      .all(limit, offset)
-      .map(folderOf);
+    return this.stmt.page.all(limit, offset).map(folderOf);
   }
 
   deliveries(folderId: number): Delivery[] {
@@ -271,9 +270,9 @@ export class Queue extends QueueFile {
     return this.stmt.recentHistory.all(limit).map(historyEntryOf);
   }
 
-  /** Counts of queued folders by state and of deliveries pending or followed, by target (health, metrics). */
+  /** Queued folders by state and deliveries pending or followed, by target (health, stats, metrics); O(targets). */
   summary(): QueueSummary {
-    return queueSummary(this.db);
+    return this.counts.summary();
   }
 
   private writeHistory(

@@ -2,9 +2,11 @@
 // rclone (remote control, https://rclone.org/rc/) to re-read the folder it should be in, walking up a level while
 // rclone does not know that folder either, as plex_autoscan did. `cache/expire` serves the old cache backend;
 // once rclone says it has no such method, only `vfs/refresh` is used.
+import { RCLONE_ANSWER, sizeText } from '../answer-caps.js';
 import type { Logger } from '../log.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
-import { httpFetch } from '../http-fetch.js';
+import { AnswerTooLarge, httpFetch, type Fetch } from '../http-fetch.js';
+import { splitUserinfo } from '../url-credentials.js';
 
 export interface CacheRefresh {
   /** Refreshes the folder of `localPath` (a file or folder as this service checks it). Never throws. */
@@ -17,7 +19,7 @@ export interface CacheRefreshOptions {
   /** FILE_EXISTS_TO_REMOTE_MAPPINGS: remote path -> the local prefixes it is mounted at. */
   mappings: PathMappings;
   logger: Logger;
-  fetch?: typeof fetch;
+  fetch?: Fetch;
   /** Per call; a refresh lists the folder on the remote, which can take a while on a cloud drive. */
   timeoutMs?: number;
 }
@@ -29,10 +31,9 @@ const parentOf = (dir: string): string => (dir.includes('/') ? dir.slice(0, dir.
 export function createCacheRefresh(opts: CacheRefreshOptions): CacheRefresh {
   const doFetch = opts.fetch ?? httpFetch;
   const timeoutMs = opts.timeoutMs ?? 30_000;
-  const url = new URL(opts.rcUrl);
-  const auth = url.username ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : undefined;
-  url.username = '';
-  url.password = '';
+  const written = splitUserinfo(opts.rcUrl);
+  const auth = written.authorization;
+  const url = new URL(written.url);
   const base = url.toString().replace(/\/?$/, '/');
   const where = url.origin;
   const { logger } = opts;
@@ -49,6 +50,11 @@ export function createCacheRefresh(opts: CacheRefreshOptions): CacheRefresh {
       headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
+      maxBytes: RCLONE_ANSWER.bytes,
+    }).catch((err: unknown) => {
+      // Said as any failure is: once per distinct problem (see refresh).
+      if (err instanceof AnswerTooLarge) throw new Error(`answered ${method} with more than ${sizeText(RCLONE_ANSWER.bytes)}, the most ${RCLONE_ANSWER.what} needs (dropped unread)`);
+      throw err;
     });
     const text = await res.text();
     try {
@@ -141,7 +147,7 @@ export function createCacheRefresh(opts: CacheRefreshOptions): CacheRefresh {
 export function cacheRefresh(
   config: { RCLONE: { RC_CACHE_REFRESH: { ENABLED: boolean; RC_URL: string; FILE_EXISTS_TO_REMOTE_MAPPINGS: PathMappings } } },
   logger: Logger,
-  fetchFn?: typeof fetch,
+  fetchFn?: Fetch,
 ): ((localPath: string) => Promise<void>) | undefined {
   const rc = config.RCLONE.RC_CACHE_REFRESH;
   if (!rc.ENABLED) return undefined;

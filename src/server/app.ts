@@ -11,8 +11,9 @@ import type { AppDeps, ConnectionLimits } from './deps.js';
 import { metricsRoutes } from './metrics-route.js';
 import { guardRequests } from './guard.js';
 import { recordRoutes, type RouteEntry } from './access.js';
-import { reservedPassReason } from '../value-rules.js';
-import { securityHeaders } from './headers.js';
+import { MAX_PASS_IN_URL, passTooLongReason, reservedPassReason } from '../value-rules.js';
+import { answerClientError, securityHeaders } from './headers.js';
+import { limitPublicRoutes } from './public-limit.js';
 import { healthRoutes } from './health.js';
 import { lazySchemaController } from './lazy-compilers.js';
 import { redactUrl, weakPassReason } from './secret.js';
@@ -33,7 +34,9 @@ export const connectionLimits: ConnectionLimits = {
   requestMs: 30_000,
   headersMs: 15_000,
   idleMs: 30_000,
-  keepAliveMs: 10_000,
+  // Longer than any sender keeps an idle connection in its pool (.NET 6+: 60 s, .NET Core and 5: 120 s, Go: 90 s),
+  // so the sender always closes first: a webhook sent as we closed the socket would be lost (the arrs never retry).
+  keepAliveMs: 125_000,
   checkEveryMs: 1_000,
 };
 
@@ -56,7 +59,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     // Believing X-Forwarded-For from anyone would let any client write any address into the log.
     trustProxy: deps.trustProxy === undefined || deps.trustProxy === false ? false : deps.trustProxy,
-    routerOptions: { ignoreTrailingSlash: true },
+    // A longer segment is a 414; SERVER_PASS is held to it when the config is loaded.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PASS_IN_URL },
+    // Node's own answers (431, 408, 400) with the security headers.
+    clientErrorHandler: answerClientError,
     rewriteUrl: underBasePath(deps.basePath ?? ''),
     // ajv and fast-json-stringify compile a route's schemas when the route is first used (lazy-compilers.ts).
     schemaController: lazySchemaController,
@@ -65,8 +71,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const weak = weakPassReason(deps.secret);
   if (weak) deps.logger.warn(`SERVER_PASS is weak: ${weak}. Anyone who guesses it can queue scans and read the queue. Run \`scanrelay update-config --new-pass\`, then give your apps the new URL.`);
   // Before any route: the secret is checked before a body is read, and security headers go on every answer.
-  const reserved = reservedPassReason(deps.secret);
-  if (reserved) throw new Error(`SERVER_PASS cannot be used: ${reserved}. Run \`scanrelay update-config --new-pass\`, then give your apps the new URL.`);
+  const refused = reservedPassReason(deps.secret) ?? passTooLongReason(deps.secret);
+  if (refused) throw new Error(`SERVER_PASS cannot be used: ${refused}. Run \`scanrelay update-config --new-pass\`, then give your apps the new URL.`);
   const routes = recordRoutes(app);
   app.decorate('routeTable', routes);
   guardRequests(app, {
@@ -76,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     basic: deps.autoscan?.ENABLED ? { user: deps.autoscan.USER, password: deps.autoscan.PASSWORD } : undefined,
     bearer: deps.metricsToken || undefined,
   });
+  limitPublicRoutes(app, { logger: deps.logger, clock: deps.clock });
   securityHeaders(app);
 
   // JSON with or without "; charset=...". Our own parser so a broken body says where it broke.

@@ -67,6 +67,8 @@ export async function answerPaths(req: FastifyRequest<Query>, reply: FastifyRepl
     logger.info({ client: req.ip }, `Refused an autopulse-style ${source} trigger from '${req.ip}': ${message}. Answered ${code}.`);
     return reply.code(code).send(JSON.stringify(message));
   };
+  // The intake logged it already, at most once a minute per client.
+  const refused = (err: PathRefused) => reply.code(400).send(JSON.stringify(err.message));
   // autopulse reads a manual trigger's query only when the body is empty (a JSON body there is its 400).
   if (typeof req.body === 'string' && req.body.trim() !== '') return fail(400, 'Invalid request: send path= in the query and no body');
   const paths = listOf(req.query.path);
@@ -92,7 +94,7 @@ export async function answerPaths(req: FastifyRequest<Query>, reply: FastifyRepl
         return reply.code(503).header('retry-after', String(err.retryAfter)).send(JSON.stringify(err.message));
       }
       if (err instanceof HashRefused) return reply.code(400).send(JSON.stringify(err.message));
-      if (err instanceof PathRefused) return fail(400, err.message);
+      if (err instanceof PathRefused) return refused(err);
       throw err;
     }
     return reply.code(200).send(scanEvent(source, requests[0].path, hash, now, now, false));
@@ -103,7 +105,7 @@ export async function answerPaths(req: FastifyRequest<Query>, reply: FastifyRepl
   try {
     admissions = await deps.intake.submit(requests, req.ip);
   } catch (err) {
-    if (err instanceof PathRefused) return fail(400, err.message);
+    if (err instanceof PathRefused) return refused(err);
     if (err instanceof TooManyPaths) return fail(413, err.message);
     if (err instanceof StorageError) {
       logger.error({ client: req.ip }, `Could not queue an autopulse-style ${source} trigger: ${err.message}. Answered 503 so the sender records a failure.`);

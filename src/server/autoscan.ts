@@ -5,6 +5,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AUTOSCAN_TRIGGER_TYPES, type AutoscanConfig } from '../config/autoscan-schema.js';
 import { StorageError, TooManyPaths } from '../intake.js';
 import type { Logger } from '../log.js';
+import { PathRefused } from '../paths/gate.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
 import type { ScanRequest, Source } from '../scan.js';
 import { parseScanBody } from '../triggers/index.js';
@@ -51,6 +52,8 @@ async function triggerRoutes(app: Parameters<FastifyPluginAsync>[0], deps: AppDe
     try {
       await deps.intake.submit(requests, req.ip);
     } catch (err) {
+      // Said as the webhook route says it (the intake logged it, at most once a minute per client).
+      if (err instanceof PathRefused) return reply.code(400).send({ error: err.message, rule: err.rule });
       // autoscan answers with status codes alone; the log line says the limit.
       if (err instanceof TooManyPaths) return reply.code(413).send();
       if (err instanceof StorageError) {
@@ -72,7 +75,8 @@ async function triggerRoutes(app: Parameters<FastifyPluginAsync>[0], deps: AppDe
       logger.info({ client: req.ip }, `Manual trigger from '${req.ip}' named no folder: send one or more dir=<folder> query parameters.`);
       return reply.code(400).send();
     }
-    if (dirs.some((d) => d.includes('\0') || d.trim() === '')) return badRequest(reply, logger, req.ip, 'a dir parameter is empty or holds a NUL character');
+    // A NUL or any other character the path gate refuses is its 400, below.
+    if (dirs.some((d) => d.trim() === '')) return badRequest(reply, logger, req.ip, 'a dir parameter is empty');
     const requests = dirs.map((dir): ScanRequest => ({
       path: rewrite(cleanPath(dir), config.MANUAL_REWRITE),
       source: 'manual',

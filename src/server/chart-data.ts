@@ -23,6 +23,8 @@ export interface LatencySeries {
 }
 
 export interface ChartData {
+  /** When the data were read: "20 min ago" is said from here, not from the end of the last bucket. */
+  now: number;
   /** Start of the first bucket and end of the last (ms since the epoch). */
   from: number;
   to: number;
@@ -152,6 +154,7 @@ export function chartData(db: Database.Database, now: number, w: ChartWindow = {
   for (const [target, list] of strips) strips.set(target, list.sort((a, b) => a.at - b.at).slice(-stripLength));
 
   return {
+    now,
     from,
     to,
     bucketMs,

@@ -40,10 +40,26 @@ function duration(ms: number): string {
   return `${(s / 3600).toFixed(1).replace(/\.0$/, '')}h`;
 }
 
-/** "3 h ago" for the moment `at` within a window ending at `to`. */
-function ago(at: number, to: number): string {
-  const m = Math.max(0, Math.round((to - at) / 60_000));
-  return m < 60 ? `${m} min ago` : `${Math.round(m / 60)} h ago`;
+/** "just now", "20 min ago", "3 h ago": a moment before now. */
+function ago(at: number, now: number): string {
+  const m = Math.max(0, Math.round((now - at) / 60_000));
+  return m < 1 ? 'just now' : m < 60 ? `${m} min ago` : `${Math.round(m / 60)} h ago`;
+}
+
+/** "1 request", "3 requests". */
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * When bucket `i` was, said from now: "in the last 4 min" for the bucket running or just ended, "20–30 min ago"
+ * for one within the hour, "about 3 h ago" for older ones.
+ */
+function whenBucket(d: ChartData, i: number): string {
+  const start = d.from + i * d.bucketMs;
+  const end = start + d.bucketMs;
+  const sinceStart = Math.max(1, Math.ceil((d.now - start) / 60_000));
+  if (d.now - end < 60_000) return `in the last ${sinceStart} min`;
+  if (sinceStart <= 60) return `${Math.round((d.now - end) / 60_000)}–${sinceStart} min ago`;
+  return `about ${Math.max(1, Math.round((d.now - (start + end) / 2) / 3_600_000))} h ago`;
 }
 
 /** A nice upper bound for the y axis (1, 2, 5 × 10^k). */
@@ -105,32 +121,44 @@ function figure(id: string, caption: string, svg: string, summary: string, key =
   return `<figure class="chart" id="${id}"><figcaption id="${id}-cap">${h(caption)}</figcaption>${key}${svg}<p class="sum" id="${id}-sum">${h(summary)}</p></figure>`;
 }
 
-function peak(values: number[], d: ChartData): { value: number; at: number } {
+/** The bucket with the largest value (the latest of equals is not preferred: the first wins). */
+function peak(values: number[]): { value: number; i: number } {
   let best = 0;
   values.forEach((v, i) => {
     if (v > values[best]) best = i;
   });
-  return { value: values[best] ?? 0, at: d.from + (best + 1) * d.bucketMs };
+  return { value: values[best] ?? 0, i: best };
 }
 
+/** A count axis: whole numbers on every line (0, 1, 2 rather than 0, 0.5, 1). */
+const countCeiling = (max: number) => Math.max(2, ceiling(max));
+
 function rateFigure(d: ChartData): string {
-  const total = (v: number[]) => Math.round(v.reduce((a, b) => a + b, 0) * (d.bucketMs / 60_000));
-  const empty = total(d.requests) === 0 && total(d.scans) === 0;
-  const pr = peak(d.requests, d);
-  const ps = peak(d.scans, d);
+  // The data are per minute; a person reads counts per bucket ("3 requests in 10 minutes"), not "0.3 per minute".
+  const minutes = Math.round(d.bucketMs / 60_000);
+  const counts = (v: number[]) => v.map((x) => Math.round(x * minutes));
+  const requests = counts(d.requests);
+  const scans = counts(d.scans);
+  const total = (v: number[]) => v.reduce((a, b) => a + b, 0);
+  const empty = total(requests) === 0 && total(scans) === 0;
+  const pr = peak(requests);
+  const ps = peak(scans);
+  const busiest = (p: { value: number; i: number }, word: string) => (p.value === 0 ? `no ${word}s` : `${plural(p.value, word)} (${whenBucket(d, p.i)})`);
   const summary = empty
     ? 'No requests or scans in the last 24 hours.'
-    : `Last 24 hours: ${total(d.requests)} requests, busiest ${num(pr.value)} per minute ${ago(pr.at, d.to)}; ${total(d.scans)} scans, busiest ${num(ps.value)} per minute ${ago(ps.at, d.to)}.`;
+    : `Last 24 hours: ${plural(total(requests), 'request')} and ${plural(total(scans), 'scan')}. The busiest ${minutes} minutes: ${busiest(pr, 'request')}; ${busiest(ps, 'scan')}.`;
   const key = '<ul class="key"><li class="k-requests"><i></i>requests</li><li class="k-scans"><i></i>scans</li></ul>';
-  return figure('chart-rate', 'Requests and scans per minute', plot('chart-rate', [{ cls: 's-requests', values: d.requests }, { cls: 's-scans', values: d.scans }], d, num, empty), summary, key);
+  const svg = plot('chart-rate', [{ cls: 's-requests', values: requests }, { cls: 's-scans', values: scans }], d, num, empty, countCeiling);
+  return figure('chart-rate', `Requests and scans per ${minutes} minutes`, svg, summary, key);
 }
 
 function depthFigure(d: ChartData): string {
   const empty = d.depth.every((v) => v === 0) && d.queuedNow === 0;
-  const p = peak(d.depth, d);
-  const now = d.queuedNow;
-  const summary = empty ? 'The queue was empty for the last 24 hours.' : `${now} folder${now === 1 ? '' : 's'} queued now; at most ${p.value} ${ago(p.at, d.to)}.`;
-  return figure('chart-depth', 'Queue depth (folders)', plot('chart-depth', [{ cls: 'depth', values: d.depth, area: true }], d, num, empty), summary);
+  const p = peak(d.depth);
+  const summary = empty
+    ? 'The queue was empty for the last 24 hours.'
+    : `${plural(d.queuedNow, 'folder')} queued now; at most ${plural(p.value, 'folder')}, ${whenBucket(d, p.i)}.`;
+  return figure('chart-depth', 'Queue depth (folders)', plot('chart-depth', [{ cls: 'depth', values: d.depth, area: true }], d, num, empty, countCeiling), summary);
 }
 
 function latencySummary(s: LatencySeries): string {
@@ -165,7 +193,7 @@ function stripsFigure(d: ChartData, targets: string[]): string {
       ? `${name}, last ${outcomes.length}: ${[...counts].map(([o, c]) => `${c} ${o}`).join(', ')}.`
       : `${name}: no scans in the last 24 hours.`;
     const cells = outcomes
-      .map((o, i) => `<rect class="o-${tone(o.outcome)}" x="${i + 0.06}" y="0" width="0.88" height="1"><title>${h(`${o.outcome} ${ago(o.at, d.to)}: ${o.folder}`)}</title></rect>`)
+      .map((o, i) => `<rect class="o-${tone(o.outcome)}" x="${i + 0.06}" y="0" width="0.88" height="1"><title>${h(`${o.outcome} ${ago(o.at, d.now)}: ${o.folder}`)}</title></rect>`)
       .join('');
     return `<li><span id="strip-${h(name)}">${h(text)}</span><svg class="strip" viewBox="0 0 ${Math.max(outcomes.length, 1)} 1" preserveAspectRatio="none" role="img" aria-labelledby="strip-${h(name)}">${cells}</svg></li>`;
   });

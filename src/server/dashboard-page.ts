@@ -9,6 +9,7 @@ import { detailBlock } from './detail.js';
 import { documentHead, escapeHtml as h } from './page.js';
 import type { NotifierView } from './views.js';
 import { heldSection, type HeldList } from './held-section.js';
+import { notSentYet, serversDownBanner } from './waiting-servers.js';
 
 export interface DashboardView {
   now: number;
@@ -141,7 +142,7 @@ function queueSection(v: DashboardView): string {
             return `${h(d.target)} ${badge(d.state)}${since}${d.attempts ? ` <span class="muted">${d.attempts} attempt(s)</span>` : ''}${d.lastError ? `<p class="err">${h(d.lastError)}</p>` : ''}`;
           })
           .join('<br>')
-      : `<span class="muted">not sent yet</span>`;
+      : notSentYet(v.targets);
     return `<li class="card" data-folder="${h(f.folder)}">
       <code class="folder">${h(f.folder)}</code>
       <dl class="facts">
@@ -201,8 +202,8 @@ function targetsSection(v: DashboardView): string {
     (t) => `<li class="card">
       <strong>${h(t.name)}</strong> <span class="muted">${h(t.kind)}</span> ${badge(t.up ? 'up' : 'down')}
       <dl class="facts">
-        ${fact('Scanned', String(t.scanned))}
-        ${fact('Failed', String(t.failed))}
+        ${fact('Scans since start', String(t.scanned))}
+        ${fact('Failures since start', String(t.failed))}
         ${fact('In flight', String(t.inFlight))}
         ${t.outstanding !== undefined ? fact('Outstanding', `${t.outstanding} of ${t.maxOutstanding ?? '—'}`) : ''}
         ${t.dueWaitMs ? fact('Next due waited', span(t.dueWaitMs)) : ''}
@@ -218,6 +219,12 @@ function targetsSection(v: DashboardView): string {
     ${v.held ? `<p class="held" role="alert">Scans are held: ${h(v.held)}</p>` : ''}
     ${items.length ? `<ul class="cards" id="targets">${items.join('')}</ul>` : '<p class="empty" id="targets">No media server is configured: set PLEX_TOKEN or add TARGETS.</p>'}
   </section>`;
+}
+
+/** A status key as words: "lastPollAt" → "Last poll at", "pollIntervalSeconds" → "Poll interval seconds". */
+function label(key: string): string {
+  const words = key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function value(v: unknown): string {
@@ -237,18 +244,21 @@ function notifySection(v: DashboardView): string {
 
 function driveSection(v: DashboardView): string {
   const drive = v.drive;
-  const body =
-    drive && typeof drive === 'object' && !Array.isArray(drive)
-      ? `<div class="card"><dl class="facts">${Object.entries(drive as Record<string, unknown>).map(([k, x]) => fact(k, value(x))).join('')}</dl></div>`
-      : drive === null || drive === undefined
-        ? '<p class="empty">The Google Drive monitor is not running (GOOGLE.ENABLED is false).</p>'
-        : `<p>${value(drive)}</p>`;
+  const off = drive === null || drive === undefined || (typeof drive === 'object' && (drive as { enabled?: unknown }).enabled === false);
+  const body = off
+    ? '<p class="empty">The Google Drive monitor is off (GOOGLE.ENABLED is false).</p>'
+    : drive && typeof drive === 'object' && !Array.isArray(drive)
+      ? `<div class="card"><dl class="facts">${Object.entries(drive as Record<string, unknown>)
+          .filter(([k]) => k !== 'enabled')
+          .map(([k, x]) => fact(label(k), /At$/.test(k) && typeof x === 'number' ? when(x, v.now) : value(x)))
+          .join('')}</dl></div>`
+      : `<p>${value(drive)}</p>`;
   return `<section aria-labelledby="drive-h"><h2 id="drive-h">Google Drive</h2>${body}</section>`;
 }
 
 /** The part of the dashboard that live updates replace. */
 export function dashboardLive(v: DashboardView): string {
-  return `${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${heldSection(v.hashHolds, (t) => when(t, v.now))}${historySection(v)}${targetsSection(v)}${notifySection(v)}${driveSection(v)}`;
+  return `${serversDownBanner(v.targets)}${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${heldSection(v.hashHolds, (t) => when(t, v.now))}${historySection(v)}${targetsSection(v)}${notifySection(v)}${driveSection(v)}`;
 }
 
 const liveScript = `

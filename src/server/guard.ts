@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { PerClientLog, unwrittenTail } from '../log-per-client.js';
 import type { Access } from './access.js';
 import { outsideBasePath } from './base-path.js';
 import { basicAuthMatches, bearerMatches, secretMatches } from './secret.js';
@@ -18,38 +19,24 @@ const REFUSED: Record<Exclude<Access, 'public'>, string> = {
   bearer: 'a missing or wrong bearer token (SERVER_METRICS_TOKEN)',
 };
 
-/**
- * One WARN per client and credential per minute; the rest are counted and the count is told with the next WARN.
- * A scan of the LAN or a misconfigured app retrying every second writes one line a minute, not 60.
- */
+/** One WARN per client and credential per minute (src/log-per-client.ts); the rest are counted and told with the next. */
 export class RefusedCredentialLog {
-  private readonly seen = new Map<string, { at: number; more: number }>();
+  private readonly lines: PerClientLog;
 
   constructor(
     private readonly logger: Logger,
-    private readonly clock: Clock,
-    private readonly windowMs = 60_000,
-    /** Clients remembered at once; beyond it the oldest are forgotten (a flood of addresses cannot grow memory). */
-    private readonly maxClients = 10_000,
-  ) {}
+    clock: Clock,
+  ) {
+    this.lines = new PerClientLog(clock);
+  }
 
   note(client: string, method: string, access: Exclude<Access, 'public'> = 'secret'): void {
-    const now = this.clock.now();
-    const key = `${access} ${client}`;
-    const last = this.seen.get(key);
-    if (last && now - last.at < this.windowMs) {
-      last.more++;
-      return;
-    }
-    const more = last?.more ?? 0;
-    this.seen.delete(key);
-    if (this.seen.size >= this.maxClients) this.seen.delete(this.seen.keys().next().value as string);
-    this.seen.set(key, { at: now, more: 0 });
+    const more = this.lines.due(`${access} ${client}`);
+    if (more === undefined) return;
     // The URL is not logged: a near-miss may hold most of the secret.
-    const tail = more > 0 ? ` (${more} more from this client since the last warning)` : '';
     this.logger.warn(
       { client, method, access, suppressed: more },
-      `Rejected a ${method} request with ${REFUSED[access]} from '${client}'${tail}. At most one such line per client per minute is written.`,
+      `Rejected a ${method} request with ${REFUSED[access]} from '${client}'${unwrittenTail(more)}`,
     );
   }
 }

@@ -186,7 +186,7 @@ export class Metrics {
   }
 }
 
-const OUTCOMES = new Set(['queued', 'ignored', 'rejected', 'test']);
+const OUTCOMES = new Set(['queued', 'ignored', 'unmatched', 'rejected', 'test']);
 
 /** Labels from closed sets only: known sources, each source's known events, or "other". */
 export function requestLabels(e: { source: string; event: string; outcome: string }): { source: string; event: string; outcome: string } {

@@ -19,7 +19,7 @@ export function documentHead(title: string, style: string): string {
 
 // The pages at /<SERVER_PASS> (no trailing slash), where a relative link would lose the secret: the script
 // builds these from the address bar so the secret is never written into the page.
-const PAGE_LINKS = ['<a data-below="dashboard" href="#">Dashboard</a>', '<a data-below="doctor" href="#">Path doctor</a>'].join(' · ');
+const PAGE_LINKS = ['<a data-below="dashboard" href="#">Dashboard</a>', '<a data-below="doctor" href="#">Path doctor</a>'].join('');
 const LINK_SCRIPT = `
   for (const a of document.querySelectorAll('a[data-below]')) a.href = location.pathname.replace(/[/]+$/, '') + '/' + a.dataset.below;
 `;
@@ -41,7 +41,10 @@ const style = `
   .outcome { margin-top: 1.25rem; padding: .75rem 1rem; border-radius: .4rem; border-left: .3rem solid; }
   .ok { border-color: #2a9d4b; background: #2a9d4b1a; } .err { border-color: #c93c3c; background: #c93c3c1a; }
   .outcome p { margin: .2rem 0; overflow-wrap: anywhere; } code { font-size: .95em; }
-  nav { margin-top: 1.5rem; font-size: .9rem; } .hint { color: #888; font-size: .9rem; }
+  .hint { color: #888; font-size: .9rem; }
+  /* The same header as the dashboard's and the doctor's. */
+  header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; justify-content: space-between; margin-bottom: 1rem; }
+  header h1 { margin: 0; } nav a { margin-right: .8rem; } a { color: var(--accent); } nav a[aria-current] { font-weight: 600; color: inherit; }
   label.box { font-weight: normal; margin-top: .5rem; }
 `;
 
@@ -55,8 +58,9 @@ export function manualPage(opts: { outcome?: PageOutcome; value?: string }): str
   const links = PAGE_LINKS;
   return `${documentHead('manual scan', style)}
 <body>
+<header><h1>scanrelay</h1><nav aria-label="scanrelay pages"><a href="" aria-current="page">Manual scan</a>${links}</nav></header>
 <main>
-  <h1>scanrelay — manual scan</h1>
+  <h2>Manual scan</h2>
   <form method="post" action="">
     <input type="hidden" name="eventType" value="Manual">
     <label for="filepath">Path to scan</label>
@@ -68,7 +72,6 @@ export function manualPage(opts: { outcome?: PageOutcome; value?: string }): str
     <button type="submit">Scan</button>
   </form>
   ${outcome}
-  <nav aria-label="scanrelay pages">${links}</nav>
   <noscript><p class="hint">Dashboard and path doctor: add <code>/dashboard</code> or <code>/doctor</code> to this page's address.</p></noscript>
 </main>
 <script>${LINK_SCRIPT}</script>
@@ -83,11 +86,11 @@ export function manualPage(opts: { outcome?: PageOutcome; value?: string }): str
 export function manualOffPage(): string {
   return `${documentHead('webhook URL', style)}
 <body>
+<header><h1>scanrelay</h1><nav aria-label="scanrelay pages">${PAGE_LINKS}</nav></header>
 <main>
-  <h1>scanrelay — webhook URL</h1>
+  <h2>Webhook URL</h2>
   <p>This address is scanrelay's webhook URL: give it to Sonarr, Radarr and Lidarr (Settings → Connect → + → Webhook, method POST).</p>
   <p>Manual scans from this page are off. To use it, set <code>"SERVER_ALLOW_MANUAL_SCAN": true</code> in config.json and restart scanrelay.</p>
-  <nav aria-label="scanrelay pages">${PAGE_LINKS}</nav>
   <noscript><p class="hint">Dashboard and path doctor: add <code>/dashboard</code> or <code>/doctor</code> to this page's address.</p></noscript>
 </main>
 <script>${LINK_SCRIPT}</script>

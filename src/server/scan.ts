@@ -71,14 +71,20 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       throw err;
     }
     const unmatched = admissions.filter((a) => a.unmatched);
-    const summary: ReceivedReply['queued'] = admissions.map((a) => ({
+    const item = (a: Admission) => ({
       path: a.request.path,
       mapped: a.mapped,
       folder: a.folder ?? null,
       ...(a.ignoredBy !== undefined ? { ignoredBy: a.ignoredBy } : {}),
       ...(a.merged !== undefined ? { merged: a.merged } : {}),
       ...(a.unmatched ? { unmatched: a.unmatched.summary } : {}),
-    }));
+    });
+    // Each path under the word history and /metrics use for it: queued, unmatched (in no library), or ignored.
+    const lists = {
+      queued: admissions.filter((a) => a.ignoredBy === undefined && !a.unmatched).map(item),
+      ...(unmatched.length ? { unmatched: unmatched.map(item) } : {}),
+      ...(admissions.some((a) => a.ignoredBy !== undefined) ? { ignoredPaths: admissions.filter((a) => a.ignoredBy !== undefined).map(item) } : {}),
+    } satisfies Partial<ReceivedReply>;
 
     if (manual && wantsHtml(req)) {
       const a = admissions[0];
@@ -100,9 +106,9 @@ export const scanRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
     }
     // 202, not an error: the sender must not retry a path that no retry can fix; the warning says what can.
     if (unmatched.length) {
-      return reply.code(202).send({ ok: true, queued: summary, warning: unmatched.map((a) => `${a.unmatched!.summary} ${a.unmatched!.advice}`).join(' ') } satisfies ReceivedReply);
+      return reply.code(202).send({ ok: true, ...lists, warning: unmatched.map((a) => `${a.unmatched!.summary} ${a.unmatched!.advice}`).join(' ') } satisfies ReceivedReply);
     }
-    return reply.code(200).send({ ok: true, queued: summary } satisfies ReceivedReply);
+    return reply.code(200).send({ ok: true, ...lists } satisfies ReceivedReply);
   };
 
   app.post<{ Params: Params }>('/:secret', { schema: receiveSchema, ...rule('secret') }, receive);

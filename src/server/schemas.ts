@@ -137,23 +137,24 @@ export const scanReply = z.object({
 });
 export type ScanReply = z.infer<typeof scanReply>;
 
+/** One path of a webhook or manual request, and where it went. */
+const receivedPath = z.object({
+  path: z.string(),
+  mapped: z.string().meta({ description: 'after SERVER_PATH_MAPPINGS' }),
+  folder: z.string().nullable().meta({ description: 'the folder of the path; null when ignored' }),
+  ignoredBy: z.string().optional().meta({ description: 'the SERVER_IGNORE_LIST entry that matched' }),
+  merged: z.boolean().optional().meta({ description: 'the folder was already queued: merged, delay reset' }),
+  unmatched: z.string().optional().meta({ description: 'why no library holds it, and what to change' }),
+});
+
 /** What a webhook or manual request gets back: 200, or 202 when some path reaches no library (see `warning`). */
 export const receivedReply = z.object({
   ok: z.boolean(),
   test: z.boolean().optional().meta({ description: 'a test request from the app; nothing queued' }),
   ignored: z.string().optional().meta({ description: 'why nothing was queued (an event that names no file)' }),
-  queued: z
-    .array(
-      z.object({
-        path: z.string(),
-        mapped: z.string().meta({ description: 'after SERVER_PATH_MAPPINGS' }),
-        folder: z.string().nullable().meta({ description: 'the folder queued; null when ignored' }),
-        ignoredBy: z.string().optional().meta({ description: 'the SERVER_IGNORE_LIST entry that matched' }),
-        merged: z.boolean().optional().meta({ description: 'the folder was already queued: merged, delay reset' }),
-        unmatched: z.string().optional().meta({ description: 'in no library of any media server: recorded as unmatched, not queued' }),
-      }),
-    )
-    .optional(),
+  queued: z.array(receivedPath).optional().meta({ description: 'the paths queued (or merged into a queued folder)' }),
+  unmatched: z.array(receivedPath).optional().meta({ description: 'the paths in no library of any media server: recorded as unmatched, not queued' }),
+  ignoredPaths: z.array(receivedPath).optional().meta({ description: 'the paths SERVER_IGNORE_LIST kept out' }),
   warning: z.string().optional().meta({ description: 'with 202: which paths reach no library, and the SERVER_PATH_MAPPINGS change that fixes it' }),
 });
 export type ReceivedReply = z.infer<typeof receivedReply>;

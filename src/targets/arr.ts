@@ -1,5 +1,6 @@
 // The "sonarr" and "radarr" kinds: the series or movie whose folder holds the path is rescanned
 // (POST /api/v3/command RescanSeries / RescanMovie), so the app notices files it did not import itself.
+import { ACKNOWLEDGEMENT, ARR_LIBRARY, SERVER_STATUS } from '../answer-caps.js';
 import { apiCaller, entryUrlKey } from '../api-call.js';
 import { systemClock } from '../clock.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
@@ -33,10 +34,11 @@ export function arrTarget(kind: 'sonarr' | 'radarr', opts: HttpTargetOptions): C
     timeoutMs: opts.timeoutMs,
     fetch: opts.fetch,
     clock: opts.clock,
+    logger: opts.logger,
     authHint: `check TOKEN (${kind}'s API key, Settings > General)`,
   });
   const list = new LibraryList(async () => {
-    const body = await api.json<unknown>('GET', flavour.listPath);
+    const body = await api.json<unknown>('GET', flavour.listPath, { cap: ARR_LIBRARY });
     return (Array.isArray(body) ? body : []).flatMap((raw) => {
       const item = raw as { id?: unknown; title?: unknown; path?: unknown };
       if (typeof item.id !== 'number' || typeof item.path !== 'string' || item.path === '') return [];
@@ -53,13 +55,13 @@ export function arrTarget(kind: 'sonarr' | 'radarr', opts: HttpTargetOptions): C
         const { holders } = await list.holding(path);
         if (holders.length === 0) return { status: 'unmatched', detail: `'${path}' is in no ${flavour.noun} folder of ${who}` };
         const item = holders[0];
-        await api.call('POST', '/api/v3/command', { body: { name: flavour.command, [flavour.idKey]: Number(item.id) } });
+        await api.call('POST', '/api/v3/command', { cap: ACKNOWLEDGEMENT, body: { name: flavour.command, [flavour.idKey]: Number(item.id) } });
         return { status: 'scanned', detail: `${flavour.command} ${item.title}`, sections: [item.id] };
       } catch (err) {
         return api.retry(err);
       }
     },
-    available: () => api.answers('GET', '/api/v3/system/status'),
+    available: () => api.answers('GET', '/api/v3/system/status', { cap: SERVER_STATUS }),
   };
 }
 

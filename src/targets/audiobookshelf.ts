@@ -1,5 +1,6 @@
 // The "audiobookshelf" kind: finds the library holding the folder (GET /api/libraries) and tells its watcher that
 // the file changed (POST /api/watcher/update), the way Audiobookshelf's own folder watcher would.
+import { ACKNOWLEDGEMENT, LIBRARY_LIST, SERVER_STATUS } from '../answer-caps.js';
 import { apiCaller, entryUrlKey } from '../api-call.js';
 import { systemClock } from '../clock.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
@@ -18,10 +19,11 @@ export function audiobookshelfTarget(opts: HttpTargetOptions): Capabilities {
     timeoutMs: opts.timeoutMs,
     fetch: opts.fetch,
     clock: opts.clock,
+    logger: opts.logger,
     authHint: 'check TOKEN (an API token of an Audiobookshelf admin)',
   });
   const list = new LibraryList(async () => {
-    const body = await api.json<{ libraries?: unknown }>('GET', '/api/libraries');
+    const body = await api.json<{ libraries?: unknown }>('GET', '/api/libraries', { cap: LIBRARY_LIST });
     return (Array.isArray(body?.libraries) ? body.libraries : []).flatMap((raw) => {
       const lib = raw as { id?: unknown; name?: unknown; folders?: { fullPath?: unknown }[] };
       if (typeof lib.id !== 'string') return [];
@@ -40,13 +42,13 @@ export function audiobookshelfTarget(opts: HttpTargetOptions): Capabilities {
         if (found.holders.length === 0) return { status: 'unmatched', detail: `'${path}' is in no library of ${who} (known folders: ${knownLocations(found.all)})` };
         const library = found.holders[0];
         // The watcher wants the file that changed; a folder request names the folder itself.
-        await api.call('POST', '/api/watcher/update', { body: { libraryId: library.id, path: context.file ?? path, type: context.deleted ? 'unlink' : 'add' } });
+        await api.call('POST', '/api/watcher/update', { cap: ACKNOWLEDGEMENT, body: { libraryId: library.id, path: context.file ?? path, type: context.deleted ? 'unlink' : 'add' } });
         return { status: 'scanned', detail: library.title, sections: [library.id] };
       } catch (err) {
         return api.retry(err);
       }
     },
-    available: () => api.answers('GET', '/ping'),
+    available: () => api.answers('GET', '/ping', { cap: SERVER_STATUS }),
   };
 }
 

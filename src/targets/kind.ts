@@ -77,11 +77,13 @@ export interface HttpTargetOptions {
   timeoutMs?: number;
   clock?: Clock;
   fetch?: typeof fetch;
+  /** Where an answer dropped for its size is said. */
+  logger?: Logger;
 }
 
 /** The HttpTargetOptions of an entry. */
 export function httpOptions(entry: Entry, ctx: KindContext): HttpTargetOptions {
-  return { name: entry.NAME, url: entry.URL ?? '', token: entry.TOKEN ?? '', urlKey: ctx.urlKey, clock: ctx.clock, fetch: ctx.fetch };
+  return { name: entry.NAME, url: entry.URL ?? '', token: entry.TOKEN ?? '', urlKey: ctx.urlKey, clock: ctx.clock, fetch: ctx.fetch, logger: ctx.logger };
 }
 
 /** `refreshItem` from a kind's `locate` and its server's refresh of one item. */

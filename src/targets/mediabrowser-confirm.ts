@@ -3,6 +3,7 @@
 // the refresh of a library is still running (Jellyfin's RefreshStatus in /Library/VirtualFolders), and whether
 // the refreshed folder now holds the file (its children listed once, paged; never the whole library). The words a
 // follow-up ends with are in mediabrowser-verdict.ts; when to ask is the follower's (mediabrowser-follower.ts).
+import { MEDIABROWSER_ITEMS_PAGE } from '../answer-caps.js';
 import type { ApiCaller } from '../api-call.js';
 import { lookupCandidates } from '../paths/sidecar.js';
 import { fileItemsQuery } from './mediabrowser-items.js';
@@ -30,7 +31,7 @@ export function newestFilesQuery(parentId: string, start: number, limit: number)
 export async function pathsOfItems(api: ApiCaller, ids: string[]): Promise<Map<string, string>> {
   const paths = new Map<string, string>();
   for (let i = 0; i < ids.length; i += IDS_PER_REQUEST) {
-    const page = await api.json<{ Items?: { Id?: unknown; Path?: unknown }[] }>('GET', '/Items', { query: itemPathsQuery(ids.slice(i, i + IDS_PER_REQUEST)) });
+    const page = await api.json<{ Items?: { Id?: unknown; Path?: unknown }[] }>('GET', '/Items', { cap: MEDIABROWSER_ITEMS_PAGE, query: itemPathsQuery(ids.slice(i, i + IDS_PER_REQUEST)) });
     for (const item of Array.isArray(page?.Items) ? page.Items : []) {
       if (typeof item.Id === 'string' && typeof item.Path === 'string') paths.set(item.Id, item.Path);
     }
@@ -85,7 +86,7 @@ export async function listFolder(api: ApiCaller, located: Located | undefined, f
   if (!located.isLibraryRoot) {
     const where = `the files under '${located.item.path}'`;
     for (let start = 0; ; start += FOLDER_PAGE) {
-      const body = await api.json<{ Items?: { Path?: unknown }[]; TotalRecordCount?: unknown }>('GET', '/Items', { query: fileItemsQuery(located.item.id, start, FOLDER_PAGE) });
+      const body = await api.json<{ Items?: { Path?: unknown }[]; TotalRecordCount?: unknown }>('GET', '/Items', { cap: MEDIABROWSER_ITEMS_PAGE, query: fileItemsQuery(located.item.id, start, FOLDER_PAGE) });
       const items = Array.isArray(body?.Items) ? body.Items : [];
       if (items.some((i) => typeof i.Path === 'string' && wanted.includes(i.Path))) return { state: 'found', where };
       // Items without their Path (a proxy or server that drops Fields) prove nothing either way.
@@ -96,7 +97,7 @@ export async function listFolder(api: ApiCaller, located: Located | undefined, f
   }
   let seen = 0;
   for (let page = 0; page < NEWEST_PAGES; page++) {
-    const body = await api.json<{ Items?: { Path?: unknown }[] }>('GET', '/Items', { query: newestFilesQuery(located.library.id, page * NEWEST_PAGE, NEWEST_PAGE) });
+    const body = await api.json<{ Items?: { Path?: unknown }[] }>('GET', '/Items', { cap: MEDIABROWSER_ITEMS_PAGE, query: newestFilesQuery(located.library.id, page * NEWEST_PAGE, NEWEST_PAGE) });
     const items = Array.isArray(body?.Items) ? body.Items : [];
     if (items.some((i) => typeof i.Path === 'string' && wanted.includes(i.Path))) return { state: 'found', where: `the newest items of library '${located.library.name}'` };
     if (items.length && items.every((i) => typeof i.Path !== 'string')) return { state: 'unknown', why: 'the server listed items without their Path' };

@@ -6,6 +6,7 @@
 //    and the server's own delays have passed), the refreshed folder is listed once.
 // A deleted folder's follow-up looks for its item's removal instead: in ItemsRemoved, or looked up by id.
 // Outcomes go to the follow-up stage, which stores the ticket, so a restart resumes every follow-up here.
+import { MEDIABROWSER_LIBRARIES } from '../answer-caps.js';
 import type { ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -195,7 +196,7 @@ export class MediaBrowserFollower implements Follower {
 
   private async refreshStates(): Promise<Map<string, RefreshState> | undefined> {
     try {
-      return refreshStates(await this.opts.api.json('GET', this.opts.librariesPath));
+      return refreshStates(await this.opts.api.json('GET', this.opts.librariesPath, { cap: MEDIABROWSER_LIBRARIES }));
     } catch {
       return undefined; // the listing's own request says whether the server answers
     }

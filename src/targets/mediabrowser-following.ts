@@ -1,6 +1,7 @@
 // Builds the follower of a Jellyfin or Emby target from the target's own parts: its API caller, its library list
 // and item locator (so the listing finds the refreshed folder's item as the scan did), its websocket, and, on
 // Jellyfin, how to tell whether the token belongs to a user (only then does LibraryChanged reach the socket).
+import { MEDIABROWSER_USER } from '../answer-caps.js';
 import type { ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -78,7 +79,7 @@ export function mediaBrowserFollower(server: Server, settings: FollowSettings, p
  * (jellyfin@c3ed140 Jellyfin.Api/Controllers/UserController.cs L575-600). Anything else: not known.
  */
 export async function jellyfinTokenHasUser(api: ApiCaller): Promise<boolean | undefined> {
-  const answer = await api.call('GET', '/Users/Me', { anyStatus: true });
+  const answer = await api.call('GET', '/Users/Me', { cap: MEDIABROWSER_USER, anyStatus: true });
   await answer.body?.cancel();
   if (answer.status >= 200 && answer.status < 300) return true;
   return answer.status === 400 ? false : undefined;

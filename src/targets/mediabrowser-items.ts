@@ -1,6 +1,7 @@
 // The Jellyfin or Emby item(s) holding a file: the libraries holding it are paged through (GET /Items with
 // Fields=Path, Filters=IsNotFolder: GetItems binds no IsFolder parameter) for the item whose Path is the file (a sidecar: the video beside it). Refreshing one is
 // POST /Items/{id}/Refresh.
+import { ACKNOWLEDGEMENT, MEDIABROWSER_ITEMS_PAGE } from '../answer-caps.js';
 import type { ApiCaller } from '../api-call.js';
 import { lookupCandidates } from '../paths/sidecar.js';
 import type { ItemLocation, Library } from '../scan.js';
@@ -13,6 +14,7 @@ export async function locateMediaBrowserItems(api: ApiCaller, who: string, libra
   for (const lib of libraries) {
     for (let start = 0; ; start += pageSize) {
       const page = await api.json<{ Items?: { Id?: unknown; Path?: unknown }[]; TotalRecordCount?: unknown }>('GET', '/Items', {
+        cap: MEDIABROWSER_ITEMS_PAGE,
         query: fileItemsQuery(lib.id, start, pageSize),
       });
       const items = Array.isArray(page?.Items) ? page.Items : [];
@@ -41,5 +43,5 @@ export function fileItemsQuery(parentId: string, start: number, limit: number): 
 export const ITEM_REFRESH_QUERY = { MetadataRefreshMode: 'FullRefresh', ImageRefreshMode: 'Default', ReplaceAllMetadata: 'false', ReplaceAllImages: 'false' };
 
 export async function refreshMediaBrowserItem(api: ApiCaller, id: string): Promise<void> {
-  await api.call('POST', `/Items/${encodeURIComponent(id)}/Refresh`, { query: ITEM_REFRESH_QUERY });
+  await api.call('POST', `/Items/${encodeURIComponent(id)}/Refresh`, { cap: ACKNOWLEDGEMENT, query: ITEM_REFRESH_QUERY });
 }

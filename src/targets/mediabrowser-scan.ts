@@ -8,6 +8,7 @@
 //    library, so a burst of such folders costs ONE library walk: each folder's scan answers when that one
 //    refresh is sent (or failed), so a failure is retried by the queue as usual;
 //  - refreshes of the same item in flight at once are sent once.
+import { ACKNOWLEDGEMENT, MEDIABROWSER_ITEMS_PAGE } from '../answer-caps.js';
 import { ApiRefusal, retryAfterOf, type ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -57,7 +58,7 @@ export class MediaBrowserScans {
       clock: opts.clock,
       pageSize: opts.pageSize,
       list: async (parentId, start, limit) => {
-        const page = await opts.api.json<{ Items?: unknown; TotalRecordCount?: unknown }>('GET', '/Items', { query: childrenQuery(parentId, start, limit) });
+        const page = await opts.api.json<{ Items?: unknown; TotalRecordCount?: unknown }>('GET', '/Items', { cap: MEDIABROWSER_ITEMS_PAGE, query: childrenQuery(parentId, start, limit) });
         return {
           items: Array.isArray(page?.Items) ? (page.Items as { Id?: unknown; Path?: unknown; Type?: unknown }[]) : [],
           total: typeof page?.TotalRecordCount === 'number' ? page.TotalRecordCount : undefined,
@@ -71,11 +72,11 @@ export class MediaBrowserScans {
     const { method, api } = this.opts;
     const sections = { sections: holders.map((l) => l.id) };
     if (method === 'media-updated') {
-      await api.call('POST', '/Library/Media/Updated', { body: { Updates: [{ Path: path, UpdateType: context.deleted ? 'Deleted' : 'Modified' }] } });
+      await api.call('POST', '/Library/Media/Updated', { cap: ACKNOWLEDGEMENT, body: { Updates: [{ Path: path, UpdateType: context.deleted ? 'Deleted' : 'Modified' }] } });
       return { status: 'scanned', detail: holders.map((l) => l.title).join(', '), ...sections, sent: { via: 'monitor' } };
     }
     if (method === 'auto' && (await this.hasPlugin())) {
-      const sent = await api.call('POST', '/Library/ScanPath', { body: { Path: path }, anyStatus: true });
+      const sent = await api.call('POST', '/Library/ScanPath', { cap: ACKNOWLEDGEMENT, body: { Path: path }, anyStatus: true });
       const body = await sent.json().catch(() => undefined);
       const meaning = pluginAnswer(sent.status, body);
       const said = typeof (body as { Status?: unknown })?.Status === 'string' ? (body as { Status: string }).Status : `HTTP ${sent.status}`;
@@ -118,7 +119,7 @@ export class MediaBrowserScans {
   /** Asked once per start: an empty Path is the plugin's 400, a server without it has no route (404). */
   private hasPlugin(): Promise<boolean> {
     this.plugin ??= (async () => {
-      const answer = await this.opts.api.call('POST', '/Library/ScanPath', { body: { Path: '' }, anyStatus: true });
+      const answer = await this.opts.api.call('POST', '/Library/ScanPath', { cap: ACKNOWLEDGEMENT, body: { Path: '' }, anyStatus: true });
       await answer.body?.cancel();
       if (answer.status === 401 || answer.status === 403) throw new ApiRefusal(`${this.opts.who} refused the token (HTTP ${answer.status} on POST /Library/ScanPath): check TOKEN`, answer.status);
       const present = answer.status !== 404 && answer.status !== 405;
@@ -136,7 +137,7 @@ export class MediaBrowserScans {
     const running = this.refreshing.get(call.path);
     if (running) return running;
     const sending = this.opts.api
-      .call(call.method, call.path, { query: call.query })
+      .call(call.method, call.path, { cap: ACKNOWLEDGEMENT, query: call.query })
       .then((r) => void r.body?.cancel())
       .catch((err) => {
         // The item went meanwhile (a series renamed or deleted): what the locator learnt may be stale, read again.

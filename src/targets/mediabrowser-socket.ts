@@ -3,6 +3,7 @@
 // server's ForceKeepAlive with KeepAlive messages, and reading LibraryChanged into typed events. Jellyfin sends
 // LibraryChanged only to sessions of a user: a socket opened with an API key has none and hears nothing of it
 // (docs/targets.md), so a follower must not wait for it there. Formats and sources: docs/targets.md, "What the servers say after a scan".
+import { splitUserinfo, withBasicAuth } from '../url-credentials.js';
 import type { Clock } from '../clock.js';
 import { MediaSocket, type Dial } from '../media-socket.js';
 
@@ -165,7 +166,9 @@ export class MediaBrowserSocket {
  * the only form known to work there, so the URL carries the token and must never be logged.
  */
 export function socketAddress(opts: Pick<MediaBrowserSocketOptions, 'kind' | 'url' | 'token' | 'deviceId' | 'version'>): { url: string; headers: Record<string, string> } {
-  const base = new URL(opts.url);
+  // A `user:pass@` in the configured URL goes as Basic auth where the server's own auth leaves Authorization free (Emby).
+  const written = splitUserinfo(opts.url);
+  const base = new URL(written.url);
   base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
   const root = base.pathname.replace(/\/$/, '');
   if (opts.kind === 'jellyfin') {
@@ -176,5 +179,5 @@ export function socketAddress(opts: Pick<MediaBrowserSocketOptions, 'kind' | 'ur
   }
   base.pathname = `${root}/embywebsocket`;
   base.search = new URLSearchParams({ api_key: opts.token, deviceId: opts.deviceId }).toString();
-  return { url: base.toString(), headers: { 'X-Emby-Token': opts.token } };
+  return { url: base.toString(), headers: withBasicAuth({ 'X-Emby-Token': opts.token }, written.authorization) };
 }

@@ -1,6 +1,7 @@
 // The MediaBrowser API that Jellyfin and Emby share: tell the server a folder changed, after checking that one of
 // its libraries holds the folder, and refresh the item holding a file. The two differ only in auth header and
 // library listing (jellyfin.ts, emby.ts).
+import { MEDIABROWSER_LIBRARIES, SERVER_STATUS } from '../answer-caps.js';
 import { apiCaller, entryUrlKey } from '../api-call.js';
 import { systemClock, type Clock } from '../clock.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -64,12 +65,13 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     timeoutMs: opts.timeoutMs,
     fetch: opts.fetch,
     clock,
+    logger: log,
     authHint: (path, status) =>
       `check TOKEN${flavour.kind === 'jellyfin' && path === flavour.librariesPath && status === 403 ? ' (listing libraries needs an admin API key)' : ''}`,
     notFoundHint: 'check URL; Emby may need the /emby prefix',
   });
   const list = new LibraryList(async () => {
-    const libraries = flavour.parseLibraries(await api.json('GET', flavour.librariesPath));
+    const libraries = flavour.parseLibraries(await api.json('GET', flavour.librariesPath, { cap: MEDIABROWSER_LIBRARIES }));
     log.debug({ target: opts.name, libraries }, 'library folders loaded');
     return libraries;
   }, clock);
@@ -132,7 +134,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
 
     async available() {
       // The public info says the server is there; the library list (with the token) that the token works.
-      const there = await api.answers('GET', '/System/Info/Public', { auth: false });
+      const there = await api.answers('GET', '/System/Info/Public', { cap: SERVER_STATUS, auth: false });
       if (!there.ok) return there;
       try {
         await list.get({ fresh: true });

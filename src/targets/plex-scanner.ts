@@ -155,7 +155,7 @@ export const plexScanner = targetKind({
   build: (entry, ctx: PlexContext) => {
     // With a TOKEN the server's API tells its sections (and can refresh items); without one, its own database does.
     const url = entry.URL || ctx.plex.PLEX_LOCAL_URL;
-    const api = entry.TOKEN ? new PlexApi({ url, token: entry.TOKEN, fetch: ctx.fetch, clock: ctx.clock, urlKey: ctx.urlKey, tokenKey: ctx.tokenKey }) : undefined;
+    const api = entry.TOKEN ? new PlexApi({ url, token: entry.TOKEN, fetch: ctx.fetch, clock: ctx.clock, urlKey: ctx.urlKey, tokenKey: ctx.tokenKey, logger: ctx.logger }) : undefined;
     return plexScannerTarget({
       name: entry.NAME,
       settings: scannerSettingsFrom(ctx.plex, entry),

@@ -78,12 +78,12 @@ export class PlexTarget implements Capabilities {
   private readonly confirmScans: boolean;
 
   constructor(private readonly opts: PlexTargetOptions) {
-    this.api = new PlexApi({ url: opts.url, token: opts.token, timeoutMs: opts.timeoutMs, fetch: opts.fetch, clock: opts.clock, urlKey: opts.urlKey, tokenKey: opts.tokenKey });
+    const logger: Logger = opts.logger ?? silentLogger;
+    this.api = new PlexApi({ url: opts.url, token: opts.token, timeoutMs: opts.timeoutMs, fetch: opts.fetch, clock: opts.clock, urlKey: opts.urlKey, tokenKey: opts.tokenKey, logger });
     this.list = new LibraryList(async () => (await this.api.sections()).map(plexLibrary), opts.clock);
     this.items = plexItems(this.api, this.list);
     this.after = { ...NO_AFTER_SCAN, ...opts.after };
     this.confirmScans = opts.confirmScans ?? true;
-    const logger: Logger = opts.logger ?? silentLogger;
     const socket = opts.notifications ? new PlexNotifications({ url: opts.url, token: opts.token, clock: opts.clock, ...opts.notifications }) : undefined;
     this.follower = new PlexFollower({
       watch: socket ? new PlexScanWatch(socket, opts.clock, logger, this.api.url) : undefined,

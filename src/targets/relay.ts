@@ -1,7 +1,9 @@
 // The "relay" kind: hands the folder to another scanrelay or an autoscan through its manual trigger
 // (POST /triggers/manual?dir=<folder>, HTTP Basic auth), for chaining across machines. It takes any folder.
+import { ACKNOWLEDGEMENT, SERVER_STATUS } from '../answer-caps.js';
 import { apiCaller, entryUrlKey } from '../api-call.js';
 import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
 import { optional, text } from '../value-rules.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanOutcome } from '../scan.js';
@@ -16,6 +18,7 @@ export interface RelayTargetOptions {
   timeoutMs?: number;
   clock?: Clock;
   fetch?: typeof fetch;
+  logger?: Logger;
 }
 
 export function relayTarget(opts: RelayTargetOptions): Capabilities {
@@ -30,6 +33,7 @@ export function relayTarget(opts: RelayTargetOptions): Capabilities {
     timeoutMs: opts.timeoutMs,
     fetch: opts.fetch,
     clock: opts.clock,
+    logger: opts.logger,
     authHint: "check USER and PASSWORD (the other instance's AUTOSCAN user, or autoscan's authentication block)",
   });
   return {
@@ -37,13 +41,13 @@ export function relayTarget(opts: RelayTargetOptions): Capabilities {
     async scan(folder: string): Promise<ScanOutcome> {
       const path = trimTrailingSeparator(folder);
       try {
-        await api.call('POST', '/triggers/manual', { query: { dir: path } });
+        await api.call('POST', '/triggers/manual', { cap: ACKNOWLEDGEMENT, query: { dir: path } });
         return { status: 'scanned', detail: `handed to ${new URL(opts.url).host}` };
       } catch (err) {
         return api.retry(err);
       }
     },
-    available: () => api.answers('HEAD', '/triggers/manual'),
+    available: () => api.answers('HEAD', '/triggers/manual', { cap: SERVER_STATUS }),
   };
 }
 
@@ -61,5 +65,5 @@ export const relay = targetKind({
     }
   },
   build: (entry, ctx) =>
-    relayTarget({ name: entry.NAME, url: entry.URL ?? '', user: entry.USER, password: entry.PASSWORD, urlKey: ctx.urlKey, clock: ctx.clock, fetch: ctx.fetch }),
+    relayTarget({ name: entry.NAME, url: entry.URL ?? '', user: entry.USER, password: entry.PASSWORD, urlKey: ctx.urlKey, clock: ctx.clock, fetch: ctx.fetch, logger: ctx.logger }),
 });

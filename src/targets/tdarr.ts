@@ -1,4 +1,5 @@
 // The "tdarr" kind: asks Tdarr to look for new files in the folder (POST /api/v2/scan-files) for one library.
+import { ACKNOWLEDGEMENT, SERVER_STATUS } from '../answer-caps.js';
 import { apiCaller, entryUrlKey } from '../api-call.js';
 import { optional, text } from '../value-rules.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
@@ -17,6 +18,7 @@ export function tdarrTarget(opts: HttpTargetOptions & { libraryId: string }): Ca
     timeoutMs: opts.timeoutMs,
     fetch: opts.fetch,
     clock: opts.clock,
+    logger: opts.logger,
     authHint: "check TOKEN (Tdarr's API key)",
   });
   return {
@@ -27,6 +29,7 @@ export function tdarrTarget(opts: HttpTargetOptions & { libraryId: string }): Ca
       if (context.deleted) return { status: 'unmatched', detail: `${who} is not told about deletions` };
       try {
         await api.call('POST', '/api/v2/scan-files', {
+          cap: ACKNOWLEDGEMENT,
           body: { data: { scanConfig: { dbID: opts.libraryId, arrayOrPath: [context.file ?? path], mode: 'scanFindNew' } } },
         });
         return { status: 'scanned', detail: `library ${opts.libraryId}` };
@@ -34,7 +37,7 @@ export function tdarrTarget(opts: HttpTargetOptions & { libraryId: string }): Ca
         return api.retry(err);
       }
     },
-    available: () => api.answers('GET', '/api/v2/status'),
+    available: () => api.answers('GET', '/api/v2/status', { cap: SERVER_STATUS }),
   };
 }
 

@@ -62,11 +62,11 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
   { layer: "the config, whose TARGETS keys are the kinds' own", modules: ['config/'] },
   { layer: 'the target kinds', modules: ['targets/'] },
   { layer: 'Plex', modules: ['plex/'] },
-  { layer: 'the follow-up stage, the intake and the Drive monitor', modules: ['follow/', 'intake.ts', 'drive/'] },
-  { layer: 'the queue, notifications, rclone, the scan commands', modules: ['queue/', 'notify/', 'rclone/', 'scan-commands.ts', 'log-condition.ts'] },
+  { layer: 'the follow-up stage, the intake and the Drive monitor', modules: ['follow/', 'intake.ts', 'intake-gate.ts', 'drive/'] },
+  { layer: 'the queue, notifications, rclone, the scan commands', modules: ['queue/', 'notify/', 'rclone/', 'scan-commands.ts'] },
   {
     layer: 'calls, paths, triggers, logs and value rules',
-    modules: ['api-call.ts', 'http-fetch.ts', 'media-socket.ts', 'google/', 'triggers/', 'paths/', 'value-rules.ts', 'log.ts', 'log-file.ts', 'hash-read.ts'],
+    modules: ['api-call.ts', 'http-fetch.ts', 'media-socket.ts', 'google/', 'triggers/', 'paths/', 'value-rules.ts', 'log.ts', 'log-file.ts', 'log-condition.ts', 'hash-read.ts'],
   },
   {
     layer: 'the ground: shared nouns and small means',
@@ -76,6 +76,9 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
       'activity.ts',
       'retry-after.ts',
       'http-answer.ts',
+      'answer-caps.ts',
+      'url-credentials.ts',
+      'log-per-client.ts',
       'file-system.ts',
       'private-files.ts',
       'log-format.ts',
@@ -137,6 +140,20 @@ describe('the import graph of src/', () => {
 
   it('src/scan.ts, the shared nouns, imports nothing of src/', () => {
     expect(named(graph.get(join(src, 'scan.ts'))!)).toBe('');
+  });
+
+  it("the import commands' parsers: yaml and smol-toml in their readers only, which only foreign-config.ts uses, loaded by import()", () => {
+    const text = (f: string) => readFileSync(f, 'utf8');
+    const importing = (pkg: string) => named(files.filter((f) => new RegExp(`from ['"]${pkg}['"]`).test(text(f))));
+    expect(importing('yaml')).toBe('src/config/yaml.ts');
+    expect(importing('smol-toml')).toBe('src/config/toml.ts');
+    const reader = join(src, 'config', 'foreign-config.ts');
+    for (const format of ['yaml.ts', 'toml.ts']) expect(named(files.filter((f) => graph.get(f)!.includes(join(src, 'config', format))))).toBe(named([reader]));
+    // The reader's chunk of the bundle holds the parsers (scripts/bundle.mjs): a static import would put them in the
+    // chunk of whatever imports it (test/deploy/bundle.test.ts checks the chunks themselves).
+    const staticImport = /^\s*(?:import|export)\s+(?!type\b)[^;]*?from\s+['"][^'"]*\/foreign-config\.js['"]/m;
+    expect(named(files.filter((f) => staticImport.test(text(f))))).toBe('');
+    expect(named(files.filter((f) => graph.get(f)!.includes(reader)))).toBe('src/cli/import-output.ts');
   });
 
   it('the walk sees type imports, re-exports and a circle through them', () => {

@@ -1,6 +1,6 @@
 // import-autopulse: autopulse's config, in each of its forms, becomes scanrelay keys; what has no equivalent is
 // reported; a broken file is one line naming its line; the converted file starts a real `scanrelay server`.
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { parseYaml } from '../../src/config/yaml.js';
 import { FakePlex } from '../fakes/plex.js';
 import { runCli, type Child } from '../support/child.js';
 import { ownFixture, ownFixtureText } from '../support/fixtures.js';
+import { aliasBomb } from '../support/hostile-files.js';
 
 const convert = (doc: unknown) => {
   const result = convertAutopulse(doc);
@@ -67,7 +68,7 @@ describe('convertAutopulse, one fixture per form', () => {
   });
 
   it('TOML: auth off, [[rewrite]] lists, bazarr and autoscan triggers, tdarr, sonarr, autopulse, fileflows, json webhook', () => {
-    const { config, text } = convert(parseToml(ownFixtureText('autopulse/config.toml')));
+    const { config, text, generated } = convert(parseToml(ownFixtureText('autopulse/config.toml')));
     expect(config).toMatchObject({
       SERVER_IP: '127.0.0.1',
       SERVER_PORT: 2876,
@@ -93,7 +94,8 @@ describe('convertAutopulse, one fixture per form', () => {
       ],
       NOTIFY: [{ NAME: 'json', TYPE: 'json', URL: 'https://example.com/webhooks/autopulse' }],
     });
-    expect((config.AUTOSCAN as { PASSWORD: string }).PASSWORD).toMatch(/^[0-9a-f]{24}$/);
+    expect((config.AUTOSCAN as { PASSWORD: string }).PASSWORD).toMatch(/^[0-9a-f]{32}$/);
+    expect(generated).toEqual(['AUTOSCAN.PASSWORD']);
     expect(text).toMatch(/^auth.enabled: autopulse served its routes without a password/m);
     expect(text).toMatch(/^triggers.lidarr.rewrite: autopulse applies "\/data\/music" to what/m);
     expect(text).toMatch(/^triggers.scanner: .*\/triggers\/manual\?dir=<folder>/m);
@@ -108,11 +110,11 @@ describe('convertAutopulse, one fixture per form', () => {
   });
 
   it("JSON: autopulse's own serialised form (every key, unset ones null) reports only what matters", () => {
-    const { config, report } = convert(ownFixture('autopulse/config.json'));
+    const { config, report, generated } = convert(ownFixture('autopulse/config.json'));
     expect(config).toMatchObject({
       SERVER_SCAN_DELAY: 60,
       SERVER_MAX_FILE_CHECKS: 0,
-      AUTOSCAN: { USER: 'admin', PASSWORD: 'password', TRIGGERS: [{ NAME: 'radarr', TYPE: 'radarr', REWRITE: {} }], MANUAL_REWRITE: {} },
+      AUTOSCAN: { USER: 'admin', PASSWORD: expect.stringMatching(/^[0-9a-f]{32}$/), TRIGGERS: [{ NAME: 'radarr', TYPE: 'radarr', REWRITE: {} }], MANUAL_REWRITE: {} },
       TARGETS: [
         { NAME: 'plex', TYPE: 'plex', ANALYZE_TYPE: 'off' },
         { NAME: 'emby', TYPE: 'emby', REFRESH_ITEMS: true },
@@ -121,15 +123,38 @@ describe('convertAutopulse, one fixture per form', () => {
     expect(config).not.toHaveProperty('HISTORY_DAYS');
     expect(config).not.toHaveProperty('LOG_KEEP');
     expect(config).not.toHaveProperty('NOTIFY');
-    expect(report).toEqual([expect.stringMatching(/^app.database_url: not carried over/), expect.stringMatching(/^auth: the senders use autopulse's published default password/)]);
+    expect(report).toEqual([expect.stringMatching(/^app.database_url: not carried over/), expect.stringMatching(/^auth.password: autopulse's default \("password", published in its docs\), so not carried over: AUTOSCAN.PASSWORD is a new random password/)]);
+    expect(generated).toEqual(['AUTOSCAN.PASSWORD']);
   });
 });
 
 describe('convertAutopulse, single mappings', () => {
-  it('an empty config keeps autopulse behaviour: port 2875, 60 s wait, no file checks, admin/password', () => {
-    const { config, text } = convert({});
-    expect(config).toMatchObject({ SERVER_PORT: 2875, SERVER_SCAN_DELAY: 60, SERVER_MAX_FILE_CHECKS: 0, AUTOSCAN: { ENABLED: true, USER: 'admin', PASSWORD: 'password' }, TARGETS: [] });
+  it('an empty config keeps autopulse behaviour (port 2875, 60 s wait, no file checks, user admin) but its default password', () => {
+    const { config, text, generated } = convert({});
+    expect(config).toMatchObject({ SERVER_PORT: 2875, SERVER_SCAN_DELAY: 60, SERVER_MAX_FILE_CHECKS: 0, AUTOSCAN: { ENABLED: true, USER: 'admin' }, TARGETS: [] });
     expect(text).toMatch(/^targets: none configured/m);
+    expect(text).toMatch(/^auth.password: autopulse's default \("password", published in its docs, used when auth.password is not set\), so not carried over: AUTOSCAN.PASSWORD is a new random password; enter it, with the user "admin", in each sender/m);
+    expect(generated).toEqual(['AUTOSCAN.PASSWORD']);
+  });
+
+  it.each([
+    ['the default, written out', { username: 'terry', password: 'password' }, /^auth.password: autopulse's default \("password", published in its docs\), so not carried over/m],
+    ['empty', { username: 'terry', password: '' }, /^auth.password: empty, so not carried over: AUTOSCAN.PASSWORD is a new random password; enter it, with the user "terry"/m],
+  ])('an auth.password that is %s becomes a random one like SERVER_PASS, said in the report', (_, auth, line) => {
+    const passwords = [convert({ auth }), convert({ auth })].map(({ config, text, generated }) => {
+      expect(text).toMatch(line);
+      expect(generated).toEqual(['AUTOSCAN.PASSWORD']);
+      expect(config.AUTOSCAN).toMatchObject({ USER: 'terry' });
+      return (config.AUTOSCAN as { PASSWORD: string }).PASSWORD;
+    });
+    expect(passwords[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(passwords[1]).not.toBe(passwords[0]);
+  });
+
+  it('a password of its own is carried over as it is, and nothing is generated', () => {
+    const { config, generated } = convert({ auth: { password: 'yoghurt' } });
+    expect(config.AUTOSCAN).toMatchObject({ USER: 'admin', PASSWORD: 'yoghurt' });
+    expect(generated).toEqual([]);
   });
 
   it('two triggers of one app with different timers: the first wins, the other is reported', () => {
@@ -230,12 +255,29 @@ describe('scanrelay import-autopulse (child processes)', () => {
     expect(code).toBe(0);
     const out = child.output();
     expect(out).toContain('"PLEX_ENABLED": false');
-    expect(out).toContain("auth: the senders use autopulse's published default password");
+    expect(out).toContain("auth.password: autopulse's default");
+    expect(out).toContain('New random AUTOSCAN.PASSWORD: in the config printed on stdout, under AUTOSCAN.PASSWORD; give it to each sender.');
+    expect(out).not.toContain('"PASSWORD": "password"');
+  });
+
+  it("autopulse's default password is not written: the file gets a random one, and the output says where", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-import-autopulse-'));
+    writeFileSync(join(dir, 'config.yaml'), 'auth:\n  username: admin\n  password: password\n');
+    const out = join(dir, 'config.json');
+    const { child, code } = await run(['import-autopulse', join(dir, 'config.yaml'), '--output', out]);
+    expect(code).toBe(0);
+    expect(child.output()).toContain(`New random AUTOSCAN.PASSWORD: in '${out}', under AUTOSCAN.PASSWORD; give it to each sender.`);
+    expect(child.output()).toMatch(/auth.password: autopulse's default \("password", published in its docs\), so not carried over/);
+    const written = JSON.parse(readFileSync(out, 'utf8')) as { AUTOSCAN: { USER: string; PASSWORD: string } };
+    expect(written.AUTOSCAN.USER).toBe('admin');
+    expect(written.AUTOSCAN.PASSWORD).toMatch(/^[0-9a-f]{32}$/);
+    // Not printed: it is in the file, mode 0600.
+    expect(child.output()).not.toContain(written.AUTOSCAN.PASSWORD);
   });
 
   it.each([
-    ['bad.toml', '[app]\nport = 2875\nhostname = 0.0.0.0\n', /import-autopulse: '.*bad.toml' line 3: '0.0.0.0' is not a TOML value/],
-    ['bad.yaml', 'app:\n  port: 2875\n    hostname: x\n', /import-autopulse: '.*bad.yaml' line 3: unexpected indentation/],
+    ['bad.toml', '[app]\nport = 2875\nhostname = 0.0.0.0\n', /import-autopulse: '.*bad.toml' line 3: illegal character in numeric literal$/],
+    ['bad.yaml', 'app:\n  port: 2875\n    hostname: x\n', /import-autopulse: '.*bad.yaml' line 2: Nested mappings are not allowed in compact mappings \(is the line after this one indented too far\?\)$/],
     ['bad.json', '{\n  "app": {\n    "port": 2875,\n  }\n}\n', /import-autopulse: '.*bad.json': invalid JSON at line 4, column 3/],
     ['config.ini', '[app]\n', /import-autopulse: '.*config.ini': autopulse reads .toml, .yaml, .yml and .json/],
   ])('%s is refused with one line naming the file and line', async (name, text, message) => {
@@ -244,5 +286,29 @@ describe('scanrelay import-autopulse (child processes)', () => {
     const { child, code } = await run(['import-autopulse', join(dir, name)]);
     expect(code).toBe(1);
     expect(child.output().trim().split('\n')).toEqual([expect.stringMatching(message)]);
+  });
+
+  // The issue's hostile files: each refused in one line naming the file and line; --output is left as it was, even
+  // with --force, and a new one is never created.
+  it.each<[string, string | Buffer, RegExp]>([
+    ['bomb.yaml', aliasBomb, /^import-autopulse: '.*bomb.yaml' line 3: aliases \(\*name\) expand to more than 100 copies/],
+    ['dotted.toml', `[app]\nport = 2875\n${'a.'.repeat(40_000)}a = 1\n`, /^import-autopulse: '.*dotted.toml' line 3: nested more than 64 levels deep/],
+    ['deep.json', `${'['.repeat(10_000)}${']'.repeat(10_000)}`, /^import-autopulse: '.*deep.json' line 1: nested more than 64 levels deep/],
+    ['proto.json', '{\n  "__proto__": {"auth": {"password": "x"}}\n}\n', /^import-autopulse: '.*proto.json' line 2: the key '__proto__' is refused/],
+    ['latin1.toml', Buffer.concat([Buffer.from('[auth]\nusername = "terry"\npassword = "caf'), Buffer.from([0xe9]), Buffer.from('"\n')]), /^import-autopulse: '.*latin1.toml' line 3: byte 41 \(0xE9\) is not UTF-8/],
+    ['huge.yaml', `${'# padding\n'.repeat(30_000)}app: {}\n`, /^import-autopulse: '.*huge.yaml': the file is larger than 256 KiB/],
+  ])('%s: refused, nothing written', async (name, content, message) => {
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-import-autopulse-'));
+    writeFileSync(join(dir, name), content);
+    const kept = join(dir, 'kept.json');
+    writeFileSync(kept, '{"SERVER_PASS": "left as it was"}\n');
+    const fresh = join(dir, 'fresh.json');
+    for (const args of [['--output', kept, '--force'], ['--output', fresh]]) {
+      const { child, code } = await run(['import-autopulse', join(dir, name), ...args]);
+      expect(code).toBe(1);
+      expect(child.output().trim().split('\n')).toEqual([expect.stringMatching(message)]);
+    }
+    expect(readFileSync(kept, 'utf8')).toBe('{"SERVER_PASS": "left as it was"}\n');
+    expect(existsSync(fresh)).toBe(false);
   });
 });

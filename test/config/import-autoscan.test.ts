@@ -1,29 +1,32 @@
 // import-autoscan: autoscan's config.yml shapes become scanrelay keys; what cannot be carried over is reported;
 // the converted file starts a real `scanrelay server` that serves autoscan's trigger routes.
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { convertAutoscan, goDurationSeconds, rewriteToMappings } from '../../src/config/from-autoscan.js';
 import { configSchema } from '../../src/config/schema.js';
-import { parseYaml, YamlError } from '../../src/config/yaml.js';
+import { ForeignConfigError } from '../../src/config/foreign-limits.js';
+import { parseYaml } from '../../src/config/yaml.js';
 import { FakePlex } from '../fakes/plex.js';
 import { runCli, type Child } from '../support/child.js';
 import { repoRoot } from '../support/fixtures.js';
+import { aliasBomb } from '../support/hostile-files.js';
 
 const fixtureText = () => readFileSync(join(repoRoot, 'test/fixtures/autoscan/autoscan.yml'), 'utf8');
 
-describe('the YAML subset reader', () => {
-  it('reads mappings, lists at or below their key, quotes, comments, anchors and merges', () => {
-    const doc = parseYaml(`a: 1 # c\nb:\n- x\n- 'y #z'\nc: &base\n  k: "v\\tw"\nd:\n  <<: *base\n  e: [1, two, "3"]\nf: ~\n`);
-    expect(doc).toEqual({ a: 1, b: ['x', 'y #z'], c: { k: 'v\tw' }, d: { k: 'v\tw', e: [1, 'two', '3'] }, f: null });
+describe('the YAML reader (the yaml package under the import\'s limits; hostile files: foreign-config.test.ts)', () => {
+  it('reads mappings, lists at or below their key, quotes, comments, anchors, merges and block scalars', () => {
+    const doc = parseYaml(`a: 1 # c\nb:\n- x\n- 'y #z'\nc: &base\n  k: "v\\tw"\nd:\n  <<: *base\n  e: [1, two, "3"]\nf: ~\ng: |\n  text\n`);
+    expect(doc).toEqual({ a: 1, b: ['x', 'y #z'], c: { k: 'v\tw' }, d: { k: 'v\tw', e: [1, 'two', '3'] }, f: null, g: 'text\n' });
   });
 
-  it('refuses what it does not read, naming the line', () => {
-    expect(() => parseYaml('a: |\n  text\n')).toThrow(YamlError);
-    expect(() => parseYaml('a: 1\n b: 2\n')).toThrow(/line 2/);
-    expect(() => parseYaml('a: *nowhere\n')).toThrow(/alias \*nowhere/);
-    expect(() => parseYaml('a:\n\t- x\n')).toThrow(/tab/);
+  it('refuses what it cannot read, naming the line', () => {
+    expect(() => parseYaml('a: 1\n b: 2\n')).toThrow(ForeignConfigError);
+    expect(() => parseYaml('a: 1\n b: 2\n')).toThrow(/^line 1: .*indented too far/);
+    expect(() => parseYaml('a: 1\nb: *nowhere\n')).toThrow(/^line 2: the alias \*nowhere names no anchor/);
+    expect(() => parseYaml('a:\n\t- x\n')).toThrow(/^line 2: Tabs are not allowed as indentation/);
+    expect(() => parseYaml('a: 1\nb: 2\na: 3\n')).toThrow(/^line 3: the key 'a' is given twice in one mapping \(first on line 1\)/);
   });
 });
 
@@ -68,10 +71,11 @@ describe('convertAutoscan', () => {
   });
 
   it('autoscan without authentication gets a generated password, reported; minimum-age defaults to 10m', () => {
-    const { config, report } = convertAutoscan(parseYaml('port: 3030\n'));
+    const { config, report, generated } = convertAutoscan(parseYaml('port: 3030\n'));
+    expect(generated).toEqual(['AUTOSCAN.PASSWORD']);
     expect(config.SERVER_SCAN_DELAY).toBe(600);
     expect(config.AUTOSCAN).toMatchObject({ ENABLED: true, USER: 'autoscan' });
-    expect((config.AUTOSCAN as { PASSWORD: string }).PASSWORD).toMatch(/^[0-9a-f]{24}$/);
+    expect((config.AUTOSCAN as { PASSWORD: string }).PASSWORD).toMatch(/^[0-9a-f]{32}$/);
     expect(report.join('\n')).toMatch(/generated AUTOSCAN.PASSWORD/);
     expect(report.join('\n')).toMatch(/minimum-age: not set/);
   });
@@ -146,12 +150,28 @@ describe('scanrelay import-autoscan (child processes)', () => {
     expect(denied.status).toBe(401);
   }, 60_000);
 
+  it('hostile files (an alias bomb, a __proto__ key) are refused with their line and nothing is written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-import-'));
+    writeFileSync(join(dir, 'bomb.yml'), aliasBomb);
+    writeFileSync(join(dir, 'proto.yml'), 'port: 3030\nauthentication:\n  __proto__:\n    password: x\n');
+    for (const [name, message] of [
+      ['bomb.yml', /^import-autoscan: '.*bomb.yml' line 3: aliases \(\*name\) expand to more than 100 copies/],
+      ['proto.yml', /^import-autoscan: '.*proto.yml' line 3: the key '__proto__' \(at authentication.__proto__\) is refused/],
+    ] as const) {
+      const child = runCli(['import-autoscan', join(dir, name), '--output', join(dir, 'config.json')]);
+      children.push(child);
+      expect(await child.exited).toBe(1);
+      expect(child.output().trim().split('\n')).toEqual([expect.stringMatching(message)]);
+      expect(existsSync(join(dir, 'config.json'))).toBe(false);
+    }
+  });
+
   it('a file that is not readable YAML is refused with its line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-import-'));
     writeFileSync(join(dir, 'bad.yml'), 'port: 3030\n  oops: 1\n');
     const child = runCli(['import-autoscan', join(dir, 'bad.yml')]);
     children.push(child);
     expect(await child.exited).toBe(1);
-    expect(child.output()).toMatch(/bad.yml' line 2: unexpected indentation/);
+    expect(child.output()).toMatch(/bad.yml' line 1: Nested mappings are not allowed in compact mappings \(is the line after this one indented too far\?\)/);
   });
 });

@@ -84,3 +84,28 @@ describe('the secret keys', () => {
     }
   });
 });
+
+describe('a user and password written into a URL key', () => {
+  const PASS = 'userinfo-pass-5150';
+  const withUserinfo = configSchema().parse({
+    SERVER_PASS: 'abcdef',
+    PLEX_LOCAL_URL: `http://plex-user:${PASS}@plex:32400`,
+    TARGETS: [{ NAME: 'jf', TYPE: 'jellyfin', URL: 'http://proxy-user:jf-proxy-pass@jf:8096', TOKEN: 'jf-token-1' }],
+    NOTIFY: [{ NAME: 'phone', TYPE: 'ntfy', URL: 'https://me:ntfy-pass-1@ntfy.example/alerts' }],
+    RCLONE: { RC_CACHE_REFRESH: { ENABLED: true, RC_URL: 'http://rc:rc%2Fpass@localhost:5572' } },
+    GOOGLE: { TOKEN_URL: 'https://gw:gateway-pass@oauth.example/token' },
+  });
+
+  it('is a secret of its own: the password as written and decoded, with its user, as the Basic header holds it', () => {
+    const secrets = secretsOf(withUserinfo);
+    for (const s of [PASS, `plex-user:${PASS}`, Buffer.from(`plex-user:${PASS}`).toString('base64'), 'jf-proxy-pass', 'ntfy-pass-1', 'rc%2Fpass', 'rc/pass', 'gateway-pass']) {
+      expect(secrets).toContain(s);
+    }
+    expect(secrets).not.toContain('plex-user');
+  });
+
+  it('is never printed in a config error, though the URL around it is', () => {
+    const message = describeIssue({ code: 'custom', path: ['PLEX_LOCAL_URL'], message: 'an http:// or https:// URL', input: '' }, { PLEX_LOCAL_URL: `ftp://plex-user:${PASS}@plex` }, false);
+    expect(message).toBe('PLEX_LOCAL_URL: expected an http:// or https:// URL, got "ftp://plex"');
+  });
+});

@@ -49,6 +49,9 @@ const NOT_AT_IDLE = [
   'src/cli/rclone.ts',
   'src/cli/import-autoscan.ts',
   'src/cli/import-autopulse.ts',
+  'src/config/foreign-config.ts',
+  'node_modules/yaml/dist/index.js',
+  'node_modules/smol-toml/dist/parse.js',
   'src/cli/backup.ts',
   'src/cli/check.ts',
   'src/cli/authorize.ts',
@@ -92,6 +95,12 @@ describe('the bundle', () => {
     // So the test below cannot pass because a name changed: every one of them is in the build.
     for (const source of NOT_AT_IDLE) expect([...everywhere]).toContain(source);
     expect(sourcesOf(bundle)).not.toContain('src/cli/program.ts');
+    // The import commands' parsers (yaml, smol-toml) are in one chunk with the reader that uses them, which the
+    // commands load by import() when they run: not with the other commands, not with the server.
+    const parsers = chunks.filter((c) => sourcesOf(join(dirname(bundle), 'chunks', c)).some((s) => /^node_modules\/(yaml|smol-toml)\//.test(s)));
+    expect(parsers).toHaveLength(1);
+    expect(sourcesOf(join(dirname(bundle), 'chunks', parsers[0]))).toEqual(expect.arrayContaining(['src/config/foreign-config.ts', 'src/config/toml.ts', 'src/config/yaml.ts']));
+    expect(sourcesOf(join(dirname(bundle), 'chunks', parsers[0]))).not.toContain('src/cli/program.ts');
     // The OpenAPI document is made at build time: swagger is not in the bundle at all.
     expect([...everywhere, ...sourcesOf(bundle)].filter((s) => s.includes('@fastify/swagger'))).toEqual([]);
     // zod is imported as a namespace (`import * as z`), so the bundle keeps only what the schemas use: through
@@ -110,6 +119,20 @@ describe('the bundle', () => {
     expect(schemasText[0]).toContain('"scanBody":{"input":{"type":"object"');
     expect(schemasText[0]).not.toContain('zod');
   });
+
+  it("imports an autopulse config with the parsers' chunk, which another command does not load", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-bundle-import-'));
+    const loads = (record: string) => new Set(loadedFiles(record).flatMap((f) => sourcesOf(f)));
+    const recorded = (record: string) => ({ entry: bundle, nodeArgs: ['--import', pathToFileURL(join(repoRoot, 'test', 'support', 'record-loads.mjs')).href], env: { LOADS_RECORD: record } });
+    const help = runCli(['--help'], recorded(join(dir, 'help.txt')));
+    expect(await help.exited).toBe(0);
+    expect(loads(join(dir, 'help.txt'))).toContain('src/cli/program.ts');
+    expect(loads(join(dir, 'help.txt'))).not.toContain('src/config/foreign-config.ts');
+    const imported = runCli(['import-autopulse', join(repoRoot, 'test', 'fixtures', 'autopulse', 'config.toml')], recorded(join(dir, 'import.txt')));
+    expect(await imported.exited).toBe(0);
+    expect(imported.output()).toContain('"PLEX_ENABLED": false');
+    expect([...loads(join(dir, 'import.txt'))]).toEqual(expect.arrayContaining(['src/config/foreign-config.ts', 'node_modules/smol-toml/dist/parse.js']));
+  }, 60_000);
 
   it('a started server has loaded none of the other commands, the Drive monitor (GOOGLE off), the pages, swagger or TLS', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-bundle-loads-'));

@@ -31,9 +31,10 @@ describe('classification at intake', () => {
     });
     const res = await manual(url, '/downloads/complete/Show/Season 01/x.mkv');
     expect(res.status).toBe(202);
-    const body = (await res.json()) as { ok: boolean; warning: string; queued: { folder: string; unmatched?: string }[] };
+    const body = (await res.json()) as { ok: boolean; warning: string; queued: unknown[]; unmatched: { folder: string; unmatched?: string }[] };
     expect(body.ok).toBe(true);
-    expect(body.queued[0].unmatched).toMatch(/is in no library of plex and no SERVER_PATH_MAPPINGS entry matched it/);
+    expect(body.queued).toEqual([]);
+    expect(body.unmatched[0].unmatched).toMatch(/is in no library of plex and no SERVER_PATH_MAPPINGS entry matched it/);
     expect(body.warning).toMatch(/Add a SERVER_PATH_MAPPINGS entry/);
     expect(body.warning).toMatch(/Closest prefixes: '\/data\/media\/'/);
     expect(body.warning).toMatch(/TV Shows \(section 2\) \(\/data\/media\/tv\)/);

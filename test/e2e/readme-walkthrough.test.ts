@@ -170,7 +170,7 @@ describe.skipIf(!committed)(`the README, from clone to a scan on the dashboard${
     expect(Date.now() - startedAt).toBeLessThan(120_000);
   });
 
-  it('Dashboard: the scan is in the history, as the README says', async () => {
+  it('Dashboard: the scan is in the history, as the README says; the first webhook is scanned and confirmed', async () => {
     expect(readme).toContain('`http://<host>:3468/<SERVER_PASS>/dashboard`');
     const browser = await chromium.launch({
       executablePath: chromiumPath(),
@@ -199,6 +199,32 @@ describe.skipIf(!committed)(`the README, from clone to a scan on the dashboard${
       await expect.poll(() => page.locator('.said').textContent(), { timeout: 10_000 }).toContain(`Scanning now: ${folder}`);
       await expect.poll(() => plex.refreshes.map((r) => r.path), { timeout: 30_000 }).toContain(folder);
       await expect.poll(() => page.locator('#history li', { hasText: folder }).count(), { timeout: 30_000 }).toBe(1);
+
+      // "Your first webhook": a Sonarr import of a file, sent as Sonarr sends it, is scanned and confirmed.
+      expect(readme).toContain('## Your first webhook (Sonarr, Radarr, Lidarr)');
+      const episode = 'Some Show - S03E01 - Pilot.mkv';
+      mkdirSync(join(work, 'mnt', 'media', 'TV', 'Some Show', 'Season 03'), { recursive: true });
+      writeFileSync(join(work, 'mnt', 'media', 'TV', 'Some Show', 'Season 03', episode), 'video');
+      plex.onDisk.add(`/data/TV/Some Show/Season 03/${episode}`);
+      const hook = await fetch(`http://127.0.0.1:${port}/${pass}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'Sonarr/4.0.17.2952 (ubuntu 24.04)' },
+        body: JSON.stringify({
+          eventType: 'Download',
+          series: { title: 'Some Show', path: '/tv/Some Show' },
+          episodes: [{ seasonNumber: 3, episodeNumber: 1, title: 'Pilot' }],
+          episodeFile: { relativePath: `Season 03/${episode}`, path: `/tv/Some Show/Season 03/${episode}` },
+          isUpgrade: false,
+        }),
+      });
+      expect(hook.status).toBe(200);
+      const confirmed = async () => {
+        const history = (await (await fetch(`http://127.0.0.1:${port}/api/${pass}/history`)).json()) as { history: { folder: string; outcome: string }[] };
+        return history.history.find((r) => r.folder === '/data/TV/Some Show/Season 03')?.outcome;
+      };
+      await expect.poll(confirmed, { timeout: 40_000 }).toBe('confirmed');
+      await page.reload();
+      expect(await page.locator('#history li', { hasText: '/data/TV/Some Show/Season 03' }).textContent()).toContain('confirmed');
       const artifacts = join(repoRoot, 'test-artifacts');
       mkdirSync(artifacts, { recursive: true });
       await page.screenshot({ path: join(artifacts, 'readme-walkthrough-dashboard.png'), fullPage: true });

@@ -3,6 +3,7 @@
 // files.get per id, and fails on demand (401, 403 rate limit, 429, 500). Error bodies are the shared fixtures.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ownFixture } from '../support/fixtures.js';
+import { flood, type Flood, type FloodResult } from './flood.js';
 import { closeServer, listenLocal } from '../support/net.js';
 
 export const FOLDER = 'application/vnd.google-apps.folder';
@@ -46,6 +47,9 @@ export class FakeDrive {
   readonly calls = new Map<string, number>();
   /** Largest page changes.list may return, whatever pageSize asks. */
   maxPageSize = 1000;
+  /** Requests whose path (below /drive/v3) matches `path` are answered with a flood (test/fakes/flood.ts); what each took, in `floods`. */
+  flooding?: Flood & { path: RegExp };
+  readonly floods: FloodResult[] = [];
   /** When set, only tokens it accepts pass; others get the 401 fixture. */
   acceptToken: ((token: string) => boolean) | undefined;
   private readonly log: LogEntry[] = [];
@@ -181,6 +185,7 @@ export class FakeDrive {
       : path.startsWith('/files/') ? 'files.get'
       : 'other';
     this.calls.set(endpoint, (this.calls.get(endpoint) ?? 0) + 1);
+    if (this.flooding?.path.test(path)) return void flood(res, this.flooding).then((r) => this.floods.push(r));
     const failure = this.failures.find((f) => f.times > 0 && (!f.path || f.path.test(path)));
     if (failure && failure.skip > 0) failure.skip--;
     else if (failure) {

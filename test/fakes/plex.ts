@@ -5,6 +5,7 @@
 // `library`, which the undocumented ?file= lookup answers from. `hideActivities` makes /activities always empty.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { flood, type Flood, type FloodResult } from './flood.js';
 import { FakeMetadataRoutes } from './plex-metadata.js';
 import { closeServer, listenLocal } from '../support/net.js';
 
@@ -20,6 +21,9 @@ export interface RecordedRequest {
   path: string;
   query: Record<string, string>;
   token?: string;
+  /** The Authorization header (Basic auth from a user and password in PLEX_LOCAL_URL) and the Host header as received. */
+  authorization?: string;
+  host?: string;
   at: number;
 }
 
@@ -86,6 +90,9 @@ export class FakePlex {
    * `redirected=1`, which is never redirected again, so a same-origin redirect ends).
    */
   redirect?: { to: string; paths: RegExp; status?: number };
+  /** Requests whose path matches `paths` are answered with a flood (test/fakes/flood.ts); what each took, in `floods`. */
+  flooding?: Flood & { paths: RegExp };
+  readonly floods: FloodResult[] = [];
   /** false = an old server without GET /activities (404); the section `refreshing` flag still works. */
   activitiesSupported = true;
   /**
@@ -278,13 +285,22 @@ export class FakePlex {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const u = new URL(req.url ?? '/', 'http://x');
     const token = (req.headers['x-plex-token'] as string | undefined) ?? u.searchParams.get('X-Plex-Token') ?? undefined;
-    this.requests.push({ method: req.method ?? 'GET', path: u.pathname, query: Object.fromEntries(u.searchParams), token, at: Date.now() });
+    this.requests.push({
+      method: req.method ?? 'GET',
+      path: u.pathname,
+      query: Object.fromEntries(u.searchParams),
+      token,
+      authorization: req.headers.authorization,
+      host: req.headers.host,
+      at: Date.now(),
+    });
     if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));
     if (this.hangWhen?.(u.pathname, Object.fromEntries(u.searchParams))) return;
     if (this.redirect && this.redirect.paths.test(u.pathname) && !u.searchParams.has('redirected')) {
       u.searchParams.set('redirected', '1');
       return void res.writeHead(this.redirect.status ?? 302, { location: `${this.redirect.to}${u.pathname}?${u.searchParams}` }).end();
     }
+    if (this.flooding?.paths.test(u.pathname)) return void this.floods.push(await flood(res, this.flooding));
     const failure = this.failure;
     if (failure === 'reset') return void req.socket.destroy();
     if (failure === 'hang') return;

@@ -106,6 +106,16 @@ describe('notifications', () => {
     expect(page.body).toMatch(/Notifications<\/h2><ul><li>gotify <span class="muted">gotify<\/span>: <span class="badge b-bad">failed<\/span> scan-failed: HTTP 500/);
   });
 
+  it('an answer past its cap (256 KiB) is a failed try: retried, then logged as what it was', async () => {
+    const chatty = await startRecorder(() => ({ status: 200, body: { echo: 'x'.repeat(1024 * 1024) } }));
+    receivers.push(chatty);
+    await start([{ NAME: 'chatty', TYPE: 'json', URL: `${chatty.url}/in`, EVENTS: ['scan-failed'] }]);
+    t.service.activity.emit('finished', { folder: '/data/media/movies/M', outcome: 'dropped', detail: 'dropped by a person' });
+    await settle();
+    expect(chatty.requests).toHaveLength(3);
+    expect(t.logs.join('')).toMatch(/Notifier 'chatty' \(json\) failed to send a scan-failed message after 3 tries: an answer larger than 256 KiB, the most a notifier's answer needs \(dropped unread\)/);
+  });
+
   it('sending never blocks the service: a hung receiver holds only its own queue', async () => {
     const { createServer } = await import('node:http');
     const hung = createServer(() => undefined);

@@ -77,6 +77,50 @@ describe('the path gate', () => {
     for (const c of ['\0', '\n', '\r', '\t', '\x1b', '\x7f', '\x85', '\x9f']) expect(rule(`/tv/a${c}b.mkv`), JSON.stringify(c)).toBe('control-character');
   });
 
+  it('control-character: the refusal names the code point the sender cannot see', () => {
+    const v = gatePath('/tv/a\0b.mkv', mappings);
+    expect(!v.ok && v.reason).toMatch(/control character.*: U\+0000 NUL$/);
+  });
+
+  // Escapes only: this file holds no invisible character itself.
+  it('invisible-character: format characters (bidi overrides, zero-width ones, BOM, soft hyphen, tags) and line separators', () => {
+    const invisible = ['\u202e', '\u202a', '\u202b', '\u202c', '\u202d', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c', '\u200b', '\u2060', '\u2061', '\u2064', '\ufeff', '\u00ad', '\u180e', '\u2028', '\u2029', '\u3164', '\u{e0041}', '\u{e007f}'];
+    for (const c of invisible) expect(rule(`/tv/Show/a${c}b.mkv`), c.codePointAt(0)!.toString(16)).toBe('invisible-character');
+    // The finding: a right-to-left override makes "Show\u202evkm.exe" read "Showexe.mkv".
+    const v = gatePath('/tv/Show/Show\u202evkm.exe', mappings);
+    expect(v).toMatchObject({ ok: false, rule: 'invisible-character' });
+    expect(!v.ok && v.reason).toMatch(/: U\+202E RIGHT-TO-LEFT OVERRIDE$/);
+    // Joiners where they are no part of the text: between Latin letters, dangling after an emoji, alone.
+    for (const p of ['/tv/Sh\u200dow/e.mkv', '/tv/Sh\u200cow/e.mkv', '/tv/Show\u200c/e.mkv', '/tv/\u200c\u0628/e.mkv', '/tv/\u{1f469}\u200d/e.mkv', '/tv/\u200d\u{1f4bb}/e.mkv', '/tv/a\u200d\u{1f4bb}/e.mkv', '/tv/\u{1f3f4}\u{e0067}\u{e0062}/e.mkv'])
+      expect(rule(p), preview(p)).toBe('invisible-character');
+  });
+
+  it('invisible-character spares what file names really hold: emoji sequences, joiners inside Persian and Indic words, flags', () => {
+    const names = [
+      '\u{1f469}\u200d\u{1f4bb} Coders', // woman technologist: ZWJ between pictographs
+      '\u{1f469}\u{1f3fd}\u200d\u{1f4bb}', // with a skin tone before the ZWJ
+      '\u{1f3f3}\ufe0f\u200d\u{1f308} Pride', // rainbow flag: VS16 before the ZWJ
+      '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}', // family: two joiners
+      '\u{1f3c3}\u200d\u2640\ufe0f', // woman running
+      '\u{1f3f4}\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f} England', // subdivision flag (tags)
+      '\u{1f1eb}\u{1f1f7} France', // regional indicators are letters, not format characters
+      '\u2764\ufe0f Love', // VS16 is a mark
+      '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645', // Persian: ZWNJ after a prefix
+      '\u0915\u094d\u200d\u0937', // Devanagari: ZWJ after a virama (half form)
+      '\u0915\u094d\u200c\u0937', // Devanagari: ZWNJ (conjunct kept apart)
+      '\u0d28\u0d4d\u200d', // Malayalam's older chillu spelling: ZWJ at the end of a word
+      '\u05e9\u05dc\u05d5\u05dd', // Hebrew (right-to-left text needs no control)
+      '\u0627\u0644\u0639\u0631\u0628\u064a\u0629', // Arabic
+      'Ame\u0301lie', // a combining accent
+      '\u5343\u3068\u5343\u5c0b\u306e\u795e\u96a0\u3057', // Japanese
+      '\u845b\u{e0100}', // an ideographic variation sequence (a mark)
+      'Le\u00a0Film', // a no-break space
+      '\u0e20\u0e32\u0e1e\u0e22\u0e19\u0e15\u0e23\u0e4c', // Thai
+    ];
+    const refused = names.filter((n) => rule(`/tv/${n}/e.mkv`) !== 'ok' || rule(`/tv/${n}.mkv`) !== 'ok');
+    expect(refused.map(preview)).toEqual([]);
+  });
+
   it('invalid-unicode: lone surrogates (they cannot be URL-encoded for a media server); pairs are fine', () => {
     expect(rule('/tv/\ud800.mkv')).toBe('invalid-unicode');
     expect(rule('/tv/\udc00x.mkv')).toBe('invalid-unicode');

@@ -89,8 +89,9 @@ describe('charts with data', () => {
 
     const html = chartsSection(d, ['plex', 'jellyfin']);
     expect(html).not.toContain('no data yet');
-    expect(html).toContain('Last 24 hours: 91 requests, busiest 9 per minute 2 h ago; 60 scans, busiest 6 per minute 2 h ago.');
-    expect(html).toContain('1 folder queued now; at most 30 2 h ago.');
+    expect(html).toContain('Last 24 hours: 91 requests and 60 scans. The busiest 10 minutes: 90 requests (about 2 h ago); 60 scans (about 2 h ago).');
+    expect(html).toContain('1 folder queued now; at most 30 folders, about 2 h ago.');
+    expect(html).toContain('Requests and scans per 10 minutes');
     expect(html).toContain('request to scan: lately half within 5m, 95% within 5m');
     expect(html).toContain('plex, last 30: 30 scanned.');
     for (const path of html.matchAll(/<path class="[^"]*" d="([^"]*)"/g)) expect(path[1]).toMatch(/^M\d/);
@@ -148,5 +149,24 @@ describe('charts with data', () => {
     const d = chartData(q.db, now);
     expect(d.scans.every((v) => v === 0)).toBe(true);
     expect(d.strips).toEqual([]);
+  });
+});
+
+describe('words a person reads on the charts', () => {
+  it('one request two minutes ago: singular words, "in the last 10 min", whole numbers on the axis', () => {
+    const { q, clock } = queue();
+    const now = clock.now();
+    finished(q, '/tv/Show/Season 01', now - 2 * MIN, now - MIN, [['plex', 'scanned']], 1);
+    finished(q, '/tv/Show/Season 02', now - 25 * MIN, now - 24 * MIN, [['plex', 'scanned']], 1);
+    clock.set(now - 25 * MIN);
+    q.enqueue({ folder: '/movies/Heat (1995)', priority: 0, source: 'radarr', event: 'Download', deleted: false });
+    clock.set(now);
+    const html = chartsSection(chartData(q.db, now), ['plex']);
+    expect(html).toContain('Last 24 hours: 3 requests and 2 scans. The busiest 10 minutes: 2 requests (20–30 min ago); 1 scan (20–30 min ago).');
+    expect(html).toContain('1 folder queued now; at most 2 folders, 20–30 min ago.');
+    expect(html).not.toMatch(/\b1 (requests|scans|folders)\b/);
+    // The count axis reads 0, 1, 2: never 0.5 of a request.
+    expect(html).not.toMatch(/>0\.5</);
+    expect(html).toMatch(/>2<\/text>/);
   });
 });

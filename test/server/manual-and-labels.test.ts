@@ -88,7 +88,7 @@ describe('metric labels come from closed sets', () => {
     for (const s of samples) {
       expect(Object.keys(eventsBySource).concat('other'), s.labels.source).toContain(s.labels.source);
       expect([...(eventsBySource[s.labels.source] ?? []), 'other'], s.labels.event).toContain(s.labels.event);
-      expect(['queued', 'ignored', 'rejected', 'test', 'other']).toContain(s.labels.outcome);
+      expect(['queued', 'ignored', 'unmatched', 'rejected', 'test', 'other']).toContain(s.labels.outcome);
     }
     // The answer and the log line quote at most the start of the name.
     expect(t.logs.join('').includes('x'.repeat(300))).toBe(false);

@@ -83,7 +83,8 @@ describe('POST /<SERVER_PASS>: webhooks and manual requests', () => {
   it('SERVER_IGNORE_LIST applies: nothing queued, the answer says why', async () => {
     const res = await t.service.app.inject({ method: 'POST', url: `/${SECRET}`, payload: { eventType: 'Manual', filepath: '/mnt/unionfs/Media/tv/.grab/x.mkv' } });
     expect(res.statusCode).toBe(200);
-    expect(res.json().queued[0].ignoredBy).toBe('/.grab/');
+    expect(res.json().ignoredPaths[0].ignoredBy).toBe('/.grab/');
+    expect(res.json().queued).toEqual([]);
     expect(t.service.queue.count()).toBe(0);
   });
 

@@ -33,6 +33,7 @@ export const AUDITED_SECRETS = [
   '1//scanrelay-fixture-refresh',
   'ya29.scanrelay-fixture-refreshed',
   'ya29.c.scanrelay-fixture-service-account',
+  'userinfo-pass-5150', // a password written into a server's URL: test/http/url-credentials.test.ts, test/fault/url-password.test.ts
 ];
 
 export const AUDIT_ENV = 'VITEST_LOG_AUDIT_DIR';

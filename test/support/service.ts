@@ -37,6 +37,8 @@ export async function testService(
     queuefile?: string;
     limits?: ServiceOptions['limits'];
     hashLimits?: ServiceOptions['hashLimits'];
+    /** PLEX_LOCAL_URL as written for the fake's URL (a user and password in it, say); the fake's URL itself by default. */
+    plexUrl?: (fakeUrl: string) => string;
   } = {},
 ): Promise<TestService> {
   const plex = await new FakePlex().start();
@@ -44,7 +46,7 @@ export async function testService(
   const clock = new ManualClock();
   const config: Config = {
     ...defaultConfig(() => SECRET),
-    PLEX_LOCAL_URL: plex.url,
+    PLEX_LOCAL_URL: opts.plexUrl ? opts.plexUrl(plex.url) : plex.url,
     PLEX_TOKEN: plex.token,
     SERVER_ALLOW_MANUAL_SCAN: true,
     SERVER_PATH_MAPPINGS: { '/data/media/': ['/mnt/unionfs/Media/', 'My Drive/Media/', 'D:\\Media\\'] },

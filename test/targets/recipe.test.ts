@@ -19,6 +19,7 @@ const KEY = 'papyrus-key-7d7d';
 /** Step 1: the module, written the way src/targets/audiobookshelf.ts is. */
 const MODULE = `// The "papyrus" kind (a made-up reading server): finds the shelf holding the folder (GET /shelves) and asks it to
 // rescan that folder (POST /shelves/{id}/rescan?path=...).
+import { ACKNOWLEDGEMENT, LIBRARY_LIST, SERVER_STATUS } from '../answer-caps.js';
 import { apiCaller } from '../api-call.js';
 import { choice, optional } from '../value-rules.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
@@ -41,10 +42,11 @@ export const papyrus = targetKind({
       secrets: [entry.TOKEN ?? ''],
       fetch: ctx.fetch,
       clock: ctx.clock,
+      logger: ctx.logger,
       authHint: 'check TOKEN',
     });
     const shelves = new LibraryList(async () => {
-      const list = await api.json<{ id: string; name: string; roots: string[] }[]>('GET', '/shelves');
+      const list = await api.json<{ id: string; name: string; roots: string[] }[]>('GET', '/shelves', { cap: LIBRARY_LIST });
       return list.map((s) => ({ id: s.id, title: s.name, locations: s.roots }));
     }, ctx.clock);
     return {
@@ -56,13 +58,13 @@ export const papyrus = targetKind({
           const found = await shelves.holding(path);
           if (found.holders.length === 0) return { status: 'unmatched', detail: \`'\${path}' is on no shelf (known: \${knownLocations(found.all)})\` };
           const shelf = found.holders[0];
-          await api.call('POST', \`/shelves/\${shelf.id}/rescan\`, { query: { path, priority: entry.PRIORITY ?? 'low' } });
+          await api.call('POST', \`/shelves/\${shelf.id}/rescan\`, { cap: ACKNOWLEDGEMENT, query: { path, priority: entry.PRIORITY ?? 'low' } });
           return { status: 'scanned', detail: shelf.title, sections: [shelf.id] };
         } catch (err) {
           return api.retry(err);
         }
       },
-      available: () => api.answers('GET', '/ping'),
+      available: () => api.answers('GET', '/ping', { cap: SERVER_STATUS }),
     };
   },
 });

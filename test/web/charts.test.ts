@@ -123,8 +123,8 @@ describe('dashboard charts in Chromium', () => {
     const page = await open(390, 844);
     const charts = await drawn(page);
     const [rate, depth, latency, outcomes] = charts;
-    expect(rate.summary).toMatch(/^Last 24 hours: \d+ requests, busiest [\d.]+ per minute \d+ (min|h) ago; \d+ scans/);
-    expect(depth.summary).toMatch(/^0 folders queued now; at most \d+ \d+ (min|h) ago\.$/);
+    expect(rate.summary).toMatch(/^Last 24 hours: \d+ requests? and \d+ scans?\. The busiest 10 minutes: \d+ requests? \((in the last \d+ min|\d+–\d+ min ago|about \d+ h ago)\)/);
+    expect(depth.summary).toMatch(/^0 folders queued now; at most \d+ folders?, (in the last \d+ min|\d+–\d+ min ago|about \d+ h ago)\.$/);
     expect(latency.summary).toMatch(/^request to scan: lately half within \d+m, 95% within \d+m/);
     // Lines with length: drawn, not just declared.
     expect(Math.min(...rate.lines)).toBeGreaterThan(50);
@@ -140,7 +140,7 @@ describe('dashboard charts in Chromium', () => {
     expect(outcomes.summary).toContain('red: failed and retried');
     expect(await page.locator('#chart-outcomes li', { hasText: 'jellyfin, last 48:' }).textContent()).toMatch(/\d+ retry/);
     // Text alternatives: each picture is an image whose name is its caption and summary.
-    for (const name of ['Requests and scans per minute', 'Queue depth (folders)', 'Scan latency, p50 and p95 per hour']) {
+    for (const name of ['Requests and scans per 10 minutes', 'Queue depth (folders)', 'Scan latency, p50 and p95 per hour']) {
       await expect.poll(() => page.getByRole('img', { name: new RegExp(`^${name.replace(/[()]/g, '\\$&')} `) }).count()).toBe(1);
     }
     expect(await page.getByRole('img', { name: /^plex, last \d+: \d+ scanned, \d+ unmatched\.$/ }).count()).toBe(1);
