@@ -36,10 +36,11 @@ export function configured(entry: Entry, made: Capabilities, refreshItemsByDefau
   const rules = { mappings: entry.PATH_MAPPINGS, include: entry.INCLUDE, exclude: entry.EXCLUDE };
   const pathOf = (folder: string) => targetPath(folder, rules);
   const table: Table = { name: entry.NAME, pathOf };
-  const keys = Object.keys(ways) as (keyof Capabilities)[];
-  const capabilities = Object.fromEntries(keys.flatMap((key) => [[key, ways[key](made, table, key as never)]]).filter(([, member]) => member !== undefined));
+  // Each capability by its way; one the kind did not make is left out, as the kind left it out.
+  const handed = (Object.keys(ways) as (keyof Capabilities)[]).map((key) => [key, ways[key](made, table, key as never)] as const);
+  const capabilities = Object.fromEntries(handed.filter(([, member]) => member !== undefined)) as Capabilities;
   return {
-    ...(capabilities as Capabilities),
+    ...capabilities,
     name: entry.NAME,
     pauseMs: (entry.SCAN_PAUSE ?? 0) * 1000,
     concurrency: entry.SCAN_CONCURRENCY,
