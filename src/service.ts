@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Activity } from './activity.js';
 import { systemClock, type Clock } from './clock.js';
-import { PLEX_DATABASE_PATH_DEFAULT, type Config } from './config/schema.js';
+import type { Config } from './config/schema.js';
 import { createDoctor } from './doctor/explain.js';
 import { boundedLibraryReader, createLibraryJudge } from './doctor/judge.js';
 import { HashHold } from './hash-hold.js';
@@ -20,6 +20,7 @@ import type { DriveMonitor } from './drive/monitor.js';
 import type { ConnectedApps } from './arr/connected.js';
 import { cacheRefresh } from './rclone/remote-control.js';
 import { openPlexDatabase } from './plex/database.js';
+import { PLEX_DATABASE_PATH_DEFAULT } from './plex/keys.js';
 import { ConditionLog } from './log-condition.js';
 import { groupLocations } from './plex/locations.js';
 import { mapPath } from './paths/mapping.js';

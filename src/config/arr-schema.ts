@@ -2,7 +2,7 @@
 // catch up on the imports whose webhook found it down (src/arr/), and that `scanrelay connect` sets up. The schema
 // lives here, not in src/arr/, so an idle relay without ARR entries loads nothing of src/arr/.
 import * as z from 'zod/mini';
-import { choice, httpUrl, positiveSeconds, withDefault } from './values.js';
+import { choice, httpUrl, positiveSeconds, withDefault } from '../value-rules.js';
 
 /** The apps whose history scanrelay reads (src/arr/apps.ts has what each one calls and records). */
 export const ARR_TYPES = ['sonarr', 'radarr', 'lidarr', 'readarr', 'whisparr'] as const;

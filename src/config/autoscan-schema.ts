@@ -1,6 +1,6 @@
 // The AUTOSCAN block: autoscan-compatible routes under /triggers/, behind their own HTTP Basic auth.
 import * as z from 'zod/mini';
-import { choice, pathMappings, prefault, withDefault } from './values.js';
+import { choice, pathMappings, prefault, withDefault } from '../value-rules.js';
 
 /** Routes of their own under /triggers/: no TRIGGERS entry may take these names. */
 const RESERVED_TRIGGER_NAMES = ['manual', 'a-train', 'bazarr', 'tdarr'];

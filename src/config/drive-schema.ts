@@ -1,7 +1,7 @@
 // The GOOGLE block (the Drive change monitor: sign-in, endpoints, what passes the ALLOWED filter) and the RCLONE
 // block (crypt names, the remote-control cache refresh).
 import * as z from 'zod/mini';
-import { bool, httpUrl, optionalHttpUrl, pathMappings, positiveSeconds, prefault, stringList, text, withDefault } from './values.js';
+import { bool, httpUrl, optionalHttpUrl, pathMappings, positiveSeconds, prefault, stringList, text, withDefault } from '../value-rules.js';
 
 function allowedSchema() {
   return prefault(

@@ -8,9 +8,10 @@ import { arrSchema } from './arr-schema.js';
 import { autoscanSchema } from './autoscan-schema.js';
 import { googleSchema, rcloneSchema } from './drive-schema.js';
 import { FIRST_PLEX_NAME, targetSchema } from './target-schema.js';
-import { basePath, bool, choice, MAX_PASS_IN_URL, passTooLongReason, reservedPassReason, integer, logSize, optionalHttpUrl, pathMappings, positiveSeconds, seconds, stringList, text, trustProxy, withDefault } from './values.js';
+import { basePath, bool, choice, MAX_PASS_IN_URL, passTooLongReason, reservedPassReason, integer, logSize, optionalHttpUrl, pathMappings, positiveSeconds, seconds, stringList, text, trustProxy, withDefault } from '../value-rules.js';
 import { watchSchema } from './watch-schema.js';
 import { notifySchema } from '../notify/schema.js';
+import { PLEX_DATABASE_PATH_DEFAULT } from '../plex/keys.js';
 
 export { targetSchema };
 
@@ -23,8 +24,6 @@ export function newServerPass(): string {
 export const PLEX_SCANNER_DEFAULT = '/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner';
 export const PLEX_SUPPORT_DIR_DEFAULT = '/var/lib/plexmediaserver/Library/Application\\ Support';
 export const PLEX_LD_LIBRARY_PATH_DEFAULT = '/usr/lib/plexmediaserver/lib';
-export const PLEX_DATABASE_PATH_DEFAULT =
-  '/var/lib/plexmediaserver/Library/Application Support/Plex Media Server/Plug-in Support/Databases/com.plexapp.plugins.library.db';
 
 /**
  * The whole config's schema. Made anew for each reading of a config and let go after it: an idle relay keeps no
@@ -179,5 +178,3 @@ export function configSchema() {
 }
 
 export type Config = z.infer<ReturnType<typeof configSchema>>;
-export type TargetConfig = Config['TARGETS'][number];
-export type TargetType = TargetConfig['TYPE'];

@@ -3,14 +3,13 @@
 import * as z from 'zod/mini';
 import { commonKeys } from '../targets/kind.js';
 import { TARGET_TYPES, targetKinds } from '../targets/kinds.js';
+import { FIRST_PLEX_NAME } from '../targets/plex-context.js';
 import { requiredTargetKeys } from './target-keys.js';
-import { choice } from './values.js';
+import { choice } from '../value-rules.js';
 
-export { TARGET_TYPES };
+export { TARGET_TYPES, FIRST_PLEX_NAME };
 
 const TARGET_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
-/** The name the target built from the PLEX_* keys goes by (and its delivery key in the queue). */
-export const FIRST_PLEX_NAME = 'plex';
 
 const targetNameExpected = 'a name made of letters, digits, "_", "." or "-"';
 

@@ -1,6 +1,6 @@
 // Keys in config.json that scanrelay does not use: the legacy ones it accepts, and the others with the known key
 // each one most likely meant (a typo).
-import { editDistance } from '../doctor/distance.js';
+import { editDistance } from '../edit-distance.js';
 import { knownSiblings } from './schema-walk.js';
 
 /** Keys of older plex_autoscan and Cloudbox files: accepted for compatibility, with an INFO line saying so. */

@@ -1,6 +1,6 @@
 // The WATCH block: folders scanrelay watches itself (inotify, or polling for mounts where inotify sees nothing).
 import * as z from 'zod/mini';
-import { choice, oneOrList, optional, pathMappings, prefault, withDefault } from './values.js';
+import { choice, oneOrList, optional, pathMappings, prefault, withDefault } from '../value-rules.js';
 
 function isRegex(value: string): boolean {
   try {

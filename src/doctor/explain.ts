@@ -6,11 +6,10 @@ import { mappingCandidates, priorityOf } from '../paths/mapping.js';
 import { routePath, type IntakeSettings } from '../paths/route.js';
 import type { Library, Target } from '../scan.js';
 import { holders } from '../targets/library-list.js';
-import { editDistance } from './distance.js';
 import type { Explanation, TargetVerdict } from './explanation.js';
 import { closestCandidates, suggestMapping, type Candidate } from './suggest.js';
 
-export { closestCandidates, editDistance, suggestMapping, type Candidate, type Explanation, type Library, type TargetVerdict };
+export { closestCandidates, suggestMapping, type Candidate, type Explanation, type Library, type TargetVerdict };
 export { explanationText } from './text.js';
 
 export interface DoctorDeps {

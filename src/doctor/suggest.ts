@@ -2,7 +2,7 @@
 // SERVER_PATH_MAPPINGS entry that would make it reach one.
 import type { Config } from '../config/schema.js';
 import { separatorOf, trimTrailingSeparator } from '../paths/folder.js';
-import { editDistance } from './distance.js';
+import { editDistance } from '../edit-distance.js';
 
 export interface Candidate {
   /** A mapping form, mapping key or library location that looks like the path. */

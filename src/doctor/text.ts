@@ -24,7 +24,7 @@ export function explanationText(e: Explanation): string {
       if (t.matches?.length) for (const l of t.matches) out.push(`     in library ${l.title}: ${l.locations.join(', ')}`);
       if (t.scan) out.push(`     ${t.scan}`);
       else if (t.verdict === 'scan' && t.matches?.length === 0) out.push('     takes any folder (it has no library list)');
-      else if (t.matches) out.push(`     no library holds it; libraries: ${t.known.map((l) => `${l.title}: ${l.locations.join(', ')}`).join('; ') || 'none'}`);
+      else if (t.matches?.length === 0) out.push(`     no library holds it; libraries: ${t.known.map((l) => `${l.title}: ${l.locations.join(', ')}`).join('; ') || 'none'}`);
     }
   }
   out.push('');

@@ -4,7 +4,7 @@ import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { DeliveryRef, Queue } from '../queue/store.js';
-import { runScanCommand, type CommandEnv, type CommandRunner } from '../targets/commands.js';
+import { runScanCommand, type CommandEnv, type CommandRunner } from '../scan-commands.js';
 import type { DueDelivery, FollowItem, FollowResult, ScanOutcome, Target } from '../scan.js';
 
 /** Stored with a `following` delivery: what the stage and the after-command need, and the target's own ticket. */

@@ -1,6 +1,11 @@
 // The first Plex's top-level keys that a Plex TARGETS entry falls back on for each key it leaves out. Written as a
 // view of the config (which the loaded config satisfies) so the target kinds need not import the config schema,
-// which imports them.
+// which imports them; and PLEX_DATABASE_PATH's default, which the schema and the first Plex share for that reason.
+
+/** Where a local install of Plex keeps its library database: PLEX_DATABASE_PATH's default. */
+export const PLEX_DATABASE_PATH_DEFAULT =
+  '/var/lib/plexmediaserver/Library/Application Support/Plex Media Server/Plug-in Support/Databases/com.plexapp.plugins.library.db';
+
 export interface PlexKeys {
   PLEX_LOCAL_URL: string;
   PLEX_TOKEN: string;

@@ -242,18 +242,3 @@ export class MatchFixer {
     return { kind: 'skipped', reason };
   }
 }
-
-/** The fixer PLEX_FIX_MISMATCHED asks for (it needs the HTTP API, so PLEX_TOKEN too); undefined while it is off. */
-export function matchFixerFor(
-  config: { PLEX_FIX_MISMATCHED: boolean; PLEX_FIX_MISMATCHED_LANG: string; PLEX_FIX_MISMATCHED_DRY_RUN: boolean; PLEX_TOKEN: string },
-  api: PlexApi,
-  clock: Clock,
-  logger: Logger,
-): MatchFixer | undefined {
-  if (!config.PLEX_FIX_MISMATCHED) return undefined;
-  if (!config.PLEX_TOKEN) {
-    logger.warn('PLEX_FIX_MISMATCHED is on but PLEX_TOKEN is empty: matches are not checked (the check uses the Plex HTTP API).');
-    return undefined;
-  }
-  return new MatchFixer(api, { lang: config.PLEX_FIX_MISMATCHED_LANG, dryRun: config.PLEX_FIX_MISMATCHED_DRY_RUN, clock }, logger);
-}

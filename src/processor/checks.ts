@@ -10,7 +10,7 @@ import type { PathState } from '../paths/disk.js';
 import type { ProcessorSettings } from './settings.js';
 
 const CHECK_BATCH = 256;
-/** Folders remembered with a disk spelling of their own; beyond it the oldest fall back to the request's spelling. */
+/** Folders remembered with the disk's spelling; beyond it the oldest fall back to the request's spelling. */
 const SPELLINGS_KEPT = 10_000;
 
 /** NFD when a path is written decomposed (as macOS names files), else NFC: the form to send a folder in. */
@@ -34,8 +34,11 @@ export interface FileCheckDeps {
 export class FileChecks {
   private anchorProblem?: string;
   private readonly checking = new Set<number>();
-  /** Queued folders (keyed in NFC) whose file the disk holds in NFD: row id → that form. */
-  private readonly onDisk = new Map<number, 'NFD'>();
+  /**
+   * The spelling the disk holds each checked folder's file in, whichever it is: row id → that form. The row is
+   * keyed in NFC and its requests may have come in either spelling; what the disk says wins over the last of them.
+   */
+  private readonly onDisk = new Map<number, 'NFC' | 'NFD'>();
 
   constructor(private readonly deps: FileCheckDeps) {}
 
@@ -89,22 +92,31 @@ export class FileChecks {
     }
   }
 
-  /** What the disk says of `local`, in its NFC spelling or, failing that, its NFD one (remembered for the scan). */
+  /** What the disk says of `local`, in its NFC spelling or, failing that, its NFD one; the one found is remembered. */
   private async present(row: Folder, local: string): Promise<PathState> {
     const state = await this.deps.pathState(local);
     const decomposed = local.normalize('NFD');
-    if (state !== 'missing' || decomposed === local) return state;
-    const other = await this.deps.pathState(decomposed);
-    if (other !== 'missing') {
-      if (this.onDisk.size >= SPELLINGS_KEPT) this.onDisk.delete(this.onDisk.keys().next().value as number);
-      this.onDisk.set(row.id, 'NFD');
+    if (decomposed === local) return state; // one spelling only: nothing to remember
+    if (state !== 'missing') {
+      this.remember(row, 'NFC');
+      return state;
     }
+    const other = await this.deps.pathState(decomposed);
+    if (other !== 'missing') this.remember(row, 'NFD');
     return other;
+  }
+
+  private remember(row: Folder, form: 'NFC' | 'NFD'): void {
+    this.onDisk.delete(row.id);
+    if (this.onDisk.size >= SPELLINGS_KEPT) this.onDisk.delete(this.onDisk.keys().next().value as number);
+    this.onDisk.set(row.id, form);
   }
 
   /** The existence check of plex_autoscan: wait for the file to appear before scanning its folder. True: scan it. */
   private async check(row: Folder): Promise<boolean> {
     const { queue, settings, logger, clock } = this.deps;
+    // Only this check's finding counts: a row id SQLite gave again, or a file renamed since, says nothing now.
+    this.onDisk.delete(row.id);
     try {
       if (row.allDeleted || settings.maxFileChecks <= 0) return true;
       const subject = row.fileHint ?? row.folder;

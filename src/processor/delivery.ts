@@ -7,8 +7,9 @@ import type { Clock } from '../clock.js';
 import type { FollowStage } from '../follow/stage.js';
 import type { Logger } from '../log.js';
 import type { Queue } from '../queue/store.js';
-import type { DueDelivery, ScanOutcome } from '../scan.js';
-import { runBeforeScan, type CommandRunner } from '../targets/commands.js';
+import type { DueDelivery, ScanOutcome, Target } from '../scan.js';
+import { runScanCommand, type CommandEnv, type CommandRunner } from '../scan-commands.js';
+import { holders } from '../targets/library-list.js';
 import type { Availability, TargetState } from './availability.js';
 import { backoffDelay } from './backoff.js';
 import { askedHold, holdServer } from './server-hold.js';
@@ -115,4 +116,35 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
 /** The path as received is what to explain: mappings do not chain, so explaining the mapped one misleads. */
 function explainHint(row: DueDelivery): string {
   return `Try: scanrelay explain '${row.received ?? row.fileHint ?? row.folder}'.`;
+}
+
+/**
+ * RUN_COMMAND_BEFORE_SCAN: part of the delivery (plex_autoscan ran it before every scan), for every target kind;
+ * its failure is only logged.
+ */
+export async function runBeforeScan(
+  command: string,
+  target: Pick<Target, 'name' | 'pathOf' | 'libraries'>,
+  row: { folder: string; fileHint?: string; event: string },
+  logger: Logger,
+  runCommand?: CommandRunner,
+): Promise<void> {
+  if (!command.trim()) return;
+  const sections = await sectionsOf(target, row.folder);
+  const env: CommandEnv = {
+    SCANRELAY_PATH: row.fileHint ?? row.folder,
+    SCANRELAY_FOLDER: row.folder,
+    SCANRELAY_SECTION: sections.join(','),
+    SCANRELAY_EVENT: row.event,
+    SCANRELAY_TARGET: target.name,
+  };
+  await runScanCommand('before', command, env, logger, runCommand);
+}
+
+/** The ids of the target's libraries holding a folder, where its list tells them; none when it cannot. */
+async function sectionsOf(target: Pick<Target, 'pathOf' | 'libraries'>, folder: string): Promise<string[]> {
+  if (!target.libraries) return [];
+  const path = target.pathOf?.(folder).path ?? folder;
+  const libraries = await target.libraries({ holding: path }).catch(() => []);
+  return holders(libraries, path).map((l) => l.id);
 }

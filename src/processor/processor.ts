@@ -6,7 +6,7 @@ import { FollowStage } from '../follow/stage.js';
 import type { Logger } from '../log.js';
 import { diskPathState, type PathState } from '../paths/disk.js';
 import type { Queue } from '../queue/store.js';
-import type { CommandRunner } from '../targets/commands.js';
+import type { CommandRunner } from '../scan-commands.js';
 import type { DueDelivery, Folder, Target } from '../scan.js';
 import { Availability, healthOf, IDLE_PROBE_MS, newTargetState, socketShown, type TargetHealth, type TargetState } from './availability.js';
 import { FileChecks } from './checks.js';

@@ -18,8 +18,6 @@ export interface CryptNameOptions {
   filenameEncoding: FilenameEncoding;
 }
 
-export class CryptNameError extends Error {}
-
 // rclone's salt when password2 is empty.
 const DEFAULT_SALT = Buffer.from('a80df43a8fbd0308a7cab83e581f86b1', 'hex');
 const OFF_SUFFIX = '.bin';

@@ -11,7 +11,7 @@ import type { AppDeps, ConnectionLimits } from './deps.js';
 import { metricsRoutes } from './metrics-route.js';
 import { guardRequests } from './guard.js';
 import { recordRoutes, type RouteEntry } from './access.js';
-import { MAX_PASS_IN_URL, passTooLongReason, reservedPassReason } from '../config/values.js';
+import { MAX_PASS_IN_URL, passTooLongReason, reservedPassReason } from '../value-rules.js';
 import { answerClientError, securityHeaders } from './headers.js';
 import { limitPublicRoutes } from './public-limit.js';
 import { healthRoutes } from './health.js';

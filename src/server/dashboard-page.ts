@@ -266,12 +266,12 @@ const liveScript = `
   const refresh = () => {
     clearTimeout(timer);
     timer = setTimeout(async () => {
-      // Never pull a confirmation out from under someone's finger.
+      // Never pull a confirmation out from under someone's finger: one open now, or opened while the page came.
       if (region.querySelector('details[open]')) return refresh();
-      try {
-        const res = await fetch('dashboard/live', { headers: { accept: 'text/html' } });
-        if (res.ok) region.innerHTML = await res.text();
-      } catch {}
+      const res = await fetch('dashboard/live', { headers: { accept: 'text/html' } }).catch(() => undefined);
+      const html = res?.ok ? await res.text().catch(() => '') : '';
+      if (region.querySelector('details[open]')) refresh();
+      else if (html) region.innerHTML = html;
     }, 250);
   };
   const events = new EventSource('events');

@@ -22,12 +22,9 @@ function load(name: '@fastify/ajv-compiler' | '@fastify/fast-json-stringify-comp
   return createRequire(createRequire(import.meta.url).resolve('fastify'))(name);
 }
 
-/** How many real compilers have been built (tests: none at start). */
-export const lazyCompilerStats = { validators: 0, serializers: 0 };
-
 const buildValidator: Builder<ValidateFn> = (externalSchemas, ajvOptions) => {
   let compiler: ((routeSchema: unknown) => ValidateFn) | undefined;
-  const real = () => (compiler ??= (lazyCompilerStats.validators++, load('@fastify/ajv-compiler')()(externalSchemas, ajvOptions) as (routeSchema: unknown) => ValidateFn));
+  const real = () => (compiler ??= load('@fastify/ajv-compiler')()(externalSchemas, ajvOptions) as (routeSchema: unknown) => ValidateFn);
   return (routeSchema) => {
     let validate: ValidateFn | undefined;
     // Fastify reads `errors` off the function it was given after a failed call: the stand-in carries them.
@@ -44,7 +41,7 @@ const buildValidator: Builder<ValidateFn> = (externalSchemas, ajvOptions) => {
 const buildSerializer: Builder<(data: unknown) => string> = (externalSchemas, serializerOptions) => {
   let compiler: ((routeSchema: unknown) => (data: unknown) => string) | undefined;
   const real = () =>
-    (compiler ??= (lazyCompilerStats.serializers++, load('@fastify/fast-json-stringify-compiler')()(externalSchemas, serializerOptions) as (routeSchema: unknown) => (data: unknown) => string));
+    (compiler ??= load('@fastify/fast-json-stringify-compiler')()(externalSchemas, serializerOptions) as (routeSchema: unknown) => (data: unknown) => string);
   return (routeSchema) => {
     let serialize: ((data: unknown) => string) | undefined;
     return (data: unknown) => (serialize ??= real()(routeSchema))(data);

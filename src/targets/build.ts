@@ -1,114 +1,102 @@
 // Config to targets, in one place for every kind: the first Plex from the PLEX_* keys, then each TARGETS entry,
 // each built by its kind (kinds.ts) and given here what every target has alike: its name, SCAN_PAUSE,
 // SCAN_CONCURRENCY, MAX_OUTSTANDING, PATH_MAPPINGS, INCLUDE/EXCLUDE and REFRESH_ITEMS, and the library-root guard
-// of the kinds whose scan of a library's own folder is the whole library's.
-import { existsSync } from 'node:fs';
+// of the kinds whose scan of a library's own folder is the whole library's. What is Plex's alone (the first Plex,
+// the context of the Plex kinds) is in plex-context.ts.
 import { entryUrlKey } from '../api-call.js';
-import type { Clock } from '../clock.js';
-import { PLEX_DATABASE_PATH_DEFAULT, type Config } from '../config/schema.js';
-import type { Logger } from '../log.js';
-import type { ScanContext, Target } from '../scan.js';
+import type { ScanContext, Target, TargetPath } from '../scan.js';
 import type { Capabilities, Entry, KindContext } from './kind.js';
-import { kindOf } from './kinds.js';
+import { buildOf } from './kinds.js';
 import { libraryRootRefusal } from './library-root.js';
+import { firstPlexEntry, plexContext, type FirstPlexKeys, type PlexDatabases } from './plex-context.js';
 import { targetPath } from './rewrite.js';
 
-export interface BuildDeps {
-  clock: Clock;
-  logger: Logger;
-  fetch?: typeof fetch;
-  scannerSections?: KindContext['scannerSections'];
-  plexDatabase?: KindContext['plexDatabase'];
+/** What building the targets is given beside the config: every kind's needs, and Plex's database for the Plex kinds. */
+export interface BuildDeps extends Omit<KindContext, 'urlKey'>, PlexDatabases {}
+
+/** The keys of the config the targets are built from (the loaded config is one). */
+export interface TargetsConfig extends FirstPlexKeys {
+  TARGETS: Entry[];
 }
 
-/** PLEX_SCAN_MODE "auto": the API when a token is set (the scanner's --scan is deprecated), else the scanner. */
-export function firstPlexMode(config: Config): 'api' | 'scanner' {
-  if (config.PLEX_SCAN_MODE === 'api' || config.PLEX_SCAN_MODE === 'scanner') return config.PLEX_SCAN_MODE;
-  return config.PLEX_TOKEN ? 'api' : 'scanner';
-}
-
-export function buildTargets(config: Config, deps: BuildDeps): Target[] {
+export function buildTargets(config: TargetsConfig, deps: BuildDeps): Target[] {
   const entries: { entry: Entry; first: boolean }[] = config.TARGETS.filter((t) => t.ENABLED !== false).map((entry) => ({ entry, first: false }));
   const first = firstPlexEntry(config, deps.logger);
   if (first) entries.unshift({ entry: first, first: true });
   return entries.map(({ entry, first }) => {
-    const context: KindContext = {
-      ...deps,
-      first,
-      urlKey: first ? 'PLEX_LOCAL_URL' : entryUrlKey(entry.NAME),
-      tokenKey: first ? 'PLEX_TOKEN' : `TOKEN of TARGETS entry "${entry.NAME}"`,
-      plex: config,
-    };
-    return configured(entry, kindOf(entry.TYPE)!.build(entry, context), config.PLEX_REFRESH_ITEMS);
+    const common: KindContext = { clock: deps.clock, logger: deps.logger, fetch: deps.fetch, urlKey: first ? 'PLEX_LOCAL_URL' : entryUrlKey(entry.NAME) };
+    const kind = buildOf(entry.TYPE)!;
+    const made = kind.plex ? kind.build(entry, plexContext(common, entry, first, config, deps)) : kind.build(entry, common);
+    return configured(entry, made, config.PLEX_REFRESH_ITEMS);
   });
 }
 
-/** The first Plex (plex_autoscan's only one), as the TARGETS entry its PLEX_* keys amount to. */
-function firstPlexEntry(config: Config, logger: Logger): Entry | undefined {
-  if (!config.PLEX_ENABLED) return undefined;
-  const api = firstPlexMode(config) === 'api';
-  if (api && !config.PLEX_TOKEN) {
-    logger.warn('PLEX_SCAN_MODE is "api" but PLEX_TOKEN is empty: the first Plex is not used until PLEX_TOKEN is set. Requests are queued and kept until then.');
-    return undefined;
-  }
-  // A first start: no token, and no Plex database where a local install keeps it, so the scanner could never
-  // run. One line saying what to set, rather than a scanner target that fails at every probe.
-  if (!api && config.PLEX_SCAN_MODE === 'auto' && config.PLEX_DATABASE_PATH === PLEX_DATABASE_PATH_DEFAULT && !existsSync(config.PLEX_DATABASE_PATH)) {
-    logger.warn('PLEX_TOKEN is empty: set PLEX_LOCAL_URL and PLEX_TOKEN in config.json (README, "First scan", says where to find the token), then restart. Requests are queued and kept until then.');
-    return undefined;
-  }
-  return {
-    NAME: 'plex',
-    TYPE: api ? 'plex' : 'plex-scanner',
-    ENABLED: true,
-    URL: config.PLEX_LOCAL_URL,
-    TOKEN: config.PLEX_TOKEN,
-    DATABASE_PATH: config.PLEX_DATABASE_PATH,
-    EMPTY_TRASH: config.PLEX_EMPTY_TRASH,
-    PATH_MAPPINGS: {},
-    INCLUDE: [],
-    EXCLUDE: [],
-    SCAN_PAUSE: config.PLEX_SCAN_PAUSE,
-    SCAN_CONCURRENCY: config.PLEX_SCAN_CONCURRENCY,
-    MAX_OUTSTANDING: config.PLEX_MAX_OUTSTANDING,
-  };
-}
-
 /** A kind's capabilities, with what the table applies to every kind alike. */
-export function configured(entry: Entry, target: Capabilities, refreshItemsByDefault = false): Target {
+export function configured(entry: Entry, made: Capabilities, refreshItemsByDefault = false): Target {
   const rules = { mappings: entry.PATH_MAPPINGS, include: entry.INCLUDE, exclude: entry.EXCLUDE };
   const pathOf = (folder: string) => targetPath(folder, rules);
-  /** An item lookup by file, in the target's form; a file INCLUDE/EXCLUDE keeps from the target is not found there. */
-  const byFile =
-    <R>(call: (path: string) => Promise<R>) =>
-    async (file: string): Promise<R | { status: 'not-found'; detail: string }> => {
-      const { path, excluded } = pathOf(file);
-      return excluded ? { status: 'not-found', detail: excluded } : call(path);
-    };
+  const table: Table = { name: entry.NAME, pathOf };
+  // Each capability by its way; one the kind did not make is left out, as the kind left it out.
+  const handed = (Object.keys(ways) as (keyof Capabilities)[]).map((key) => [key, ways[key](made, table, key as never)] as const);
+  const capabilities = Object.fromEntries(handed.filter(([, member]) => member !== undefined)) as Capabilities;
   return {
+    ...capabilities,
     name: entry.NAME,
-    kind: target.kind,
     pauseMs: (entry.SCAN_PAUSE ?? 0) * 1000,
     concurrency: entry.SCAN_CONCURRENCY,
     ...(entry.MAX_OUTSTANDING !== undefined ? { maxOutstanding: entry.MAX_OUTSTANDING } : {}),
-    follower: target.follower,
-    ...(target.outstanding ? { outstanding: () => target.outstanding!() } : {}),
     refreshOnChange: entry.REFRESH_ITEMS ?? refreshItemsByDefault,
     pathOf,
-    async scan(folder: string, context: ScanContext) {
+  };
+}
+
+/** What the table knows of the target a capability is handed to. */
+interface Table {
+  name: string;
+  /** The folder in the target's form (its PATH_MAPPINGS), and whether INCLUDE/EXCLUDE let it through. */
+  pathOf: (folder: string) => TargetPath;
+}
+
+/**
+ * How each capability a kind made reaches its Target. Mapped over Capabilities (src/scan.ts, where the capabilities
+ * are listed once), so one added there does not compile until it is given its way here: as the kind made it, or
+ * (when it takes a folder or a file) in the target's own path form.
+ */
+type Ways = { [K in keyof Capabilities]-?: (made: Capabilities, table: Table, key: K) => Capabilities[K] };
+
+/** As the kind made it (a method bound to its kind's object: a class keeps its methods where a spread does not look). */
+function asMade<K extends keyof Capabilities>(made: Capabilities, _table: Table, key: K): Capabilities[K] {
+  const member = made[key];
+  return (typeof member === 'function' ? member.bind(made) : member) as Capabilities[K];
+}
+
+/** An item lookup by file, in the target's form; a file INCLUDE/EXCLUDE keeps from the target is not found there. */
+function byFile<R>(table: Table, call: (path: string) => Promise<R>) {
+  return async (file: string): Promise<R | { status: 'not-found'; detail: string }> => {
+    const { path, excluded } = table.pathOf(file);
+    return excluded ? { status: 'not-found', detail: excluded } : call(path);
+  };
+}
+
+const ways: Ways = {
+  kind: asMade,
+  follower: asMade,
+  outstanding: asMade,
+  available: asMade,
+  libraries: asMade,
+  wholeLibraryAtRoot: asMade,
+  scan: (made, { name, pathOf }) =>
+    async (folder: string, context: ScanContext) => {
       const { path, excluded } = pathOf(folder);
       if (excluded) return { status: 'unmatched', detail: excluded };
-      const refused = await libraryRootRefusal(target, entry.NAME, path, context);
+      const refused = await libraryRootRefusal(made, name, path, context);
       if (refused) return refused;
       const file = context.file === undefined ? undefined : pathOf(context.file).path;
       const files = context.files && { ...context.files, live: context.files.live.map((f) => pathOf(f).path), gone: context.files.gone.map((f) => pathOf(f).path) };
-      return target.scan(path, { ...context, ...(file === undefined ? {} : { file }), ...(files ? { files } : {}) });
+      return made.scan(path, { ...context, ...(file === undefined ? {} : { file }), ...(files ? { files } : {}) });
     },
-    available: () => target.available(),
-    ...(target.libraries ? { libraries: (ask?: { fresh?: boolean; holding?: string }) => target.libraries!(ask) } : {}),
-    ...(target.explainScan ? { explainScan: (folder: string) => target.explainScan!(pathOf(folder).path) } : {}),
-    ...(target.serverNotes ? { serverNotes: () => target.serverNotes!() } : {}),
-    ...(target.locate ? { locate: byFile((path) => target.locate!(path)) } : {}),
-    ...(target.refreshItem ? { refreshItem: byFile((path) => target.refreshItem!(path)) } : {}),
-  };
-}
+  serverNotes: asMade,
+  explainScan: (made, table) => made.explainScan && ((folder: string) => made.explainScan!(table.pathOf(folder).path)),
+  locate: (made, table) => made.locate && byFile(table, (path) => made.locate!(path)),
+  refreshItem: (made, table) => made.refreshItem && byFile(table, (path) => made.refreshItem!(path)),
+};

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { optional, positiveSeconds, stringList } from '../config/values.js';
+import { optional, positiveSeconds, stringList } from '../value-rules.js';
 import { access } from '../file-system.js';
 import type { ScanContext, ScanOutcome } from '../scan.js';
 import { targetKind, type Capabilities } from './kind.js';

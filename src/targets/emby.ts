@@ -28,6 +28,3 @@ export const emby = mediaBrowserKind(embyFlavour);
 export function embyTarget(opts: MediaBrowserOptions) {
   return mediaBrowserTarget(embyFlavour, opts);
 }
-
-/** Every request this kind sends (the SDK conformance test reads it). */
-export const embyRequests = mediaBrowserRequests('emby', embyFlavour.librariesPath);

@@ -3,12 +3,8 @@
 // REFRESH_ITEMS are not a kind's: the table (build.ts) applies them to every kind alike.
 import type * as z from 'zod/mini';
 import type { Clock } from '../clock.js';
-import { bool, integer, optional, optionalHttpUrl, pathMappings, seconds, stringList, text, withDefault } from '../config/values.js';
+import { bool, integer, optional, optionalHttpUrl, pathMappings, seconds, stringList, text, withDefault } from '../value-rules.js';
 import type { Logger } from '../log.js';
-import type { DeletedCounter } from '../plex/after-scan.js';
-import type { FileInLibrary } from '../plex/confirm.js';
-import type { PlexKeys } from '../plex/keys.js';
-import type { SectionFolders } from '../plex/locations.js';
 import type { ItemLocation, ItemRefreshResult, ItemRetry, Target } from '../scan.js';
 
 /** The keys of every TARGETS entry beside NAME and TYPE, whatever its kind (made while a config is read, then let go). */
@@ -36,25 +32,19 @@ export type Entry<Keys extends z.core.$ZodShape = z.core.$ZodShape> = { NAME: st
 /** What a kind's module builds: everything a Target is but what the table applies to every kind. */
 export type Capabilities = Omit<Target, 'name' | 'pauseMs' | 'concurrency' | 'maxOutstanding' | 'pathOf' | 'refreshOnChange'>;
 
-/** What building a target may use besides its entry. */
+/**
+ * What building any kind's target may use besides its entry. A kind that needs more says so in its own context
+ * (Plex: plex-context.ts), which the table hands to that kind alone.
+ */
 export interface KindContext {
   clock: Clock;
   logger: Logger;
   fetch?: typeof fetch;
-  /** The first Plex, built from the PLEX_* keys rather than a TARGETS entry: messages name those keys. */
-  first: boolean;
-  /** The keys that hold the entry's URL and TOKEN, for messages ("PLEX_LOCAL_URL", or the TARGETS entry's URL). */
+  /** The key that holds the entry's URL, for messages (the TARGETS entry's URL, or PLEX_LOCAL_URL for the first Plex). */
   urlKey: string;
-  tokenKey: string;
-  /** The top-level keys a Plex entry's left-out keys fall back on. */
-  plex: PlexKeys;
-  /** Plex's read-only database at a path: is a file in the library, how many items are marked deleted. */
-  plexDatabase?: (databasePath: string) => { fileInLibrary?: FileInLibrary; deletedCount?: DeletedCounter } | undefined;
-  /** A Plex's section folders from its database, for a scanner entry without a token. */
-  scannerSections?: (databasePath: string) => Promise<SectionFolders[]>;
 }
 
-export interface TargetKind<Keys extends z.core.$ZodShape = z.core.$ZodShape> {
+export interface TargetKind<Keys extends z.core.$ZodShape = z.core.$ZodShape, Context extends KindContext = KindContext> {
   /**
    * The entry keys only this kind reads (a key two kinds read is declared alike by both). Made anew each time a
    * config is read, so no schema outlives the reading (docs/performance.md, idle memory).
@@ -64,11 +54,12 @@ export interface TargetKind<Keys extends z.core.$ZodShape = z.core.$ZodShape> {
   requires: Partial<Record<'URL' | 'TOKEN' | Extract<keyof Keys, string>, string>>;
   /** A rule across keys, beyond `requires`. */
   refine?(entry: Entry<Keys>, ctx: z.core.$RefinementCtx): void;
-  build(entry: Entry<Keys>, ctx: KindContext): Capabilities;
+  /** Its capabilities from one entry; a property, so a kind built with more than KindContext cannot be called with less. */
+  build: (entry: Entry<Keys>, ctx: Context) => Capabilities;
 }
 
-/** A kind, typed by its own keys (the table holds them all under one type). */
-export function targetKind<const Keys extends z.core.$ZodShape>(kind: TargetKind<Keys>): TargetKind<Keys> {
+/** A kind, typed by its own keys and context (the table holds them all under one type). */
+export function targetKind<const Keys extends z.core.$ZodShape, Context extends KindContext = KindContext>(kind: TargetKind<Keys, Context>): TargetKind<Keys, Context> {
   return kind;
 }
 

@@ -14,7 +14,7 @@ import { MediaBrowserScans } from './mediabrowser-scan.js';
 import { FOLDER_DELETES } from './mediabrowser-sent.js';
 import type { MediaBrowserTicket } from './mediabrowser-verdict.js';
 import { defaultScanMethod, SCAN_METHODS, type ScanMethod } from './mediabrowser-scan-plan.js';
-import { choice, optional } from '../config/values.js';
+import { choice, optional } from '../value-rules.js';
 import { realtimeMonitorNote, type MediaBrowserLibrary } from './realtime-monitor.js';
 import { mediaBrowserFollower, type FollowSettings } from './mediabrowser-following.js';
 

@@ -1,7 +1,7 @@
 // The "plex-scanner" kind: Plex through its "Plex Media Scanner" executable, for servers whose HTTP API cannot be
 // used. Every section holding the folder is scanned; a scanner that fails is a retry of that folder.
 import { systemClock, type Clock } from '../clock.js';
-import { bool, optional, text } from '../config/values.js';
+import { bool, optional, text } from '../value-rules.js';
 import { access } from '../file-system.js';
 import { silentLogger, type Logger } from '../log.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
@@ -10,7 +10,8 @@ import { PlexApi } from '../plex/api.js';
 import { scanSection, ScannerError, unescapeShellPath, type ScannerSettings } from '../plex/scanner.js';
 import { waitForExternalScanners, type WaitOptions } from '../plex/scanner-processes.js';
 import type { ScanContext, ScanOutcome } from '../scan.js';
-import { targetKind, type Capabilities, type Entry, type KindContext } from './kind.js';
+import { targetKind, type Capabilities, type Entry } from './kind.js';
+import type { PlexContext } from './plex-context.js';
 import { knownLocations, LibraryList } from './library-list.js';
 import { plexItems, plexLibrary, type PlexLibrary } from './plex.js';
 
@@ -151,7 +152,7 @@ export function plexScannerTarget(opts: PlexScannerTargetOptions): Capabilities 
 export const plexScanner = targetKind({
   keys,
   requires: {},
-  build: (entry, ctx) => {
+  build: (entry, ctx: PlexContext) => {
     // With a TOKEN the server's API tells its sections (and can refresh items); without one, its own database does.
     const url = entry.URL || ctx.plex.PLEX_LOCAL_URL;
     const api = entry.TOKEN ? new PlexApi({ url, token: entry.TOKEN, fetch: ctx.fetch, clock: ctx.clock, urlKey: ctx.urlKey, tokenKey: ctx.tokenKey, logger: ctx.logger }) : undefined;
@@ -166,7 +167,7 @@ export const plexScanner = targetKind({
   },
 });
 
-function databaseSections(databasePath: string, ctx: KindContext): () => Promise<SectionLocations[]> {
+function databaseSections(databasePath: string, ctx: PlexContext): () => Promise<SectionLocations[]> {
   return async () => {
     if (!ctx.scannerSections) {
       throw new Error(`cannot learn Plex's section folders: set PLEX_TOKEN, or make PLEX_DATABASE_PATH ('${databasePath}') readable`);

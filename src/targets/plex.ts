@@ -1,7 +1,7 @@
 // The "plex" kind: a partial refresh of the folder in every section that holds it, through Plex's HTTP API. The
 // delivery ends when Plex took the refresh; what follows the scan's end is the Plex follower's (plex/follow/follower.ts).
 import type { Clock } from '../clock.js';
-import { bool, choice, integer, optional, stringList, text } from '../config/values.js';
+import { bool, choice, integer, optional, stringList, text } from '../value-rules.js';
 import { silentLogger, type Logger } from '../log.js';
 import { NO_AFTER_SCAN, trashWanted, type AfterScanSettings, type DeletedCounter } from '../plex/after-scan.js';
 import { PlexApi } from '../plex/api.js';
@@ -15,8 +15,9 @@ import { PlexScanWatch } from '../plex/follow/scan-watch.js';
 import type { Dial, Liveness } from '../media-socket.js';
 import { locatePlexItems, refreshPlexItem } from '../plex/items.js';
 import type { ItemLocation, ItemRefreshResult, Library, ScanContext, ScanOutcome } from '../scan.js';
-import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities, type Entry, type KindContext } from './kind.js';
+import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities, type Entry } from './kind.js';
 import { LibraryList, holders } from './library-list.js';
+import type { PlexContext } from './plex-context.js';
 
 /** A Plex section as the target keeps it: its title as Plex names it, for details and the follower. */
 export interface PlexLibrary extends Library {
@@ -212,7 +213,7 @@ const keys = () => ({
 export const plex = targetKind({
   keys,
   requires: { URL: needsUrl('plex'), TOKEN: needsToken('plex') },
-  build: (entry, ctx) => new PlexTarget({ url: entry.URL ?? '', token: entry.TOKEN ?? '', urlKey: ctx.urlKey, tokenKey: ctx.tokenKey, clock: ctx.clock, fetch: ctx.fetch, ...followUp(entry, ctx) }),
+  build: (entry, ctx: PlexContext) => new PlexTarget({ url: entry.URL ?? '', token: entry.TOKEN ?? '', urlKey: ctx.urlKey, tokenKey: ctx.tokenKey, clock: ctx.clock, fetch: ctx.fetch, ...followUp(entry, ctx) }),
 });
 
 /**
@@ -220,7 +221,7 @@ export const plex = targetKind({
  * exception: the deleted count that guards it must come from that server's own database, so without the
  * entry's DATABASE_PATH it stays off unless asked for (and then warns).
  */
-function followUp(entry: Entry<ReturnType<typeof keys>>, ctx: KindContext): Partial<PlexTargetOptions> {
+function followUp(entry: Entry<ReturnType<typeof keys>>, ctx: PlexContext): Partial<PlexTargetOptions> {
   const top = ctx.plex;
   const database = entry.DATABASE_PATH ? ctx.plexDatabase?.(entry.DATABASE_PATH) : undefined;
   if (entry.EMPTY_TRASH && !entry.DATABASE_PATH) {
@@ -252,7 +253,7 @@ function followUp(entry: Entry<ReturnType<typeof keys>>, ctx: KindContext): Part
 }
 
 /** PLEX_FIX_MISMATCHED works on confirmed API scans, so it needs PLEX_CONFIRM_SCANS too, and says so when it can't. */
-function fixMismatched(ctx: KindContext): boolean {
+function fixMismatched(ctx: PlexContext): boolean {
   if (!ctx.plex.PLEX_FIX_MISMATCHED) return false;
   if (!ctx.plex.PLEX_CONFIRM_SCANS) {
     ctx.logger.warn('PLEX_FIX_MISMATCHED is on but PLEX_CONFIRM_SCANS is false: matches are checked only for confirmed files, so none are.');

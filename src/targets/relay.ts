@@ -4,7 +4,7 @@ import { ACKNOWLEDGEMENT, SERVER_STATUS } from '../answer-caps.js';
 import { apiCaller, entryUrlKey } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { optional, text } from '../config/values.js';
+import { optional, text } from '../value-rules.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanOutcome } from '../scan.js';
 import { needsUrl, targetKind, type Capabilities } from './kind.js';

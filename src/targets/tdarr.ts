@@ -1,7 +1,7 @@
 // The "tdarr" kind: asks Tdarr to look for new files in the folder (POST /api/v2/scan-files) for one library.
 import { ACKNOWLEDGEMENT, SERVER_STATUS } from '../answer-caps.js';
 import { apiCaller, entryUrlKey } from '../api-call.js';
-import { optional, text } from '../config/values.js';
+import { optional, text } from '../value-rules.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanContext, ScanOutcome } from '../scan.js';
 import { httpOptions, needsUrl, targetKind, type Capabilities, type HttpTargetOptions } from './kind.js';

@@ -1,8 +1,10 @@
-// No two files of src/ import each other, however long the way round (type imports count: they tie the files as
-// much for a reader), and the shared nouns (src/scan.ts) import nothing, so every part may use them. And src/
-// loads no devDependency: the image prunes them (Dockerfile), so what the program loads must be a dependency.
+// The import graph of src/ in layers: each folder of src/, and each file at its root, is a module with a layer, and
+// no module imports one of a higher layer. No two files import each other, however long the way round (type
+// imports count: they tie the files as much for a reader), and the shared nouns (src/scan.ts) import nothing, so
+// every part may use them. And src/ loads no devDependency: the image prunes them (Dockerfile), so what the
+// program loads must be a dependency.
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/fixtures.js';
 
@@ -49,6 +51,67 @@ export function findCircle(graph: Map<string, string[]>): string[] | undefined {
   return undefined;
 }
 
+/**
+ * The layers, from the top down: a module may import its own layer's modules and any lower layer's, never a higher
+ * one's (docs/architecture.md, "Layers"). A new folder or root file of src/ takes its place here.
+ */
+export const LAYERS: { layer: string; modules: string[] }[] = [
+  { layer: 'the commands', modules: ['cli/'] },
+  { layer: 'the wiring of a running service', modules: ['service.ts'] },
+  { layer: 'the HTTP edge', modules: ['server/'] },
+  { layer: 'the stages around the queue, and the path doctor', modules: ['hash-hold.ts', 'hash-scope.ts', 'watch/', 'doctor/', 'processor/'] },
+  { layer: "the config, whose TARGETS keys are the kinds' own", modules: ['config/'] },
+  { layer: 'the target kinds', modules: ['targets/'] },
+  { layer: 'Plex', modules: ['plex/'] },
+  { layer: 'the follow-up stage, the intake and the Drive monitor', modules: ['follow/', 'intake.ts', 'intake-gate.ts', 'drive/'] },
+  { layer: 'the queue, notifications, rclone, the scan commands', modules: ['queue/', 'notify/', 'rclone/', 'scan-commands.ts'] },
+  {
+    layer: 'calls, paths, triggers, logs and value rules',
+    modules: ['api-call.ts', 'http-fetch.ts', 'media-socket.ts', 'google/', 'triggers/', 'paths/', 'value-rules.ts', 'log.ts', 'log-file.ts', 'log-condition.ts', 'hash-read.ts'],
+  },
+  {
+    layer: 'the ground: shared nouns and small means',
+    modules: [
+      'scan.ts',
+      'clock.ts',
+      'activity.ts',
+      'retry-after.ts',
+      'http-answer.ts',
+      'answer-caps.ts',
+      'url-credentials.ts',
+      'log-per-client.ts',
+      'file-system.ts',
+      'private-files.ts',
+      'log-format.ts',
+      'sqlite.ts',
+      'migrations.ts',
+      'edit-distance.ts',
+      'idle-memory.ts',
+      'version.ts',
+    ],
+  },
+];
+
+/** The module a file of src/ belongs to: its top folder (`queue/`) or, at the root, the file itself. */
+export function moduleOf(file: string): string {
+  const path = relative(src, file).split(sep).join('/');
+  const slash = path.indexOf('/');
+  return slash === -1 ? path : path.slice(0, slash + 1);
+}
+
+/** Each import that runs from a module to one of a higher layer, as "from -> to". */
+export function upwardImports(graph: Map<string, string[]>, layerOf: (module: string) => number | undefined): string[] {
+  const found: string[] = [];
+  for (const [file, imports] of graph) {
+    for (const target of imports) {
+      const from = layerOf(moduleOf(file));
+      const to = layerOf(moduleOf(target));
+      if (from !== undefined && to !== undefined && to < from) found.push(`${relative(repoRoot, file)} -> ${relative(repoRoot, target)}`);
+    }
+  }
+  return found;
+}
+
 describe('the import graph of src/', () => {
   const files = sources(src);
   const graph = new Map(files.map((f) => [f, importsOf(f).filter((g) => files.includes(g))]));
@@ -57,6 +120,23 @@ describe('the import graph of src/', () => {
   it('has no circle', () => {
     const circle = findCircle(graph);
     expect(circle && named(circle), 'an import circle').toBeUndefined();
+  });
+
+  const layerOf = (module: string): number | undefined => {
+    const at = LAYERS.findIndex((l) => l.modules.includes(module));
+    return at === -1 ? undefined : at;
+  };
+
+  it('every module of src/ has one layer, and every module a layer names is in src/', () => {
+    const modules = [...new Set(files.map(moduleOf))];
+    const listed = LAYERS.flatMap((l) => l.modules);
+    expect(modules.filter((m) => layerOf(m) === undefined), 'modules without a layer: add each to LAYERS').toEqual([]);
+    expect(listed.filter((m, i) => listed.indexOf(m) !== i), 'modules in two layers').toEqual([]);
+    expect(listed.filter((m) => !modules.includes(m)), 'LAYERS names a module src/ does not have').toEqual([]);
+  });
+
+  it('no module imports one of a higher layer', () => {
+    expect(upwardImports(graph, layerOf)).toEqual([]);
   });
 
   it('src/scan.ts, the shared nouns, imports nothing of src/', () => {
@@ -85,6 +165,15 @@ describe('the import graph of src/', () => {
     expect(importsOf(a, "import {\n  x,\n  type Y,\n} from './b.js';")).toEqual([b]);
     expect(importsOf(a, "const m = await import('./b.js');")).toEqual([b]);
     expect(named(findCircle(new Map([[a, [b]], [b, [a]]]))!)).toBe('src/a.ts -> src/b.ts -> src/a.ts');
+  });
+
+  it('a file is of its top folder, or its own module at the root; an import into a higher layer is found', () => {
+    const low = join(src, 'queue', 'store.ts');
+    const high = join(src, 'processor', 'deep', 'loop.ts');
+    expect([moduleOf(low), moduleOf(high), moduleOf(join(src, 'scan.ts'))]).toEqual(['queue/', 'processor/', 'scan.ts']);
+    const layers = (module: string) => ({ 'processor/': 0, 'queue/': 1 })[module];
+    expect(upwardImports(new Map([[high, [low]]]), layers)).toEqual([]);
+    expect(upwardImports(new Map([[low, [high]]]), layers)).toEqual(['src/queue/store.ts -> src/processor/deep/loop.ts']);
   });
 });
 

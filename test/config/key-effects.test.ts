@@ -1,6 +1,9 @@
 // Effects of keys that no other test showed from the config file's side: the first Plex's mode, pause and
 // switch, the listen address, the folder fallback when a file never appears, and the start-up lines of the keys
 // accepted for compatibility.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { compatibilityNotes } from '../../src/config/compat.js';
@@ -26,7 +29,11 @@ describe('the first Plex from the PLEX_* keys', () => {
   it('PLEX_SCAN_MODE picks the HTTP API or the scanner; auto follows PLEX_TOKEN', () => {
     expect(targets(config({ PLEX_SCAN_MODE: 'api', PLEX_TOKEN: 'tok-1234' })).map((x) => x.kind)).toEqual(['plex']);
     expect(targets(config({ PLEX_SCAN_MODE: 'scanner', PLEX_TOKEN: 'tok-1234' })).map((x) => x.kind)).toEqual(['plex-scanner']);
-    expect(targets(config({ PLEX_SCAN_MODE: 'auto', PLEX_TOKEN: '', PLEX_DATABASE_PATH: '/srv/plex/com.plexapp.plugins.library.db' })).map((x) => x.kind)).toEqual(['plex-scanner']);
+    // Without a token, auto takes the scanner where there is a Plex database (test/server/start-lines.test.ts: none
+    // at the default path of a machine without Plex).
+    const database = join(mkdtempSync(join(tmpdir(), 'scanrelay-keys-')), 'com.plexapp.plugins.library.db');
+    writeFileSync(database, '');
+    expect(targets(config({ PLEX_SCAN_MODE: 'auto', PLEX_TOKEN: '', PLEX_DATABASE_PATH: database })).map((x) => x.kind)).toEqual(['plex-scanner']);
     // A first start: no token and no database where a local Plex keeps it: no scanner that could never run.
     expect(targets(config({ PLEX_SCAN_MODE: 'auto', PLEX_TOKEN: '' })).map((x) => x.kind)).toEqual([]);
     expect(targets(config({ PLEX_SCAN_MODE: 'auto', PLEX_TOKEN: 'tok-1234' })).map((x) => x.kind)).toEqual(['plex']);

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { named } from '../support/target.js';
-import { closestCandidates, editDistance, explainPath, suggestMapping, type Explanation } from '../../src/doctor/explain.js';
+import { closestCandidates, explainPath, suggestMapping, type Explanation } from '../../src/doctor/explain.js';
+import { editDistance } from '../../src/edit-distance.js';
 import { runCli } from '../support/child.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 import { FakePlex } from '../fakes/plex.js';
@@ -124,11 +125,12 @@ describe('scanrelay explain (the real CLI)', () => {
     expect(e.summary).toContain('set SERVER_FILE_EXIST_PATH_MAPPINGS');
   });
 
-  it('a matched path names its library, and never says the server takes any folder', async () => {
+  it('a matched path names its library, and never says the server takes any folder or that no library holds it', async () => {
     const { code, out } = await run('/tv-container/tv/Show/S01/e1.mkv');
     expect(code).toBe(0);
     expect(out).toContain('in library TV Shows');
     expect(out).not.toContain('takes any folder');
+    expect(out).not.toContain('no library holds it');
     expect(out).toContain('Result: Would wait for');
   });
 

@@ -1,5 +1,6 @@
 // PLEX_FIX_MISMATCHED end to end: one Sonarr Download through the real server; once the follow-up confirms the
-// episode, a show Plex matched wrongly is fixed, for a legacy-agent and a current-agent item.
+// episode, a show Plex matched wrongly is fixed, for a legacy-agent and a current-agent item; off, or without
+// PLEX_CONFIRM_SCANS, it is left as it is (the rule the Plex kind applies, src/targets/plex.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
@@ -60,6 +61,24 @@ describe('PLEX_FIX_MISMATCHED after one Sonarr Download', () => {
     await deliver(s);
     expect(s.plex.meta.metadataCalls).toEqual([`match ${show.ratingKey} plex://show/us`, `refresh ${show.ratingKey}`]);
     expect(s.service.queue.history()[0].detail).toContain('Match fixed (plex://show/us).');
+  });
+
+  it('off, or on without PLEX_CONFIRM_SCANS (it checks confirmed files only, and the log says so): the wrong match stays', async () => {
+    let s = await oneDownload({ PLEX_FIX_MISMATCHED: false });
+    wronglyMatched(s, 'plex://show/uk', ['tvdb://78107']);
+    s.plex.meta.matchCandidates.push({ guid: 'plex://show/us', name: 'The Office (US)', guids: ['tvdb://73244'] });
+    await deliver(s);
+    expect(s.service.queue.history()[0]).toMatchObject({ outcome: 'confirmed' });
+    expect(s.service.queue.history()[0].detail).not.toMatch(/Match/);
+    expect(s.plex.meta.metadataCalls).toEqual([]);
+    await t!.close();
+    s = await oneDownload({ PLEX_CONFIRM_SCANS: false });
+    wronglyMatched(s, 'plex://show/uk', ['tvdb://78107']);
+    s.plex.meta.matchCandidates.push({ guid: 'plex://show/us', name: 'The Office (US)', guids: ['tvdb://73244'] });
+    await deliver(s);
+    expect(s.plex.refreshes).toHaveLength(1);
+    expect(s.plex.meta.metadataCalls).toEqual([]);
+    expect(s.logs.join('\n')).toContain('PLEX_FIX_MISMATCHED is on but PLEX_CONFIRM_SCANS is false');
   });
 
   it('a right match is validated, and the dry run only logs', async () => {

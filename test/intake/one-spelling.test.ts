@@ -1,6 +1,6 @@
 // One spelling of a path: "Amélie" sent precomposed (NFC) and decomposed (NFD, as macOS and some SMB shares name
 // files) is one queue row, the existence check finds the file in either spelling, and Plex is asked in the
-// spelling the disk holds (or, without a file check, the one the request used).
+// spelling the disk holds, whichever the requests used (without a file check, the one the last request used).
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +48,34 @@ describe('one spelling of a path', () => {
     await post(radarr(NFC));
     await t.service.processor.drain();
     expect(t.plex.refreshes).toEqual([{ section: '1', path: `/data/media/Movies/${NFD}` }]);
+    expect(t.logs.join('')).not.toMatch(/never appeared|exhausted/);
+  });
+
+  /** A disk that holds the movie's file in one spelling only. */
+  const diskWith = (movieFolder: string) => {
+    const file = `/data/media/Movies/${movieFolder}/${movieFolder}.mkv`;
+    const asked: string[] = [];
+    const pathState = async (path: string) => {
+      asked.push(path);
+      return path === file ? ('file' as const) : ('missing' as const);
+    };
+    return { pathState, asked };
+  };
+
+  it.each([
+    { disk: 'NFC', sent: 'NFD', first: NFD, last: NFC, onDisk: NFC },
+    { disk: 'NFC', sent: 'NFC', first: NFC, last: NFD, onDisk: NFC },
+    { disk: 'NFD', sent: 'NFD', first: NFD, last: NFC, onDisk: NFD },
+    { disk: 'NFD', sent: 'NFC', first: NFC, last: NFD, onDisk: NFD },
+  ])('the disk holds the file in $disk, the first request was $sent: Plex is asked in the disk\'s spelling', async ({ first, last, onDisk }) => {
+    const disk = diskWith(onDisk);
+    t = await testService({ config: { SERVER_MAX_FILE_CHECKS: 2, SERVER_SCAN_DELAY: 0 }, pathState: disk.pathState });
+    t.plex.sections.push({ key: '1', title: 'Movies', locations: ['/data/media/Movies'] });
+    await post(radarr(first));
+    expect((await post(radarr(last))).queued[0].merged).toBe(true);
+    await t.service.processor.drain();
+    expect(disk.asked).toContain(`/data/media/Movies/${onDisk}/${onDisk}.mkv`);
+    expect(t.plex.refreshes).toEqual([{ section: '1', path: `/data/media/Movies/${onDisk}` }]);
     expect(t.logs.join('')).not.toMatch(/never appeared|exhausted/);
   });
 

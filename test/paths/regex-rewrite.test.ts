@@ -2,7 +2,7 @@
 // how they load, and a webhook through the real server mapped by one, as the path doctor then explains it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
-import { pathMappings } from '../../src/config/values.js';
+import { pathMappings } from '../../src/value-rules.js';
 import { mapPath } from '../../src/paths/mapping.js';
 import { rewritePath } from '../../src/targets/rewrite.js';
 import { SECRET, testService, type TestService } from '../support/service.js';

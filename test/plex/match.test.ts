@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { PlexApi } from '../../src/plex/api.js';
-import { MatchFixer, matchFixerFor, type MatchRequest } from '../../src/plex/match.js';
+import { MatchFixer, type MatchRequest } from '../../src/plex/match.js';
 import { logCollector } from '../drive/harness.js';
 import { FakePlex } from '../fakes/plex.js';
 import { parseScanBody } from '../../src/triggers/index.js';
@@ -143,17 +143,6 @@ describe('what cannot be checked', () => {
     plex.failRoute('GET', /^\/library\/metadata\//, 500);
     expect(await fixer().check(sonarr(episode.ratingKey))).toMatchObject({ kind: 'skipped', reason: expect.stringContaining('answered 500') });
     expect(plex.meta.metadataCalls).toEqual([]);
-  });
-});
-
-describe('PLEX_FIX_MISMATCHED from the config', () => {
-  const api = () => new PlexApi({ url: plex.url, token: plex.token });
-  const base = { PLEX_FIX_MISMATCHED_LANG: 'en', PLEX_FIX_MISMATCHED_DRY_RUN: false, PLEX_TOKEN: 'tok-1234' };
-  it('off: no fixer; on without PLEX_TOKEN: none, and the log says why; on: a fixer', () => {
-    expect(matchFixerFor({ ...base, PLEX_FIX_MISMATCHED: false }, api(), new ManualClock(), log.logger)).toBeUndefined();
-    expect(matchFixerFor({ ...base, PLEX_FIX_MISMATCHED: true, PLEX_TOKEN: '' }, api(), new ManualClock(), log.logger)).toBeUndefined();
-    expect(log.messages().join('\n')).toContain('PLEX_FIX_MISMATCHED is on but PLEX_TOKEN is empty');
-    expect(matchFixerFor({ ...base, PLEX_FIX_MISMATCHED: true }, api(), new ManualClock(), log.logger)).toBeInstanceOf(MatchFixer);
   });
 });
 

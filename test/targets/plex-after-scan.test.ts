@@ -14,7 +14,7 @@ import { named } from '../support/target.js';
 import { waitUntilPlexAnswers } from '../../src/plex/availability.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
-import { splitCommand } from '../../src/targets/commands.js';
+import { splitCommand } from '../../src/scan-commands.js';
 import { jellyfinTarget } from '../../src/targets/jellyfin.js';
 import { plexScannerTarget } from '../../src/targets/plex-scanner.js';
 import { prepareFakeScanner, scannerSettings } from '../support/scanner.js';

@@ -21,7 +21,7 @@ const MODULE = `// The "papyrus" kind (a made-up reading server): finds the shel
 // rescan that folder (POST /shelves/{id}/rescan?path=...).
 import { ACKNOWLEDGEMENT, LIBRARY_LIST, SERVER_STATUS } from '../answer-caps.js';
 import { apiCaller } from '../api-call.js';
-import { choice, optional } from '../config/values.js';
+import { choice, optional } from '../value-rules.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanOutcome } from '../scan.js';
 import { needsToken, needsUrl, targetKind } from './kind.js';

@@ -100,4 +100,37 @@ describe('dashboard and doctor in Chromium', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.screenshot({ path: join(artifacts, 'doctor-scan-phone.png'), fullPage: true });
   });
+
+  it('a confirmation opened while a live update is on its way stays open when the update arrives', async () => {
+    const folder = '/data/media/tv/Show/Season 02';
+    const request = (path: string) =>
+      t.service.app.inject({ method: 'POST', url: `/${SECRET}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'eventType=Manual&filepath=' + encodeURIComponent(path) });
+    await request('/mnt/unionfs/Media/tv/Show/Season 02/e1.mkv');
+    await page.goto(`${base}/${SECRET}/dashboard`);
+    await expect.poll(() => page.locator('#live-status').textContent()).toBe('Live');
+    const card = page.locator('#queue li', { hasText: folder });
+    await expect.poll(() => card.count()).toBe(1);
+
+    // The next live update is held on its way until the person has opened a confirmation.
+    let asked!: () => void;
+    const onItsWay = new Promise<void>((resolve) => (asked = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/dashboard/live', async (route) => {
+      asked();
+      await released;
+      await route.continue();
+    });
+    await request('/mnt/unionfs/Media/tv/Show/Season 03/e1.mkv');
+    await onItsWay;
+    await card.getByRole('button', { name: `Scan now: ${folder}` }).click();
+    const arrived = page.waitForResponse('**/dashboard/live');
+    release();
+    await arrived;
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+    await page.unroute('**/dashboard/live');
+    expect(await card.locator('details[open]').count()).toBe(1);
+    await card.getByRole('button', { name: `Yes, scan now ${folder}` }).click();
+    await expect.poll(() => page.locator('.said').textContent()).toContain(`Scanning now: ${folder}`);
+  });
 });

@@ -1,8 +1,8 @@
-// RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN: the user's programs around every scan, of every target kind.
+// RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN: how the user's programs around every scan, of every target
+// kind, are split into words and run. The processor runs the first before each delivery (processor/delivery.ts),
+// the follow-up stage the second once a scan ended (follow/stage.ts); both sit above this file.
 import { execFile } from 'node:child_process';
-import type { Logger } from '../log.js';
-import type { Target } from '../scan.js';
-import { holders } from './library-list.js';
+import type { Logger } from './log.js';
 
 /**
  * Splits a configured command into argv the way a POSIX shell would split words, honouring '…', "…" and
@@ -120,35 +120,4 @@ export async function runScanCommand(
     logger.warn({ command: argv[0], output: result.output.slice(-2000) }, `External command (${key}) failed: ${why}.`);
   }
   return result;
-}
-
-/**
- * RUN_COMMAND_BEFORE_SCAN: part of the delivery (plex_autoscan ran it before every scan), for every target kind;
- * its failure is only logged.
- */
-export async function runBeforeScan(
-  command: string,
-  target: Pick<Target, 'name' | 'pathOf' | 'libraries'>,
-  row: { folder: string; fileHint?: string; event: string },
-  logger: Logger,
-  runCommand?: CommandRunner,
-): Promise<void> {
-  if (!command.trim()) return;
-  const sections = await sectionsOf(target, row.folder);
-  const env: CommandEnv = {
-    SCANRELAY_PATH: row.fileHint ?? row.folder,
-    SCANRELAY_FOLDER: row.folder,
-    SCANRELAY_SECTION: sections.join(','),
-    SCANRELAY_EVENT: row.event,
-    SCANRELAY_TARGET: target.name,
-  };
-  await runScanCommand('before', command, env, logger, runCommand);
-}
-
-/** The ids of the target's libraries holding a folder, where its list tells them; none when it cannot. */
-async function sectionsOf(target: Pick<Target, 'pathOf' | 'libraries'>, folder: string): Promise<string[]> {
-  if (!target.libraries) return [];
-  const path = target.pathOf?.(folder).path ?? folder;
-  const libraries = await target.libraries({ holding: path }).catch(() => []);
-  return holders(libraries, path).map((l) => l.id);
 }

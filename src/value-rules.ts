@@ -1,9 +1,11 @@
 // The value rules config keys are built from (numbers, seconds, URLs, lists, path mappings, proxy addresses),
 // each carrying the "expected ..." phrase the loader prints, e.g. "SERVER_PORT: expected an integer 1-65535".
+// Below both users: the config's schema (src/config/) and each target kind's own keys (src/targets/), which the
+// schema gathers from the table of kinds.
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import { regexRule, withRegexRules, type PathMappings, type RegexRule } from '../paths/mapping.js';
-import { SIZE_PATTERN } from '../log-file.js';
+import { regexRule, withRegexRules, type PathMappings, type RegexRule } from './paths/mapping.js';
+import { SIZE_PATTERN } from './log-file.js';
 
 function isHttpUrl(value: string): boolean {
   try {
