@@ -9,7 +9,7 @@
 // jellyfin target, test/support/jellyfin-service.ts) runs on the model's ManualClock: seconds of wall time.
 // `node --import tsx bench/jellyfin-scans.ts` prints the table; `run()` returns it for bench/run.ts.
 import { pathToFileURL } from 'node:url';
-import type { ScanMethod } from '../src/targets/mediabrowser-scan-plan.js';
+import type { ScanMethod } from '../src/targets/mediabrowser/scan-plan.js';
 import { episodeFile, movieFile, movieFolder, movieLibrary, seasonFolder, tvLibrary } from '../test/fakes/jellyfin-libraries.js';
 import type { JellyfinServer } from '../test/fakes/jellyfin-server.js';
 import { jellyfinService, radarrDownload, sonarrDownload, sonarrEpisodeDeleted, sonarrImport, type JellyfinService } from '../test/support/jellyfin-service.js';

@@ -2,9 +2,9 @@
 // and later: Emby.SDK@58acc58 openapi_v3.json L49976), a QueryResult of VirtualFolderInfo (L89489-89530) whose
 // ItemId is the library's id for /Items and which carries each library's RefreshStatus and LibraryOptions, as
 // Jellyfin's /Library/VirtualFolders does. Its /Items takes a Path filter (emby-paths.ts).
-import { mediaBrowserRequests } from './mediabrowser-requests.js';
-import { mediaBrowserKind, mediaBrowserTarget, stringsOf, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser.js';
-import type { MediaBrowserLibrary } from './realtime-monitor.js';
+import { mediaBrowserRequests } from './mediabrowser/requests.js';
+import { mediaBrowserKind, mediaBrowserTarget, stringsOf, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser/target.js';
+import type { MediaBrowserLibrary } from './mediabrowser/realtime-monitor.js';
 
 export const embyFlavour: MediaBrowserFlavour = {
   kind: 'emby',

@@ -1,8 +1,8 @@
 // The "jellyfin" kind: MediaBrowser scans with the Authorization header (Jellyfin 12 turned X-Emby-Token off) and
 // libraries from /Library/VirtualFolders, whose ItemId is the library's id for /Items.
-import type { MediaBrowserLibrary } from './realtime-monitor.js';
-import { mediaBrowserRequests } from './mediabrowser-requests.js';
-import { mediaBrowserKind, mediaBrowserTarget, stringsOf, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser.js';
+import type { MediaBrowserLibrary } from './mediabrowser/realtime-monitor.js';
+import { mediaBrowserRequests } from './mediabrowser/requests.js';
+import { mediaBrowserKind, mediaBrowserTarget, stringsOf, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser/target.js';
 
 export const jellyfinFlavour: MediaBrowserFlavour = {
   kind: 'jellyfin',

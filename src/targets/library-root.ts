@@ -2,7 +2,7 @@
 // short by a bad mapping, a manual scan of /tv/) would have Plex, Jellyfin or Emby scan the whole library: minutes
 // of work, and on a dropped mount a library emptied. Such a folder is refused, per target, unless a person asked
 // for that folder itself (the manual page's box, the API's `libraryRoot`, `scanrelay scan --library-root`).
-// Jellyfin's own climb to the library item for a folder that has no item (mediabrowser-scan.ts) is not this: that
+// Jellyfin's own climb to the library item for a folder that has no item (mediabrowser/scan.ts) is not this: that
 // folder is below the library's, and its burst shares one refresh.
 import { sameFolder } from '../paths/folder.js';
 import type { Library, ScanContext, ScanOutcome, Target } from '../scan.js';

@@ -5,7 +5,7 @@
 // counts every existing item whose metadata a refresh replaced (ReplaceAllMetadata, or an item saved anew over
 // itself); none may be, and no request scanrelay sends may ask for a FullRefresh or ReplaceAllMetadata.
 import { afterEach, describe, expect, it } from 'vitest';
-import { SCAN_METHODS } from '../../src/targets/mediabrowser-scan-plan.js';
+import { SCAN_METHODS } from '../../src/targets/mediabrowser/scan-plan.js';
 import { episodeFile, movieFile, movieFolder, movieLibrary, seasonFolder, seriesName, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import type { JellyfinServer } from '../fakes/jellyfin-server.js';
 import { jellyfinService, PASS, radarrDownload, sonarrDownload, sonarrEpisodeDeleted, sonarrSeriesDeleted, type JellyfinService } from '../support/jellyfin-service.js';

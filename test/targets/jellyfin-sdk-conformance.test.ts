@@ -1,13 +1,13 @@
 // Every request our Jellyfin code makes is an operation of the official TypeScript SDK (@jellyfin/sdk, generated
 // from Jellyfin's OpenAPI document): method, path template and query names. The list is the one the module
-// exports (src/targets/mediabrowser-requests.ts, its query names read from the builders the code calls); the
+// exports (src/targets/mediabrowser/requests.ts, its query names read from the builders the code calls); the
 // plugin's route is the one listed exception. What the real target sent the model server through the service,
 // by every SCAN_METHOD, is checked too, so a request that skipped the list still meets the check. Plex's requests
 // are checked against @lukehagar/plexjs where it lists the route, with the exceptions below and why each is there
 // (still a hand table: the Plex modules do not export theirs yet).
 import { afterEach, describe, expect, it } from 'vitest';
 import { jellyfinRequests } from '../../src/targets/jellyfin.js';
-import { SCAN_METHODS } from '../../src/targets/mediabrowser-scan-plan.js';
+import { SCAN_METHODS } from '../../src/targets/mediabrowser/scan-plan.js';
 import { episodeFile, movieFile, movieLibrary, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import { jellyfinService, radarrDownload, sonarrDownload, type JellyfinService } from '../support/jellyfin-service.js';
 import { jellyfinOperations, mismatch, plexOperations, type OurRequest } from '../support/sdk-operations.js';

@@ -1,4 +1,4 @@
-// The LibraryChanged message pinned to its sources: the names our parser (src/targets/mediabrowser-socket.ts)
+// The LibraryChanged message pinned to its sources: the names our parser (src/targets/mediabrowser/socket.ts)
 // reads are exactly the property names of @jellyfin/sdk's generated model (LibraryChangedMessage,
 // LibraryUpdateInfo: node_modules/@jellyfin/sdk/lib/generated-client/models/library-changed-message.d.ts and
 // library-update-info.d.ts), which is generated from the server's OpenAPI. On the server the class is
@@ -9,7 +9,7 @@
 import type { LibraryChangedMessage } from '@jellyfin/sdk/lib/generated-client/models/library-changed-message.js';
 import type { LibraryUpdateInfo } from '@jellyfin/sdk/lib/generated-client/models/library-update-info.js';
 import { describe, expect, it } from 'vitest';
-import { LIBRARY_UPDATE_LISTS, parseLibraryChanged } from '../../src/targets/mediabrowser-socket.js';
+import { LIBRARY_UPDATE_LISTS, parseLibraryChanged } from '../../src/targets/mediabrowser/socket.js';
 import { libraryChangedFrame } from '../fakes/mediabrowser-socket.js';
 
 // Every property of the SDK's model, each with its own value: Required<> makes a property the SDK adds or

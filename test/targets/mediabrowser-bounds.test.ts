@@ -1,15 +1,15 @@
 // What a Jellyfin or Emby server may make the relay hold: the item ids of LibraryChanged messages are read one
-// batch at a time however fast messages come, with a bounded number waiting (src/targets/mediabrowser-follower.ts),
+// batch at a time however fast messages come, with a bounded number waiting (src/targets/mediabrowser/follower.ts),
 // and the folder listings the item locator keeps stop at a bounded number of folders, however long a server
-// lists (src/targets/mediabrowser-locate.ts).
+// lists (src/targets/mediabrowser/locate.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiCaller } from '../../src/api-call.js';
 import { systemClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log.js';
-import { MediaBrowserFollower } from '../../src/targets/mediabrowser-follower.js';
-import { ItemLocator, MAX_FOLDERS } from '../../src/targets/mediabrowser-locate.js';
-import { MediaBrowserSocket } from '../../src/targets/mediabrowser-socket.js';
-import type { MediaBrowserTicket } from '../../src/targets/mediabrowser-verdict.js';
+import { MediaBrowserFollower } from '../../src/targets/mediabrowser/follower.js';
+import { ItemLocator, MAX_FOLDERS } from '../../src/targets/mediabrowser/locate.js';
+import { MediaBrowserSocket } from '../../src/targets/mediabrowser/socket.js';
+import type { MediaBrowserTicket } from '../../src/targets/mediabrowser/verdict.js';
 import { scriptedDial } from '../support/fake-socket.js';
 import { until } from '../support/until.js';
 

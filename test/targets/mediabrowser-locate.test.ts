@@ -2,7 +2,7 @@
 // one level per segment, a cache per level, a miss re-reads only the level that missed, and the budget of at
 // most 3 listing requests for a folder whose series is already cached.
 import { afterEach, describe, expect, it } from 'vitest';
-import { childrenQuery, ItemLocator, type LibraryRoot } from '../../src/targets/mediabrowser-locate.js';
+import { childrenQuery, ItemLocator, type LibraryRoot } from '../../src/targets/mediabrowser/locate.js';
 import { episodeFile, movieFolder, movieLibrary, seasonFolder, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import { startJellyfinServer, type JellyfinServer } from '../fakes/jellyfin-server.js';
 

@@ -1,10 +1,10 @@
-// The plugin client (src/targets/mediabrowser-plugin.ts) against a stub server: paths asked while a call is out
+// The plugin client (src/targets/mediabrowser/plugin.ts) against a stub server: paths asked while a call is out
 // wait and go together in the next, as one ScanPaths; an answer is read by its path; a plugin without the batch
 // route is asked one path at a time; Jellyfin's 500 "Failed" for a path gone from disk reads as Removed.
 import { describe, expect, it } from 'vitest';
 import { apiCaller } from '../../src/api-call.js';
 import { silentLogger } from '../../src/log.js';
-import { TargetedScans } from '../../src/targets/mediabrowser-plugin.js';
+import { TargetedScans } from '../../src/targets/mediabrowser/plugin.js';
 
 interface Sent {
   path: string;

@@ -2,8 +2,8 @@
 // answers (its 500 "Failed" for a removed path included) read. test/targets/jellyfin-scans.test.ts drives the real target
 // with it through the service against the model Jellyfin.
 import { describe, expect, it } from 'vitest';
-import type { FolderItem, Located } from '../../src/targets/mediabrowser-locate.js';
-import { explainFolder, planScans, pluginAnswer, type DueFolder } from '../../src/targets/mediabrowser-scan-plan.js';
+import type { FolderItem, Located } from '../../src/targets/mediabrowser/locate.js';
+import { explainFolder, planScans, pluginAnswer, type DueFolder } from '../../src/targets/mediabrowser/scan-plan.js';
 
 const root: FolderItem = { id: 'tv', path: '/tv', type: 'CollectionFolder' };
 const series: FolderItem = { id: 's1', path: '/tv/A', type: 'Series' };

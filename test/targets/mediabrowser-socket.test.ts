@@ -1,9 +1,9 @@
-// The Jellyfin/Emby websocket client (src/targets/mediabrowser-socket.ts): the messages pinned in
+// The Jellyfin/Emby websocket client (src/targets/mediabrowser/socket.ts): the messages pinned in
 // test/fixtures/jellyfin/websocket, KeepAlive answers, and, against the fake over real sockets, the header
 // authentication, Emby's URL, and LibraryChanged reaching a user's socket but not an API key's.
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { MediaBrowserSocket, parseEnvelope, parseLibraryChanged, socketAddress, type MediaBrowserEvent } from '../../src/targets/mediabrowser-socket.js';
+import { MediaBrowserSocket, parseEnvelope, parseLibraryChanged, socketAddress, type MediaBrowserEvent } from '../../src/targets/mediabrowser/socket.js';
 import { FakeMediaBrowserSocket } from '../fakes/mediabrowser-socket.js';
 import { ownFixtureText } from '../support/fixtures.js';
 import { scriptedDial, SteppedClock } from '../support/fake-socket.js';

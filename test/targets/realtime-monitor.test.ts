@@ -2,7 +2,7 @@
 // people look: the path doctor (for a path in such a library), the dashboard's server card and /health (for every
 // library scanrelay serves that has it on), with what it costs and how to turn it off. Against the model server.
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { realtimeMonitorNote } from '../../src/targets/realtime-monitor.js';
+import { realtimeMonitorNote } from '../../src/targets/mediabrowser/realtime-monitor.js';
 import { episodeFile, movieFile, movieLibrary, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import { jellyfinService, PASS, type JellyfinService } from '../support/jellyfin-service.js';
 

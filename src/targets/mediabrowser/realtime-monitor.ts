@@ -5,7 +5,7 @@
 // LibraryMonitor.cs:98-139, L211-246, L333-343). On a network mount (rclone, NFS, SMB) inotify raises nothing and it
 // costs nothing. Said by the path doctor, the dashboard's server card and /health (docs/targets.md, "Which
 // SCAN_METHOD for my setup").
-import type { Library } from '../scan.js';
+import type { Library } from '../../scan.js';
 
 /** A Jellyfin or Emby library as its list says it: with its real-time monitoring, when the list says it. */
 export interface MediaBrowserLibrary extends Library {

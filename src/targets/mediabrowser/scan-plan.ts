@@ -1,15 +1,15 @@
 // What a Jellyfin or Emby target sends for the folders due together, by SCAN_METHOD, besides the Targeted Scans
-// plugin's files (mediabrowser-plugin-plan.ts). Pure: the folders come already located (mediabrowser-locate.ts),
+// plugin's files (mediabrowser/plugin-plan.ts). Pure: the folders come already located (mediabrowser/locate.ts),
 // the calls go out through whatever HTTP caller the target has.
 //  - item (and auto): POST /Items/{id}/Refresh of the deepest folder item holding each folder, once per distinct
 //    item; on a folder the server validates its children recursively (new files become items, missing ones go)
 //    at once, with no monitor delay and no merge onto the library root.
 //  - folders whose nearest item is the library itself share ONE refresh of the library's item. The server's
 //    refresh queue is a priority queue, not first in first out (the newest equal entry runs next), so that
-//    refresh is held until the cheap refreshes sent before it have run (mediabrowser-scan.ts), never sent among them.
+//    refresh is held until the cheap refreshes sent before it have run (mediabrowser/scan.ts), never sent among them.
 //  - library: one refresh of each library's item. media-updated: POST /Library/Media/Updated, the monitor's way.
 // docs/targets.md ("Jellyfin and Emby: how a folder reaches the library") gives the server code behind each of these.
-import type { FolderItem, Located } from './mediabrowser-locate.js';
+import type { FolderItem, Located } from './locate.js';
 
 export const SCAN_METHODS = ['auto', 'item', 'library', 'media-updated'] as const;
 export type ScanMethod = (typeof SCAN_METHODS)[number];

@@ -1,30 +1,30 @@
 // How a Jellyfin or Emby target gets one folder into the library, by SCAN_METHOD (docs/targets.md says what the
 // server does with each call, with its code cited). The processor hands the target one folder at a time; what
 // must be shared across folders lives here:
-//  - the Targeted Scans plugin (mediabrowser-plugin.ts), asked for once per start (auto), forgotten on a 404, its
-//    paths batched; what it is sent is the plugin plan's (mediabrowser-plugin-plan.ts): new files and paths gone
+//  - the Targeted Scans plugin (mediabrowser/plugin.ts), asked for once per start (auto), forgotten on a 404, its
+//    paths batched; what it is sent is the plugin plan's (mediabrowser/plugin-plan.ts): new files and paths gone
 //    from disk, never a path that is an item, since it would replace that item's metadata;
-//  - the item locator's cache of the levels it read (mediabrowser-locate.ts), and which files are items
-//    (mediabrowser-file-items.ts);
-//  - refreshes of a library's own item, held per library (mediabrowser-root-hold.ts);
+//  - the item locator's cache of the levels it read (mediabrowser/locate.ts), and which files are items
+//    (mediabrowser/file-items.ts);
+//  - refreshes of a library's own item, held per library (mediabrowser/root-hold.ts);
 //  - refreshes of the same item in flight at once are sent once.
 // No request here asks for ReplaceAllMetadata or a FullRefresh: every refresh is the web client's "Scan for new and
 // updated files" (Default, nothing replaced; refreshQuery).
-import { ACKNOWLEDGEMENT, MEDIABROWSER_ITEMS_PAGE } from '../answer-caps.js';
-import { ApiRefusal, type ApiCaller } from '../api-call.js';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import type { Library, ScanContext } from '../scan.js';
+import { ACKNOWLEDGEMENT, MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
+import { ApiRefusal, type ApiCaller } from '../../api-call.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../log.js';
+import type { Library, ScanContext } from '../../scan.js';
 import { EmbyPaths } from './emby-paths.js';
-import { FileItems } from './mediabrowser-file-items.js';
-import { childrenQuery, ItemLocator, type FolderItem, type LibraryRoot, type Located } from './mediabrowser-locate.js';
-import { TargetedScans } from './mediabrowser-plugin.js';
-import { pluginPlan, type PluginPlan } from './mediabrowser-plugin-plan.js';
-import { readRefreshStates } from './mediabrowser-confirm.js';
-import { RefreshWatch, WATCH_LIMIT_MS } from './mediabrowser-refresh-watch.js';
-import { RootHold } from './mediabrowser-root-hold.js';
-import { explainFolder, libraryWalkNote, planScans, refreshQuery, type DueFolder, type ScanMethod, type ServerKind } from './mediabrowser-scan-plan.js';
-import { FOLDER_DELETES, type SentOutcome } from './mediabrowser-sent.js';
+import { FileItems } from './file-items.js';
+import { childrenQuery, ItemLocator, type FolderItem, type LibraryRoot, type Located } from './locate.js';
+import { TargetedScans } from './plugin.js';
+import { pluginPlan, type PluginPlan } from './plugin-plan.js';
+import { readRefreshStates } from './confirm.js';
+import { RefreshWatch, WATCH_LIMIT_MS } from './refresh-watch.js';
+import { RootHold } from './root-hold.js';
+import { explainFolder, libraryWalkNote, planScans, refreshQuery, type DueFolder, type ScanMethod, type ServerKind } from './scan-plan.js';
+import { FOLDER_DELETES, type SentOutcome } from './sent.js';
 
 export interface ScanFlowOptions {
   kind: ServerKind;

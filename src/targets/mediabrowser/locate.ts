@@ -4,8 +4,8 @@
 // keep each level we read: series and season folders rarely change, so a later folder of a known series costs
 // no request, and a miss re-reads only the level that missed. Paging through a whole library for one folder
 // (what autopulse does) took about 72 s on a large one.
-import { systemClock, type Clock } from '../clock.js';
-import { isInside, joinPath, sameForm, trimTrailingSeparator } from '../paths/folder.js';
+import { systemClock, type Clock } from '../../clock.js';
+import { isInside, joinPath, sameForm, trimTrailingSeparator } from '../../paths/folder.js';
 
 /** A library as the server lists it: the item id /Items takes as ParentId, and its folders. */
 export interface LibraryRoot {

@@ -5,12 +5,12 @@
 // (`ParentId`, `Filters=IsNotFolder`, not recursive: a season's episodes; a movie library's movies, whose parent
 // is the library's location), paged, and kept for a few seconds: a burst reads each level once. What the plugin
 // answers is learnt at once (a file it created is an item, a file it removed is not).
-import { MEDIABROWSER_ITEMS_PAGE } from '../answer-caps.js';
-import type { ApiCaller } from '../api-call.js';
-import type { Clock } from '../clock.js';
-import { parentFolder, trimTrailingSeparator } from '../paths/folder.js';
+import { MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
+import type { ApiCaller } from '../../api-call.js';
+import type { Clock } from '../../clock.js';
+import { parentFolder, trimTrailingSeparator } from '../../paths/folder.js';
 import type { EmbyPaths } from './emby-paths.js';
-import type { FolderItem } from './mediabrowser-locate.js';
+import type { FolderItem } from './locate.js';
 
 /** A level's files are read again after this: the server's own monitor may have added some meanwhile. */
 export const FILES_TRUSTED_MS = 10_000;

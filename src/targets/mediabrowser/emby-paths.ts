@@ -1,13 +1,13 @@
 // Emby's GET /Items takes a Path filter (Emby.SDK@58acc58 Resources/OpenApi/openapi_v3.json L8625-8632, "Optional
 // filter by Path."; in the spec since SDK 4.7.5): a folder's or a file's item in one request, where Jellyfin's
-// /Items has no such filter and the item is found by walking down from the library (mediabrowser-locate.ts).
+// /Items has no such filter and the item is found by walking down from the library (mediabrowser/locate.ts).
 // Emby is closed source, so what the filter matches is checked on every answer: only an item whose Path is the
 // path asked counts, and an answer with items but none of that path means the filter was not applied; from then
 // on this server is walked down as Jellyfin is.
-import { MEDIABROWSER_ITEMS_PAGE } from '../answer-caps.js';
-import type { ApiCaller } from '../api-call.js';
-import { isInside, parentFolder, sameForm, trimTrailingSeparator } from '../paths/folder.js';
-import { ItemLocator, type FolderItem, type LibraryRoot, type Located } from './mediabrowser-locate.js';
+import { MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
+import type { ApiCaller } from '../../api-call.js';
+import { isInside, parentFolder, sameForm, trimTrailingSeparator } from '../../paths/folder.js';
+import { ItemLocator, type FolderItem, type LibraryRoot, type Located } from './locate.js';
 
 /** The query of one lookup by path (the spec's names). */
 export function pathQuery(path: string): Record<string, string> {

@@ -1,17 +1,17 @@
 // Builds the follower of a Jellyfin or Emby target from the target's own parts: its API caller, its library list
 // and item locator (so the listing finds the refreshed folder's item as the scan did), its websocket, and, on
 // Jellyfin, how to tell whether the token belongs to a user (only then does LibraryChanged reach the socket).
-import { MEDIABROWSER_USER } from '../answer-caps.js';
-import type { ApiCaller } from '../api-call.js';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import type { Dial } from '../media-socket.js';
-import type { Library } from '../scan.js';
-import { version } from '../version.js';
-import type { LibraryList } from './library-list.js';
-import { MediaBrowserFollower, type FollowTimings } from './mediabrowser-follower.js';
-import type { MediaBrowserScans } from './mediabrowser-scan.js';
-import { MediaBrowserSocket } from './mediabrowser-socket.js';
+import { MEDIABROWSER_USER } from '../../answer-caps.js';
+import type { ApiCaller } from '../../api-call.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../log.js';
+import type { Dial } from '../../media-socket.js';
+import type { Library } from '../../scan.js';
+import { version } from '../../version.js';
+import type { LibraryList } from '../library-list.js';
+import { MediaBrowserFollower, type FollowTimings } from './follower.js';
+import type { MediaBrowserScans } from './scan.js';
+import { MediaBrowserSocket } from './socket.js';
 
 export interface FollowSettings {
   /** Open the server's websocket (default true); without it every file is confirmed by listing. */
@@ -22,7 +22,7 @@ export interface FollowSettings {
   timings?: Partial<FollowTimings>;
 }
 
-/** The little of the target's flavour and options the follower needs (not imported: mediabrowser.ts imports this). */
+/** The little of the target's flavour and options the follower needs (not imported: mediabrowser/target.ts imports this). */
 interface Server {
   kind: 'jellyfin' | 'emby';
   librariesPath: string;

@@ -2,12 +2,12 @@
 // asked over HTTP: the paths of the items a LibraryChanged named (GET /Items?Ids=…&Fields=Path, batched), whether
 // the refresh of a library is still running (Jellyfin's RefreshStatus in /Library/VirtualFolders), and whether
 // the refreshed folder now holds the file (its children listed once, paged; never the whole library). The words a
-// follow-up ends with are in mediabrowser-verdict.ts; when to ask is the follower's (mediabrowser-follower.ts).
-import { MEDIABROWSER_ITEMS_PAGE, MEDIABROWSER_LIBRARIES } from '../answer-caps.js';
-import type { ApiCaller } from '../api-call.js';
-import { lookupCandidates } from '../paths/sidecar.js';
-import { fileItemsQuery } from './mediabrowser-items.js';
-import type { Located } from './mediabrowser-locate.js';
+// follow-up ends with are in mediabrowser/verdict.ts; when to ask is the follower's (mediabrowser/follower.ts).
+import { MEDIABROWSER_ITEMS_PAGE, MEDIABROWSER_LIBRARIES } from '../../answer-caps.js';
+import type { ApiCaller } from '../../api-call.js';
+import { lookupCandidates } from '../../paths/sidecar.js';
+import { fileItemsQuery } from './items.js';
+import type { Located } from './locate.js';
 
 /** Ids per GET /Items?Ids=… request: 32 hex digits each keep the URL under 4 KB with the other parameters. */
 export const IDS_PER_REQUEST = 50;

@@ -9,18 +9,18 @@
 // folder is listed again later, and past the time limit the follow-up says `scanned`, never `not-found`.
 // A deleted folder's follow-up looks for its item's removal instead: in ItemsRemoved, or looked up by id.
 // Outcomes go to the follow-up stage, which stores the ticket, so a restart resumes every follow-up here.
-import type { ApiCaller } from '../api-call.js';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import { reportFollowUp } from '../follow/report.js';
-import type { Follower, FollowItem, FollowResult, SocketStatus } from '../scan.js';
-import { sameForm, trimTrailingSeparator } from '../paths/folder.js';
-import { holdsFile, listFolder, pathsOfItems, readRefreshStates, stillListed, type Listed } from './mediabrowser-confirm.js';
-import type { Located } from './mediabrowser-locate.js';
-import type { RefreshWatch } from './mediabrowser-refresh-watch.js';
-import { FollowSocket } from './mediabrowser-follow-socket.js';
-import type { LibraryChangedEvent, MediaBrowserSocket } from './mediabrowser-socket.js';
-import { isTicket, mediaBrowserVerdict, type MediaBrowserTicket, type Seen } from './mediabrowser-verdict.js';
+import type { ApiCaller } from '../../api-call.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../log.js';
+import { reportFollowUp } from '../../follow/report.js';
+import type { Follower, FollowItem, FollowResult, SocketStatus } from '../../scan.js';
+import { sameForm, trimTrailingSeparator } from '../../paths/folder.js';
+import { holdsFile, listFolder, pathsOfItems, readRefreshStates, stillListed, type Listed } from './confirm.js';
+import type { Located } from './locate.js';
+import type { RefreshWatch } from './refresh-watch.js';
+import { FollowSocket } from './follow-socket.js';
+import type { LibraryChangedEvent, MediaBrowserSocket } from './socket.js';
+import { isTicket, mediaBrowserVerdict, type MediaBrowserTicket, type Seen } from './verdict.js';
 
 /** How long each step may take; tests shorten them, the server's own defaults are cited where they come from. */
 export interface FollowTimings {
@@ -54,7 +54,7 @@ export interface MediaBrowserFollowerOptions {
   /** Does the token belong to a user (Jellyfin: GET /Users/Me)? Undefined: cannot tell before a LibraryChanged comes. */
   tokenHasUser?: () => Promise<boolean | undefined>;
   timings?: Partial<FollowTimings>;
-  /** The target's targeted refreshes not yet seen to run (mediabrowser-refresh-watch.ts). */
+  /** The target's targeted refreshes not yet seen to run (mediabrowser/refresh-watch.ts). */
   watch?: Pick<RefreshWatch, 'busy' | 'check' | 'observed'>;
   /** When a change under these libraries last went to the library monitor (media-updated): each restarts its timer. */
   lastMonitorChange?: (libraries: string[]) => number | undefined;
@@ -149,7 +149,7 @@ export class MediaBrowserFollower implements Follower {
     return located && !located.isLibraryRoot && sameForm(trimTrailingSeparator(located.item.path), trimTrailingSeparator(folder), folder) ? [located.item.id] : [];
   }
 
-  /** The socket is open only while follow-ups wait (mediabrowser-follow-socket.ts). */
+  /** The socket is open only while follow-ups wait (mediabrowser/follow-socket.ts). */
   private openSocket(): void {
     this.socket.open(() => this.running && this.items.size > 0);
   }

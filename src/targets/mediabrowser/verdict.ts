@@ -3,8 +3,8 @@
 // has no such file: with what to check), `scanned` (the server took the scan; nothing could tell more), shown
 // neutral. The ticket a delivery stores for its follow-up is defined here too, so the target and the follower
 // share one JSON shape.
-import type { FollowResult } from '../scan.js';
-import type { Listed } from './mediabrowser-confirm.js';
+import type { FollowResult } from '../../scan.js';
+import type { Listed } from './confirm.js';
 
 /** What the target hands its follower for one accepted scan (stored as JSON with the delivery; resumed after a restart). */
 export interface MediaBrowserTicket {

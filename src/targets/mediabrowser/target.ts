@@ -1,22 +1,22 @@
 // The MediaBrowser API that Jellyfin and Emby share: tell the server a folder changed, after checking that one of
 // its libraries holds the folder, and refresh the item holding a file. The two differ only in auth header and
 // library listing (jellyfin.ts, emby.ts).
-import { MEDIABROWSER_LIBRARIES, SERVER_STATUS } from '../answer-caps.js';
-import { apiCaller, entryUrlKey } from '../api-call.js';
-import { systemClock, type Clock } from '../clock.js';
-import { silentLogger, type Logger } from '../log.js';
-import { trimTrailingSeparator } from '../paths/folder.js';
-import type { ItemLocation, Library, ScanContext, ScanOutcome } from '../scan.js';
-import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities } from './kind.js';
-import { holders, knownLocations, LibraryList } from './library-list.js';
-import { locateMediaBrowserItems, refreshMediaBrowserItem } from './mediabrowser-items.js';
-import { MediaBrowserScans } from './mediabrowser-scan.js';
-import { FOLDER_DELETES } from './mediabrowser-sent.js';
-import type { MediaBrowserTicket } from './mediabrowser-verdict.js';
-import { defaultScanMethod, SCAN_METHODS, type ScanMethod } from './mediabrowser-scan-plan.js';
-import { choice, optional } from '../value-rules.js';
+import { MEDIABROWSER_LIBRARIES, SERVER_STATUS } from '../../answer-caps.js';
+import { apiCaller, entryUrlKey } from '../../api-call.js';
+import { systemClock, type Clock } from '../../clock.js';
+import { silentLogger, type Logger } from '../../log.js';
+import { trimTrailingSeparator } from '../../paths/folder.js';
+import type { ItemLocation, Library, ScanContext, ScanOutcome } from '../../scan.js';
+import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities } from '../kind.js';
+import { holders, knownLocations, LibraryList } from '../library-list.js';
+import { locateMediaBrowserItems, refreshMediaBrowserItem } from './items.js';
+import { MediaBrowserScans } from './scan.js';
+import { FOLDER_DELETES } from './sent.js';
+import type { MediaBrowserTicket } from './verdict.js';
+import { defaultScanMethod, SCAN_METHODS, type ScanMethod } from './scan-plan.js';
+import { choice, optional } from '../../value-rules.js';
 import { realtimeMonitorNote, type MediaBrowserLibrary } from './realtime-monitor.js';
-import { mediaBrowserFollower, type FollowSettings } from './mediabrowser-following.js';
+import { mediaBrowserFollower, type FollowSettings } from './following.js';
 
 export interface MediaBrowserOptions {
   name: string;
@@ -38,7 +38,7 @@ export interface MediaBrowserOptions {
   /** Defaults to httpFetch (src/http-fetch.ts). */
   fetch?: typeof fetch;
   /**
-   * Follow each scan of a delivered file to what the server made of it (mediabrowser-follower.ts). Off when left
+   * Follow each scan of a delivered file to what the server made of it (mediabrowser/follower.ts). Off when left
    * out, so a target built by hand ends a delivery when the server took it; the table's kinds turn it on.
    */
   follow?: false | FollowSettings;

@@ -1,11 +1,11 @@
 // Refreshes of a library's own item (a new series; any movie without the plugin) are held per library, so a burst
 // of such folders costs ONE library walk: each folder's scan answers when that one refresh is sent (or failed), so
 // a failure is retried by the queue as usual. The refresh is sent once the burst had ROOT_HOLD_MS to gather and
-// `ready()` says the way is clear (mediabrowser-scan.ts: no targeted refresh of ours still waiting in the server's
+// `ready()` says the way is clear (mediabrowser/scan.ts: no targeted refresh of ours still waiting in the server's
 // queue, where a later library refresh would run before them).
-import type { Clock } from '../clock.js';
-import type { FolderItem } from './mediabrowser-locate.js';
-import type { SentOutcome } from './mediabrowser-sent.js';
+import type { Clock } from '../../clock.js';
+import type { FolderItem } from './locate.js';
+import type { SentOutcome } from './sent.js';
 
 /** How long a library-root refresh waits for the rest of a burst (arr imports of a burst arrive seconds apart). */
 export const ROOT_HOLD_MS = 5_000;

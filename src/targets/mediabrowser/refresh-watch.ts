@@ -4,18 +4,18 @@
 // runs before most of them. And the server says nothing of a season's or series' refresh (RefreshStatus covers
 // library folders only). So each refresh of ours is watched by what it must change: the files the request named
 // appear below the refreshed item, the deleted ones leave it (GET /Items?ParentId=<item>&Recursive=true, paged).
-// The library-root hold waits until none is pending (mediabrowser-root-hold.ts); the follower does not call a file
-// missing while one is (mediabrowser-follower.ts). A refresh with nothing to watch for (a folder scanned without a
+// The library-root hold waits until none is pending (mediabrowser/root-hold.ts); the follower does not call a file
+// missing while one is (mediabrowser/follower.ts). A refresh with nothing to watch for (a folder scanned without a
 // file) is not watched. One not seen to run is given up on once no library of the server has been refreshing
 // (RefreshStatus) for IDLE_GRACE_MS, the queue then being empty of walks (it ran and did not take the file in),
 // and in any case after WATCH_LIMIT_MS.
-import { MEDIABROWSER_ITEMS_PAGE } from '../answer-caps.js';
-import type { ApiCaller } from '../api-call.js';
-import type { Clock } from '../clock.js';
-import { lookupCandidates } from '../paths/sidecar.js';
-import { fileItemsQuery } from './mediabrowser-items.js';
-import type { FolderItem } from './mediabrowser-locate.js';
-import type { RefreshState } from './mediabrowser-confirm.js';
+import { MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
+import type { ApiCaller } from '../../api-call.js';
+import type { Clock } from '../../clock.js';
+import { lookupCandidates } from '../../paths/sidecar.js';
+import { fileItemsQuery } from './items.js';
+import type { FolderItem } from './locate.js';
+import type { RefreshState } from './confirm.js';
 
 /** A refresh not seen to run after this is given up on: the server may have dropped it, or be stuck for long. */
 export const WATCH_LIMIT_MS = 10 * 60_000;

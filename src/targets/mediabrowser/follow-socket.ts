@@ -2,9 +2,9 @@
 // when the last ends), never for a token known to be an API key's (the server sends that one no LibraryChanged),
 // so there is no socket and no reconnect loop against a server there is nothing to ask. It says since when it has
 // been open (the follower's "did the socket watch this follow-up") and hands each LibraryChanged on.
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import type { LibraryChangedEvent, MediaBrowserEvent, MediaBrowserSocket } from './mediabrowser-socket.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../log.js';
+import type { LibraryChangedEvent, MediaBrowserEvent, MediaBrowserSocket } from './socket.js';
 
 export interface FollowSocketOptions {
   /** "Jellyfin" or "Emby", for logs. */

@@ -1,10 +1,10 @@
 // The Jellyfin or Emby item(s) holding a file: the libraries holding it are paged through (GET /Items with
 // Fields=Path, Filters=IsNotFolder: GetItems binds no IsFolder parameter) for the item whose Path is the file (a sidecar: the video beside it). Refreshing one is
 // POST /Items/{id}/Refresh.
-import { ACKNOWLEDGEMENT, MEDIABROWSER_ITEMS_PAGE } from '../answer-caps.js';
-import type { ApiCaller } from '../api-call.js';
-import { lookupCandidates } from '../paths/sidecar.js';
-import type { ItemLocation, Library } from '../scan.js';
+import { ACKNOWLEDGEMENT, MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
+import type { ApiCaller } from '../../api-call.js';
+import { lookupCandidates } from '../../paths/sidecar.js';
+import type { ItemLocation, Library } from '../../scan.js';
 
 /** `libraries`: those holding the file, with the ids /Items takes as ParentId. Rejects when the server does not answer. */
 export async function locateMediaBrowserItems(api: ApiCaller, who: string, libraries: Library[], file: string, pageSize = 500): Promise<ItemLocation> {

@@ -5,11 +5,11 @@
 // with a FullRefresh and ReplaceAllMetadata of it and everything below it (TargetedScanService.cs L193-210), and a
 // movie's folder by saving its Movie anew. Such files are refreshed as items instead, and a folder that is an item
 // (a known season or series), or holds one (a movie's folder), goes the item refresh's way.
-import type { ScanContext } from '../scan.js';
-import type { FileItems } from './mediabrowser-file-items.js';
-import type { FolderItem, Located } from './mediabrowser-locate.js';
-import type { PluginAsk } from './mediabrowser-plugin.js';
-import { sameForm, trimTrailingSeparator } from '../paths/folder.js';
+import type { ScanContext } from '../../scan.js';
+import type { FileItems } from './file-items.js';
+import type { FolderItem, Located } from './locate.js';
+import type { PluginAsk } from './plugin.js';
+import { sameForm, trimTrailingSeparator } from '../../paths/folder.js';
 
 export interface PluginPlan {
   /** Paths for the plugin: new files and folders to create, paths gone from disk to remove. */
