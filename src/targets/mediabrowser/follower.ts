@@ -19,26 +19,10 @@ import { holdsFile, listFolder, pathsOfItems, readRefreshStates, stillListed, ty
 import type { Located } from './locate.js';
 import type { RefreshWatch } from './refresh-watch.js';
 import { FollowSocket } from './follow-socket.js';
+import { FOLLOW_TIMINGS, type FollowTimings } from './follow-timings.js';
+import { keyOf, type Followed } from './followed.js';
 import type { LibraryChangedEvent, MediaBrowserSocket } from './socket.js';
 import { isTicket, mediaBrowserVerdict, type MediaBrowserTicket, type Seen } from './verdict.js';
-
-/** How long each step may take; tests shorten them, the server's own defaults are cited where they come from. */
-export interface FollowTimings {
-  /** Between two looks at the server while follow-ups wait. */
-  pollMs: number;
-  /** After the scan was sent, before a listing: the refresh was only queued (ProviderManager.QueueRefresh). */
-  settleMs: number;
-  /** SCAN_METHOD media-updated: the library monitor refreshes after LibraryMonitorDelay, 60 s by default. */
-  monitorDelayMs: number;
-  /** Jellyfin's LibraryUpdateDuration: LibraryChanged goes out 30 s after the last change (ServerConfiguration.cs L178). */
-  libraryUpdateMs: number;
-  /** How much longer a LibraryChanged is waited for before the listing takes over. */
-  socketGraceMs: number;
-  /** The longest a follow-up waits for the refresh to be over before it lists anyway. */
-  timeoutMs: number;
-}
-
-export const FOLLOW_TIMINGS: FollowTimings = { pollMs: 2_000, settleMs: 10_000, monitorDelayMs: 60_000, libraryUpdateMs: 30_000, socketGraceMs: 15_000, timeoutMs: 600_000 };
 
 export interface MediaBrowserFollowerOptions {
   /** "Jellyfin" or "Emby", for details. */
@@ -59,20 +43,6 @@ export interface MediaBrowserFollowerOptions {
   /** When a change under these libraries last went to the library monitor (media-updated): each restarts its timer. */
   lastMonitorChange?: (libraries: string[]) => number | undefined;
 }
-
-interface Followed {
-  key: string;
-  item: FollowItem;
-  ticket: MediaBrowserTicket;
-  /** When follow() was called: the socket watched the follow-up only if it was open since. */
-  followedAt: number;
-  listing: boolean;
-  lastError?: string;
-  /** Since when a listing found the file missing while the server's queue was busy. */
-  busySince?: number;
-}
-
-const keyOf = (item: FollowItem) => `${item.ref.folderId}:${item.ref.generation}`;
 
 /**
  * Item ids of LibraryChanged waiting while their paths are read, at most (100 requests of IDS_PER_REQUEST): the

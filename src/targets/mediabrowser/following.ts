@@ -9,7 +9,8 @@ import type { Dial } from '../../media-socket.js';
 import type { Library } from '../../scan.js';
 import { version } from '../../version.js';
 import type { LibraryList } from '../library-list.js';
-import { MediaBrowserFollower, type FollowTimings } from './follower.js';
+import { MediaBrowserFollower } from './follower.js';
+import type { FollowTimings } from './follow-timings.js';
 import type { MediaBrowserScans } from './scan.js';
 import { MediaBrowserSocket } from './socket.js';
 
