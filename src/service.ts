@@ -19,10 +19,7 @@ import { Queue } from './queue/store.js';
 import type { DriveMonitor } from './drive/monitor.js';
 import type { ConnectedApps } from './arr/connected.js';
 import { cacheRefresh } from './rclone/remote-control.js';
-import { openPlexDatabase } from './plex/database.js';
-import { PLEX_DATABASE_PATH_DEFAULT } from './plex/keys.js';
-import { ConditionLog } from './log-condition.js';
-import { groupLocations } from './plex/locations.js';
+import { plexDatabases } from './targets/plex-databases.js';
 import { mapPath } from './paths/mapping.js';
 import { describeRefusal, gatePath } from './paths/gate.js';
 import { buildApp, type AppDeps } from './server/app.js';
@@ -101,44 +98,14 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     { days: config.HISTORY_DAYS, maxRows: config.HISTORY_MAX_ROWS, truncate: (here) => queue.truncateWal(here) },
     logger,
   );
-  // One "say it once" record for every handle on Plex's database (src/log-condition.ts).
-  // Plex's database is optional with a token: at the default path that a user never chose, its absence is one
-  // INFO line; a PLEX_DATABASE_PATH the user set and that cannot be read is a WARN, repeated while it lasts.
-  const databaseChosen = config.PLEX_DATABASE_PATH !== PLEX_DATABASE_PATH_DEFAULT;
-  const plexDbConditions = new ConditionLog({ logger, clock, ...(databaseChosen ? {} : { level: 'info' as const, summaryEveryMs: Infinity }) });
-  const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, {
-    logger,
-    clock,
-    conditions: plexDbConditions,
-    without: config.GOOGLE.ENABLED
-      ? 'Drive files will be scanned without the "already in Plex" check, and scans are confirmed through the Plex API'
-      : 'scans are confirmed through the Plex API instead',
-  });
-  // A path the user chose is tried at start, so a wrong one shows now rather than at the first scan that needs it.
-  if (databaseChosen && !opts.targets) plexDb.sectionLocations();
+  const { plexDb, databases } = plexDatabases(config, { logger, clock, tryAtStart: !opts.targets });
   const targets =
     opts.targets ??
     buildTargets(config, {
       clock,
       logger,
       fetch: opts.fetch,
-      plexDatabase: (path) => {
-        const db = path === config.PLEX_DATABASE_PATH ? plexDb : openPlexDatabase(path, { logger, clock, conditions: plexDbConditions });
-        return {
-          fileInLibrary: async (file) => db.hasFile(file),
-          deletedCount: async (sectionId) => db.deletedCount(sectionId),
-        };
-      },
-      scannerSections: async (path) => {
-        const db = openPlexDatabase(path, { logger, clock, conditions: plexDbConditions });
-        try {
-          const rows = db.sectionLocations();
-          if (rows === 'unknown') throw new Error(`Plex's database '${path}' is not readable: set PLEX_TOKEN or fix PLEX_DATABASE_PATH`);
-          return groupLocations(rows);
-        } finally {
-          db.close();
-        }
-      },
+      ...databases,
     });
   // With PLEX_ENABLED, the first Plex's builder already said why it is missing.
   if (targets.length === 0 && !config.PLEX_ENABLED) {
