@@ -2,8 +2,6 @@
 // with the server's heap flags) while modules load and while requests come in, and Node 24 runs no collection at
 // all in an idle process, so a relay that sits idle all year kept that memory: 7-10 MB of RSS (docs/performance.md).
 // One full collection once the server has been quiet lets V8 shrink it again (low allocation rate after a GC).
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 
 export interface IdleTrimOptions {
   /** How long without a request counts as quiet. */
@@ -56,22 +54,14 @@ export class IdleTrim {
 }
 
 /**
- * V8's own collector: the global `gc` when Node runs with --expose-gc (no launcher passes it; a person may), else
- * one made for the purpose: the flag set at the first collection only installs `gc` into contexts made after it,
- * so it changes nothing else. Node calls setting V8 flags after start unsupported, so a later Node may ignore it
- * (then `gc` is missing from that context and this throws, and IdleTrim turns itself off). That context is made
- * at the first collection, not at start: a V8 context costs 1-2 MB of RSS (docs/performance.md, memory).
+ * V8's own full collection, where Node exposes it: the global `gc` of a Node started with `--expose-gc` (a person may
+ * add it; no launcher does). Nothing sets a V8 flag at run time to get one (Node does not support that), so without
+ * it there is no collector and the trim stays off: idle memory is then what V8's own heuristics leave.
  */
-export function fullCollection(): () => void {
+export function fullCollection(): (() => void) | undefined {
   type Gc = (options?: { type: 'major'; execution: 'sync' }) => void;
-  let gc = (globalThis as { gc?: Gc }).gc;
-  return () => {
-    if (!gc) {
-      setFlagsFromString('--expose-gc');
-      gc = runInNewContext('gc') as Gc;
-    }
-    gc({ type: 'major', execution: 'sync' });
-  };
+  const gc = (globalThis as { gc?: Gc }).gc;
+  return gc && (() => gc({ type: 'major', execution: 'sync' }));
 }
 
 export interface TrimSettings {
@@ -79,16 +69,18 @@ export interface TrimSettings {
   quietMs?: number;
   /** How often the trim looks (5 s). */
   everyMs?: number;
-  /** The collection (fullCollection()). */
+  /** The collection (fullCollection(), when Node exposes one). */
   collect?: () => void;
 }
 
 /**
- * Wires the trim to an HTTP server: every request is activity; checked every `everyMs`, off the event loop's
+ * Wires the trim to an HTTP server (nothing without a collector): every request is activity; checked every `everyMs`, off the event loop's
  * books. `failed` hears once that the collection failed and the trim is off. Returns a stop function.
  */
 export function trimWhenIdle(server: { on(event: 'request', listener: () => void): unknown }, failed: (reason: string) => void, settings: TrimSettings = {}): () => void {
-  const trim = new IdleTrim({ quietMs: settings.quietMs ?? 10_000, now: Date.now, collect: settings.collect ?? fullCollection(), failed });
+  const collect = settings.collect ?? fullCollection();
+  if (!collect) return () => undefined;
+  const trim = new IdleTrim({ quietMs: settings.quietMs ?? 10_000, now: Date.now, collect, failed });
   server.on('request', () => trim.noteRequest());
   const timer = setInterval(() => {
     trim.tick();

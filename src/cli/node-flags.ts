@@ -9,43 +9,28 @@
 // where these flags keep it at 115-130 MB for the same work and CPU. 512 MB is several times what the server's
 // heap holds in any benchmark.
 //
-// Why --no-concurrent-recompilation: with it on, Node 24's RSS jumps by about 35 MB within the first half-second
-// of a burst, while the request path is optimized on V8's background threads, and never comes back down; the heap
-// itself grows by 4 MB. Optimizing on the main thread instead left the peak 25-30 MB lower on Node 24 (165 ->
-// 136-143 MB through 60 s) with the same CPU per request. V8 reads it only at start: NODE_OPTIONS refuses it and
-// v8.setFlagsFromString comes too late, so only the command line carries it. Figures: docs/performance.md.
-//
-// Nothing else: every flag here is one a later Node could rename or drop, and then `node` refuses to start.
+// Nothing else: no V8 compiler flag (a later V8 may rename or drop one, and then `node` refuses to start). The
+// heap flags are Node's own documented options; NODE_OPTIONS may carry them too.
 import { getHeapStatistics } from 'node:v8';
 
 export const HEAP_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=512'] as const;
-const COMPILER_FLAG = '--no-concurrent-recompilation';
-export const NODE_FLAGS = [...HEAP_FLAGS, COMPILER_FLAG] as const;
+export const NODE_FLAGS = HEAP_FLAGS;
 
 /** Above this limit V8's growth factor is over 1.6: the heap flags (or NODE_OPTIONS) were not given. */
 const LARGE_LIMIT_BYTES = 1024 * 1024 * 1024;
 
 export interface NodeRun {
   heapLimitBytes: number;
-  execArgv: readonly string[];
 }
 
-const thisNode = (): NodeRun => ({ heapLimitBytes: getHeapStatistics().heap_size_limit, execArgv: process.execArgv });
+const thisNode = (): NodeRun => ({ heapLimitBytes: getHeapStatistics().heap_size_limit });
 
-/** One line for the start of the server when Node runs without the server's flags, else undefined. */
+/** One line for the start of the server when Node runs without the server's heap flags, else undefined. */
 export function flagAdvice(run: NodeRun = thisNode()): string | undefined {
-  const largeHeap = run.heapLimitBytes > LARGE_LIMIT_BYTES;
-  const concurrent = !run.execArgv.includes(COMPILER_FLAG);
-  if (!largeHeap && !concurrent) return undefined;
-  const what = [
-    largeHeap ? `with a heap limit of ${Math.round(run.heapLimitBytes / 1024 / 1024)} MB` : undefined,
-    concurrent ? `without ${COMPILER_FLAG}` : undefined,
-  ].filter(Boolean);
-  const extra = largeHeap ? '40-100 MB' : '5-30 MB';
+  if (run.heapLimitBytes <= LARGE_LIMIT_BYTES) return undefined;
   return (
-    `Node runs ${what.join(' and ')}, so under load this server holds ${extra} more memory than it needs. ` +
+    `Node runs with a heap limit of ${Math.round(run.heapLimitBytes / 1024 / 1024)} MB, so under load this server holds 40-100 MB more memory than it needs. ` +
     `npm start, the Docker image and the systemd unit start it as \`node ${NODE_FLAGS.join(' ')} dist/scanrelay.mjs server\`: ` +
-    `start it the same way (an installed command: \`node ${NODE_FLAGS.join(' ')} "$(command -v scanrelay)" server\`). ` +
-    `NODE_OPTIONS can carry the two heap flags, not ${COMPILER_FLAG}.`
+    `start it the same way (an installed command: \`node ${NODE_FLAGS.join(' ')} "$(command -v scanrelay)" server\`), or put the two flags in NODE_OPTIONS.`
   );
 }

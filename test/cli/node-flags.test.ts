@@ -1,6 +1,6 @@
-// The Node flags the launchers pass (src/cli/node-flags.ts): a heap limit where V8 grows the heap slowly and
-// optimization on the main thread, nothing that holds V8's compilers; a server started without them says so once
-// at start, naming them.
+// The Node flags the launchers pass (src/cli/node-flags.ts): Node's own heap options, a limit where V8 grows the heap
+// slowly, and no V8 compiler flag; nothing sets a V8 flag at run time; a server started without the heap flags says
+// so once at start, naming them.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,45 +16,39 @@ afterAll(() => killChildren());
 
 const nodeWith = (flags: readonly string[]) =>
   JSON.parse(
-    execFileSync(process.execPath, [...flags, '-p', "JSON.stringify({ heapLimitBytes: require('node:v8').getHeapStatistics().heap_size_limit, execArgv: process.execArgv })"], {
+    execFileSync(process.execPath, [...flags, '-p', "JSON.stringify({ heapLimitBytes: require('node:v8').getHeapStatistics().heap_size_limit })"], {
       encoding: 'utf8',
     }),
-  ) as { heapLimitBytes: number; execArgv: string[] };
+  ) as { heapLimitBytes: number };
 
 /** Every file under `dir` of the checkout, as paths from its root. */
 const filesUnder = (dir: string): string[] => readdirSync(join(repoRoot, dir), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(repoRoot.length + 1));
 
 describe('NODE_FLAGS', () => {
-  it("hold none of V8's optimizing compilers, and nothing the relay runs or ships names them", () => {
+  it("are Node's heap options only: no V8 compiler flag in a launcher, no V8 flag set at run time in src/", () => {
     // V8 flags changed after start are unsupported in Node, and a launcher flag a later V8 renames stops node from starting.
     const files = ['package.json', 'Dockerfile', ...filesUnder('src'), ...filesUnder('docker'), ...filesUnder('deploy')];
     expect(files.length).toBeGreaterThan(100);
-    for (const file of files) expect(readFileSync(join(repoRoot, file), 'utf8'), file).not.toMatch(/turbofan|maglev/i);
+    for (const file of files) {
+      const text = readFileSync(join(repoRoot, file), 'utf8');
+      expect(text, file).not.toMatch(/turbofan|maglev|concurrent-recompilation|--jitless|setFlagsFromString/i);
+    }
+    expect(NODE_FLAGS).toEqual(HEAP_FLAGS);
   });
 
   it('are accepted by this Node, set a heap limit of about 512 MB and need no advice', () => {
     const run = nodeWith(NODE_FLAGS);
     expect(run.heapLimitBytes / MB).toBeGreaterThanOrEqual(512);
     expect(run.heapLimitBytes / MB).toBeLessThan(600);
-    expect(run.execArgv).toContain('--no-concurrent-recompilation');
     expect(flagAdvice(run)).toBeUndefined();
   });
 
-  it("Node's defaults on a machine with a few GB get one line naming every flag", () => {
-    const advice = flagAdvice({ heapLimitBytes: 4144 * MB, execArgv: [] })!;
-    expect(advice).toContain('Node runs with a heap limit of 4144 MB and without --no-concurrent-recompilation');
-    expect(advice).toContain('40-100 MB more');
+  it("Node's defaults on a machine with a few GB get one line naming the flags", () => {
+    const advice = flagAdvice({ heapLimitBytes: 4144 * MB })!;
+    expect(advice).toContain('Node runs with a heap limit of 4144 MB, so under load this server holds 40-100 MB more');
     expect(advice).toContain(`node ${NODE_FLAGS.join(' ')} dist/scanrelay.mjs server`);
     expect(advice).toContain(`node ${NODE_FLAGS.join(' ')} "$(command -v scanrelay)" server`);
-    expect(advice).toContain('NODE_OPTIONS can carry the two heap flags, not --no-concurrent-recompilation');
-  });
-
-  it('the heap flags alone (as NODE_OPTIONS can give them) still get the line for the compiler flag', () => {
-    const run = nodeWith(HEAP_FLAGS);
-    const advice = flagAdvice(run)!;
-    expect(advice).toContain('Node runs without --no-concurrent-recompilation, so');
-    expect(advice).not.toContain('heap limit');
-    expect(advice).toContain('5-30 MB more');
+    expect(advice).toContain('or put the two flags in NODE_OPTIONS');
   });
 
   it('a server started with a large heap limit logs the advice once, after it listens', async () => {
