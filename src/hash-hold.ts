@@ -16,7 +16,7 @@ import type { Logger } from './log.js';
 import { preview } from './paths/gate.js';
 import type { Queue } from './queue/store.js';
 import type { HeldRequests } from './queue/held.js';
-import type { ScanRequest } from './scan.js';
+import type { ScanRequest } from './request.js';
 
 export const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 

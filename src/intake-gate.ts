@@ -7,7 +7,7 @@ import type { Logger } from './log.js';
 import { PerClientLog, unwrittenTail } from './log-per-client.js';
 import { gateRequests, PathRefused, preview, type Refusal } from './paths/gate.js';
 import type { PathMappings } from './paths/mapping.js';
-import type { ScanRequest } from './scan.js';
+import type { ScanRequest } from './request.js';
 
 export class IntakeGate {
   private readonly refusedLines: PerClientLog;

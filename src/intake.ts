@@ -7,7 +7,7 @@ import { priorityOf, type MappingMatch } from './paths/mapping.js';
 import type { PathState } from './paths/disk.js';
 import { routeKnown, routePath, type IntakeSettings, type Route } from './paths/route.js';
 import type { FolderRequest, Queue } from './queue/store.js';
-import type { ScanRequest } from './scan.js';
+import type { ScanRequest } from './request.js';
 
 /** What became of one requested path. */
 export interface Admission {

@@ -11,7 +11,7 @@ import { radarrEvent } from '../triggers/radarr.js';
 import { readarrEvent } from '../triggers/readarr.js';
 import type { AppOutcome } from '../triggers/result.js';
 import { sonarrEvent } from '../triggers/sonarr.js';
-import type { Source } from '../scan.js';
+import type { Source } from '../request.js';
 
 export interface ArrFlavour {
   name: 'sonarr' | 'radarr' | 'lidarr' | 'readarr';

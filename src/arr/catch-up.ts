@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { ArrEntry } from '../config/arr-schema.js';
 import type { Intake } from '../intake.js';
 import type { Logger } from '../log.js';
-import type { ScanRequest, Source } from '../scan.js';
+import type { ScanRequest, Source } from '../request.js';
 import type { Payload } from '../triggers/payload.js';
 import { eventsRead, flavourOf, type ArrFlavour } from './apps.js';
 import type { AskedFolders } from './asked.js';

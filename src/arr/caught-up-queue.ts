@@ -4,7 +4,7 @@
 import { delayOf, type Intake } from '../intake.js';
 import { PathRefused } from '../paths/gate.js';
 import { routeKnown } from '../paths/route.js';
-import type { ScanRequest } from '../scan.js';
+import type { ScanRequest } from '../request.js';
 import type { AskedFolders } from './asked.js';
 
 /**

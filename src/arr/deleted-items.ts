@@ -6,7 +6,7 @@
 // the old one, and a list that lost most of its folders at once is not taken for deletes.
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { HistorySource, ScanRequest, Source } from '../scan.js';
+import type { HistorySource, ScanRequest, Source } from '../request.js';
 import type { ArrFlavour } from './apps.js';
 import type { ArrClient } from './client.js';
 import type { ItemFolders, ItemFolderSet } from './item-folders.js';

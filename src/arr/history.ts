@@ -2,7 +2,7 @@
 // release) becomes the payload that app's webhook carries for the same event, read by the webhook's own parser
 // (src/triggers/), so a caught-up import is exactly the ScanRequest its webhook would have made, only its source
 // saying it came from the history. Which record means what is each app's HistoryService.cs (src/arr/apps.ts).
-import type { HistorySource, ScanRequest, Source } from '../scan.js';
+import type { HistorySource, ScanRequest, Source } from '../request.js';
 import type { Payload } from '../triggers/payload.js';
 import { ScanList } from '../triggers/scan-list.js';
 import type { ArrFlavour } from './apps.js';

@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { ScanRequest } from '../scan.js';
+import type { ScanRequest } from '../request.js';
 import type { DriveApi, DriveChange } from './api.js';
 import type { DriveCache } from './cache.js';
 import type { DriveCursors } from './cursors.js';

@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { ConditionLog } from '../log-condition.js';
-import type { ScanRequest } from '../scan.js';
+import type { ScanRequest } from '../request.js';
 import { DriveApi } from './api.js';
 import { DriveCache } from './cache.js';
 import { ChangeReader } from './changes.js';

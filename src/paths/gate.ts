@@ -1,7 +1,7 @@
 // The one path gate every requested path passes before it is mapped or queued: a path must be a clean,
 // absolute name on some machine, and `..` may not climb out of the prefix it matched (docs/security.md).
 import { separatorOf } from './folder.js';
-import type { ScanRequest } from '../scan.js';
+import type { ScanRequest } from '../request.js';
 import { codePointName, invisibleIn, INVISIBLE_ALL } from './invisible.js';
 import { mappingCandidates, startsAtBoundary, type MappingMatch, type PathMappings } from './mapping.js';
 

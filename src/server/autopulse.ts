@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HashRefused, HoldFull, SHA256_HEX } from '../hash-hold.js';
 import { StorageError, TooManyPaths, type Admission } from '../intake.js';
 import { PathRefused } from '../paths/gate.js';
-import type { ScanRequest } from '../scan.js';
+import type { ScanRequest } from '../request.js';
 import type { AppDeps } from './deps.js';
 
 /** autopulse's `ScanEvent` row as its trigger answers it (snake_case, timestamps without a zone). */

@@ -7,7 +7,7 @@ import { StorageError, TooManyPaths } from '../intake.js';
 import type { Logger } from '../log.js';
 import { PathRefused } from '../paths/gate.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
-import type { ScanRequest, Source } from '../scan.js';
+import type { ScanRequest, Source } from '../request.js';
 import { parseScanBody } from '../triggers/index.js';
 import { isPlainObject } from '../triggers/payload.js';
 import { tdarrPaths } from '../triggers/tdarr.js';

@@ -24,6 +24,6 @@ export const lookalikes = [
 export type ArrSource = (typeof families)[number]['source'] | (typeof lookalikes)[number]['source'];
 
 // The names of the table are the arr sources of src/scan.ts's Source (which imports nothing).
-declare module '../scan.js' {
+declare module '../request.js' {
   interface ArrApps extends Record<ArrSource, true> {}
 }

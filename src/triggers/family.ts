@@ -1,6 +1,6 @@
 // What one arr app brings to the trigger table (src/triggers/families.ts): its name, its payload's key object,
 // its own event names and the function that reads its payloads.
-import type { Source } from '../scan.js';
+import type { Source } from '../request.js';
 import type { Payload } from './payload.js';
 import type { AppOutcome } from './result.js';
 

@@ -1,5 +1,5 @@
 // Lidarr: which files an event changed. Track files carry absolute paths only.
-import type { Source } from '../scan.js';
+import type { Source } from '../request.js';
 import { filePathOf, objectAt, objectsAt, pathAt, type Payload } from './payload.js';
 import type { Family } from './family.js';
 import { ignored, unhandled, type AppOutcome } from './result.js';

@@ -1,5 +1,5 @@
 // Readarr: which files an event changed. Book files carry absolute paths (relative ones are joined to author.path).
-import type { Source } from '../scan.js';
+import type { Source } from '../request.js';
 import { filePathOf, objectAt, objectsAt, pathAt, type Payload } from './payload.js';
 import type { Family } from './family.js';
 import { ignored, unhandled, type AppOutcome } from './result.js';

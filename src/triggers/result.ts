@@ -1,5 +1,5 @@
 // What parsing a scan body can come to, for the HTTP layer to turn into a status code.
-import type { ScanRequest, Source } from '../scan.js';
+import type { ScanRequest, Source } from '../request.js';
 
 export type TriggerResult =
   | { kind: 'scan'; source: Source; event: string; requests: ScanRequest[] }

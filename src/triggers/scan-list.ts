@@ -1,6 +1,6 @@
 // Collects the scan requests of one payload, in order, without duplicates.
 import { parentFolder } from '../paths/folder.js';
-import type { ScanRequest, Source } from '../scan.js';
+import type { ScanRequest, Source } from '../request.js';
 import { filePathOf, type Payload } from './payload.js';
 
 const REFRESHING_EVENTS = new Set(['Rename', 'Upgrade']);

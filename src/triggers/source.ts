@@ -1,5 +1,5 @@
 // Which app sent a webhook, read from its User-Agent ("Sonarr/4.0.17.2952 (ubuntu 24.04)").
-import type { Source } from '../scan.js';
+import type { Source } from '../request.js';
 import { families, lookalikes } from './families.js';
 
 // "sonarr|radarr|…|whisparr": the apps of the trigger table (their names are plain words).

@@ -6,7 +6,7 @@ import { stat } from '../file-system.js';
 import { StorageError, type Intake } from '../intake.js';
 import type { Logger } from '../log.js';
 import { mapPath } from '../paths/mapping.js';
-import type { ScanRequest } from '../scan.js';
+import type { ScanRequest } from '../request.js';
 import { FolderDebounce, type Scheduler } from './debounce.js';
 import { PathFilter } from './filter.js';
 import { InotifyWatcher, type FolderChange } from './inotify.js';

@@ -73,6 +73,7 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
     layer: 'the ground: shared nouns and small means',
     modules: [
       'scan.ts',
+      'request.ts',
       'clock.ts',
       'activity.ts',
       'retry-after.ts',

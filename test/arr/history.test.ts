@@ -6,7 +6,7 @@ import { flavourOf } from '../../src/arr/apps.js';
 import { historyScans } from '../../src/arr/history.js';
 import { byDate, readRecord, type HistoryRecord } from '../../src/arr/records.js';
 import type { ArrType } from '../../src/config/arr-schema.js';
-import type { ScanRequest, Source } from '../../src/scan.js';
+import type { ScanRequest, Source } from '../../src/request.js';
 import type { Payload } from '../../src/triggers/payload.js';
 import { parseScanBody } from '../../src/triggers/index.js';
 import { ownFixture } from '../support/fixtures.js';

@@ -10,7 +10,7 @@ import { withGoogleDefaults, type GoogleSettings } from '../../src/drive/setting
 import { writeTokenFile } from '../../src/drive/token-store.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { openPlexDatabase, type PlexDatabase } from '../../src/plex/database.js';
-import type { ScanRequest } from '../../src/scan.js';
+import type { ScanRequest } from '../../src/request.js';
 import { FakeDrive } from '../fakes/drive.js';
 import { auditedSink } from '../support/log-audit.js';
 import { FakeGoogleAuth } from '../fakes/google-token.js';

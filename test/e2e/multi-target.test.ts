@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from '../../src/sqlite.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Source } from '../../src/scan.js';
+import type { Source } from '../../src/request.js';
 import { startFakeEmby } from '../fakes/emby.js';
 import { startFakeJellyfin, type FakeMediaBrowser } from '../fakes/jellyfin.js';
 import { FakePlex } from '../fakes/plex.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { targetSchema } from '../../src/config/schema.js';
-import type { ScanRequest } from '../../src/scan.js';
+import type { ScanRequest } from '../../src/request.js';
 import { startFakeJellyfin, type FakeMediaBrowser } from '../fakes/jellyfin.js';
 import { repoRoot } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';

@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import { Intake, StorageError } from '../../src/intake.js';
 import { silentLogger } from '../../src/log.js';
 import { Queue, type FolderRequest } from '../../src/queue/store.js';
-import type { ScanRequest } from '../../src/scan.js';
+import type { ScanRequest } from '../../src/request.js';
 
 const queues: Queue[] = [];
 afterEach(() => queues.splice(0).forEach((q) => q.close()));

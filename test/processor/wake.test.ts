@@ -9,7 +9,8 @@ import { Intake } from '../../src/intake.js';
 import { silentLogger } from '../../src/log.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
-import type { ScanRequest, Target } from '../../src/scan.js';
+import type { Target } from '../../src/scan.js';
+import type { ScanRequest } from '../../src/request.js';
 import { until } from '../support/until.js';
 
 const stops: (() => Promise<void>)[] = [];

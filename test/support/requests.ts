@@ -1,5 +1,5 @@
 // Builders for the ScanRequest lists the trigger tests expect, so each case reads as "file(...)" or "folder(...)".
-import type { ScanRequest, Source } from '../../src/scan.js';
+import type { ScanRequest, Source } from '../../src/request.js';
 import type { TriggerResult } from '../../src/triggers/index.js';
 
 export function requestsFrom(source: Source, event: string) {

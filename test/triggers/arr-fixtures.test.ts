@@ -2,7 +2,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Source } from '../../src/scan.js';
+import type { Source } from '../../src/request.js';
 import { parseScanBody, type TriggerResult } from '../../src/triggers/index.js';
 import { arrEventFixtures, fixturesDir, ownFixture } from '../support/fixtures.js';
 import { scan } from '../support/requests.js';

@@ -1,7 +1,7 @@
 // Paths reach the queue exactly as the sender wrote them; joined ones use the base's own separator.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ScanRequest } from '../../src/scan.js';
+import type { ScanRequest } from '../../src/request.js';
 import { parseScanBody } from '../../src/triggers/index.js';
 import { ownFixture } from '../support/fixtures.js';
 

@@ -17,7 +17,7 @@ const SECRET = 'c0c0a1c0c0a1c0c0a1c0c0a1c0c0a1c0';
 
 /** Step 1: the new file, written the way src/triggers/readarr.ts is. */
 const NEW_FILE = `// Comicarr (a made-up app): which files an event changed.
-import type { Source } from '../scan.js';
+import type { Source } from '../request.js';
 import type { Family } from './family.js';
 import { objectAt, pathAt, type Payload } from './payload.js';
 import { ignored, unhandled, type AppOutcome } from './result.js';

@@ -1,7 +1,7 @@
 // A request can ask for an item refresh: refresh=item or eventType=Refresh on a manual request, "refresh": "item" on
 // the API scan; Sonarr/Radarr Rename and upgrades carry 'item-if-enabled' (the target's REFRESH_ITEMS decides).
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ScanRequest } from '../../src/scan.js';
+import type { ScanRequest } from '../../src/request.js';
 import { parseScanBody } from '../../src/triggers/index.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 

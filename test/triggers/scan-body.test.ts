@@ -1,7 +1,7 @@
 // The rules of parseScanBody that no single fixture shows: what is invalid, what is a test, where the
 // source comes from, which events are answered without a scan, and what a payload missing fields gets.
 import { describe, expect, it } from 'vitest';
-import type { Source } from '../../src/scan.js';
+import type { Source } from '../../src/request.js';
 import { parseScanBody, type TriggerResult } from '../../src/triggers/index.js';
 import { ownFixture } from '../support/fixtures.js';
 import { scan } from '../support/requests.js';
