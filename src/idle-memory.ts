@@ -54,8 +54,8 @@ export class IdleTrim {
 }
 
 /**
- * V8's own full collection, where Node exposes it: the global `gc` of a Node started with `--expose-gc` (a person may
- * add it; no launcher does). Nothing sets a V8 flag at run time to get one (Node does not support that), so without
+ * V8's own full collection, where Node exposes it: the global `gc` of a Node started with `--expose-gc` (the launchers
+ * pass it: src/cli/node-flags.ts). Nothing sets a V8 flag at run time to get one (Node does not support that), so without
  * it there is no collector and the trim stays off: idle memory is then what V8's own heuristics leave.
  */
 export function fullCollection(): (() => void) | undefined {

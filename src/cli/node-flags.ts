@@ -9,12 +9,15 @@
 // where these flags keep it at 115-130 MB for the same work and CPU. 512 MB is several times what the server's
 // heap holds in any benchmark.
 //
-// Nothing else: no V8 compiler flag (a later V8 may rename or drop one, and then `node` refuses to start). The
-// heap flags are Node's own documented options; NODE_OPTIONS may carry them too.
+// Why --expose-gc (one of Node's own options, `node --help`): the global `gc` the quiet-time collection runs
+// (src/idle-memory.ts), which gives back what loading and requests grew the young generation to: 10 MB of an idle
+// relay on Node 24 (docs/performance.md). Without it the trim is off; nothing sets it at run time.
+//
+// Nothing else: no V8 compiler flag (a later V8 may rename or drop one, and then `node` refuses to start).
 import { getHeapStatistics } from 'node:v8';
 
 export const HEAP_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=512'] as const;
-export const NODE_FLAGS = HEAP_FLAGS;
+export const NODE_FLAGS = [...HEAP_FLAGS, '--expose-gc'] as const;
 
 /** Above this limit V8's growth factor is over 1.6: the heap flags (or NODE_OPTIONS) were not given. */
 const LARGE_LIMIT_BYTES = 1024 * 1024 * 1024;

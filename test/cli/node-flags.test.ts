@@ -1,5 +1,5 @@
-// The Node flags the launchers pass (src/cli/node-flags.ts): Node's own heap options, a limit where V8 grows the heap
-// slowly, and no V8 compiler flag; nothing sets a V8 flag at run time; a server started without the heap flags says
+// The Node flags the launchers pass (src/cli/node-flags.ts): a heap limit where V8 grows the heap slowly and Node's
+// --expose-gc for the quiet-time collection, no V8 compiler flag; nothing sets a V8 flag at run time; a server started without the heap flags says
 // so once at start, naming them.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ const nodeWith = (flags: readonly string[]) =>
 const filesUnder = (dir: string): string[] => readdirSync(join(repoRoot, dir), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(repoRoot.length + 1));
 
 describe('NODE_FLAGS', () => {
-  it("are Node's heap options only: no V8 compiler flag in a launcher, no V8 flag set at run time in src/", () => {
+  it('hold no V8 compiler flag, and nothing in src/ sets a V8 flag at run time', () => {
     // V8 flags changed after start are unsupported in Node, and a launcher flag a later V8 renames stops node from starting.
     const files = ['package.json', 'Dockerfile', ...filesUnder('src'), ...filesUnder('docker'), ...filesUnder('deploy')];
     expect(files.length).toBeGreaterThan(100);
@@ -33,11 +33,12 @@ describe('NODE_FLAGS', () => {
       const text = readFileSync(join(repoRoot, file), 'utf8');
       expect(text, file).not.toMatch(/turbofan|maglev|concurrent-recompilation|--jitless|setFlagsFromString/i);
     }
-    expect(NODE_FLAGS).toEqual(HEAP_FLAGS);
+    expect(NODE_FLAGS).toEqual([...HEAP_FLAGS, '--expose-gc']);
   });
 
-  it('are accepted by this Node, set a heap limit of about 512 MB and need no advice', () => {
+  it('are accepted by this Node, set a heap limit of about 512 MB, expose gc and need no advice', () => {
     const run = nodeWith(NODE_FLAGS);
+    expect(execFileSync(process.execPath, [...NODE_FLAGS, '-p', 'typeof gc'], { encoding: 'utf8' }).trim()).toBe('function');
     expect(run.heapLimitBytes / MB).toBeGreaterThanOrEqual(512);
     expect(run.heapLimitBytes / MB).toBeLessThan(600);
     expect(flagAdvice(run)).toBeUndefined();
