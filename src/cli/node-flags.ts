@@ -10,8 +10,8 @@
 // heap holds in any benchmark.
 //
 // Why --expose-gc (one of Node's own options, `node --help`): the global `gc` the quiet-time collection runs
-// (src/idle-memory.ts), which gives back what loading and requests grew the young generation to: 10 MB of an idle
-// relay on Node 24 (docs/performance.md). Without it the trim is off; nothing sets it at run time.
+// (src/idle-memory.ts), which gives back what loading and requests grew the young generation to
+// (docs/performance.md, idle memory). Without it the trim is off; nothing sets it at run time.
 //
 // Nothing else: no V8 compiler flag (a later V8 may rename or drop one, and then `node` refuses to start).
 import { getHeapStatistics } from 'node:v8';
