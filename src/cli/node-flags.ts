@@ -11,7 +11,8 @@
 //
 // Why --expose-gc (one of Node's own options, `node --help`): the global `gc` the quiet-time collection runs
 // (src/idle-memory.ts), which gives back what loading and requests grew the young generation to
-// (docs/performance.md, idle memory). Without it the trim is off; nothing sets it at run time.
+// (docs/performance.md, idle memory: about 8 MB of an idle relay on Node 24). Without it the trim is off; nothing
+// sets it at run time.
 //
 // Nothing else: no V8 compiler flag (a later V8 may rename or drop one, and then `node` refuses to start).
 import { getHeapStatistics } from 'node:v8';
@@ -34,6 +35,6 @@ export function flagAdvice(run: NodeRun = thisNode()): string | undefined {
   return (
     `Node runs with a heap limit of ${Math.round(run.heapLimitBytes / 1024 / 1024)} MB, so under load this server holds 40-100 MB more memory than it needs. ` +
     `npm start, the Docker image and the systemd unit start it as \`node ${NODE_FLAGS.join(' ')} dist/scanrelay.mjs server\`: ` +
-    `start it the same way (an installed command: \`node ${NODE_FLAGS.join(' ')} "$(command -v scanrelay)" server\`), or put the two flags in NODE_OPTIONS.`
+    `start it the same way (an installed command: \`node ${NODE_FLAGS.join(' ')} "$(command -v scanrelay)" server\`), or put them in NODE_OPTIONS (Node takes all three there).`
   );
 }

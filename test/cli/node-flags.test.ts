@@ -49,7 +49,7 @@ describe('NODE_FLAGS', () => {
     expect(advice).toContain('Node runs with a heap limit of 4144 MB, so under load this server holds 40-100 MB more');
     expect(advice).toContain(`node ${NODE_FLAGS.join(' ')} dist/scanrelay.mjs server`);
     expect(advice).toContain(`node ${NODE_FLAGS.join(' ')} "$(command -v scanrelay)" server`);
-    expect(advice).toContain('or put the two flags in NODE_OPTIONS');
+    expect(advice).toContain('or put them in NODE_OPTIONS (Node takes all three there)');
   });
 
   it('a server started with a large heap limit logs the advice once, after it listens', async () => {
