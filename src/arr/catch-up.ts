@@ -43,7 +43,7 @@ export interface CatchUpDeps {
   scanDelays?: Record<string, number>;
   /** The most requests handed to the intake at once (SERVER_MAX_REQUEST_PATHS or less). */
   chunk: number;
-  /** Events caught up (metrics). */
+  /** Events caught up (metrics): history events and items found deleted, as `caughtUp` counts them. */
   onCaughtUp?: (app: string, events: number) => void;
 }
 
@@ -59,8 +59,12 @@ interface Read {
 
 export class AppCatchUp {
   readonly link: AppLink;
-  /** Events handed on since start, and the newest of them. */
+  /**
+   * Events handed on since start: history events, and items found gone from the item list (one delete webhook each),
+   * so an app whose only change while down was a deleted series does not show nothing caught up.
+   */
   caughtUp = 0;
+  /** The newest history event handed on: a delete found in the item list has no date of its own. */
   lastEventAt: number | undefined;
   lastCatchUpAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -178,6 +182,8 @@ export class AppCatchUp {
     try {
       await this.submit([{ requests: found.requests, date: found.since }]);
       found.commit();
+      // Counted once the list is kept: a queue that failed leaves them to the next comparison, which counts them then.
+      this.counted(found.items);
     } catch (err) {
       const who = this.deps.client.who;
       this.deps.logger.warn({ app: who }, `Could not queue the folders of what ${who} deleted: ${(err as Error).message}. Its last list is kept and compared again next time.`);
@@ -244,10 +250,13 @@ export class AppCatchUp {
       }
       const next = i < scans.length ? scans[i].first : fresh.length;
       this.save(read, done, next);
-      const events = chunk.reduce((n, s) => n + s.records.length, 0) + (next === fresh.length ? skipped.length : 0);
-      this.caughtUp += events;
-      this.deps.onCaughtUp?.(this.name, events);
+      this.counted(chunk.reduce((n, s) => n + s.records.length, 0) + (next === fresh.length ? skipped.length : 0));
     } while (i < scans.length && !this.ended);
+  }
+
+  private counted(events: number): void {
+    this.caughtUp += events;
+    this.deps.onCaughtUp?.(this.name, events);
   }
 
   /** Moves the cursor to the first record not yet handed on; remembers the ids handled within the overlap. */

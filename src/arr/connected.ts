@@ -38,8 +38,9 @@ export interface AppView {
   state: LinkState;
   reachable: boolean;
   version: string | null;
-  /** The newest history event caught up since start (ISO), and how many were. */
+  /** The newest history event caught up since start (ISO). */
   lastEvent: string | null;
+  /** Events caught up since start: history events and items found deleted from the item list. */
   caughtUp: number;
   /** Where the next reading starts (ISO, the app's clock), once the app was first reached. */
   cursor: string | null;

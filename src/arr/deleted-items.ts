@@ -22,6 +22,8 @@ export const SHRUNK_TAKEN_MS = 24 * 3_600_000;
 export interface ItemDeletes {
   /** What the delete webhooks would have queued: one request per folder gone. */
   requests: ScanRequest[];
+  /** The items gone: each one delete event caught up, as a history event is, even when a webhook asked for its folder. */
+  items: number;
   /** When those folders were last listed (ms, the relay's clock): one a webhook asked for since is not queued again. */
   since: number;
   /** Keeps the new list: called once the requests are queued, so a queue that fails leaves them to the next catch-up. */
@@ -77,6 +79,7 @@ export class DeletedItems {
     }
     return {
       requests: gone.flatMap((folder) => this.deleteRequests(flavour, source, folder)),
+      items: gone.length,
       since: last.readAt,
       commit: () => {
         store.set(app, current);

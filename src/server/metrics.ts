@@ -155,9 +155,11 @@ export class Metrics {
       labelNames: ['drive'],
       registers,
     });
+    // One series per app, history events and items found deleted alike: the figure /health and the dashboard show
+    // per app, and a rate or alert on {app="sonarr"} stays one series. Where an event was found is the log's to say.
     this.caughtUpEvents = new Counter({
       name: 'scanrelay_arr_events_caught_up_total',
-      help: "History events read back from an arr app (ARR, by its NAME) and handed to the intake as its webhooks would have been.",
+      help: 'Events of an arr app (ARR, by its NAME) caught up and handed to the intake as its webhooks would have been: history events read back, and series, movies, artists or authors found gone from its item list.',
       labelNames: ['app'],
       registers,
     });
@@ -188,7 +190,7 @@ export class Metrics {
     if (!ok) this.driveErrors.inc({ drive });
   }
 
-  /** The history catch-up (src/arr/) handed `events` of app `app` (an ARR NAME) on. */
+  /** The catch-up (src/arr/) handed `events` of app `app` (an ARR NAME) on: history events or items found deleted. */
   caughtUp(app: string, events: number): void {
     this.caughtUpEvents.inc({ app }, events);
   }

@@ -3,7 +3,7 @@
 // compares the app's item list with the last one. For every app: the folder of an item deleted while down is queued
 // once, as that app's delete webhook queues it (the same mappings, event and deleted flag); the first list queues
 // nothing; a webhook already received for it is not doubled; a list that lost most of its items at once, or failed,
-// keeps the last list.
+// keeps the last list. Each item found deleted is one event caught up, on /health, the dashboard and /metrics.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ArrAppType } from '../fakes/arr-app.js';
 import { SECRET } from '../support/service.js';
@@ -31,6 +31,18 @@ afterEach(async () => {
 const queued = (t: ArrHarness) => t.service.queue.list(100_000).map((f) => ({ folder: f.folder, source: f.source, event: f.event, requests: f.requests }));
 const levels = (t: ArrHarness, level: string) =>
   t.logs.flatMap((l) => l.split('\n').filter(Boolean)).map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level === level).map((l) => l.msg);
+/** The app's caught-up figure as /health, the dashboard and /metrics show it (a counter not yet counted shows no line). */
+async function caughtUp(t: ArrHarness, app: string): Promise<{ health: number; dashboard: number; metric: number }> {
+  const health = (await t.service.app.inject({ url: '/health' })).json() as { arr: { name: string; caughtUp: number }[] };
+  const page = (await t.service.app.inject({ url: `/${SECRET}/dashboard` })).body;
+  const card = page.slice(page.indexOf(`data-app="${app}"`));
+  const metrics = (await t.service.app.inject({ url: '/metrics' })).body;
+  return {
+    health: health.arr.find((a) => a.name === app)!.caughtUp,
+    dashboard: Number(/<dt>Caught up since start<\/dt><dd>(\d+)<\/dd>/.exec(card)?.[1]),
+    metric: Number(metrics.split('\n').find((l) => l.startsWith(`scanrelay_arr_events_caught_up_total{app="${app}"} `))?.split(' ')[1] ?? 0),
+  };
+}
 const sendDelete = (t: ArrHarness, app: (typeof APPS)[number], path: string) =>
   t.service.app.inject({ method: 'POST', url: `/${SECRET}`, headers: { 'user-agent': `${app.agent} (ubuntu 24.04)` }, payload: { eventType: app.event, ...app.payload(path) } });
 
@@ -45,6 +57,7 @@ describe.each(APPS)('$type: an item deleted while scanrelay was down', (app) => 
     await h.arr.catchUp();
     expect(queued(h)).toEqual([]);
     expect(fake.requests.filter((r) => r.path === `${fake.api}/${app.noun}`)).toHaveLength(1);
+    expect(await caughtUp(h, app.type)).toEqual({ health: 0, dashboard: 0, metric: 0 });
 
     // While down: item 1 deleted (its history with it); item 2 deleted and its webhook received.
     h.clock.advance(60_000);
@@ -61,12 +74,15 @@ describe.each(APPS)('$type: an item deleted while scanrelay was down', (app) => 
     expect(levels(h, 'info').filter((m) => m.includes('no longer lists'))).toEqual([
       `${app.type.startsWith('whisparr') ? 'whisparr' : app.type} '${app.type}' no longer lists 2 ${app.noun} folder(s) (${item(1)}, ${item(2)}): queued as its ${app.event} webhook would have.`,
     ]);
+    // Two delete events caught up, as two events read from the history would be: the one whose webhook came too.
+    expect(await caughtUp(h, app.type)).toEqual({ health: 2, dashboard: 2, metric: 2 });
 
     // Read again: the list is the new one, nothing queued twice.
     h.clock.advance(60_000);
     await h.arr.catchUp();
     expect(queued(h)).toHaveLength(2);
     expect(levels(h, 'warn')).toEqual([]);
+    expect(await caughtUp(h, app.type)).toEqual({ health: 2, dashboard: 2, metric: 2 });
   });
 });
 
@@ -86,6 +102,7 @@ describe('the item list, bounded', () => {
       await h.arr.catchUp();
     }
     expect(queued(h)).toEqual([]);
+    expect(await caughtUp(h, 'sonarr')).toEqual({ health: 0, dashboard: 0, metric: 0 });
     expect(levels(h, 'warn')).toEqual([
       "sonarr 'sonarr''s series list lost 6 of its 10 folders at once: taken for an app restored from an empty database or a URL that points at another app, not for deletes. Nothing is queued for them and the last list is kept; should the app keep answering this list for 24 hours, it is taken as it is, still queuing nothing.",
     ]);
@@ -106,6 +123,8 @@ describe('the item list, bounded', () => {
     await h.arr.catchUp();
     expect(queued(h).map((f) => f.folder)).toEqual(['/data/media/tv/Show 1', '/data/media/tv/Show 10']);
     expect(levels(h, 'warn')).toHaveLength(2);
+    // The real deletes only: what the shrunk list lost was never queued, so never caught up.
+    expect(await caughtUp(h, 'sonarr')).toEqual({ health: 2, dashboard: 2, metric: 2 });
   });
 
   it('a list that fails keeps the last one (one WARN) and the history is still caught up; the delete is found when the list answers', async () => {
@@ -126,11 +145,39 @@ describe('the item list, bounded', () => {
       `Could not read sonarr 'sonarr''s series list: sonarr 'sonarr' at ${sonarr.url}/api/v3 answered 500 Internal Server Error to GET /series: database is locked. What it deleted is compared with its last list when it answers; nothing is lost meanwhile.`,
     ]);
     expect(h.arr.status()[0].state).toBe('up');
+    expect(await caughtUp(h, 'sonarr')).toEqual({ health: 1, dashboard: 1, metric: 1 });
     sonarr.failure = undefined;
     h.clock.advance(60_000);
     await h.arr.catchUp();
     expect(queued(h).map((f) => f.folder).sort()).toEqual(['/data/media/tv/Show 2', '/data/media/tv/Show 3/Season 01']);
     expect(levels(h, 'info')).toContain("sonarr 'sonarr''s series list is read again.");
+    expect(await caughtUp(h, 'sonarr')).toEqual({ health: 2, dashboard: 2, metric: 2 });
+  });
+
+  it('a queue that cannot take the deletes counts none of them: the last list is kept, and they are queued and counted once when it can', async () => {
+    h = await arrHarness(['sonarr']);
+    for (let n = 1; n <= 4; n++) h.apps[0].addItem(show(n));
+    await h.arr.catchUp();
+    h.apps[0].deleteItem(show(3));
+    const intake = h.service.intake;
+    const submit = intake.submit.bind(intake);
+    intake.submit = async () => {
+      throw new Error("could not write the queue (SQLITE_FULL): check that the queue file's disk has space and is writable");
+    };
+    h.clock.advance(60_000);
+    await h.arr.catchUp();
+    expect(queued(h)).toEqual([]);
+    expect(levels(h, 'warn')).toEqual([
+      "Could not queue the folders of what sonarr 'sonarr' deleted: could not write the queue (SQLITE_FULL): check that the queue file's disk has space and is writable. Its last list is kept and compared again next time.",
+    ]);
+    expect(await caughtUp(h, 'sonarr')).toEqual({ health: 0, dashboard: 0, metric: 0 });
+    intake.submit = submit;
+    for (let i = 0; i < 2; i++) {
+      h.clock.advance(60_000);
+      await h.arr.catchUp();
+    }
+    expect(queued(h).map((f) => f.folder)).toEqual(['/data/media/tv/Show 3']);
+    expect(await caughtUp(h, 'sonarr')).toEqual({ health: 1, dashboard: 1, metric: 1 });
   });
 
   it('the list is kept in the queue file: deletes while scanrelay was stopped are found after a restart, and a queue file without one starts from the first list', async () => {
@@ -147,5 +194,6 @@ describe('the item list, bounded', () => {
     h = again;
     await h.arr.catchUp();
     expect(queued(h)).toEqual([{ folder: '/data/media/tv/Show 4', source: 'sonarr-history', event: 'SeriesDelete', requests: 1 }]);
+    expect(await caughtUp(h, 'sonarr')).toEqual({ health: 1, dashboard: 1, metric: 1 });
   });
 });
