@@ -42,6 +42,19 @@ export function escapeControls(text: string): string {
   return text.replace(CONTROL, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** What JSON leaves raw (it escapes C0 only) and a terminal or pager acts on: DEL, C1, the separators, the bidi controls. */
+const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const RAW_IN_JSON_ALL = new RegExp(RAW_IN_JSON.source, 'g');
+
+/**
+ * A JSON line with the controls JSON itself leaves raw written as escapes, so `cat` or `less` of the log file
+ * shows them rather than acting on them (a right-to-left override in a file name would otherwise reorder the rest
+ * of its line). Lossless: `JSON.parse` gives the same value back. They only ever occur inside JSON strings.
+ */
+export function escapeRawInJson(line: string): string {
+  return RAW_IN_JSON.test(line) ? line.replace(RAW_IN_JSON_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : line;
+}
+
 /** A field's value: bare when it is one plain word, else quoted as JSON; controls escaped either way. */
 function show(value: unknown): string {
   if (typeof value === 'string' && /^[^\s"=]+$/.test(value) && !value.match(CONTROL)) return value;

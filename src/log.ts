@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { humanStream, type LogFormat } from './log-format.js';
+import { escapeRawInJson, humanStream, type LogFormat } from './log-format.js';
 import { LogFile } from './log-file.js';
 
 export type { Logger };
@@ -145,7 +145,8 @@ export function createLogger(opts: LogOptions): Logger {
       base: undefined,
       timestamp: isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      hooks: { streamWrite: scrub },
+      // Secrets out, then what JSON leaves raw and a terminal acts on escaped: the file's lines as the console's.
+      hooks: { streamWrite: (line) => escapeRawInJson(scrub(line)) },
     },
     pino.multistream(streams),
   );

@@ -1,8 +1,11 @@
 // The human console cannot be forged: an eventType, a Plex section title or a Plex error body holding a newline,
 // a fake log line and terminal escapes comes out as one line with them escaped in JSON's form.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger, flushLogs } from '../../src/log.js';
 import { humanLine, humanStream } from '../../src/log-format.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 
@@ -52,6 +55,28 @@ describe('a forged console line', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(HUMAN);
     expect(lines[0]).not.toMatch(ACTS);
+  });
+
+  it('in the log file: what JSON leaves raw (DEL, C1, separators, bidi controls) is escaped, and parses back to the same text', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-forged-'));
+    try {
+      const file = join(dir, 'scanrelay.log');
+      const logger = createLogger({ level: 'info', console: null, file });
+      const name = `Show\u202e4pm.mkv${FORGED}${TERMINAL}\u2066x\u2069`;
+      logger.warn({ path: name }, `Nothing maps '${name}'`);
+      flushLogs(logger);
+      const raw = readFileSync(file, 'utf8');
+      const lines = raw.split('\n').filter(Boolean);
+      expect(lines).toHaveLength(1);
+      // JSON.stringify already escapes C0; before this the rest reached the file as it came.
+      expect(lines[0]).not.toMatch(ACTS);
+      expect(lines[0]).toContain(String.raw`Show\u202e4pm.mkv\n2026-11-27 00:00:00 ERROR forged\u001b[2K\u001b[31m\u009b2J\u202e\u2028\u007f\u2066x\u2069`);
+      const entry = JSON.parse(lines[0]) as { msg: string; path: string };
+      expect(entry.path).toBe(name);
+      expect(entry.msg).toBe(`Nothing maps '${name}'`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('from a webhook, a Plex section title and a Plex error body, through the real service', async () => {
