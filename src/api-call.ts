@@ -8,6 +8,7 @@ import { AnswerTooLarge, httpFetch, RedirectRefused, type Fetch } from './http-f
 import { silentLogger, type Logger } from './log.js';
 import { ConditionLog } from './log-condition.js';
 import type { ItemRetry } from './scan.js';
+import { keepStart } from './text-cut.js';
 import { ownAuthorization, splitUserinfo, withBasicAuth } from './url-credentials.js';
 
 /** How messages name a TARGETS entry's URL key ("set ... to https://..."). */
@@ -151,7 +152,7 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
       throw new ApiRefusal(scrub(`${at} did not answer ${method} ${path} (${networkCause(err, timeoutMs)}): start it, or point ${opts.urlKey} at it`), 0);
     }
     if (response.ok || o.anyStatus) return response;
-    const text = scrub((await response.text().catch(() => '')).trim().slice(0, 200));
+    const text = scrub(keepStart((await response.text().catch(() => '')).trim(), 200));
     // What the server said helps (an arr's validation message); an HTML error page only buries the status.
     const said = text && !text.startsWith('<') ? `: ${text}` : '';
     const status = response.status;

@@ -3,6 +3,7 @@
 // the follow-up stage the second once a scan ended (follow/stage.ts); both sit above this file.
 import { execFile } from 'node:child_process';
 import type { Logger } from './log.js';
+import { keepEnd } from './text-cut.js';
 
 /**
  * Splits a configured command into argv the way a POSIX shell would split words, honouring '…', "…" and
@@ -117,7 +118,7 @@ export async function runScanCommand(
     logger.info({ command: argv[0] }, `Finished running external command (${key}): exit status 0.`);
   } else {
     const why = result.error ?? (result.signal ? `killed by ${result.signal}` : `exit status ${result.code}`);
-    logger.warn({ command: argv[0], output: result.output.slice(-2000) }, `External command (${key}) failed: ${why}.`);
+    logger.warn({ command: argv[0], output: keepEnd(result.output, 2000) }, `External command (${key}) failed: ${why}.`);
   }
   return result;
 }

@@ -11,6 +11,7 @@ import { findWatchedDrives } from '../drive/drives.js';
 import { createTokenSource } from '../drive/sign-in.js';
 import { walkDrive } from '../drive/walk.js';
 import type { Logger } from '../log.js';
+import { keepStart } from '../text-cut.js';
 import type { DriveCommandConfig } from './authorize.js';
 
 export interface BuildCachesDeps {
@@ -60,7 +61,7 @@ async function runBuildCaches(deps: BuildCachesDeps): Promise<number> {
     for (const d of drives) {
       const startToken = cursors.get(d.key) ? undefined : await api.getStartPageToken(d.driveId);
       const bar = new SingleBar(
-        { format: `${d.name.padEnd(20).slice(0, 20)} |{bar}| {value} items`, stream: out as NodeJS.WritableStream & { isTTY?: boolean }, hideCursor: true },
+        { format: `${keepStart(d.name, 20).padEnd(20)} |{bar}| {value} items`, stream: out as NodeJS.WritableStream & { isTTY?: boolean }, hideCursor: true },
         Presets.shades_classic,
       );
       bar.start(1000, 0);

@@ -8,6 +8,7 @@ import { expectedOf, genericExpected } from './issues.js';
 import { isObject, type Json, type JsonObject } from './json-file.js';
 import { keyPath } from './schema-walk.js';
 import { SECRET_KEYS } from './secrets.js';
+import { keepStart } from '../text-cut.js';
 
 /** A value read from the file an environment variable names. */
 export interface FileValue {
@@ -200,7 +201,7 @@ function decodeEnv(key: string, raw: string, schema: z.ZodMiniType): Json {
   if (isString) return typeof decoded === 'string' ? decoded : raw;
   if (decoded === undefined) {
     throw new ConfigError(
-      `config error in environment variable ${key}: expected JSON for ${expected}, got ${raw.length > 60 ? `${raw.slice(0, 57)}...` : raw}`,
+      `config error in environment variable ${key}: expected JSON for ${expected}, got ${raw.length > 60 ? `${keepStart(raw, 57)}...` : raw}`,
     );
   }
   return decoded;

@@ -1,6 +1,7 @@
 // The limits another tool's config file is read under (import-autopulse, import-autoscan), the error that names
 // the line, and the one walk that holds a parsed file to them. Parser-free, so the commands' own chunk can throw and
 // catch the error without loading a parser (docs/security.md, "Importing another tool's config").
+import { keepStart } from '../text-cut.js';
 
 /** The formats the importers read: autopulse's by its file's extension, autoscan's YAML. */
 export type ForeignFormat = 'toml' | 'yaml' | 'json';
@@ -94,5 +95,5 @@ export function checkTree<Node>(root: Node, tree: Tree<Node>): void {
 /** `a.b[].c`, shortened in the middle when deep and each key to 40 characters. */
 function pathText(path: string[]): string {
   const parts = path.length > 8 ? [...path.slice(0, 4), '…', ...path.slice(-3)] : path;
-  return parts.map((p, i) => (p === '[]' ? '[]' : `${i === 0 ? '' : '.'}${p.length > 40 ? `${p.slice(0, 40)}…` : p}`)).join('');
+  return parts.map((p, i) => (p === '[]' ? '[]' : `${i === 0 ? '' : '.'}${p.length > 40 ? `${keepStart(p, 40)}…` : p}`)).join('');
 }

@@ -3,6 +3,7 @@ import type * as z from 'zod/mini';
 import { isObject, kindOf, type JsonObject } from './json-file.js';
 import { keyPath } from './schema-walk.js';
 import { isSecretKey } from './secrets.js';
+import { keepStart } from '../text-cut.js';
 import { shownUrl } from '../url-credentials.js';
 
 /** The "expected ..." phrase for issues whose schema did not carry its own. */
@@ -56,6 +57,6 @@ function describeValue(value: unknown, secret: boolean): string {
   // A URL is shown as every URL is: without a user and password written into it.
   const json = shownUrl(JSON.stringify(value));
   if (json.length <= 60) return json;
-  if (typeof value === 'string') return `${json.slice(0, 56)}..."`;
+  if (typeof value === 'string') return `${keepStart(json, 56)}..."`;
   return kindOf(value);
 }

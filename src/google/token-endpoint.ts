@@ -2,6 +2,7 @@
 // reads the answer or the refusal (RFC 6749 §5). Shared by the Drive monitor and the rclone wizard.
 import { OAUTH_TOKEN, sizeText } from '../answer-caps.js';
 import { AnswerTooLarge, httpFetch, type Fetch } from '../http-fetch.js';
+import { keepStart } from '../text-cut.js';
 import { shownUrl } from '../url-credentials.js';
 
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -127,7 +128,7 @@ export async function postGrant(tokenUrl: string, form: Record<string, string>, 
   const description = body.error_description ?? '';
   const refusal = error === 'invalid_grant' ? new InvalidGrantError(description, res.status) : new OAuthError(error, description, res.status);
   refusal.statusText = res.statusText;
-  if (!body.error) refusal.responseText = text.slice(0, 200);
+  if (!body.error) refusal.responseText = keepStart(text, 200);
   throw refusal;
 }
 

@@ -2,6 +2,7 @@
 // absolute name on some machine, and `..` may not climb out of the prefix it matched (docs/security.md).
 import { separatorOf } from './folder.js';
 import type { ScanRequest } from '../request.js';
+import { keepStart } from '../text-cut.js';
 import { codePointName, invisibleIn, INVISIBLE_ALL } from './invisible.js';
 import { mappingCandidates, startsAtBoundary, type MappingMatch, type PathMappings } from './mapping.js';
 
@@ -87,7 +88,7 @@ export function describeRefusal(path: string, verdict: { rule: GateRule; reason:
  * never echoed whole, and never reorders or hides part of the line that shows it.
  */
 export function preview(path: string): string {
-  const shown = path.length > 120 ? `${path.slice(0, 120)}… (${Buffer.byteLength(path, 'utf8')} bytes)` : path;
+  const shown = path.length > 120 ? `${keepStart(path, 120)}… (${Buffer.byteLength(path, 'utf8')} bytes)` : path;
   const escape = (c: string) => {
     const cp = c.codePointAt(0) ?? 0;
     return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, '0')}`;

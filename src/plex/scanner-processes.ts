@@ -5,6 +5,7 @@ import { systemClock } from '../clock.js';
 import { readdir, readFile } from '../file-system.js';
 import type { Logger } from '../log.js';
 import { baseName } from '../paths/folder.js';
+import { keepStart } from '../text-cut.js';
 import { unescapeShellPath, type ScannerSettings } from './scanner.js';
 
 export interface ScannerProcess {
@@ -92,7 +93,7 @@ function dockerTop(name: string): Promise<string> {
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`docker top ${name} exited ${code}: ${err.trim().slice(0, 200)}`)),
+      code === 0 ? resolve(out) : reject(new Error(`docker top ${name} exited ${code}: ${keepStart(err.trim(), 200)}`)),
     );
   });
 }

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import type { Logger } from '../log.js';
 import { baseName } from '../paths/folder.js';
+import { keepEnd, keepStart } from '../text-cut.js';
 
 export interface ScannerSettings {
   /** PLEX_SCANNER: path of the scanner executable (inside the container when useDocker). */
@@ -106,7 +107,7 @@ export function runScanner(settings: ScannerSettings, args: string[], opts: RunO
     let timedOut = false;
     const keep = (text: string): void => {
       output += text;
-      if (output.length > OUTPUT_KEEP * 2) output = output.slice(-OUTPUT_KEEP);
+      if (output.length > OUTPUT_KEEP * 2) output = keepEnd(output, OUTPUT_KEEP);
       pending += text;
       const lines = pending.split(/\r?\n/);
       pending = lines.pop() ?? '';
@@ -218,13 +219,12 @@ function judgeRun(r: Finished): ScannerError | undefined {
 }
 
 function lastLines(output: string, n: number): string {
-  return output
+  const lines = output
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter(Boolean)
-    .slice(-n)
-    .join(' | ')
-    .slice(0, 500);
+    .slice(-n);
+  return keepStart(lines.join(' | '), 500);
 }
 
 /** `--scan --refresh --section <id> --directory <path>`: the path travels as one argv element, untouched. */

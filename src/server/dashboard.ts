@@ -9,6 +9,7 @@ import { steer } from './steer.js';
 import { chartData, FailureLog } from './chart-data.js';
 import type { DashboardView } from './dashboard-page.js';
 import { weakPassReason } from './secret.js';
+import { keepStart } from '../text-cut.js';
 
 type Params = { secret: string };
 const secret = rule('secret');
@@ -44,7 +45,7 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
 
   app.get<{ Params: Params; Querystring: { said?: string } }>('/:secret/dashboard', secret, async (req, reply) =>
-    html(reply, (await pages()).dashboardPage(view(typeof req.query.said === 'string' ? req.query.said.slice(0, 500) : undefined))),
+    html(reply, (await pages()).dashboardPage(view(typeof req.query.said === 'string' ? keepStart(req.query.said, 500) : undefined))),
   );
   app.get<{ Params: Params }>('/:secret/dashboard/live', secret, async (_req, reply) => html(reply, (await pages()).dashboardLive(view())));
 

@@ -6,6 +6,7 @@ import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
 import { manualOffPage, manualPage, type PageOutcome } from './page.js';
 import { PathRefused } from '../paths/gate.js';
+import { keepStart } from '../text-cut.js';
 import { errorReply, jsonSchema, receivedReply, refusalReply, secretParams, type ReceivedReply } from './schemas.js';
 
 type Params = { secret: string };
@@ -120,7 +121,7 @@ export const MANUAL_OFF = 'manual scans are off: set SERVER_ALLOW_MANUAL_SCAN to
 
 /** An echo of sender-chosen text (an event name, a reason quoting it) cut to a size fit for a log line. */
 function shown(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}… (${text.length} characters)` : text;
+  return text.length > 200 ? `${keepStart(text, 200)}… (${text.length} characters)` : text;
 }
 
 /** What a webhook or manual request gets back (the HTML answer of the manual page is not described here). */

@@ -6,6 +6,7 @@ import { delimiter, join } from 'node:path';
 import { optional, positiveSeconds, stringList } from '../value-rules.js';
 import { access } from '../file-system.js';
 import type { ScanContext, ScanOutcome } from '../scan.js';
+import { keepStart } from '../text-cut.js';
 import { targetKind, type Capabilities } from './kind.js';
 
 export interface CommandTargetOptions {
@@ -42,7 +43,7 @@ export function commandTarget(opts: CommandTargetOptions): Capabilities {
           if (e.code === 'ENOENT' || e.code === 'EACCES') {
             return resolve({ status: 'retry', error: `command target '${opts.name}': cannot run '${program}' (${e.code}): check COMMAND`, targetDown: true });
           }
-          const said = String(stderr ?? '').trim().split('\n').slice(-1)[0]?.slice(0, 200) ?? '';
+          const said = keepStart(String(stderr ?? '').trim().split('\n').slice(-1)[0] ?? '', 200);
           const how = e.killed ? `was stopped after ${timeoutMs / 1000} s (TIMEOUT)` : typeof e.code === 'number' ? `exited ${e.code}` : `ended by ${e.signal ?? e.message}`;
           resolve({ status: 'retry', error: `command target '${opts.name}': '${program}' ${how}${said ? `: ${said}` : ''}`, targetDown: false });
         });

@@ -87,6 +87,7 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
       'sqlite.ts',
       'migrations.ts',
       'edit-distance.ts',
+      'text-cut.ts',
       'idle-memory.ts',
       'version.ts',
     ],

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseForeignConfig, withinStack } from '../../src/config/foreign-config.js';
 import { ForeignConfigError, MAX_ALIASES, MAX_BYTES, MAX_DEPTH, type ForeignFormat } from '../../src/config/foreign-limits.js';
 import { aliasBomb } from '../support/hostile-files.js';
+import { LONE_SURROGATE } from '../support/surrogates.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
@@ -91,6 +92,13 @@ describe('hostile files are refused with their line, within a second', () => {
     const twice = refusal('yaml', `${keys.join('\n')}\nkey7: again\n`);
     expect(twice).toMatchObject({ reason: "the key 'key7' is given twice in one mapping (first on line 8)", line: 16_001 });
     expect(twice.cpuMs).toBeLessThan(1000);
+  });
+
+  it('the path in a refusal cuts each key to 40 characters on a character, never half an emoji', () => {
+    const key = `${'k'.repeat(39)}😀😀`;
+    const refused = refusal('json', `${`{"${key}":`.repeat(MAX_DEPTH + 1)}1${'}'.repeat(MAX_DEPTH + 1)}`);
+    expect(refused.reason).not.toMatch(LONE_SURROGATE);
+    expect(refused.reason).toContain(` (at ${'k'.repeat(39)}….${'k'.repeat(39)}…`);
   });
 
   it('an empty file, and a stack overflow anywhere in reading, are sentences too', () => {

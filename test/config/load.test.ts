@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
 import { repoRoot } from '../support/fixtures.js';
+import { LONE_SURROGATE } from '../support/surrogates.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -307,6 +308,16 @@ describe('environment overrides', () => {
     expect(errorOf(() => loadConfig(file, { SERVER_PORT: 'abc' })).message).toBe(
       'config error in environment variable SERVER_PORT: expected JSON for an integer 1-65535, got abc',
     );
+  });
+
+  it('that are long are shown by their start, which ends on a character, never half an emoji', () => {
+    const file = configFile({});
+    const raw = errorOf(() => loadConfig(file, { USE_DOCKER: `${'y'.repeat(56)}😀${'z'.repeat(10)}` })).message;
+    expect(raw).not.toMatch(LONE_SURROGATE);
+    expect(raw).toBe(`config error in environment variable USE_DOCKER: expected JSON for true or false, got ${'y'.repeat(56)}...`);
+    const value = errorOf(() => loadConfig(file, { GOOGLE: JSON.stringify({ ENABLED: `${'y'.repeat(54)}😀😀😀` }) })).message;
+    expect(value).not.toMatch(LONE_SURROGATE);
+    expect(value).toBe(`config error in environment variable GOOGLE: GOOGLE.ENABLED: expected true or false, got "${'y'.repeat(54)}..."`);
   });
 
   it('with a wrong value are blamed on the variable, not the file', () => {

@@ -55,6 +55,26 @@ describe('scanrelay build-caches', () => {
     expect(h.drive.totalFileGets - gets).toBe(1); // files.get("root") at monitor start only
   });
 
+  it("a shared drive's name is cut to the progress bar's 20 characters on a character, never half an emoji", async () => {
+    const name = `${'M'.repeat(19)}😀 Media`;
+    h = await startHarness({ settings: { TEAMDRIVE: true, TEAMDRIVES: [name] } });
+    h.drive.addFile('film.mkv', h.drive.addSharedDrive(name), { silent: true });
+    // The bar is drawn only on a terminal.
+    const output = Object.assign(new PassThrough(), { isTTY: true });
+    let out = '';
+    output.on('data', (c: Buffer) => (out += c.toString()));
+    await buildCachesCommand({
+      loadConfig: () => ({ google: h.settings, configDir: h.dir }),
+      openDatabase: () => new Database(join(h.dir, 'scanrelay.db')),
+      logger: h.log.logger,
+      output,
+      clock: h.clock,
+      exit: () => {},
+    }).parseAsync([], { from: 'user' });
+    expect(out).not.toContain('\ufffd');
+    expect(out).toContain(`${'M'.repeat(19)}  |`);
+  });
+
   it('fails with exit code 1 and one line when there is no sign-in', async () => {
     h = await startHarness({ writeToken: false });
     let code: number | undefined;

@@ -1,8 +1,9 @@
-// fit(), the one cut every carrier makes: a text that fits is left alone; a longer one is cut on a character
-// boundary (never half a surrogate pair, not inside a letter with its accent or an emoji with its modifier) with
-// the ellipsis inside the limit, in UTF-8 bytes or in characters.
+// The one cut of a text (src/text-cut.ts) and fit(), the cut every carrier makes with it: a text that fits is left
+// alone; a longer one is cut on a character boundary (never half a surrogate pair, not inside a letter with its
+// accent or an emoji with its modifier), by fit() with the ellipsis inside the limit, in UTF-8 bytes or in characters.
 import { describe, expect, it } from 'vitest';
 import { ELLIPSIS, fit, sizeIn } from '../../src/notify/limits.js';
+import { keepEnd, keepStart } from '../../src/text-cut.js';
 
 const bytes = (max: number) => ({ max, unit: 'bytes' as const });
 const chars = (max: number) => ({ max, unit: 'characters' as const });
@@ -38,5 +39,38 @@ describe('fit', () => {
   it('sends a lone surrogate as U+FFFD and counts its 3 bytes', () => {
     expect(fit('a\ud800b', bytes(5))).toBe('a\ufffdb');
     expect(fit('a\udc00bc', bytes(5))).toBe(`a${ELLIPSIS}`);
+  });
+});
+
+describe('keepStart and keepEnd: a start or an end of at most N characters, for a log line, an error or an answer', () => {
+  it('leave a text that fits as it is, lone surrogates and all', () => {
+    expect(keepStart('a😀b', 4)).toBe('a😀b');
+    expect(keepEnd('a\ud800b', 3)).toBe('a\ud800b');
+  });
+
+  it('never keep half of a surrogate pair, where slice(0, N) and slice(-N) would', () => {
+    const text = `${'a'.repeat(199)}😀${'b'.repeat(10)}`;
+    expect(text.slice(0, 200).at(-1)).toBe('\ud83d');
+    expect(keepStart(text, 200)).toBe('a'.repeat(199));
+    expect(keepStart('𠀀𠀀𠀀', 5)).toBe('𠀀𠀀');
+    const tail = `${'b'.repeat(10)}😀${'a'.repeat(199)}`;
+    expect(tail.slice(-200)[0]).toBe('\ude00');
+    expect(keepEnd(tail, 200)).toBe('a'.repeat(199));
+    expect(keepEnd('𠀀𠀀𠀀', 5)).toBe('𠀀𠀀');
+  });
+
+  it('do not part a letter from its accent or an emoji from its skin tone; a pile of marks is cut inside', () => {
+    expect(keepStart('abe\u0301cd', 3)).toBe('ab');
+    expect(keepStart('a👍🏽b', 4)).toBe('a');
+    expect(keepEnd('a👍🏽b', 3)).toBe('b');
+    expect(keepEnd('ae\u0301b', 2)).toBe('b');
+    const zalgo = `x${'\u0301'.repeat(100)}`;
+    expect(keepStart(zalgo, 50)).toBe(zalgo.slice(0, 50));
+    expect(keepEnd(zalgo, 50)).toBe(zalgo.slice(-50));
+  });
+
+  it('count in UTF-8 bytes when asked', () => {
+    expect(keepStart('é😀x', 5, 'bytes')).toBe('é');
+    expect(keepEnd('é😀x', 5, 'bytes')).toBe('😀x');
   });
 });

@@ -146,6 +146,12 @@ describe('the path gate', () => {
     expect(preview('/tv/a\0b')).toBe('/tv/a\\u0000b');
   });
 
+  it('the start of a long path ends on a character: an emoji at the cut is not shown as half of itself', () => {
+    const path = `/tv/${'a'.repeat(115)}😀${'b'.repeat(10)}`;
+    // preview() shows a lone surrogate as an escape: half an emoji would read '\ud83d', and no text holds that.
+    expect(preview(path)).toBe(`/tv/${'a'.repeat(115)}… (133 bytes)`);
+  });
+
   it('gateRequests splits passed (resolved) from refused; PathRefused says the first rule and how many more', () => {
     const { passed, refused } = gateRequests(
       [

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { driveClient, exchangeCode } from '../../src/rclone/oauth.js';
+import { LONE_SURROGATE } from '../support/surrogates.js';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -29,6 +30,13 @@ describe('rclone token exchange errors', () => {
   it("a proxy's page is quoted (its start), with the status", async () => {
     const url = await tokenEndpoint(502, 'text/html', '<html>bad gateway</html>');
     await expect(exchangeCode(client(url), 'code')).rejects.toThrow('oauth2: cannot fetch token: 502 Bad Gateway\nResponse: <html>bad gateway</html>');
+  });
+
+  it('a long page is quoted to its first 200 characters, never half of a CJK character at the cut', async () => {
+    const url = await tokenEndpoint(502, 'text/html; charset=utf-8', `<p>${'x'.repeat(196)}${'𠀀'.repeat(40)}</p>`);
+    const err = (await exchangeCode(client(url), 'code').catch((e: unknown) => e)) as Error;
+    expect(err.message).not.toMatch(LONE_SURROGATE);
+    expect(err.message).toBe(`oauth2: cannot fetch token: 502 Bad Gateway\nResponse: <p>${'x'.repeat(196)}`);
   });
 
   it('a successful exchange is the token JSON rclone stores', async () => {

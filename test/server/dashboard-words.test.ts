@@ -18,6 +18,14 @@ describe('words on the dashboard and in the answers', () => {
     expect(page).toContain('<dt>Scans since start</dt>');
   });
 
+  it('what an action said, echoed from the URL, is cut to 500 characters on a character, never half an emoji', async () => {
+    t = await testService();
+    const said = `${'x'.repeat(499)}${'😀'.repeat(10)}`;
+    const page = (await t.service.app.inject({ url: `/${SECRET}/dashboard?said=${encodeURIComponent(said)}` })).body;
+    expect(page).not.toContain('\ufffd');
+    expect(page).toContain(`<p class="said" role="status">${'x'.repeat(499)}</p>`);
+  });
+
   it('a path in no library: listed under "unmatched" (not "queued") in the answer, and counted as unmatched in /metrics', async () => {
     t = await testService();
     const res = await t.service.app.inject({

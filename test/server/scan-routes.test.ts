@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SECRET, testService, type TestService } from '../support/service.js';
+import { LONE_SURROGATE } from '../support/surrogates.js';
 
 let t: TestService;
 beforeEach(async () => {
@@ -58,6 +59,17 @@ describe('POST /<SERVER_PASS>: webhooks and manual requests', () => {
       expect(res.statusCode).toBe(200);
     }
     expect(t.service.queue.count()).toBe(0);
+  });
+
+  it('an echo of a long event name is cut to 200 characters on a character, in the answer and the log line', async () => {
+    const res = await t.service.app.inject({ method: 'POST', url: `/${SECRET}`, payload: { eventType: `${'Q'.repeat(199)}${'😀'.repeat(30)}` } });
+    expect(res.statusCode).toBe(200);
+    const ignored = res.json<{ ignored: string }>().ignored;
+    expect(ignored).not.toMatch(LONE_SURROGATE);
+    expect(ignored).toMatch(/^Q{199}… \(\d+ characters\)$/);
+    const line = JSON.parse(t.logs.find((l) => l.includes('Nothing to scan for'))!) as { event: string; msg: string };
+    expect(`${line.event} ${line.msg}`).not.toMatch(LONE_SURROGATE);
+    expect(line.event).toBe(`${'Q'.repeat(199)}… (259 characters)`);
   });
 
   it('malformed JSON is 400 with the reason, and nothing is queued', async () => {

@@ -17,6 +17,7 @@ import type { Recorder } from '../fakes/recorder.js';
 import { relayed, startFakeRelay } from '../fakes/relay.js';
 import { startFakeTdarr } from '../fakes/tdarr.js';
 import { repoRoot } from '../support/fixtures.js';
+import { LONE_SURROGATE } from '../support/surrogates.js';
 
 const ctx = (file?: string, deleted = false): ScanContext => ({ event: 'Download', source: 'sonarr', file, deleted });
 const open: Recorder[] = [];
@@ -42,6 +43,14 @@ describe('command target', () => {
     expect(await missing.scan('/x', ctx())).toMatchObject({ status: 'retry', targetDown: true, error: expect.stringContaining('check COMMAND') });
     expect(await missing.available()).toMatchObject({ ok: false });
     expect(await commandTarget({ name: 'h', argv: ['node'] }).available()).toEqual({ ok: true });
+  });
+
+  it('the stderr line in the error is cut to 200 characters on a character, never half an emoji', async () => {
+    const failing = commandTarget({ name: 'hook', argv: [process.execPath, script, out(), '3', `${'x'.repeat(199)}${'😀'.repeat(20)}`] });
+    const outcome = await failing.scan('/x', ctx());
+    const error = outcome.status === 'retry' ? outcome.error : '';
+    expect(error).not.toMatch(LONE_SURROGATE);
+    expect(error).toBe(`command target 'hook': '${process.execPath}' exited 3: ${'x'.repeat(199)}`);
   });
 
   it('a program over TIMEOUT is stopped and retried', async () => {

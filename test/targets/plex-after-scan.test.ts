@@ -14,7 +14,7 @@ import { named } from '../support/target.js';
 import { waitUntilPlexAnswers } from '../../src/plex/availability.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
-import { splitCommand } from '../../src/scan-commands.js';
+import { runScanCommand, splitCommand } from '../../src/scan-commands.js';
 import { jellyfinTarget } from '../../src/targets/jellyfin.js';
 import { plexScannerTarget } from '../../src/targets/plex-scanner.js';
 import { prepareFakeScanner, scannerSettings } from '../support/scanner.js';
@@ -22,6 +22,7 @@ import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex.js';
 import type { ScanContext } from '../../src/scan.js';
 import { startFakeJellyfin } from '../fakes/jellyfin.js';
 import { FakePlex } from '../fakes/plex.js';
+import { LONE_SURROGATE } from '../support/surrogates.js';
 
 let plex: FakePlex;
 let clock: ManualClock;
@@ -367,6 +368,16 @@ appendFileSync(process.argv[2], JSON.stringify({ argv: process.argv.slice(2), en
     expect(logged("contains '|', which is passed to")).toBe(true);
     expect(logged('External command (RUN_COMMAND_AFTER_SCAN) failed: ENOENT')).toBe(true);
     expect(logs.join('\n')).not.toContain(plex.token);
+  });
+
+  it("a failing command's output is logged by its last 2,000 characters, which start on a character", async () => {
+    // 1,500 emoji and an x: the last 2,000 UTF-16 units start with the second half of an emoji.
+    const print = `'process.stdout.write(String.fromCodePoint(0x1f600).repeat(1500) + "x"); process.exit(3)'`;
+    const env = { SCANRELAY_PATH: FILE, SCANRELAY_FOLDER: FOLDER, SCANRELAY_SECTION: '2', SCANRELAY_EVENT: 'Download', SCANRELAY_TARGET: 'plex' };
+    await runScanCommand('before', `"${process.execPath}" -e ${print}`, env, logger());
+    const line = logs.map((l) => JSON.parse(l) as { msg: string; output?: string }).find((l) => l.msg.includes('failed: exit status 3'))!;
+    expect(line.output).not.toMatch(LONE_SURROGATE);
+    expect(line.output).toBe(`${'😀'.repeat(999)}x`);
   });
 });
 

@@ -16,6 +16,8 @@ import {
 } from '../../src/plex/scanner.js';
 import { findScannerProcesses, waitForExternalScanners } from '../../src/plex/scanner-processes.js';
 import { fakeScanner, prepareFakeScanner, scannerSettings } from '../support/scanner.js';
+import { logCollector } from '../drive/harness.js';
+import { LONE_SURROGATE } from '../support/surrogates.js';
 
 
 // plex_autoscan's defaults, backslashes included.
@@ -41,6 +43,14 @@ const runs = (): { argv: string[]; env: Record<string, string> }[] =>
 
 const fake = (over: Partial<ScannerSettings> = {}): ScannerSettings => ({ ...defaults, scanner: fakeScanner, ...over });
 const envWith = (extra: Record<string, string>): NodeJS.ProcessEnv => ({ ...process.env, FAKE_SCANNER_LOG: log, ...extra });
+
+/** An executable Node script in the test's folder, for a program that prints what a test needs. */
+function program(name: string, body: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, `#!${process.execPath}\n${body}\n`);
+  chmodSync(file, 0o755);
+  return file;
+}
 
 describe('scannerInvocation', () => {
   const args = ['--scan', '--refresh', '--section', '1', '--directory', "/tv/It's $(x)"];
@@ -148,6 +158,22 @@ describe('runScanner with the fake scanner', () => {
     expect((err as ScannerError).reason).toBe('timeout');
   });
 
+  it("the error's last output is cut to 500 characters on a character, never half an emoji", async () => {
+    const scanner = program('long-line.mjs', "process.stderr.write('x'.repeat(499) + String.fromCodePoint(0x1f600).repeat(5) + '\\n'); process.exit(3);");
+    const err = (await runScanner(fake({ scanner }), ['--list']).catch((e: unknown) => e)) as ScannerError;
+    expect(err.reason).toBe('exit');
+    expect(err.message).not.toMatch(LONE_SURROGATE);
+    expect(err.message.endsWith(` Last output: ${'x'.repeat(499)}`)).toBe(true);
+  });
+
+  it('the output kept of a long run is its last 64 KiB, which start on a character', async () => {
+    // 131,073 UTF-16 units, one more than the output held before its last 65,536 are kept: they start with half an emoji.
+    const scanner = program('long-output.mjs', "process.stdout.write(String.fromCodePoint(0x1f600).repeat(60000) + 'z'.repeat(11073));");
+    const { output } = await runScanner(fake({ scanner }), ['--list']);
+    expect(output).not.toMatch(LONE_SURROGATE);
+    expect(output).toBe(`${'😀'.repeat(27231)}${'z'.repeat(11073)}`);
+  });
+
   it('lists sections from --list', async () => {
     const listed = await listSections(fake(), {
       baseEnv: envWith({ FAKE_SCANNER_SECTIONS: JSON.stringify([[1, 'Movies'], [12, 'TV Shows 4K']]) }),
@@ -206,6 +232,21 @@ describe('waitForExternalScanners', () => {
     mkdirSync(join(proc, 'self'));
     const found = await findScannerProcesses(defaults, { procRoot: proc, selfPid: 102 });
     expect(found).toEqual([{ pid: 100, command: '/usr/lib/plexmediaserver/Plex Media Scanner --scan' }]);
+  });
+
+  it("docker top's complaint is logged by its first 200 characters, never half an emoji", async () => {
+    program('docker', "process.stderr.write('x'.repeat(199) + String.fromCodePoint(0x1f600).repeat(5)); process.exit(1);");
+    const path = process.env.PATH;
+    process.env.PATH = `${dir}:${path}`;
+    const log = logCollector();
+    try {
+      expect(await findScannerProcesses({ ...defaults, useDocker: true, dockerName: 'plex' }, { logger: log.logger })).toEqual([]);
+    } finally {
+      process.env.PATH = path;
+    }
+    const { err } = JSON.parse(log.lines.find((l) => l.includes('cannot list processes'))!) as { err: string };
+    expect(err).not.toMatch(LONE_SURROGATE);
+    expect(err).toBe(`docker top plex exited 1: ${'x'.repeat(199)}`);
   });
 
   it('asks docker top with USE_DOCKER, and skips the wait when docker cannot answer', async () => {
