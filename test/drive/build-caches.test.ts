@@ -14,6 +14,22 @@ afterEach(async () => {
   await h?.close();
 });
 
+/** `scanrelay build-caches` on the harness's Drive, its output to `output`; resolves to the exit code it set. */
+async function buildCaches(output: NodeJS.WritableStream): Promise<number | undefined> {
+  let code: number | undefined;
+  await buildCachesCommand({
+    loadConfig: () => ({ google: h.settings, configDir: h.dir }),
+    openDatabase: () => new Database(join(h.dir, 'scanrelay.db')),
+    logger: h.log.logger,
+    output,
+    clock: h.clock,
+    exit: (c) => (code = c),
+  })
+    .exitOverride()
+    .parseAsync([], { from: 'user' });
+  return code;
+}
+
 describe('scanrelay build-caches', () => {
   it('walks My Drive and the shared drives, fills the cache, prints a summary, and the monitor then fetches nothing', async () => {
     h = await startHarness({ settings: { TEAMDRIVE: true, TEAMDRIVES: ['Media'] } });
@@ -27,19 +43,7 @@ describe('scanrelay build-caches', () => {
     const output = new PassThrough();
     let out = '';
     output.on('data', (c) => (out += c.toString()));
-    let code: number | undefined;
-    await buildCachesCommand({
-      loadConfig: () => ({ google: h.settings, configDir: h.dir }),
-      openDatabase: () => new Database(join(h.dir, 'scanrelay.db')),
-      logger: h.log.logger,
-      output,
-      clock: h.clock,
-      exit: (c) => (code = c),
-    })
-      .exitOverride()
-      .parseAsync([], { from: 'user' });
-
-    expect(code).toBe(0);
+    expect(await buildCaches(output)).toBe(0);
     expect(out).toContain('My Drive: 34 items (4 folders) cached');
     expect(out).toContain('Media: 2 items (1 folders) cached');
     expect(out).toMatch(/Done: 36 items from 2 drive\(s\)/);
@@ -63,29 +67,14 @@ describe('scanrelay build-caches', () => {
     const output = Object.assign(new PassThrough(), { isTTY: true });
     let out = '';
     output.on('data', (c: Buffer) => (out += c.toString()));
-    await buildCachesCommand({
-      loadConfig: () => ({ google: h.settings, configDir: h.dir }),
-      openDatabase: () => new Database(join(h.dir, 'scanrelay.db')),
-      logger: h.log.logger,
-      output,
-      clock: h.clock,
-      exit: () => {},
-    }).parseAsync([], { from: 'user' });
+    await buildCaches(output);
     expect(out).not.toContain('\ufffd');
     expect(out).toContain(`${'M'.repeat(19)}  |`);
   });
 
   it('fails with exit code 1 and one line when there is no sign-in', async () => {
     h = await startHarness({ writeToken: false });
-    let code: number | undefined;
-    await buildCachesCommand({
-      loadConfig: () => ({ google: h.settings, configDir: h.dir }),
-      openDatabase: () => new Database(join(h.dir, 'scanrelay.db')),
-      logger: h.log.logger,
-      output: new PassThrough(),
-      exit: (c) => (code = c),
-    }).parseAsync([], { from: 'user' });
-    expect(code).toBe(1);
+    expect(await buildCaches(new PassThrough())).toBe(1);
     expect(h.log.messages().at(-1)).toMatch(/^build-caches failed: no Google Drive token at .*run `scanrelay authorize`/);
   });
 });
