@@ -5,8 +5,10 @@
 // the machine's Node and on Node 24 (the image's), launched both ways users launch it: as npm start, the image and
 // the systemd unit do (the Node flags NODE_FLAGS), target at most 20 MB above bare, and as `npx scanrelay server`
 // does (`node dist/scanrelay.mjs server`, no flags), target at most 24 MB above bare. A bare server with the
-// relay's flags runs beside them too, for the log. `node --import tsx bench/memory.ts --idle` runs only that
+// relay's flags runs beside them too, for the log. The same runs count how often each process is woken (context
+// switches per second, 10-40 s after start; at most 5/s). `node --import tsx bench/memory.ts --idle` runs only that
 // part; `--by-part` prints where the relay's memory goes, part by part (bench/memory-parts.ts), on both Nodes.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
 import { buildParts, partsRound, type PartRss } from './memory-parts.js';
@@ -15,6 +17,11 @@ import { cleanup, createMediaFiles, log, median, peakRssMb, prefilledFile, prefi
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const FOLDERS = 100_000;
+/**
+ * A relay that sits idle all year should let the CPU sleep: its timers (the WAL looks spaced to 5 s, the quiet-time
+ * collection's look every 5 s, the event loop's lag sampled once a second) wake it a few times a second at most.
+ */
+const MAX_IDLE_WAKEUPS = 5;
 /** How long after start the idle relay is measured. */
 const IDLE_MS = 40_000;
 // Three, for a median one odd run cannot move: on Node 24 about one run in four idles 9 MB higher (anonymous
@@ -32,7 +39,18 @@ interface IdleRound {
   bareFlags: number;
   /** One per launch, in LAUNCHES' order. */
   relays: number[];
+  /** Times each process was woken per second over the last 30 s of the idle time (context switches): bare, then one per launch. */
+  wakeups: number[];
 }
+
+/** Context switches of a live process so far (voluntary and not): each is one time it was woken. */
+function switches(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return [...status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+}
+
+/** Where the wakeups are counted from: start-up is over by then. */
+const WAKEUPS_FROM_MS = 10_000;
 
 /** RSS of an idle relay per launch, of a bare http server and of one with the relay's flags, all started together on `node`, after IDLE_MS. */
 async function idleRound(node: string, plexUrl: string, token: string): Promise<IdleRound> {
@@ -47,8 +65,12 @@ async function idleRound(node: string, plexUrl: string, token: string): Promise<
       }),
     ]);
     try {
-      await sleep(IDLE_MS);
-      return { bare: rssMb(bare.pid), bareFlags: rssMb(bareFlags.pid), relays: relays.map((r) => rssMb(r.pid)) };
+      const counted = [bare, ...relays];
+      await sleep(WAKEUPS_FROM_MS);
+      const before = counted.map((c) => switches(c.pid));
+      await sleep(IDLE_MS - WAKEUPS_FROM_MS);
+      const wakeups = counted.map((c, i) => (switches(c.pid) - before[i]) / ((IDLE_MS - WAKEUPS_FROM_MS) / 1000));
+      return { bare: rssMb(bare.pid), bareFlags: rssMb(bareFlags.pid), relays: relays.map((r) => rssMb(r.pid)), wakeups };
     } finally {
       await Promise.all([bare.stop(), bareFlags.stop(), ...relays.map((r) => r.stop())]);
     }
@@ -70,7 +92,7 @@ async function idleFigures(): Promise<Figure[]> {
         const round = await idleRound(node, plex.url, plex.token);
         rounds.push(round);
         const relays = LAUNCHES.map((l, i) => `${l.name}: ${round.relays[i].toFixed(1)} MB (${mb(round.relays[i] - round.bare)})`);
-        log(`idle on Node ${version}, round ${r + 1}/${IDLE_ROUNDS}: bare ${round.bare.toFixed(1)} MB, bare with the relay's flags ${round.bareFlags.toFixed(1)} MB; relay ${relays.join('; ')}`);
+        log(`idle on Node ${version}, round ${r + 1}/${IDLE_ROUNDS}: bare ${round.bare.toFixed(1)} MB, bare with the relay's flags ${round.bareFlags.toFixed(1)} MB; relay ${relays.join('; ')}; woken per second: bare ${round.wakeups[0].toFixed(1)}, relay ${round.wakeups.slice(1).map((w) => w.toFixed(1)).join(' / ')}`);
       }
       LAUNCHES.forEach((launch, i) => {
         const above = rounds.map((p) => p.relays[i] - p.bare);
@@ -88,6 +110,16 @@ async function idleFigures(): Promise<Figure[]> {
           target: `<= ${launch.allowanceMb} MB above bare`,
           pass,
           note: pass ? undefined : `${v.toFixed(1)} MB above bare; see Notes`,
+        });
+        const wakeups = median(rounds.map((p) => p.wakeups[i + 1]));
+        figures.push({
+          id: '4',
+          name: `idle wakeups: times the idle relay was woken per second (context switches, ${WAKEUPS_FROM_MS / 1000}-${IDLE_MS / 1000} s after start), ${launch.name}, Node ${version}`,
+          value: wakeups,
+          unit: '/s',
+          baseline: { label: 'bare Node http, same moment', value: median(rounds.map((p) => p.wakeups[0])) },
+          target: `<= ${MAX_IDLE_WAKEUPS}/s`,
+          pass: wakeups <= MAX_IDLE_WAKEUPS,
         });
       });
     }

@@ -1,6 +1,8 @@
 // GET /metrics: Prometheus text format that a strict parser accepts, fed by requests, the queue and scans.
 import { spawnSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EVENT_LOOP_SAMPLE_MS } from '../../src/server/metrics.js';
 import { promtoolPath } from '../support/promtool.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 
@@ -98,6 +100,24 @@ const sample = (families: ReturnType<typeof parsePrometheus>, name: string, labe
   const base = [...families.keys()].find((f) => name === f || name.startsWith(f + '_'))!;
   return families.get(base)?.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 };
+
+describe('the event loop lag', () => {
+  it("is sampled once a second, not at prom-client's 10 ms that woke an idle relay 100 times a second, and is still reported", async () => {
+    // The module object prom-client calls (it requires 'perf_hooks' itself), so the spy sees the sampler it starts.
+    const perfHooks = createRequire(import.meta.url)('perf_hooks') as typeof import('node:perf_hooks');
+    const sampler = vi.spyOn(perfHooks, 'monitorEventLoopDelay');
+    try {
+      t = await testService();
+      expect(EVENT_LOOP_SAMPLE_MS).toBe(1_000);
+      expect(sampler).toHaveBeenCalledWith({ resolution: EVENT_LOOP_SAMPLE_MS });
+      expect(sampler.mock.calls.every(([options]) => options?.resolution === EVENT_LOOP_SAMPLE_MS)).toBe(true);
+      const res = await t.service.app.inject({ url: '/metrics' });
+      expect(parsePrometheus(res.body).get('scanrelay_nodejs_eventloop_lag_p99_seconds')?.type).toBe('gauge');
+    } finally {
+      sampler.mockRestore();
+    }
+  });
+});
 
 describe('GET /metrics', () => {
   it('counts requests, queue depth, scans and latency, and passes a strict text-format parser', async () => {
