@@ -40,10 +40,23 @@ function clusterAt(text: string, at: number, from: number, to: number): { index:
 }
 
 /**
+ * True when `text` has a cluster boundary at `at` that needs no segmenter: between two ASCII characters other than
+ * CR LF (UAX #29 joins nothing else there: every mark, joiner and emoji part is outside ASCII). Most cuts are of
+ * such text, and the segmenter's first use loads ICU's break data, megabytes a relay would then hold all year.
+ */
+function plainBoundary(text: string, at: number): boolean {
+  if (at <= 0 || at >= text.length) return true;
+  const before = text.charCodeAt(at - 1);
+  const after = text.charCodeAt(at);
+  return before < 0x80 && after < 0x80 && !(before === 13 && after === 10);
+}
+
+/**
  * Where the cluster (a letter with its accents, an emoji with its modifiers) holding `end` starts. Whether a
  * cluster ends before `end` turns on the text before it and the one character at `end`, never on what follows.
  */
 function clusterStart(text: string, end: number): number {
+  if (plainBoundary(text, end)) return end;
   const cluster = clusterAt(text, end, 0, end + 2);
   if (!cluster || cluster.index >= end || end - cluster.index > LONGEST_CLUSTER) return end;
   return cluster.index;
@@ -51,6 +64,7 @@ function clusterStart(text: string, end: number): number {
 
 /** Where the cluster holding `start` ends, judged with the 64 characters before it as the text it follows. */
 function clusterEnd(text: string, start: number): number {
+  if (plainBoundary(text, start)) return start;
   const cluster = clusterAt(text, start, Math.max(0, start - 2 * LONGEST_CLUSTER), start + LONGEST_CLUSTER + 2);
   if (!cluster || cluster.index >= start) return start;
   return cluster.end - start > LONGEST_CLUSTER ? start : cluster.end;

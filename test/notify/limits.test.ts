@@ -1,7 +1,7 @@
 // The one cut of a text (src/text-cut.ts) and fit(), the cut every carrier makes with it: a text that fits is left
 // alone; a longer one is cut on a character boundary (never half a surrogate pair, not inside a letter with its
 // accent or an emoji with its modifier), by fit() with the ellipsis inside the limit, in UTF-8 bytes or in characters.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ELLIPSIS, fit, sizeIn } from '../../src/notify/limits.js';
 import { keepEnd, keepStart } from '../../src/text-cut.js';
 
@@ -72,5 +72,32 @@ describe('keepStart and keepEnd: a start or an end of at most N characters, for 
   it('count in UTF-8 bytes when asked', () => {
     expect(keepStart('é😀x', 5, 'bytes')).toBe('é');
     expect(keepEnd('é😀x', 5, 'bytes')).toBe('😀x');
+  });
+
+  it('keep CR LF together, and cut plain ASCII without loading the grapheme segmenter (ICU break data, megabytes)', async () => {
+    // A fresh copy of the module, so its segmenter is not one an earlier test already made.
+    vi.resetModules();
+    const fresh = await import('../../src/text-cut.js');
+    const Original = Intl.Segmenter;
+    let made = 0;
+    const intl = Intl as { Segmenter: typeof Original };
+    intl.Segmenter = class extends Original {
+      constructor(...args: ConstructorParameters<typeof Original>) {
+        super(...args);
+        made++;
+      }
+    };
+    try {
+      const body = `Plex answered: ${'x'.repeat(300)} end`;
+      expect(fresh.keepStart(body, 200)).toBe(body.slice(0, 200));
+      expect(fresh.keepEnd(body, 200)).toBe(body.slice(-200));
+      expect(made).toBe(0);
+      // Between CR and LF there is no boundary: the cut moves before the CR (the segmenter decides that one).
+      expect(fresh.keepStart('ab\r\ncd', 3)).toBe('ab');
+      expect(fresh.keepEnd('ab\r\ncd', 3)).toBe('cd');
+      expect(made).toBe(1);
+    } finally {
+      intl.Segmenter = Original;
+    }
   });
 });
