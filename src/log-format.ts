@@ -30,20 +30,25 @@ function stamp(time: unknown): string {
 }
 
 /**
- * What a terminal acts on instead of showing: C0 (newline, carriage return, ESC starting a colour or a cursor
- * move), DEL, C1 (NEL, CSI), the line and paragraph separators, and the bidi embeddings, overrides and isolates
- * (U+202A-202E, U+2066-2069) that reorder what follows them on the line.
+ * What a terminal acts on instead of showing, beyond C0 (which JSON itself escapes): DEL, C1 (NEL, CSI), the line
+ * and paragraph separators, and the bidi embeddings, overrides and isolates (U+202A-202E, U+2066-2069) that reorder
+ * what follows them on the line.
  */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const BEYOND_C0 = '\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+/** All of them, C0 (newline, carriage return, ESC starting a colour or a cursor move) included. */
+const CONTROL = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}]`, 'g');
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** A character as JSON's escape writes it: `\u001b`. */
+const unicodeEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /** `text` with each control as JSON writes one (`\n`, `\u001b`), the rest as it is. */
 export function escapeControls(text: string): string {
-  return text.replace(CONTROL, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(CONTROL, (c) => NAMED[c] ?? unicodeEscape(c));
 }
 
-/** What JSON leaves raw (it escapes C0 only) and a terminal or pager acts on: DEL, C1, the separators, the bidi controls. */
-const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+/** What JSON leaves raw (it escapes C0 only) and a terminal or pager acts on. */
+const RAW_IN_JSON = new RegExp(`[${BEYOND_C0}]`);
 const RAW_IN_JSON_ALL = new RegExp(RAW_IN_JSON.source, 'g');
 
 /**
@@ -52,7 +57,7 @@ const RAW_IN_JSON_ALL = new RegExp(RAW_IN_JSON.source, 'g');
  * of its line). Lossless: `JSON.parse` gives the same value back. They only ever occur inside JSON strings.
  */
 export function escapeRawInJson(line: string): string {
-  return RAW_IN_JSON.test(line) ? line.replace(RAW_IN_JSON_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : line;
+  return RAW_IN_JSON.test(line) ? line.replace(RAW_IN_JSON_ALL, unicodeEscape) : line;
 }
 
 /** A field's value: bare when it is one plain word, else quoted as JSON; controls escaped either way. */
