@@ -4,6 +4,12 @@
 // one reaches a log line, an HTTP answer or a notification as U+FFFD or as invalid text), and not inside an emoji
 // with its modifiers or a letter with its accents when a boundary is near.
 
+/**
+ * Half of a UTF-16 surrogate pair, alone: what a cut at N code units leaves of an emoji or a CJK extension
+ * character. (String's isWellFormed is ES2024, past the lib the project compiles against.)
+ */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** What a limit counts: UTF-8 bytes, or characters as UTF-16 code units (JavaScript's `length`). */
 export type SizeUnit = 'bytes' | 'characters';
 

@@ -2,7 +2,7 @@
 // a UTF-16 surrogate pair, so never invalid UTF-8 on the wire, and not inside an emoji or a letter with its accents
 // when a boundary is near: src/text-cut.ts, the cut every part of scanrelay makes), ending with an ellipsis that
 // counts inside the limit.
-import { keepStart, sizeIn, type SizeUnit } from '../text-cut.js';
+import { keepStart, LONE_SURROGATE, sizeIn, type SizeUnit } from '../text-cut.js';
 
 export { sizeIn };
 
@@ -22,7 +22,7 @@ export const ELLIPSIS = '…';
  * backslash alone before it tells a reader nothing.
  */
 export function fit(text: string, limit: Limit): string {
-  const whole = text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  const whole = text.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\ufffd');
   if (sizeIn(whole, limit.unit) <= limit.max) return whole;
   const budget = limit.max - sizeIn(ELLIPSIS, limit.unit);
   if (budget < 0) return '';

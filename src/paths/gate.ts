@@ -2,7 +2,7 @@
 // absolute name on some machine, and `..` may not climb out of the prefix it matched (docs/security.md).
 import { separatorOf } from './folder.js';
 import type { ScanRequest } from '../request.js';
-import { keepStart } from '../text-cut.js';
+import { keepStart, LONE_SURROGATE } from '../text-cut.js';
 import { codePointName, invisibleIn, INVISIBLE_ALL } from './invisible.js';
 import { mappingCandidates, startsAtBoundary, type MappingMatch, type PathMappings } from './mapping.js';
 
@@ -28,7 +28,6 @@ const RULE_TEXT: Record<GateRule, string> = {
 
 // C0 controls, DEL and the C1 controls; lone surrogates cannot be URL-encoded for a media server.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const DRIVE = /^[A-Za-z]:[\\/]/;
 const UNC = /^(?:\\\\|\/\/)/;
 const SEPARATOR = /[\\/]/;
