@@ -96,6 +96,27 @@ describe('dist/scanrelay.mjs as users start it', { timeout: 90_000 }, () => {
     expect(fromDist).toEqual(fromSource);
   });
 
+  it('started with no Node flag (npx, the installed command), it runs with NODE_FLAGS in the same process', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-dist-'));
+    const config = writeConfigFile(dir, { SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token });
+    const { url, child } = await startServer({ config, queuefile: join(dir, 'queue.db'), dir, entry: DIST, nodeArgs: [], env: { NODE_OPTIONS: '' }, timeoutMs: 30_000 });
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    const canExec = typeof (process as { execve?: unknown }).execve === 'function';
+    if (canExec) {
+      // The PID the test spawned now runs Node with the flags (execve keeps the process and its streams).
+      const cmdline = readFileSync(`/proc/${child.proc.pid}/cmdline`, 'utf8').split('\0');
+      expect(cmdline.slice(1, 1 + NODE_FLAGS.length)).toEqual([...NODE_FLAGS]);
+      expect(cmdline.slice(1 + NODE_FLAGS.length, 2 + NODE_FLAGS.length)).toEqual([DIST]);
+      await child.waitFor(/Started with Node's flags --max-semi-space-size=8 --max-old-space-size=512 --expose-gc/);
+      expect(child.output()).not.toMatch(/heap limit of \d+ MB/);
+    } else {
+      // This Node (before 22.15) has no process.execve: the server runs as started and says how to pass the flags.
+      await child.waitFor(/heap limit of \d+ MB/);
+      expect(child.output()).not.toMatch(/Started with Node's flags/);
+    }
+    expect(child.output().match(/Listening on/g)).toHaveLength(1);
+  });
+
   it('a config with a wrong value: one line naming the key and what was expected, exit 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-dist-'));
     const config = join(dir, 'config.json');
