@@ -2,15 +2,16 @@
 // in the child process so the harness does not count. Baseline: a bare Node http server process, same run.
 // First, what a home server holds all year: RSS 40 s after start of an idle relay (a Plex target, every other
 // setting its default) beside a bare Node http server (no flags) started at the same moment on the same Node, on
-// the machine's Node and on Node 24 (the image's), launched both ways users launch it: as npm start, the image and
-// the systemd unit do (the Node flags NODE_FLAGS), target at most 20 MB above bare, and as `npx scanrelay server`
-// does (`node dist/scanrelay.mjs server`, no flags: it starts itself again with NODE_FLAGS where Node can), target
-// at most 24 MB above bare. A bare server with the relay's flags, and the relay given a Node flag of the user's own
+// the machine's Node and on Node 24 (the image's), launched the ways users launch it: as the image and the systemd
+// unit do (the Node flags NODE_FLAGS and MALLOC_ENV) and as npm start does (NODE_FLAGS), target at most 20 MB above
+// bare, and as `npx scanrelay server` does (`node dist/scanrelay.mjs server`, no flags), target at most 24 MB above
+// bare (npm start and npx start themselves again with what they lack where Node can, src/cli/relaunch.ts). A bare server with the relay's flags, and the relay given a Node flag of the user's own
 // (so run as started), run beside them too, for the log. The same runs count how often each process is woken (context
 // switches of all its threads per second, 20-40 s after start; at most 5/s). `node --import tsx bench/memory.ts --idle` runs only that
 // part; `--by-part` prints where the relay's memory goes, part by part (bench/memory-parts.ts), on both Nodes.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MALLOC_ENV } from '../src/cli/node-flags.js';
 import { FakePlex } from '../test/fakes/plex.js';
 import { buildParts, partsRound, type PartRss } from './memory-parts.js';
 import { node24, versionOf } from './other-node.js';
@@ -30,9 +31,11 @@ const IDLE_MS = 40_000;
 const IDLE_ROUNDS = Number(process.env.BENCH_IDLE_ROUNDS ?? 3);
 
 /** The ways users launch the relay, each with how far above a bare Node http server it may idle. */
-const LAUNCHES: { name: string; flags: readonly string[]; allowanceMb?: number }[] = [
-  { name: 'as npm start, the image and the unit launch it', flags: serverFlags(), allowanceMb: 20 },
-  // Which starts itself again with the launchers' flags where Node can (src/cli/node-flags.ts, relaunch).
+const LAUNCHES: { name: string; flags: readonly string[]; env?: Record<string, string>; allowanceMb?: number }[] = [
+  { name: 'as the image and the unit launch it (the Node flags and the malloc setting)', flags: serverFlags(), env: { ...MALLOC_ENV }, allowanceMb: 20 },
+  // Which adds the malloc setting itself where Node can relaunch (src/cli/relaunch.ts; not on Node 20).
+  { name: 'as npm start launches it (the Node flags)', flags: serverFlags(), allowanceMb: 20 },
+  // Which starts itself again with the flags and the malloc setting where Node can.
   { name: 'as `npx scanrelay server` launches it (no Node flags)', flags: [], allowanceMb: 24 },
   // For the log, no target: a Node flag of the user's own (any; this one changes nothing else) keeps it as started,
   // which on Node 24 shows what V8 alone leaves idle (docs/performance.md, the memory reducer that never runs).
@@ -80,7 +83,7 @@ async function idleRound(node: string, plexUrl: string, token: string): Promise<
       startBare(0, undefined, node, serverFlags()),
       ...LAUNCHES.map((launch, i) => {
         const config = writeConfig(dirs[i], { PLEX_LOCAL_URL: plexUrl, PLEX_TOKEN: token });
-        return startServer({ dir: dirs[i], config, queuefile: join(dirs[i], 'queue.db'), node, nodeFlags: launch.flags });
+        return startServer({ dir: dirs[i], config, queuefile: join(dirs[i], 'queue.db'), node, nodeFlags: launch.flags, env: launch.env });
       }),
     ]);
     try {

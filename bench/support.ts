@@ -138,6 +138,8 @@ export function spawnServer(opts: {
   nodeArgs?: string[];
   /** Another build of the CLI (a scanrelay.mjs), to compare against this checkout's. */
   cli?: string;
+  /** More environment, over this process's (the launchers' MALLOC_ENV). */
+  env?: Record<string, string>;
 }): {
   proc: ChildProcess;
   ready: Promise<ServerChild>;
@@ -145,8 +147,8 @@ export function spawnServer(opts: {
   const args = [...(opts.nodeFlags ?? SERVER_FLAGS), ...(opts.nodeArgs ?? []), opts.cli ?? builtCli(), '--config', opts.config, '--queuefile', opts.queuefile, '--logfile', join(opts.dir, 'scanrelay.log')];
   if (opts.loglevel) args.push('--loglevel', opts.loglevel);
   args.push('server', '--port', String(opts.port ?? 0));
-  if (opts.console === 'file') return spawnToFile(opts.dir, args);
-  const proc = spawn(opts.node ?? process.execPath, args, { cwd: opts.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (opts.console === 'file') return spawnToFile(opts.dir, args, opts.env);
+  const proc = spawn(opts.node ?? process.execPath, args, { cwd: opts.dir, stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ? { ...process.env, ...opts.env } : undefined });
   let out = '';
   const keep = (d: Buffer) => {
     out = (out + d.toString()).slice(-16_384);

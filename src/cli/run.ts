@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { addGlobalOptions } from './context.js';
 import { baseProgram, commandOf } from './base.js';
-import { relaunchWithFlags } from './node-flags.js';
+import { relaunch } from './relaunch.js';
 import { serverCommand } from './server.js';
 
 /** The program for a command line: just the server for `server`, else every command. */
@@ -21,7 +21,7 @@ export async function programFor(args: readonly string[]): Promise<Command> {
 export async function run(argv: readonly string[]): Promise<void> {
   // The server only: it runs for months, the other commands for seconds. Help is printed as started.
   const args = argv.slice(2);
-  if (commandOf(args) === 'server' && !args.some((a) => a === '--help' || a === '-h') && relaunchWithFlags()) return;
+  if (commandOf(args) === 'server' && !args.some((a) => a === '--help' || a === '-h') && relaunch()) return;
   const program = await programFor(argv.slice(2));
   if (argv.length <= 2) {
     program.outputHelp();

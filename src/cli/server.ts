@@ -12,7 +12,8 @@ import { checkQueueFile, damagedLine, EX_CONFIG } from '../queue/file-check.js';
 import { QueueLockedError } from '../queue/lock.js';
 import { createService, type Service } from '../service.js';
 import { globalFlags, loadContext } from './context.js';
-import { flagAdvice, NODE_FLAGS, wasRelaunched } from './node-flags.js';
+import { flagAdvice } from './node-flags.js';
+import { relaunchedWith } from './relaunch.js';
 import { trimWhenIdle } from '../idle-memory.js';
 
 export function serverCommand(): Command {
@@ -21,7 +22,7 @@ export function serverCommand(): Command {
     .option('--port <port>', 'listen on this port instead of SERVER_PORT', (v) => Number(v))
     .option('--host <address>', 'listen on this address instead of SERVER_IP')
     .action(async (opts: { port?: number; host?: string }, cmd: Command) => {
-      const relaunched = wasRelaunched();
+      const relaunched = relaunchedWith();
       const { settings, loaded, logger, configDir } = loadContext(globalFlags(cmd), { buffered: true });
       // From the first line on: an error nothing handled is the log file's last line, not only stderr's.
       logFatalErrors(logger);
@@ -63,7 +64,7 @@ export function serverCommand(): Command {
         process.exit(1);
       }
       logger.info({ queuefile: settings.queuefile, targets: service.targets.map((t) => t.name) }, `Listening on ${url.replace(/\/\/[^/]+/, `//${host}:${new URL(url).port}`)}`);
-      if (relaunched) logger.info(`Started with Node's flags ${NODE_FLAGS.join(' ')}, as npm start, the image and the unit start it: scanrelay server given no Node flag starts itself again with them, in place (same process).`);
+      if (relaunched) logger.info(`Started again in place (same process) with ${relaunched}, as the image and the unit start it (docs/configuration.md, "How Node is started").`);
       const advice = flagAdvice();
       if (advice) logger.info(advice);
       // On the console only, at every start: the log file never holds the secret.

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HEAP_FLAGS, NODE_FLAGS, RELAUNCHED_ENV, flagAdvice, relaunchArgs, relaunchWithFlags, wasRelaunched, type Launch } from '../../src/cli/node-flags.js';
+import { HEAP_FLAGS, NODE_FLAGS, flagAdvice } from '../../src/cli/node-flags.js';
 import { killChildren, startServer } from '../support/child.js';
 import { writeConfigFile } from '../support/config-file.js';
 import { repoRoot } from '../support/fixtures.js';
@@ -64,49 +64,3 @@ describe('NODE_FLAGS', () => {
   }, 60_000);
 });
 
-describe('scanrelay server started with no Node flag starts itself again with NODE_FLAGS', () => {
-  const calls: { file: string; args: string[]; env: NodeJS.ProcessEnv }[] = [];
-  const launch = (over: Partial<Launch> = {}): Launch => ({
-    argv: ['/usr/bin/node', '/usr/lib/node_modules/scanrelay/dist/scanrelay.mjs', '--config', 'c.json', 'server'],
-    execArgv: [],
-    execPath: '/usr/bin/node',
-    env: { PATH: '/usr/bin' },
-    hasChannel: false,
-    execve: (file, args, env) => void calls.push({ file, args, env }),
-    ...over,
-  });
-
-  it.each<[string, Partial<Launch>, boolean]>([
-    ['no Node flag, no NODE_OPTIONS (npx, the installed command)', {}, true],
-    ['an empty NODE_OPTIONS', { env: { NODE_OPTIONS: ' ' } }, true],
-    ['Node flags on the command line (npm start, the image, the unit, --inspect)', { execArgv: ['--inspect'] }, false],
-    ['NODE_OPTIONS (a flag of ours would override the user\'s)', { env: { NODE_OPTIONS: '--max-old-space-size=2048' } }, false],
-    ['the relaunched program itself', { env: { [RELAUNCHED_ENV]: '1' } }, false],
-    ['an IPC channel from a parent (execve would not keep it)', { hasChannel: true }, false],
-    ['a Node without process.execve (before 22.15, Windows)', { execve: undefined }, false],
-  ])('%s: relaunch %s', (_what, over, relaunches) => {
-    const args = relaunchArgs(launch(over));
-    if (!relaunches) return expect(args).toBeUndefined();
-    expect(args).toEqual(['/usr/bin/node', ...NODE_FLAGS, '/usr/lib/node_modules/scanrelay/dist/scanrelay.mjs', '--config', 'c.json', 'server']);
-  });
-
-  it('execs Node with the flags, the same arguments and the environment marked; an execve that throws leaves it running as started', () => {
-    calls.length = 0;
-    expect(relaunchWithFlags(launch())).toBe(true);
-    expect(calls).toHaveLength(1);
-    expect(calls[0]!.file).toBe('/usr/bin/node');
-    expect(calls[0]!.args.slice(1, 1 + NODE_FLAGS.length)).toEqual([...NODE_FLAGS]);
-    expect(calls[0]!.env).toEqual({ PATH: '/usr/bin', [RELAUNCHED_ENV]: '1' });
-    const failing = launch({ execve: () => { throw Object.assign(new Error('execve failed: EACCES'), { code: 'EACCES' }); } });
-    expect(relaunchWithFlags(failing)).toBe(false);
-    expect(relaunchWithFlags(launch({ execArgv: ['--expose-gc'] }))).toBe(false);
-    expect(calls).toHaveLength(1);
-  });
-
-  it('the relaunched program knows it once, and nothing it starts inherits the mark', () => {
-    const env: NodeJS.ProcessEnv = { PATH: '/usr/bin', [RELAUNCHED_ENV]: '1' };
-    expect(wasRelaunched(env)).toBe(true);
-    expect(env).toEqual({ PATH: '/usr/bin' });
-    expect(wasRelaunched(env)).toBe(false);
-  });
-});

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ManualClock } from '../../src/clock.js';
-import { NODE_FLAGS } from '../../src/cli/node-flags.js';
+import { MALLOC_ENV, NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { loadConfig } from '../../src/config/load.js';
 import { EX_CONFIG } from '../../src/queue/file-check.js';
 import { Queue } from '../../src/queue/store.js';
@@ -114,7 +114,13 @@ describe('Dockerfile', () => {
     // The same Node flags on every launcher (src/cli/node-flags.ts says why).
     expect(dockerfile).toContain(`ENTRYPOINT ["/app/entrypoint.sh", "node", ${NODE_FLAGS.map((f) => `"${f}"`).join(', ')}, "${pkg.bin.scanrelay}",`);
     expect(pkg.scripts.start).toBe(`node ${NODE_FLAGS.join(' ')} ${pkg.bin.scanrelay} server`);
-    expect(readFileSync(join(repoRoot, 'deploy', 'scanrelay.service'), 'utf8')).toContain(`ExecStart=/usr/bin/node ${NODE_FLAGS.join(' ')} /opt/scanrelay/${pkg.bin.scanrelay} server`);
+    const unit = readFileSync(join(repoRoot, 'deploy', 'scanrelay.service'), 'utf8');
+    expect(unit).toContain(`ExecStart=/usr/bin/node ${NODE_FLAGS.join(' ')} /opt/scanrelay/${pkg.bin.scanrelay} server`);
+    // And the same malloc setting where the launcher sets the environment (npm start gets it from the relaunch).
+    for (const [key, value] of Object.entries(MALLOC_ENV)) {
+      expect(dockerfile).toMatch(new RegExp(`^ENV ${key}=${value}$`, 'm'));
+      expect(unit).toMatch(new RegExp(`^Environment=${key}=${value}$`, 'm'));
+    }
     expect(healthCommand).toEqual(['node', '/app/healthcheck.mjs', '/config/config.json']);
   });
 

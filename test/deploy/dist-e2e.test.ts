@@ -96,23 +96,22 @@ describe('dist/scanrelay.mjs as users start it', { timeout: 90_000 }, () => {
     expect(fromDist).toEqual(fromSource);
   });
 
-  it('started with no Node flag (npx, the installed command), it runs with NODE_FLAGS in the same process', async () => {
+  it('started with no Node flag (npx, the installed command), it runs with the launch setting in the same process', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-dist-'));
     const config = writeConfigFile(dir, { SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token });
-    const { url, child } = await startServer({ config, queuefile: join(dir, 'queue.db'), dir, entry: DIST, nodeArgs: [], env: { NODE_OPTIONS: '' }, timeoutMs: 30_000 });
+    const { url, child } = await startServer({ config, queuefile: join(dir, 'queue.db'), dir, entry: DIST, nodeArgs: [], env: { NODE_OPTIONS: '', MALLOC_TRIM_THRESHOLD_: undefined }, timeoutMs: 30_000 });
     expect((await fetch(`${url}/health`)).status).toBe(200);
-    const canExec = typeof (process as { execve?: unknown }).execve === 'function';
-    if (canExec) {
-      // The PID the test spawned now runs Node with the flags (execve keeps the process and its streams).
+    if (typeof (process as { execve?: unknown }).execve === 'function') {
+      // The PID the test spawned now runs Node with the flags and the malloc setting (execve keeps the process and its streams).
       const cmdline = readFileSync(`/proc/${child.proc.pid}/cmdline`, 'utf8').split('\0');
-      expect(cmdline.slice(1, 1 + NODE_FLAGS.length)).toEqual([...NODE_FLAGS]);
-      expect(cmdline.slice(1 + NODE_FLAGS.length, 2 + NODE_FLAGS.length)).toEqual([DIST]);
-      await child.waitFor(/Started with Node's flags --max-semi-space-size=8 --max-old-space-size=512 --expose-gc/);
+      expect(cmdline.slice(1, 2 + NODE_FLAGS.length)).toEqual([...NODE_FLAGS, DIST]);
+      expect(readFileSync(`/proc/${child.proc.pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_TRIM_THRESHOLD_=131072');
+      await child.waitFor(/Started again in place \(same process\) with Node's flags --max-semi-space-size=8 --max-old-space-size=512 --expose-gc and MALLOC_TRIM_THRESHOLD_=131072/);
       expect(child.output()).not.toMatch(/heap limit of \d+ MB/);
     } else {
       // This Node (before 22.15) has no process.execve: the server runs as started and says how to pass the flags.
       await child.waitFor(/heap limit of \d+ MB/);
-      expect(child.output()).not.toMatch(/Started with Node's flags/);
+      expect(child.output()).not.toMatch(/Started again in place/);
     }
     expect(child.output().match(/Listening on/g)).toHaveLength(1);
   });
