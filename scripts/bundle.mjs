@@ -130,11 +130,19 @@ export const bundleOptions = {
   logLevel: 'warning',
 };
 
+/**
+ * What a build into `outdir` removes first. Chunk names carry a hash of their content: the ones of an earlier build
+ * would pile up. dist/ is the bundle's alone (package.json "files"), so what an older build or tsc left there goes
+ * too, or npm pack would ship it; another folder (a test's, a benchmark's) loses only its chunks/.
+ */
+export function clearedBefore(outdir) {
+  return resolve(outdir) === join(root, 'dist') ? join(root, 'dist') : join(outdir, 'chunks');
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const outfile = resolve(process.argv[2] ?? join(root, 'dist', 'scanrelay.mjs'));
   const outdir = dirname(outfile);
-  // Chunk names carry a hash of their content: the ones of an earlier build would pile up.
-  rmSync(join(outdir, 'chunks'), { recursive: true, force: true });
+  rmSync(clearedBefore(outdir), { recursive: true, force: true });
   await build({
     ...bundleOptions,
     entryPoints: { [basename(outfile).replace(/\.m?js$/, '')]: bundleOptions.entryPoints[0] },

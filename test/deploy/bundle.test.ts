@@ -233,3 +233,13 @@ describe('the bundle', () => {
     expect(child.output()).not.toContain('Node runs ');
   }, 60_000);
 });
+
+describe('a build clears what an earlier one left', () => {
+  it('dist/ whole (npm pack ships the folder), another folder only its chunks/', async () => {
+    const { clearedBefore } = await import('../../scripts/bundle.mjs');
+    expect(clearedBefore(join(repoRoot, 'dist'))).toBe(join(repoRoot, 'dist'));
+    expect(clearedBefore(join(repoRoot, 'dist') + '/')).toBe(join(repoRoot, 'dist'));
+    const elsewhere = mkdtempSync(join(tmpdir(), 'scanrelay-bundle-'));
+    expect(clearedBefore(elsewhere)).toBe(join(elsewhere, 'chunks'));
+  });
+});
