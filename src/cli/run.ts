@@ -22,7 +22,7 @@ export async function run(argv: readonly string[]): Promise<void> {
   // The server only: it runs for months, the other commands for seconds. Help is printed as started.
   const args = argv.slice(2);
   if (commandOf(args) === 'server' && !args.some((a) => a === '--help' || a === '-h') && relaunch()) return;
-  const program = await programFor(argv.slice(2));
+  const program = await programFor(args);
   if (argv.length <= 2) {
     program.outputHelp();
     return;

@@ -4,7 +4,7 @@
 // counts inside the limit.
 import { keepStart, LONE_SURROGATE, sizeIn, type SizeUnit } from '../text-cut.js';
 
-export { sizeIn };
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
 /** A receiver's documented limit: UTF-8 bytes (ntfy) or characters (Discord). */
 export interface Limit {
@@ -22,7 +22,7 @@ export const ELLIPSIS = '…';
  * backslash alone before it tells a reader nothing.
  */
 export function fit(text: string, limit: Limit): string {
-  const whole = text.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\ufffd');
+  const whole = text.replace(LONE_SURROGATES, '\ufffd');
   if (sizeIn(whole, limit.unit) <= limit.max) return whole;
   const budget = limit.max - sizeIn(ELLIPSIS, limit.unit);
   if (budget < 0) return '';

@@ -2,7 +2,8 @@
 // alone; a longer one is cut on a character boundary (never half a surrogate pair, not inside a letter with its
 // accent or an emoji with its modifier), by fit() with the ellipsis inside the limit, in UTF-8 bytes or in characters.
 import { describe, expect, it, vi } from 'vitest';
-import { ELLIPSIS, fit, sizeIn } from '../../src/notify/limits.js';
+import { ELLIPSIS, fit } from '../../src/notify/limits.js';
+import { sizeIn } from '../../src/text-cut.js';
 import { keepEnd, keepStart } from '../../src/text-cut.js';
 
 const bytes = (max: number) => ({ max, unit: 'bytes' as const });
