@@ -138,12 +138,12 @@ describe('dashboard charts in Chromium', () => {
     expect(outcomes.cells).toContain('o-bad');
     expect(outcomes.cells).toContain('o-warn');
     expect(outcomes.summary).toContain('red: failed and retried');
-    expect(await page.locator('#chart-outcomes li', { hasText: 'jellyfin, last 48:' }).textContent()).toMatch(/\d+ retry/);
+    expect(await page.locator('#chart-outcomes li', { hasText: 'jellyfin, latest 48 finished in the last 24 hours:' }).textContent()).toMatch(/\d+ retry/);
     // Text alternatives: each picture is an image whose name is its caption and summary.
     for (const name of ['Requests and scans per 10 minutes', 'Queue depth (folders)', 'Scan latency, p50 and p95 per hour']) {
       await expect.poll(() => page.getByRole('img', { name: new RegExp(`^${name.replace(/[()]/g, '\\$&')} `) }).count()).toBe(1);
     }
-    expect(await page.getByRole('img', { name: /^plex, last \d+: \d+ scanned, \d+ unmatched\.$/ }).count()).toBe(1);
+    expect(await page.getByRole('img', { name: /^plex, latest \d+ finished in the last 24 hours: \d+ scanned, \d+ unmatched\.$/ }).count()).toBe(1);
     // Phone width: nothing wider than the screen, charts one per row and tall enough to read.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     for (const c of charts) expect(c.width).toBeLessThanOrEqual(390);
