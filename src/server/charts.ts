@@ -178,7 +178,7 @@ function latencySummary(s: LatencySeries): string {
   const p95 = last(s.p95);
   if (p50 === null || p95 === null) return `${s.label}: nothing finished in the last 24 hours.`;
   const hours = s.p95.filter((x): x is number => x !== null);
-  if (hours.length === 1) return `${s.label}: one hour with scans so far (drawn as a dot): half within ${duration(p50)}, 95% within ${duration(p95)}.`;
+  if (hours.length === 1) return `${s.label}: lately half within ${duration(p50)}, 95% within ${duration(p95)} (one hour with scans so far: a dot).`;
   const worst = Math.max(...hours);
   return `${s.label}: lately half within ${duration(p50)}, 95% within ${duration(p95)}; slowest hour's 95% ${duration(worst)}.`;
 }

@@ -55,6 +55,13 @@ describe('charts without data', () => {
     labelsResolve(html);
   });
 
+  it("a scan the server took and that is still followed is said beside the strip, which counts only what finished", () => {
+    const { q, clock } = queue();
+    const html = chartsSection(chartData(q.db, clock.now()), ['plex', 'jellyfin'], new Map([['plex', 1]]));
+    expect(html).toContain('plex: nothing finished in the last 24 hours. 1 being followed now (in the queue).');
+    expect(html).toContain('jellyfin: nothing finished in the last 24 hours.</span>');
+  });
+
   it('with no media server configured, the outcome chart says so', () => {
     const { q, clock } = queue();
     expect(chartsSection(chartData(q.db, clock.now()), [])).toContain('No media server is configured.');
