@@ -3,12 +3,12 @@
 // Screenshots go to test-artifacts/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanOutcome, Target } from '../../src/scan.js';
 import { repoRoot } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
-import { chromiumPath } from '../support/chromium.js';
+import { launchChromium } from '../support/chromium.js';
 
 const artifacts = join(repoRoot, 'test-artifacts');
 const MIN = 60_000;
@@ -78,10 +78,7 @@ describe('dashboard charts in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true });
     t = await testService({ targets: [plex.target, jellyfin.target] });
-    browser = await chromium.launch({
-      executablePath: chromiumPath(),
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
