@@ -56,6 +56,9 @@ export function frontPage(basePath: string): string {
 }
 
 export const frontPageRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
-  const page = frontPage(deps.basePath ?? '');
-  app.get('/', { schema: { hide: true }, ...rule('public') }, async (_req, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page));
+  // Written when first asked for: most relays never are.
+  let page: string | undefined;
+  app.get('/', { schema: { hide: true }, ...rule('public') }, async (_req, reply) =>
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send((page ??= frontPage(deps.basePath ?? ''))),
+  );
 };

@@ -55,6 +55,10 @@ describe('SERVER_BASE_PATH', () => {
       expect((await fetch(`${origin}${url}`)).status, url).toBe(404);
     }
     expect((await fetch(`${origin}/health`)).status).toBe(200);
+    // The page that says where the dashboard is answers under the prefix, and names it.
+    const front = await fetch(`${base}/`);
+    expect(front.status).toBe(200);
+    expect(await front.text()).toContain('Dashboard: <code>/scanrelay/&lt;SERVER_PASS&gt;/dashboard</code>');
     expect((await fetch(`${base}/health`)).status).toBe(200);
     expect((await fetch(`${base}/metrics`)).status).toBe(200);
     expect((await fetch(`${base}/api/${SECRET}/queue`)).status).toBe(200);
