@@ -26,7 +26,7 @@ const PAGES: [PageName, string][] = [
 
 /** The header's look, in every page's stylesheet. */
 export const HEADER_STYLE = `
-  header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; justify-content: space-between; margin-bottom: 1rem; }
+  header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; justify-content: space-between; margin-bottom: 1rem; font-size: .9375rem; }
   header h1 { font-size: 1.3rem; margin: 0; } nav a { margin-right: .8rem; } a { color: var(--accent); }
   nav a[aria-current] { font-weight: 600; color: inherit; }
 `;
@@ -68,6 +68,7 @@ const style = `
   .outcome p { margin: .2rem 0; overflow-wrap: anywhere; } code { font-size: .95em; }
   .hint { color: #888; font-size: .9rem; }
   ${HEADER_STYLE}
+  h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
   label.box { font-weight: normal; margin-top: .5rem; }
 `;
 

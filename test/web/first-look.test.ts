@@ -105,6 +105,7 @@ describe('the first look at the pages', () => {
           current: h.querySelector('nav a[aria-current=page]')?.textContent,
           currentWeight: getComputedStyle(h.querySelector('nav a[aria-current=page]')!).fontWeight,
           font: getComputedStyle(h1).fontSize,
+          linkFont: getComputedStyle(h.querySelector('nav a')!).fontSize,
           at: [Math.round(box.left), Math.round(box.top)],
         };
       });
@@ -118,11 +119,12 @@ describe('the first look at the pages', () => {
       const h = await header();
       expect(h.current, url).toBe(name);
       seen.push({ ...h, current: undefined });
+      await page.screenshot({ path: join(artifacts, `first-look-header-${name.replace(' ', '-').toLowerCase()}-phone.png`) });
       // Every link leads to its page under the secret.
       const hrefs = await page.locator('header nav a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
       expect(hrefs, url).toEqual([`${base}/${SECRET}/`, `${base}/${SECRET}/dashboard`, `${base}/${SECRET}/doctor`].map((u, i) => (i === 0 && url === `${base}/${SECRET}` ? `${base}/${SECRET}` : u)));
     }
-    expect(seen[0]).toEqual({ title: 'scanrelay', links: ['Manual scan', 'Dashboard', 'Path doctor'], current: undefined, currentWeight: '600', font: seen[0].font, at: seen[0].at });
+    expect(seen[0]).toEqual({ title: 'scanrelay', links: ['Manual scan', 'Dashboard', 'Path doctor'], current: undefined, currentWeight: '600', font: seen[0].font, linkFont: '15px', at: seen[0].at });
     expect(seen[1]).toEqual(seen[0]);
     expect(seen[2]).toEqual(seen[0]);
   });
