@@ -188,7 +188,7 @@ function historySection(v: DashboardView): string {
     </li>`,
   );
   return `<section aria-labelledby="history-h">
-    <h2 id="history-h">Recent history</h2>
+    <h2 id="history-h">Recent history${items.length ? ` <span class="muted">(${items.length} finished, newest first)</span>` : ''}</h2>
     ${items.length ? `<ul class="cards" id="history">${items.join('')}</ul>` : '<p class="empty" id="history">Nothing has been scanned yet.</p>'}
   </section>`;
 }

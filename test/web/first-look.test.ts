@@ -91,6 +91,7 @@ describe('the first look at the pages', () => {
     const strip = await page.locator('#chart-outcomes li > span').textContent();
     expect(strip).toBe(`plex, latest ${scans} finished in the last 24 hours: ${scans} scanned.`);
     expect(await page.locator('#charts-h').textContent()).toBe('Last 24 hours');
+    expect(await page.locator('#history-h').textContent()).toBe('Recent history (1 finished, newest first)');
   });
 
   it('the manual page, the dashboard and the path doctor have one header', async () => {
