@@ -4,19 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
-import { documentHead, escapeHtml as h, HEADER_STYLE } from './page.js';
-
-const style = `
-  :root { color-scheme: light dark; --accent: #2f6fde; }
-  * { box-sizing: border-box; }
-  body { font: 16px/1.5 system-ui, sans-serif; margin: 0; padding: 1rem; max-width: 46rem; margin-inline: auto; }
-  ${HEADER_STYLE}
-  code { font-size: .95em; overflow-wrap: anywhere; }
-  label { display: block; font-weight: 600; margin: 1rem 0 .25rem; }
-  input { width: 100%; padding: .6rem; font: inherit; border: 1px solid #8889; border-radius: .4rem; }
-  button { margin-top: .75rem; padding: .6rem 1.2rem; font: inherit; border: 0; border-radius: .4rem; background: var(--accent); color: #fff; cursor: pointer; }
-  .hint { color: #888; font-size: .9rem; }
-`;
+import { documentHead, escapeHtml as h, PAGE_STYLE } from './page.js';
 
 // The typed secret becomes the address, never a form field sent anywhere (the input has no name).
 const OPEN_SCRIPT = `
@@ -30,7 +18,7 @@ const OPEN_SCRIPT = `
 
 export function frontPage(basePath: string): string {
   const base = `${basePath}/`;
-  return `${documentHead('where the pages are', style)}
+  return `${documentHead('where the pages are', PAGE_STYLE)}
 <body>
 <header><h1>scanrelay</h1></header>
 <main>

@@ -56,16 +56,17 @@ export interface PageOutcome {
   lines: string[];
 }
 
-const style = `
+/** The manual page's look, which the page at / (front-page.ts) shares. */
+export const PAGE_STYLE = `
   :root { color-scheme: light dark; --accent: #2f6fde; }
   * { box-sizing: border-box; }
   body { font: 16px/1.5 system-ui, sans-serif; margin: 0; padding: 1rem; max-width: 46rem; margin-inline: auto; }
   label { display: block; font-weight: 600; margin-bottom: .25rem; }
-  input[type=text] { width: 100%; padding: .6rem; font: inherit; border: 1px solid #8889; border-radius: .4rem; }
+  input[type=text], input[type=password] { width: 100%; padding: .6rem; font: inherit; border: 1px solid #8889; border-radius: .4rem; }
   button { margin-top: .75rem; padding: .6rem 1.2rem; font: inherit; border: 0; border-radius: .4rem; background: var(--accent); color: #fff; cursor: pointer; }
   .outcome { margin-top: 1.25rem; padding: .75rem 1rem; border-radius: .4rem; border-left: .3rem solid; }
   .ok { border-color: #2a9d4b; background: #2a9d4b1a; } .err { border-color: #c93c3c; background: #c93c3c1a; }
-  .outcome p { margin: .2rem 0; overflow-wrap: anywhere; } code { font-size: .95em; }
+  .outcome p { margin: .2rem 0; overflow-wrap: anywhere; } code { font-size: .95em; overflow-wrap: anywhere; }
   .hint { color: #888; font-size: .9rem; }
   ${HEADER_STYLE}
   h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
@@ -79,7 +80,7 @@ export function manualPage(opts: { outcome?: PageOutcome; value?: string }): str
         ${opts.outcome.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
       </section>`
     : '';
-  return `${documentHead('manual scan', style)}
+  return `${documentHead('manual scan', PAGE_STYLE)}
 <body>
 ${pageHeader('Manual scan', { atPass: true })}
 <main>
@@ -107,7 +108,7 @@ ${pageHeader('Manual scan', { atPass: true })}
  * webhook URL, with how to turn the manual page on and the way to the dashboard.
  */
 export function manualOffPage(): string {
-  return `${documentHead('webhook URL', style)}
+  return `${documentHead('webhook URL', PAGE_STYLE)}
 <body>
 ${pageHeader('Manual scan', { atPass: true })}
 <main>
