@@ -7,8 +7,8 @@ import type { Logger } from './log.js';
 export interface ConditionLogOptions {
   logger: Logger;
   clock: Clock;
-  /** The level of the start and summary lines; the end line is INFO. */
-  level?: 'info' | 'warn' | 'error';
+  /** The level of the start and summary lines; the end line is INFO (DEBUG for a DEBUG condition). */
+  level?: 'debug' | 'info' | 'warn' | 'error';
   /** At most one summary line per condition this often (default 10 minutes). */
   summaryEveryMs?: number;
 }
@@ -64,7 +64,7 @@ export class ConditionLog {
     if (!h) return;
     this.held.delete(key);
     const now = this.opts.clock.now();
-    this.opts.logger.info({ ...fields, times: h.total, sinceMs: now - h.since }, `${message} (after ${duration(now - h.since)}, seen ${h.total} time(s))`);
+    this.opts.logger[this.opts.level === 'debug' ? 'debug' : 'info']({ ...fields, times: h.total, sinceMs: now - h.since }, `${message} (after ${duration(now - h.since)}, seen ${h.total} time(s))`);
   }
 
   /** Ends every held condition whose key `stillHeld` rejects (a walk that read a folder again, say). */

@@ -1,5 +1,6 @@
 // The lines `scanrelay server` prints on the console at every start (never into the log file: they hold the
-// secret): the webhook URL at each address other programs can reach, the dashboard and /health.
+// secret): the webhook URL at each address other programs can reach, the dashboard, /health, and where the
+// config, the queue and the log are.
 import { existsSync } from 'node:fs';
 import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 
@@ -16,6 +17,8 @@ export interface BannerFacts {
   interfaces?: NodeJS.Dict<NetworkInterfaceInfo[]>;
   /** Running in a container: other containers reach it by its service name, not by any address printed here. */
   inContainer?: boolean;
+  /** The files this run uses (absolute paths; the log '-' when there is none). */
+  files?: { config: string; queuefile: string; logfile: string };
 }
 
 const ALL_ADDRESSES = new Set(['0.0.0.0', '::', '']);
@@ -44,5 +47,11 @@ export function banner(facts: BannerFacts): string {
   }
   lines.push(`Dashboard: ${facts.url}/${facts.pass}/dashboard`);
   lines.push(`Health: ${facts.url}/health`);
+  if (facts.files) {
+    const f = facts.files;
+    lines.push(`Config: ${f.config}`);
+    lines.push(`Queue: ${f.queuefile}`);
+    lines.push(`Log: ${f.logfile === '-' ? 'none (--logfile -): on this console only' : f.logfile}`);
+  }
   return `\n${lines.join('\n')}\n\n`;
 }

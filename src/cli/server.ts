@@ -72,7 +72,7 @@ export function serverCommand(): Command {
       // A SERVER_PASS kept in a secret file stays there: the banner names the file instead.
       const passFile = loaded.fromFiles.find((f) => f.key === 'SERVER_PASS');
       const pass = passFile ? `<SERVER_PASS from ${passFile.file}>` : config.SERVER_PASS;
-      process.stdout.write(banner({ url, host, pass, manual: config.SERVER_ALLOW_MANUAL_SCAN }));
+      process.stdout.write(banner({ url, host, pass, manual: config.SERVER_ALLOW_MANUAL_SCAN, files: settings }));
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;

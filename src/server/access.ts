@@ -4,7 +4,8 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 
 /**
- * - `public`: anyone (GET/HEAD /health, /favicon.ico; /metrics without SERVER_METRICS_TOKEN)
+ * - `public`: anyone (GET/HEAD /health, /favicon.ico, / (where the pages are: front-page.ts); /metrics without
+ *   SERVER_METRICS_TOKEN)
  * - `secret`: the route's `:secret` parameter is SERVER_PASS (`/<SERVER_PASS>…`, `/api/<SERVER_PASS>…`)
  * - `basic`: HTTP Basic auth with AUTOSCAN.USER/PASSWORD (autoscan's `/triggers/…`)
  * - `bearer`: `Authorization: Bearer <SERVER_METRICS_TOKEN>` (/metrics when the token is set)

@@ -6,6 +6,7 @@ import { apiRoutes } from './api.js';
 import { autoscanRoutes } from './autoscan.js';
 import { controlApiRoutes } from './control-api.js';
 import { dashboardRoutes } from './dashboard.js';
+import { frontPageRoutes } from './front-page.js';
 import { liveRoutes } from './live.js';
 import type { AppDeps, ConnectionLimits } from './deps.js';
 import { metricsRoutes } from './metrics-route.js';
@@ -118,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(metricsRoutes, deps);
   await app.register(liveRoutes, deps);
   await app.register(dashboardRoutes, deps);
+  await app.register(frontPageRoutes, deps);
   return app;
 }
 

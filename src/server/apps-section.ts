@@ -11,14 +11,15 @@ const WORD: Record<string, string> = { up: 'up', connecting: 'connecting', down:
 const fact = (label: string, value: string) => `<div><dt>${h(label)}</dt><dd>${value}</dd></div>`;
 const time = (iso: string | null) => (iso ? `<time datetime="${h(iso)}">${h(iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</time>` : '—');
 
-export function appsSection(apps: AppView[] | undefined): string {
+/** `sinceStart` says the window of the count kept in memory ("since start (4m ago)"). */
+export function appsSection(apps: AppView[] | undefined, sinceStart = 'since start'): string {
   if (!apps?.length) return '';
   const items = apps.map(
     (a) => `<li class="card" data-app="${h(a.name)}">
       <strong>${h(a.name)}</strong> <span class="muted">${h(a.type)}${a.version ? ` ${h(a.version)}` : ''}</span> <span class="badge b-${TONE[a.state] ?? 'neutral'}">${h(WORD[a.state] ?? a.state)}</span>
       <dl class="facts">
         ${fact('Last event caught up', time(a.lastEvent))}
-        ${fact('Caught up since start', String(a.caughtUp))}
+        ${fact(`Caught up ${sinceStart}`, String(a.caughtUp))}
         ${fact('Reads from', time(a.cursor))}
         ${fact('Last catch-up', time(a.lastCatchUp))}
         ${fact('Every', `${a.intervalSeconds}s`)}

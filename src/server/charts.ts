@@ -15,6 +15,8 @@ export const chartStyle = `
   .chart .s-requests { stroke: var(--accent); } .chart .s-scans { stroke: var(--ok); }
   .chart .s-0 { stroke: var(--accent); } .chart .s-1 { stroke: var(--warn); } .chart .s-2 { stroke: var(--ok); }
   .chart path.line { fill: none; stroke-width: 1.6; stroke-linejoin: round; } .chart path.p95 { stroke-dasharray: 4 3; }
+  .chart circle.dot { fill: currentColor; stroke-width: 1.6; } .chart circle.p95 { fill: none; }
+  .chart circle.s-0 { color: var(--accent); } .chart circle.s-1 { color: var(--warn); } .chart circle.s-2 { color: var(--ok); }
   .chart path.area { fill: var(--warn); fill-opacity: .35; stroke: var(--warn); stroke-width: 1.2; }
   .key { display: flex; flex-wrap: wrap; gap: .1rem .8rem; font-size: .8rem; margin: 0; padding: 0; list-style: none; }
   .key i { display: inline-block; width: 1rem; border-top: 2px solid; vertical-align: middle; margin-right: .3rem; }
@@ -76,14 +78,16 @@ interface Line {
   area?: boolean;
 }
 
-/** A path through the points; a null leaves a gap. */
-function pathOf(values: (number | null)[], top: number, area: boolean): string {
+/** A path through the points; a null leaves a gap. `dots` gathers the points no neighbour joins (drawn apart). */
+function pathOf(values: (number | null)[], top: number, area: boolean, dots: [number, number][] = []): string {
   const x = (i: number) => PAD.left + (values.length === 1 ? plotW / 2 : (i * plotW) / (values.length - 1));
   const y = (v: number) => PAD.top + plotH - (v / top) * plotH;
   const parts: string[] = [];
   let run: [number, number][] = [];
   const close = () => {
     if (run.length === 0) return;
+    // A point alone (the first hour of a series, an hour between gaps) makes a path of one move: nothing is drawn.
+    if (run.length === 1 && !area) dots.push(run[0]);
     const d = run.map(([px, py], k) => `${k === 0 ? 'M' : 'L'}${px.toFixed(1)} ${py.toFixed(1)}`).join(' ');
     parts.push(area ? `${d} L${run.at(-1)![0].toFixed(1)} ${PAD.top + plotH} L${run[0][0].toFixed(1)} ${PAD.top + plotH} Z` : d);
     run = [];
@@ -113,7 +117,14 @@ function plot(id: string, lines: Line[], data: { from: number; to: number }, yLa
   const xs = `<text x="${PAD.left}" y="${H - 3}">${hours} h ago</text><text x="${PAD.left + plotW / 2}" y="${H - 3}" text-anchor="middle">${Math.round(hours / 2)} h ago</text><text x="${W - PAD.right}" y="${H - 3}" text-anchor="end">now</text>`;
   const paths = empty
     ? `<text x="${PAD.left + plotW / 2}" y="${PAD.top + plotH / 2}" text-anchor="middle">no data yet</text>`
-    : lines.map((l) => `<path class="${l.area ? 'area' : 'line'} ${l.cls}${l.dashed ? ' p95' : ''}" d="${pathOf(l.values, top, !!l.area)}"/>`).join('');
+    : lines
+        .map((l) => {
+          const dots: [number, number][] = [];
+          const d = pathOf(l.values, top, !!l.area, dots);
+          const marks = dots.map(([cx, cy]) => `<circle class="dot ${l.cls}${l.dashed ? ' p95' : ''}" cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${l.dashed ? 2.2 : 3}"/>`).join('');
+          return `<path class="${l.area ? 'area' : 'line'} ${l.cls}${l.dashed ? ' p95' : ''}" d="${d}"/>${marks}`;
+        })
+        .join('');
   return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${id}-cap ${id}-sum" data-chart="${id}">${grid}${xs}${paths}</svg>`;
 }
 
@@ -166,7 +177,9 @@ function latencySummary(s: LatencySeries): string {
   const p50 = last(s.p50);
   const p95 = last(s.p95);
   if (p50 === null || p95 === null) return `${s.label}: nothing finished in the last 24 hours.`;
-  const worst = Math.max(...s.p95.filter((x): x is number => x !== null));
+  const hours = s.p95.filter((x): x is number => x !== null);
+  if (hours.length === 1) return `${s.label}: lately half within ${duration(p50)}, 95% within ${duration(p95)} (one hour with scans so far: a dot).`;
+  const worst = Math.max(...hours);
   return `${s.label}: lately half within ${duration(p50)}, 95% within ${duration(p95)}; slowest hour's 95% ${duration(worst)}.`;
 }
 
@@ -183,15 +196,20 @@ function latencyFigure(d: ChartData): string {
 
 const tone = (outcome: string) => (['scanned', 'confirmed'].includes(outcome) ? 'ok' : ['unmatched', 'refused', 'not-found', 'unconfirmed', 'dropped'].includes(outcome) ? 'warn' : 'bad');
 
-function stripsFigure(d: ChartData, targets: string[]): string {
+/**
+ * Each target's latest outcomes. A strip holds what finished (history); a scan the server took and that is still
+ * followed to its end is in the queue, so `following` counts those, and the text says both.
+ */
+function stripsFigure(d: ChartData, targets: string[], following: Map<string, number>): string {
   const names = [...new Set([...targets, ...d.strips.map((s) => s.target)])];
   const items = names.map((name) => {
     const outcomes = d.strips.find((s) => s.target === name)?.outcomes ?? [];
     const counts = new Map<string, number>();
     for (const o of outcomes) counts.set(o.outcome, (counts.get(o.outcome) ?? 0) + 1);
+    const now = following.get(name) ? ` ${following.get(name)} being followed now (in the queue).` : '';
     const text = outcomes.length
-      ? `${name}, last ${outcomes.length}: ${[...counts].map(([o, c]) => `${c} ${o}`).join(', ')}.`
-      : `${name}: no scans in the last 24 hours.`;
+      ? `${name}, latest ${outcomes.length} finished in the last 24 hours: ${[...counts].map(([o, c]) => `${c} ${o}`).join(', ')}.${now}`
+      : `${name}: nothing finished in the last 24 hours.${now}`;
     const cells = outcomes
       .map((o, i) => `<rect class="o-${tone(o.outcome)}" x="${i + 0.06}" y="0" width="0.88" height="1"><title>${h(`${o.outcome} ${ago(o.at, d.now)}: ${o.folder}`)}</title></rect>`)
       .join('');
@@ -201,7 +219,10 @@ function stripsFigure(d: ChartData, targets: string[]): string {
   return `<figure class="chart" id="chart-outcomes"><figcaption>Latest outcomes per media server</figcaption>${body}<p class="sum">Green: scanned; amber: not in any library (or not found after the scan); red: failed and retried.</p></figure>`;
 }
 
-/** The charts section of the dashboard; `targets` are the configured media servers (shown even with no history). */
-export function chartsSection(d: ChartData, targets: string[]): string {
-  return `<section aria-labelledby="charts-h"><h2 id="charts-h">Last 24 hours</h2><div class="charts">${rateFigure(d)}${depthFigure(d)}${latencyFigure(d)}${stripsFigure(d, targets)}</div></section>`;
+/**
+ * The charts section of the dashboard; `targets` are the configured media servers (shown even with no history),
+ * `following` how many of each one's scans are still followed in the queue.
+ */
+export function chartsSection(d: ChartData, targets: string[], following = new Map<string, number>()): string {
+  return `<section aria-labelledby="charts-h"><h2 id="charts-h">Last 24 hours</h2><div class="charts">${rateFigure(d)}${depthFigure(d)}${latencyFigure(d)}${stripsFigure(d, targets, following)}</div></section>`;
 }

@@ -6,7 +6,7 @@ import type { ChartData } from './chart-data.js';
 import { chartsSection, chartStyle } from './charts.js';
 import type { FinishedScan, QueuedFolder } from './schemas.js';
 import { detailBlock } from './detail.js';
-import { documentHead, escapeHtml as h } from './page.js';
+import { documentHead, escapeHtml as h, HEADER_STYLE, pageHeader } from './page.js';
 import type { NotifierView } from './views.js';
 import { notifySection } from './notify-section.js';
 import { heldSection, type HeldList } from './held-section.js';
@@ -16,6 +16,8 @@ import { appsSection } from './apps-section.js';
 
 export interface DashboardView {
   now: number;
+  /** When this run of the service started: the counts kept in memory ("since start") count from here. */
+  startedAt: number;
   queue: QueuedFolder[];
   count: number;
   history: FinishedScan[];
@@ -40,9 +42,8 @@ const style = `
   :root { color-scheme: light dark; --accent: #2f6fde; --ok: #2a9d4b; --warn: #c7851c; --bad: #c93c3c; --line: #8884; }
   * { box-sizing: border-box; }
   body { font: 15px/1.45 system-ui, sans-serif; margin: 0; padding: 1rem; max-width: 60rem; margin-inline: auto; }
-  header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; justify-content: space-between; }
-  h1 { font-size: 1.3rem; margin: 0; } h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
-  nav a { margin-right: .8rem; } a { color: var(--accent); }
+  ${HEADER_STYLE}
+  h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
   .live { font-size: .85rem; color: #888; } .live[data-state=on]::before { content: '● '; color: var(--ok); }
   .said { padding: .5rem .8rem; border-left: .3rem solid var(--accent); background: #2f6fde1a; border-radius: .3rem; }
   .held { padding: .5rem .8rem; border-left: .3rem solid var(--bad); background: #c93c3c1a; border-radius: .3rem; }
@@ -78,16 +79,6 @@ ${script ? `<script>${script}</script>` : ''}
 </body>
 </html>`;
 }
-
-/** Relative to a page at /<SERVER_PASS>/<page>: "./" is the manual page. */
-export const nav = (current: string) =>
-  `<nav aria-label="scanrelay pages">${[
-    ['./', 'Manual scan'],
-    ['dashboard', 'Dashboard'],
-    ['doctor', 'Path doctor'],
-  ]
-    .map(([href, label]) => `<a href="${href}"${label === current ? ' aria-current="page"' : ''}>${label}</a>`)
-    .join('')}</nav>`;
 
 export function span(ms: number): string {
   const s = Math.round(Math.abs(ms) / 1000);
@@ -197,18 +188,21 @@ function historySection(v: DashboardView): string {
     </li>`,
   );
   return `<section aria-labelledby="history-h">
-    <h2 id="history-h">Recent history</h2>
+    <h2 id="history-h">Recent history${items.length ? ` <span class="muted">(${items.length} finished, newest first)</span>` : ''}</h2>
     ${items.length ? `<ul class="cards" id="history">${items.join('')}</ul>` : '<p class="empty" id="history">Nothing has been scanned yet.</p>'}
   </section>`;
 }
+
+/** "since start (4m ago)": the window of a count kept in memory, which a restart sets back to 0. */
+export const sinceStart = (v: Pick<DashboardView, 'now' | 'startedAt'>) => `since start (${span(v.now - v.startedAt)} ago)`;
 
 function targetsSection(v: DashboardView): string {
   const items = v.targets.map(
     (t) => `<li class="card">
       <strong>${h(t.name)}</strong> <span class="muted">${h(t.kind)}</span> ${badge(t.up ? 'up' : 'down')}
       <dl class="facts">
-        ${fact('Scans since start', String(t.scanned))}
-        ${fact('Failures since start', String(t.failed))}
+        ${fact(`Scans ${sinceStart(v)}`, String(t.scanned))}
+        ${fact(`Failures ${sinceStart(v)}`, String(t.failed))}
         ${fact('In flight', String(t.inFlight))}
         ${t.outstanding !== undefined ? fact('Outstanding', `${t.outstanding} of ${t.maxOutstanding ?? '—'}`) : ''}
         ${t.dueWaitMs ? fact('Next due waited', span(t.dueWaitMs)) : ''}
@@ -255,7 +249,11 @@ function driveSection(v: DashboardView): string {
 
 /** The part of the dashboard that live updates replace. */
 export function dashboardLive(v: DashboardView): string {
-  return `${serversDownBanner(v.targets)}${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${heldSection(v.hashHolds, (t) => when(t, v.now))}${historySection(v)}${targetsSection(v)}${appsSection(v.apps)}${notifySection(v.notify)}${driveSection(v)}`;
+  // The queue first: on a phone it is what one came for, and the charts would push it a screen or more down.
+  const following = new Map<string, number>();
+  for (const d of v.queue.flatMap((f) => f.deliveries)) if (d.state === 'following') following.set(d.target, (following.get(d.target) ?? 0) + 1);
+  const charts = v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name), following) : '';
+  return `${serversDownBanner(v.targets)}${queueSection(v)}${heldSection(v.hashHolds, (t) => when(t, v.now))}${charts}${historySection(v)}${targetsSection(v)}${appsSection(v.apps, sinceStart(v))}${notifySection(v.notify)}${driveSection(v)}`;
 }
 
 const liveScript = `
@@ -286,7 +284,7 @@ const liveScript = `
 export function dashboardPage(v: DashboardView): string {
   return layout(
     'dashboard',
-    `<header><h1>scanrelay</h1>${nav('Dashboard')}<span class="live" id="live-status" role="status" aria-live="polite">Not live</span></header>
+    `${pageHeader('Dashboard', { extra: '<span class="live" id="live-status" role="status" aria-live="polite">Not live</span>' })}
 <main>
   ${v.alert ? `<p class="held" role="alert" id="security-alert">${h(v.alert)}</p>` : ''}
   ${v.said ? `<p class="said" role="status">${h(v.said)}</p>` : ''}

@@ -22,10 +22,13 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     : undefined;
   const clock = deps.clock ?? systemClock;
   const failures = new FailureLog(deps.activity, () => clock.now());
+  // The app is built as the service starts: the processor's and the apps' counts start with it.
+  const startedAt = clock.now();
   app.addHook('onClose', async () => failures.close());
   const view = (said?: string): DashboardView => ({
     alert,
     now: clock.now(),
+    startedAt,
     queue: queueView(deps, 200),
     count: deps.queue.count(),
     history: historyView(deps, 50),

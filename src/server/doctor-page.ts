@@ -2,8 +2,8 @@
 import type { AppRoots } from '../arr/roots.js';
 import type { Explanation } from '../doctor/explain.js';
 import { appRootsSection } from './apps-section.js';
-import { badge, layout, nav } from './dashboard-page.js';
-import { escapeHtml as h } from './page.js';
+import { badge, layout } from './dashboard-page.js';
+import { escapeHtml as h, pageHeader } from './page.js';
 
 function mappingText(m: { from: string; to: string; rule?: string } | null): string {
   if (!m) return 'none matched';
@@ -46,8 +46,9 @@ function explanationHtml(e: Explanation): string {
 export function doctorPage(opts: { path?: string; explanation?: Explanation; error?: string; apps?: AppRoots[] }): string {
   return layout(
     'path doctor',
-    `<header><h1>scanrelay — path doctor</h1>${nav('Path doctor')}</header>
+    `${pageHeader('Path doctor')}
 <main>
+  <h2>Path doctor</h2>
   <p>Type a path as Sonarr, Radarr, Lidarr, the manual page or Google Drive sends it, and see what scanrelay would do with it. Nothing is queued.</p>
   <form class="ask" method="get" action="doctor">
     <label for="path">Path to explain</label>

@@ -17,9 +17,35 @@ export function documentHead(title: string, style: string): string {
 </head>`;
 }
 
-// The pages at /<SERVER_PASS> (no trailing slash), where a relative link would lose the secret: the script
-// builds these from the address bar so the secret is never written into the page.
-const PAGE_LINKS = ['<a data-below="dashboard" href="#">Dashboard</a>', '<a data-below="doctor" href="#">Path doctor</a>'].join('');
+export type PageName = 'Manual scan' | 'Dashboard' | 'Path doctor';
+const PAGES: [PageName, string][] = [
+  ['Manual scan', './'],
+  ['Dashboard', 'dashboard'],
+  ['Path doctor', 'doctor'],
+];
+
+/** The header's look, in every page's stylesheet. */
+export const HEADER_STYLE = `
+  header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; justify-content: space-between; margin-bottom: 1rem; font-size: .9375rem; }
+  header h1 { font-size: 1.3rem; margin: 0; } nav a { margin-right: .8rem; } a { color: var(--accent); }
+  nav a[aria-current] { font-weight: 600; color: inherit; }
+`;
+
+/**
+ * The one header of the manual page, the dashboard and the path doctor: the name, the three pages with the
+ * current one marked, and `extra` (the dashboard's live state). A page at /<SERVER_PASS> itself (`atPass`, no
+ * trailing slash) cannot link relatively without losing the secret: LINK_SCRIPT builds its links from the
+ * address bar, so the secret is never written into the page.
+ */
+export function pageHeader(current: PageName, opts: { atPass?: boolean; extra?: string } = {}): string {
+  const links = PAGES.map(([label, href]) => {
+    const mark = label === current ? ' aria-current="page"' : '';
+    if (!opts.atPass) return `<a href="${href}"${mark}>${label}</a>`;
+    return href === './' ? `<a href=""${mark}>${label}</a>` : `<a data-below="${href}" href="#"${mark}>${label}</a>`;
+  });
+  return `<header><h1>scanrelay</h1><nav aria-label="scanrelay pages">${links.join('')}</nav>${opts.extra ?? ''}</header>`;
+}
+
 const LINK_SCRIPT = `
   for (const a of document.querySelectorAll('a[data-below]')) a.href = location.pathname.replace(/[/]+$/, '') + '/' + a.dataset.below;
 `;
@@ -30,21 +56,20 @@ export interface PageOutcome {
   lines: string[];
 }
 
-const style = `
+/** The manual page's look, which the page at / (front-page.ts) shares. */
+export const PAGE_STYLE = `
   :root { color-scheme: light dark; --accent: #2f6fde; }
   * { box-sizing: border-box; }
-  body { font: 16px/1.5 system-ui, sans-serif; margin: 0; padding: 1.5rem; max-width: 46rem; margin-inline: auto; }
-  h1 { font-size: 1.4rem; margin: 0 0 1rem; }
+  body { font: 16px/1.5 system-ui, sans-serif; margin: 0; padding: 1rem; max-width: 46rem; margin-inline: auto; }
   label { display: block; font-weight: 600; margin-bottom: .25rem; }
-  input[type=text] { width: 100%; padding: .6rem; font: inherit; border: 1px solid #8889; border-radius: .4rem; }
+  input[type=text], input[type=password] { width: 100%; padding: .6rem; font: inherit; border: 1px solid #8889; border-radius: .4rem; }
   button { margin-top: .75rem; padding: .6rem 1.2rem; font: inherit; border: 0; border-radius: .4rem; background: var(--accent); color: #fff; cursor: pointer; }
   .outcome { margin-top: 1.25rem; padding: .75rem 1rem; border-radius: .4rem; border-left: .3rem solid; }
   .ok { border-color: #2a9d4b; background: #2a9d4b1a; } .err { border-color: #c93c3c; background: #c93c3c1a; }
-  .outcome p { margin: .2rem 0; overflow-wrap: anywhere; } code { font-size: .95em; }
+  .outcome p { margin: .2rem 0; overflow-wrap: anywhere; } code { font-size: .95em; overflow-wrap: anywhere; }
   .hint { color: #888; font-size: .9rem; }
-  /* The same header as the dashboard's and the doctor's. */
-  header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; justify-content: space-between; margin-bottom: 1rem; }
-  header h1 { margin: 0; } nav a { margin-right: .8rem; } a { color: var(--accent); } nav a[aria-current] { font-weight: 600; color: inherit; }
+  ${HEADER_STYLE}
+  h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
   label.box { font-weight: normal; margin-top: .5rem; }
 `;
 
@@ -55,10 +80,9 @@ export function manualPage(opts: { outcome?: PageOutcome; value?: string }): str
         ${opts.outcome.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
       </section>`
     : '';
-  const links = PAGE_LINKS;
-  return `${documentHead('manual scan', style)}
+  return `${documentHead('manual scan', PAGE_STYLE)}
 <body>
-<header><h1>scanrelay</h1><nav aria-label="scanrelay pages"><a href="" aria-current="page">Manual scan</a>${links}</nav></header>
+${pageHeader('Manual scan', { atPass: true })}
 <main>
   <h2>Manual scan</h2>
   <form method="post" action="">
@@ -84,9 +108,9 @@ export function manualPage(opts: { outcome?: PageOutcome; value?: string }): str
  * webhook URL, with how to turn the manual page on and the way to the dashboard.
  */
 export function manualOffPage(): string {
-  return `${documentHead('webhook URL', style)}
+  return `${documentHead('webhook URL', PAGE_STYLE)}
 <body>
-<header><h1>scanrelay</h1><nav aria-label="scanrelay pages">${PAGE_LINKS}</nav></header>
+${pageHeader('Manual scan', { atPass: true })}
 <main>
   <h2>Webhook URL</h2>
   <p>This address is scanrelay's webhook URL: give it to Sonarr, Radarr and Lidarr (Settings → Connect → + → Webhook, method POST).</p>

@@ -1,4 +1,4 @@
-// The rate limit of the routes that need no credential (GET/HEAD /health, /stats, /favicon.ico, and /metrics without
+// The rate limit of the routes that need no credential (GET/HEAD /health, /stats, /favicon.ico, /, and /metrics without
 // SERVER_METRICS_TOKEN): a token bucket per client address, so a client polling them in a loop cannot take the
 // event loop from the webhooks. A route with a credential is never limited: an arr app's webhooks are never
 // refused for being many, and a wrong secret is answered by the gate (guard.ts) before this runs.

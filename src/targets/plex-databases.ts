@@ -14,10 +14,11 @@ type DatabaseKeys = { PLEX_DATABASE_PATH: string; GOOGLE: { ENABLED: boolean } }
 export function plexDatabases(config: DatabaseKeys, opts: { logger: Logger; clock: Clock; tryAtStart: boolean }): { plexDb: PlexDatabase; databases: PlexDatabases } {
   const { logger, clock } = opts;
   // One "say it once" record for every handle (src/log-condition.ts). The database is optional with a token: at
-  // the default path that a user never chose, its absence is one INFO line; a PLEX_DATABASE_PATH the user set and
-  // that cannot be read is a WARN, repeated while it lasts.
+  // the default path that a user never chose, its absence is nothing to act on, so one DEBUG line (an INFO after
+  // every start's first scan read as a fault); a PLEX_DATABASE_PATH the user set and that cannot be read is a
+  // WARN, repeated while it lasts.
   const chosen = config.PLEX_DATABASE_PATH !== PLEX_DATABASE_PATH_DEFAULT;
-  const conditions = new ConditionLog({ logger, clock, ...(chosen ? {} : { level: 'info' as const, summaryEveryMs: Infinity }) });
+  const conditions = new ConditionLog({ logger, clock, ...(chosen ? {} : { level: 'debug' as const, summaryEveryMs: Infinity }) });
   const plexDb = openPlexDatabase(config.PLEX_DATABASE_PATH, {
     logger,
     clock,

@@ -39,7 +39,7 @@ async function caughtUp(t: ArrHarness, app: string): Promise<{ health: number; d
   const metrics = (await t.service.app.inject({ url: '/metrics' })).body;
   return {
     health: health.arr.find((a) => a.name === app)!.caughtUp,
-    dashboard: Number(/<dt>Caught up since start<\/dt><dd>(\d+)<\/dd>/.exec(card)?.[1]),
+    dashboard: Number(/<dt>Caught up since start \([^)]+ ago\)<\/dt><dd>(\d+)<\/dd>/.exec(card)?.[1]),
     metric: Number(metrics.split('\n').find((l) => l.startsWith(`scanrelay_arr_events_caught_up_total{app="${app}"} `))?.split(' ')[1] ?? 0),
   };
 }

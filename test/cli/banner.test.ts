@@ -24,6 +24,13 @@ describe('the start banner', () => {
     );
   });
 
+  it('says where the config, the queue and the log are', () => {
+    const files = { config: '/config/config.json', queuefile: '/config/queue.db', logfile: '/config/scanrelay.log' };
+    const text = banner({ url: 'http://127.0.0.1:3468', host: '127.0.0.1', pass: PASS, manual: false, interfaces: {}, inContainer: false, files });
+    expect(text).toMatch(/\nHealth: http:\/\/127\.0\.0\.1:3468\/health\nConfig: \/config\/config\.json\nQueue: \/config\/queue\.db\nLog: \/config\/scanrelay\.log\n\n$/);
+    expect(banner({ url: 'http://127.0.0.1:3468', host: '127.0.0.1', pass: PASS, manual: false, files: { ...files, logfile: '-' } })).toContain('\nLog: none (--logfile -): on this console only\n');
+  });
+
   it('calls it the manual-scan URL too only when manual scans are on', () => {
     expect(banner({ url: 'http://127.0.0.1:3468', host: '0.0.0.0', pass: PASS, manual: true, interfaces: {}, inContainer: false })).toContain('Webhook and manual-scan URL:');
   });

@@ -4,7 +4,7 @@
 // and the ignore files that keep local data out of the repository and out of the image's build context.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { repoRoot } from '../support/fixtures.js';
@@ -96,6 +96,20 @@ describe('the ignore files', () => {
     for (const path of ['deploy/.env', 'deploy/secrets/plex_token', 'deploy/scanrelay/queue.db', 'deploy/scanrelay/config.json', 'deploy/plex/config/Preferences.xml']) expect(ignored(path), path).toBe(true);
     expect(ignored('deploy/compose.yaml')).toBe(false);
     expect(ignored('deploy/unraid/scanrelay.xml')).toBe(false);
+  });
+
+  it("the folder of each compose secret's file is in the repository (with a README saying what goes there), its files ignored", () => {
+    const compose = parse(readFileSync(join(repoRoot, 'deploy', 'compose.yaml'), 'utf8')) as { secrets: Record<string, { file: string }> };
+    const ignored = (path: string) => spawnSync('git', ['check-ignore', '--no-index', '-q', path], { cwd: repoRoot }).status === 0;
+    const files = Object.values(compose.secrets).map((s) => join('deploy', s.file));
+    expect(files).toEqual(['deploy/secrets/plex_token']);
+    for (const file of files) {
+      const folder = dirname(file);
+      expect(existsSync(join(repoRoot, folder, 'README.md')), folder).toBe(true);
+      expect(ignored(join(folder, 'README.md')), folder).toBe(false);
+      expect(ignored(file), file).toBe(true);
+      expect(readFileSync(join(repoRoot, folder, 'README.md'), 'utf8')).toContain(`> secrets/${basename(file)}`);
+    }
   });
 
   it('.dockerignore leaves deploy/, every database, log and token file at any depth out of the build context', () => {

@@ -1,13 +1,14 @@
 // "Say it once" for Plex's database: the service keeps one handle and opens one more per scanner section read, and
 // all of them retry a database that is missing. Before, each handle said so on its own (five lines in twelve
 // seconds at a start without Plex); now the condition is shared and said once, summarized, and ended once.
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { ConditionLog } from '../../src/log-condition.js';
 import { openPlexDatabase } from '../../src/plex/database.js';
+import { PLEX_DATABASE_PATH_DEFAULT } from '../../src/plex/keys.js';
 import { makePlexDb } from '../support/plex-db.js';
 import { logCollector } from '../drive/harness.js';
 
@@ -44,5 +45,26 @@ describe('Plex database unavailable', () => {
     expect(log.messages()).toHaveLength(4);
     expect(log.messages()[3]).toMatch(/^Plex database is readable again \(after 26 min, seen \d+ time\(s\)\)$/);
     kept.close();
+  });
+});
+
+describe('no Plex database configured', () => {
+  it('a scan with PLEX_DATABASE_PATH at its default and no file there: nothing at INFO, one DEBUG line', async () => {
+    const { testService, SECRET } = await import('../support/service.js');
+    const t = await testService();
+    try {
+      expect(t.service.config.PLEX_DATABASE_PATH).toBe(PLEX_DATABASE_PATH_DEFAULT);
+      expect(existsSync(PLEX_DATABASE_PATH_DEFAULT)).toBe(false);
+      t.plex.onDisk.add('/data/media/tv/Show/Season 01/e1.mkv');
+      const res = await t.service.app.inject({ method: 'POST', url: `/${SECRET}`, payload: { eventType: 'Manual', filepath: '/data/media/tv/Show/Season 01/e1.mkv' } });
+      expect(res.statusCode).toBe(200);
+      t.clock.advance(t.service.config.SERVER_SCAN_DELAY * 1000);
+      await t.service.processor.drain();
+      expect(t.plex.refreshes).toHaveLength(1);
+      const about = t.logs.map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.msg.includes('Plex database'));
+      expect(about.map((l) => l.level)).toEqual(['debug']);
+    } finally {
+      await t.close();
+    }
   });
 });

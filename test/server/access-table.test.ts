@@ -147,7 +147,7 @@ describe.each(CASES)('the route table, $name', ({ config }) => {
       expect(res.statusCode, what).not.toBe(401);
       expect(res.body, what).not.toMatch(/cross-site request refused|unauthorized/);
       // The routes that serve without a body or query answer 2xx outright.
-      if (route.method === 'GET' && ['/health', '/favicon.ico', '/metrics', '/:secret/dashboard', '/api/:secret/queue'].includes(route.url)) {
+      if (route.method === 'GET' && ['/health', '/favicon.ico', '/', '/metrics', '/:secret/dashboard', '/api/:secret/queue'].includes(route.url)) {
         expect(res.statusCode, what).toBeLessThan(300);
       }
     }

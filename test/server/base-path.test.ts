@@ -1,12 +1,12 @@
 // SERVER_BASE_PATH through the real HTTP server: a webhook under the prefix is scanned, one outside it is a 404
 // and queues nothing, /health answers at both places, the API's OpenAPI document names the prefix, and the
 // dashboard in Chromium makes no request outside the prefix.
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFiles } from '../support/config-file.js';
 import { ownFixtureText } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
-import { chromiumPath } from '../support/chromium.js';
+import { launchChromium } from '../support/chromium.js';
 
 const SEASON = '/data/media/tv/The Expanse (2015)/Season 01';
 
@@ -55,6 +55,10 @@ describe('SERVER_BASE_PATH', () => {
       expect((await fetch(`${origin}${url}`)).status, url).toBe(404);
     }
     expect((await fetch(`${origin}/health`)).status).toBe(200);
+    // The page that says where the dashboard is answers under the prefix, and names it.
+    const front = await fetch(`${base}/`);
+    expect(front.status).toBe(200);
+    expect(await front.text()).toContain('Dashboard: <code>/scanrelay/&lt;SERVER_PASS&gt;/dashboard</code>');
     expect((await fetch(`${base}/health`)).status).toBe(200);
     expect((await fetch(`${base}/metrics`)).status).toBe(200);
     expect((await fetch(`${base}/api/${SECRET}/queue`)).status).toBe(200);
@@ -82,10 +86,7 @@ describe('SERVER_BASE_PATH', () => {
 describe('SERVER_BASE_PATH in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: chromiumPath(),
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => browser?.close());
 

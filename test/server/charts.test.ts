@@ -50,9 +50,16 @@ describe('charts without data', () => {
     expect(html).toContain('No requests or scans in the last 24 hours.');
     expect(html).toContain('The queue was empty for the last 24 hours.');
     expect(html).toContain('request to scan: nothing finished in the last 24 hours.');
-    expect(html).toContain('plex: no scans in the last 24 hours.');
+    expect(html).toContain('plex: nothing finished in the last 24 hours.');
     expect(html).not.toMatch(/<path [^>]*d=""/);
     labelsResolve(html);
+  });
+
+  it("a scan the server took and that is still followed is said beside the strip, which counts only what finished", () => {
+    const { q, clock } = queue();
+    const html = chartsSection(chartData(q.db, clock.now()), ['plex', 'jellyfin'], new Map([['plex', 1]]));
+    expect(html).toContain('plex: nothing finished in the last 24 hours. 1 being followed now (in the queue).');
+    expect(html).toContain('jellyfin: nothing finished in the last 24 hours.</span>');
   });
 
   it('with no media server configured, the outcome chart says so', () => {
@@ -93,7 +100,7 @@ describe('charts with data', () => {
     expect(html).toContain('1 folder queued now; at most 30 folders, about 2 h ago.');
     expect(html).toContain('Requests and scans per 10 minutes');
     expect(html).toContain('request to scan: lately half within 5m, 95% within 5m');
-    expect(html).toContain('plex, last 30: 30 scanned.');
+    expect(html).toContain('plex, latest 30 finished in the last 24 hours: 30 scanned.');
     for (const path of html.matchAll(/<path class="[^"]*" d="([^"]*)"/g)) expect(path[1]).toMatch(/^M\d/);
     labelsResolve(html);
   });
@@ -112,7 +119,7 @@ describe('charts with data', () => {
     const d = chartData(q.db, now, { failures: failures.list() });
     expect(d.strips[0].outcomes.map((o) => o.outcome)).toEqual(['scanned', 'retry', 'unmatched']);
     const html = chartsSection(d, ['plex']);
-    expect(html).toContain('plex, last 3: 1 scanned, 1 retry, 1 unmatched.');
+    expect(html).toContain('plex, latest 3 finished in the last 24 hours: 1 scanned, 1 retry, 1 unmatched.');
     expect(html).toMatch(/class="o-ok".*class="o-bad".*class="o-warn"/s);
     expect(html).toContain('/tv/&lt;b&gt;Bold&lt;/b&gt;');
     expect(html).not.toContain('<b>Bold</b>');

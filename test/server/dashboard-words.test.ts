@@ -15,7 +15,7 @@ describe('words on the dashboard and in the answers', () => {
     const page = (await t.service.app.inject({ url: `/${SECRET}/dashboard` })).body;
     expect(page).toContain('The Google Drive monitor is off (GOOGLE.ENABLED is false).');
     expect(page).not.toMatch(/<dt>enabled<\/dt>/);
-    expect(page).toContain('<dt>Scans since start</dt>');
+    expect(page).toMatch(/<dt>Scans since start \(\d+s ago\)<\/dt>/);
   });
 
   it('what an action said, echoed from the URL, is cut to 500 characters on a character, never half an emoji', async () => {
@@ -40,5 +40,21 @@ describe('words on the dashboard and in the answers', () => {
     const metrics = (await t.service.app.inject({ url: '/metrics' })).body;
     expect(metrics).toMatch(/scanrelay_requests_total\{source="sonarr",event="Download",outcome="unmatched"\} 1/);
     expect(metrics).not.toMatch(/outcome="ignored"\} 1/);
+  });
+});
+
+describe('counts that agree', () => {
+  it('a scan the server took and that is still followed: the server card counts it since start, the strip says it is followed rather than that nothing happened', async () => {
+    t = await testService();
+    const { dashboardLive } = await import('../../src/server/dashboard-page.js');
+    const { chartData } = await import('../../src/server/chart-data.js');
+    const now = t.clock.now();
+    const delivery = { target: 'plex', state: 'following', attempts: 1, nextAt: now, lastError: null, detail: null, deliveredAt: now - 31_000 };
+    const folder = { id: 1, folder: '/data/media/tv/Show/Season 01', priority: 1, state: 'waiting', dueAt: now, dueInMs: 0, firstAt: now - 211_000, lastAt: now - 211_000, requests: 1, source: 'sonarr', event: 'Download', fileChecks: 0, lastError: null, received: null, deliveries: [delivery] };
+    const health = { name: 'plex', kind: 'plex', up: true, scanned: 1, failed: 0, inFlight: 0 };
+    const html = dashboardLive({ now, startedAt: now - 240_000, queue: [folder], count: 1, history: [], targets: [health], held: null, drive: null, charts: chartData(t.service.queue.db, now) } as never);
+    expect(html).toContain('following</span> <span class="muted">delivered 31s ago</span>');
+    expect(html).toContain('<dt>Scans since start (4m 0s ago)</dt><dd>1</dd>');
+    expect(html).toContain('plex: nothing finished in the last 24 hours. 1 being followed now (in the queue).');
   });
 });

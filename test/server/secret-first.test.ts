@@ -93,7 +93,7 @@ describe('the secret is checked before anything else', () => {
       ['GET', '/nope/events'],
       ['GET', '/nope/no/such/route'],
       ['DELETE', '/api/wrong/whatever'],
-      ['GET', '/'],
+      ['POST', '/'],
     ] as const) {
       const res = await t.service.app.inject({ method, url, payload: payload as never });
       expect(res.statusCode, `${method} ${url}`).toBe(401);

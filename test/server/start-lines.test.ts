@@ -32,6 +32,9 @@ async function startLines(values: object | undefined): Promise<{ level: string; 
   const log = join(dir, 'scanrelay.log');
   running = runCli(['--config', config, '--queuefile', join(dir, 'queue.db'), '--logfile', log, 'server', '--port', '0', '--host', '127.0.0.1'], { cwd: dir });
   const [, url] = await running.waitFor(/Health: (http:\/\/\S+)\/health/, 30_000);
+  // The banner says where this run's files are.
+  await running.waitFor(/Log: \S+/, 5_000);
+  expect(running.output()).toContain(`\nConfig: ${config}\nQueue: ${join(dir, 'queue.db')}\nLog: ${log}\n`);
   // /health?ready answers once every target was asked once: the lines of the first probe are written by then.
   await until(async () => (await fetch(`${url}/health?ready`)).status === 200, { ms: 30_000, every: 50, what: '/health?ready' });
   running.proc.kill('SIGTERM');

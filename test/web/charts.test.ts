@@ -3,12 +3,12 @@
 // Screenshots go to test-artifacts/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanOutcome, Target } from '../../src/scan.js';
 import { repoRoot } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
-import { chromiumPath } from '../support/chromium.js';
+import { launchChromium } from '../support/chromium.js';
 
 const artifacts = join(repoRoot, 'test-artifacts');
 const MIN = 60_000;
@@ -78,10 +78,7 @@ describe('dashboard charts in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true });
     t = await testService({ targets: [plex.target, jellyfin.target] });
-    browser = await chromium.launch({
-      executablePath: chromiumPath(),
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -138,12 +135,12 @@ describe('dashboard charts in Chromium', () => {
     expect(outcomes.cells).toContain('o-bad');
     expect(outcomes.cells).toContain('o-warn');
     expect(outcomes.summary).toContain('red: failed and retried');
-    expect(await page.locator('#chart-outcomes li', { hasText: 'jellyfin, last 48:' }).textContent()).toMatch(/\d+ retry/);
+    expect(await page.locator('#chart-outcomes li', { hasText: 'jellyfin, latest 48 finished in the last 24 hours:' }).textContent()).toMatch(/\d+ retry/);
     // Text alternatives: each picture is an image whose name is its caption and summary.
     for (const name of ['Requests and scans per 10 minutes', 'Queue depth (folders)', 'Scan latency, p50 and p95 per hour']) {
       await expect.poll(() => page.getByRole('img', { name: new RegExp(`^${name.replace(/[()]/g, '\\$&')} `) }).count()).toBe(1);
     }
-    expect(await page.getByRole('img', { name: /^plex, last \d+: \d+ scanned, \d+ unmatched\.$/ }).count()).toBe(1);
+    expect(await page.getByRole('img', { name: /^plex, latest \d+ finished in the last 24 hours: \d+ scanned, \d+ unmatched\.$/ }).count()).toBe(1);
     // Phone width: nothing wider than the screen, charts one per row and tall enough to read.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     for (const c of charts) expect(c.width).toBeLessThanOrEqual(390);

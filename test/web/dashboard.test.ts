@@ -2,11 +2,11 @@
 // scan now with confirmation -> history, and the path doctor. Screenshots go to test-artifacts/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
-import { chromiumPath } from '../support/chromium.js';
+import { launchChromium } from '../support/chromium.js';
 
 const artifacts = join(repoRoot, 'test-artifacts');
 
@@ -20,10 +20,7 @@ describe('dashboard and doctor in Chromium', () => {
     mkdirSync(artifacts, { recursive: true });
     t = await testService();
     base = await t.service.listen(0, '127.0.0.1');
-    browser = await chromium.launch({
-      executablePath: chromiumPath(),
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
     page.setDefaultTimeout(5000);
   });
