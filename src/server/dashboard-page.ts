@@ -13,6 +13,8 @@ import { heldSection, type HeldList } from './held-section.js';
 import { notSentYet, serversDownBanner } from './waiting-servers.js';
 import type { AppView } from '../arr/connected.js';
 import { appsSection } from './apps-section.js';
+import { reconcileSection } from './reconcile-section.js';
+import type { ReconcileView } from '../reconcile/schedule.js';
 
 export interface DashboardView {
   now: number;
@@ -28,6 +30,8 @@ export interface DashboardView {
   notify?: NotifierView[];
   /** ARR: each connected app's state and catch-up. */
   apps?: AppView[];
+  /** ARR: each app × media server as last reconciled. */
+  reconcile?: ReconcileView;
   /** The outcome of the action just taken (after a form POST). */
   said?: string;
   /** A security problem to fix, shown above everything (a weak SERVER_PASS). */
@@ -255,7 +259,7 @@ function driveSection(v: DashboardView): string {
 
 /** The part of the dashboard that live updates replace. */
 export function dashboardLive(v: DashboardView): string {
-  return `${serversDownBanner(v.targets)}${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${heldSection(v.hashHolds, (t) => when(t, v.now))}${historySection(v)}${targetsSection(v)}${appsSection(v.apps)}${notifySection(v.notify)}${driveSection(v)}`;
+  return `${serversDownBanner(v.targets)}${v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name)) : ''}${queueSection(v)}${heldSection(v.hashHolds, (t) => when(t, v.now))}${historySection(v)}${targetsSection(v)}${appsSection(v.apps)}${reconcileSection(v.reconcile)}${notifySection(v.notify)}${driveSection(v)}`;
 }
 
 const liveScript = `

@@ -76,7 +76,7 @@ describe.each(TYPES)('%s', (doc, type, version) => {
     h.clock.advance(1_000);
     await h.arr.catchUp();
     expect(h.service.queue.count()).toBe(1);
-    const client = arrClient({ NAME: doc, TYPE: type, URL: app.url, API_KEY: app.apiKey, CATCH_UP_INTERVAL: 300 }, { clock: new ManualClock() });
+    const client = arrClient({ NAME: doc, TYPE: type, URL: app.url, API_KEY: app.apiKey, CATCH_UP_INTERVAL: 300, RECONCILE_INTERVAL: 0 }, { clock: new ManualClock() });
     await connectWebhook(client, flavour, 'http://relay.example:3468', 'http://relay.example:3468/pass', false);
     await h.arr.roots(async (path) => ({ folder: path, verdict: 'unknown', summary: '', wouldScan: [], suggestion: null }) as never);
     const seen = new Set(app.requests.map((r) => `${r.method} ${r.path.replace(/\/\d+$/, '/{id}')}`));
