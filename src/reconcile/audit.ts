@@ -17,8 +17,8 @@ import type { ScanRequest, Source } from '../request.js';
 import type { Target } from '../scan.js';
 import { appFiles } from './app-files.js';
 import type { Audit, ReconcileAudits } from './audits.js';
-import { compare, type Expected } from './compare.js';
-import { librariesConcerned, serverItems } from './server-items.js';
+import { Comparison, type Expected } from './compare.js';
+import { librariesConcerned, readItems } from './server-items.js';
 
 /** A server that lists fewer than this share of its items at the last audit queues nothing (a mount gone, a library emptied). */
 export const SHRINK_HELD = 0.5;
@@ -120,12 +120,17 @@ async function auditTarget(entry: ArrEntry, target: Target, mapped: Expected[], 
     }
     const roots = mappedRoots.map((r) => pathOf(r).path);
     const concerned = librariesConcerned(libraries, expected.map((e) => e.path), roots);
-    const items = await serverItems(target, concerned, (read) => progress?.(`${target.name}: items`, read, 0));
-    const { missing, unknown } = compare(expected, items, roots);
+    const comparison = new Comparison(expected, roots);
+    await readItems(target, concerned, (paths) => {
+      comparison.page(paths);
+      progress?.(`${target.name}: items`, comparison.items, 0);
+    });
+    const missing = comparison.missing();
+    const { unknown, items: read } = comparison;
     const report: TargetReport = {
       ...base,
-      files: expected.length,
-      items: items.size,
+      files: comparison.files,
+      items: read,
       missing: missing.length,
       unknown: unknown.length,
       samples: { missing: missing.slice(0, SAMPLES), unknown: unknown.slice(0, SAMPLES) },
@@ -133,9 +138,9 @@ async function auditTarget(entry: ArrEntry, target: Target, mapped: Expected[], 
       unknownPaths: unknown,
     };
     const last = deps.audits.baseline(entry.NAME, target.name);
-    if (last && last.items >= SHRINK_MIN_ITEMS && items.size < last.items * SHRINK_HELD && expected.length >= last.files * SHRINK_HELD && missing.length > 0) {
+    if (last && last.items >= SHRINK_MIN_ITEMS && read < last.items * SHRINK_HELD && comparison.files >= last.files * SHRINK_HELD && missing.length > 0) {
       report.held =
-        `${target.name} lists ${items.size} item(s) where it listed ${last.items} at the last audit, while ${entry.NAME} still has ${expected.length} file(s) for it: ` +
+        `${target.name} lists ${read} item(s) where it listed ${last.items} at the last audit, while ${entry.NAME} still has ${comparison.files} file(s) for it: ` +
         `nothing is queued (a library emptied, a mount gone, a token for another server?). Check the server's libraries; the next audit after it lists them again queues what is missing`;
       deps.logger.warn({ app: entry.NAME, target: target.name }, `Reconcile of ${entry.NAME} with ${report.held}.`);
     }

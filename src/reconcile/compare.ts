@@ -1,7 +1,8 @@
-// The comparison of one app with one media server, pure: which of the app's files the server has no item for
-// (missing), and which of the server's items under the app's root folders the app does not list (unknown). Paths
-// are compared by their spelling (spelling()): a file the server names in another Unicode form (a Mac's NFD) or
-// another case (a case-insensitive mount) is the same file, not a missing one.
+// The comparison of one app with one media server, fed the server's files a page at a time so that only the app's
+// files are held: which of the app's files the server has no item for (missing), and which of the server's items
+// under the app's root folders the app does not list (unknown). Paths are compared by their spelling (spelling()):
+// a file the server names in another Unicode form (a Mac's NFD) or another case (a case-insensitive mount) is the
+// same file, not a missing one.
 import { trimTrailingSeparator } from '../paths/folder.js';
 
 /** One path as compared: NFC, lower case, without a trailing separator. */
@@ -23,27 +24,46 @@ export interface Expected {
   path: string;
 }
 
-export interface Comparison {
-  /** The app's files as the app names them, that no item of the server holds. */
-  missing: string[];
+export class Comparison {
+  /** The app's files by spelling; `found` once a page of the server named it. */
+  private readonly wanted = new Map<string, { received: string; found: boolean }>();
+  private readonly roots: string[];
+  /** The server's files read so far. */
+  items = 0;
   /** The server's files (its own form) under one of the app's root folders that the app does not list. */
-  unknown: string[];
+  readonly unknown: string[] = [];
+
+  /** `roots`: the app's root folders in the server's form; without any, no item is called unknown. */
+  constructor(expected: Iterable<Expected>, roots: readonly string[]) {
+    for (const e of expected) this.wanted.set(spelling(e.path), { received: e.received, found: false });
+    this.roots = roots.map(spelling);
+  }
+
+  /** One page of the server's files. */
+  page(paths: readonly string[]): void {
+    for (const path of paths) {
+      this.items++;
+      const key = spelling(path);
+      const app = this.wanted.get(key);
+      if (app) app.found = true;
+      else if (this.roots.some((r) => spelledInside(key, r))) this.unknown.push(path);
+    }
+  }
+
+  /** The app's files as the app names them, that no page named. */
+  missing(): string[] {
+    return [...this.wanted.values()].filter((w) => !w.found).map((w) => w.received);
+  }
+
+  /** The app's files compared (each spelling once). */
+  get files(): number {
+    return this.wanted.size;
+  }
 }
 
-/**
- * `items`: the server's files by spelling. `roots`: the app's root folders in the server's form; without any, no
- * item is called unknown (nothing says which are the app's).
- */
-export function compare(expected: readonly Expected[], items: ReadonlyMap<string, string>, roots: readonly string[]): Comparison {
-  const listed = new Set<string>();
-  const missing: string[] = [];
-  for (const e of expected) {
-    const key = spelling(e.path);
-    listed.add(key);
-    if (!items.has(key)) missing.push(e.received);
-  }
-  const spelledRoots = roots.map(spelling);
-  const unknown: string[] = [];
-  for (const [key, path] of items) if (!listed.has(key) && spelledRoots.some((r) => spelledInside(key, r))) unknown.push(path);
-  return { missing, unknown };
+/** The whole comparison at once (the server's files in one list). */
+export function compare(expected: readonly Expected[], items: readonly string[], roots: readonly string[]): { missing: string[]; unknown: string[] } {
+  const c = new Comparison(expected, roots);
+  c.page(items);
+  return { missing: c.missing(), unknown: c.unknown };
 }

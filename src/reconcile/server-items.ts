@@ -1,6 +1,7 @@
 // What a media server has: the files of its items in the libraries that concern one app (those holding one of the
 // app's files or overlapping one of its root folders), read a page at a time through the target's own client
-// (Target.files: src/plex/section-files.ts, src/targets/mediabrowser/library-files.ts), kept by spelling.
+// (Target.files: src/plex/section-files.ts, src/targets/mediabrowser/library-files.ts) and handed on page by page:
+// no server's list is ever held whole.
 import type { Library, Target } from '../scan.js';
 import { spelledInside, spelling } from './compare.js';
 
@@ -14,15 +15,8 @@ export function librariesConcerned(all: readonly Library[], files: readonly stri
   });
 }
 
-/** The files of every item of `libraries`, by spelling; `onPage` is told the count read so far. */
-export async function serverItems(target: Target, libraries: readonly Library[], onPage?: (read: number) => void): Promise<Map<string, string>> {
-  const items = new Map<string, string>();
-  if (!target.files) return items;
-  for (const library of libraries) {
-    for await (const page of target.files(library)) {
-      for (const path of page) items.set(spelling(path), path);
-      onPage?.(items.size);
-    }
-  }
-  return items;
+/** Hands every page of files of `libraries` to `page`, one library after the other. */
+export async function readItems(target: Target, libraries: readonly Library[], page: (paths: string[]) => void): Promise<void> {
+  if (!target.files) return;
+  for (const library of libraries) for await (const paths of target.files(library)) page(paths);
 }
