@@ -14,7 +14,7 @@ import type { Logger } from '../log.js';
 import { isInside } from '../paths/folder.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
 import type { ScanRequest, Source } from '../request.js';
-import type { Target } from '../scan.js';
+import type { Library, Target } from '../scan.js';
 import { appFiles } from './app-files.js';
 import type { Audit, ReconcileAudits } from './audits.js';
 import { Comparison, type Expected } from './compare.js';
@@ -112,15 +112,20 @@ async function auditTarget(entry: ArrEntry, target: Target, mapped: Expected[], 
   try {
     const libraries = await target.libraries!({ fresh: true });
     const pathOf = target.pathOf ?? ((p: string) => ({ path: p }) as ReturnType<NonNullable<Target['pathOf']>>);
-    // The app's files this server should hold: let through by INCLUDE/EXCLUDE, inside one of its libraries.
-    const expected: Expected[] = [];
+    const roots = mappedRoots.map((r) => pathOf(r).path);
+    // The app's files this server should hold (let through by INCLUDE/EXCLUDE, inside one of its libraries), and
+    // the libraries to read: those holding one of them or overlapping a root folder.
+    const comparison = new Comparison(roots);
+    const holding = new Set<Library>(librariesConcerned(libraries, roots));
     for (const m of mapped) {
       const t = pathOf(m.path);
-      if (!t.excluded && libraries.some((l) => l.locations.some((loc) => isInside(t.path, loc)))) expected.push({ received: m.received, path: t.path });
+      if (t.excluded) continue;
+      const lib = libraries.find((l) => l.locations.some((loc) => isInside(t.path, loc)));
+      if (!lib) continue;
+      holding.add(lib);
+      comparison.expect(m.received, t.path);
     }
-    const roots = mappedRoots.map((r) => pathOf(r).path);
-    const concerned = librariesConcerned(libraries, expected.map((e) => e.path), roots);
-    const comparison = new Comparison(expected, roots);
+    const concerned = libraries.filter((l) => holding.has(l));
     await readItems(target, concerned, (paths) => {
       comparison.page(paths);
       progress?.(`${target.name}: items`, comparison.items, 0);

@@ -34,9 +34,13 @@ export class Comparison {
   readonly unknown: string[] = [];
 
   /** `roots`: the app's root folders in the server's form; without any, no item is called unknown. */
-  constructor(expected: Iterable<Expected>, roots: readonly string[]) {
-    for (const e of expected) this.wanted.set(spelling(e.path), { received: e.received, found: false });
+  constructor(roots: readonly string[]) {
     this.roots = roots.map(spelling);
+  }
+
+  /** One of the app's files the server should hold: as the app names it, and in the server's form. */
+  expect(received: string, path: string): void {
+    this.wanted.set(spelling(path), { received, found: false });
   }
 
   /** One page of the server's files. */
@@ -63,7 +67,8 @@ export class Comparison {
 
 /** The whole comparison at once (the server's files in one list). */
 export function compare(expected: readonly Expected[], items: readonly string[], roots: readonly string[]): { missing: string[]; unknown: string[] } {
-  const c = new Comparison(expected, roots);
+  const c = new Comparison(roots);
+  for (const e of expected) c.expect(e.received, e.path);
   c.page(items);
   return { missing: c.missing(), unknown: c.unknown };
 }
