@@ -89,6 +89,12 @@ Examples:
               },
             });
         const audits = new ReconcileAudits(queue.db);
+        const holder = audits.take(process.pid, clock.now());
+        if (holder !== undefined) {
+          process.stderr.write(`A reconcile is already running on the queue file '${settings.queuefile}' (PID ${holder}): run this again when it has ended.\n`);
+          process.exitCode = 1;
+          return;
+        }
         const failed: string[] = [];
         for (const entry of entries) {
           const client = arrClient(entry, { clock });
@@ -120,6 +126,7 @@ Examples:
           process.exitCode = 1;
         }
       } finally {
+        new ReconcileAudits(queue.db).release(process.pid);
         queue.close();
       }
     });

@@ -22,7 +22,26 @@ const STEPS: string[] = [
      base_items    INTEGER,
      PRIMARY KEY (app, target)
    );`,
+  // 2: who is reconciling on this queue file (a server's pass or a command), so that two never run at once.
+  `CREATE TABLE reconcile_lease (
+     id    INTEGER PRIMARY KEY CHECK (id = 1),
+     pid   INTEGER NOT NULL,
+     until INTEGER NOT NULL
+   );`,
 ];
+
+/** A lease outlives a holder that died without releasing it by no more than this. */
+export const LEASE_MS = 6 * 3_600_000;
+
+/** Is a process of that PID running (on this machine)? */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 export const reconcileComponent: Component = {
   name: 'reconcile',
@@ -77,6 +96,23 @@ export class ReconcileAudits {
   constructor(db: Database.Database) {
     migrate(db, reconcileComponent);
     this.db = db;
+  }
+
+  /**
+   * Takes the lease for `pid` until `now` + LEASE_MS; the PID of the live process holding it instead, when another
+   * does (one whose lease ran out, or whose process is gone, holds nothing).
+   */
+  take(pid: number, now: number): number | undefined {
+    return this.db.transaction(() => {
+      const held = this.db.prepare<[], { pid: number; until: number }>('SELECT pid, until FROM reconcile_lease WHERE id = 1').get();
+      if (held && held.pid !== pid && held.until > now && alive(held.pid)) return held.pid;
+      this.db.prepare('INSERT OR REPLACE INTO reconcile_lease (id, pid, until) VALUES (1, ?, ?)').run(pid, now + LEASE_MS);
+      return undefined;
+    }).immediate();
+  }
+
+  release(pid: number): void {
+    this.db.prepare('DELETE FROM reconcile_lease WHERE id = 1 AND pid = ?').run(pid);
   }
 
   all(): Audit[] {

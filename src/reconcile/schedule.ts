@@ -98,9 +98,25 @@ export class ReconcileSchedule {
   }
 
   private async pass(): Promise<void> {
-    for (const entry of this.deps.entries) {
-      const due = this.dueAt(entry);
-      if (due === undefined || this.deps.clock.now() < due) continue;
+    const due = this.deps.entries.filter((e) => {
+      const at = this.dueAt(e);
+      return at !== undefined && this.deps.clock.now() >= at;
+    });
+    if (!due.length) return;
+    const holder = this.deps.audits.take(process.pid, this.deps.clock.now());
+    if (holder !== undefined) {
+      this.deps.logger.info(`Reconcile: \`scanrelay reconcile\` (PID ${holder}) is running on this queue file; the audit waits for it to end.`);
+      return;
+    }
+    try {
+      await this.audit(due);
+    } finally {
+      this.deps.audits.release(process.pid);
+    }
+  }
+
+  private async audit(due: ArrEntry[]): Promise<void> {
+    for (const entry of due) {
       const report = await auditApp(entry, this.clients.get(entry.NAME)!, this.deps);
       this.lastRun.set(entry.NAME, this.deps.clock.now());
       const why = report.error ?? report.held;

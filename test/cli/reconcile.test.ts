@@ -10,6 +10,9 @@ import { FakePlex } from '../fakes/plex.js';
 import { runCli } from '../support/child.js';
 import { writeConfigFile } from '../support/config-file.js';
 import { countIn } from '../support/queue-file.js';
+import { Queue } from '../../src/queue/store.js';
+import { ReconcileAudits } from '../../src/reconcile/audits.js';
+import { systemClock } from '../../src/clock.js';
 
 let plex: FakePlex | undefined;
 let sonarr: FakeArrApp | undefined;
@@ -59,6 +62,22 @@ describe('scanrelay reconcile, its failures', () => {
     expect(r.out).toMatch(/plex: could not be read: Plex at .* refused the token/);
     expect(r.out).toContain("Could not read plex (for sonarr 'sonarr'): see above.");
     expect(countIn(s.queuefile, 'SELECT COUNT(*) AS n FROM folders')).toBe(0);
+  }, 30_000);
+
+  it('never two at once: while another live process holds the queue file\'s lease, it says so, exit 1, reads no app', async () => {
+    const s = await setUp();
+    const queue = new Queue(s.queuefile, systemClock, { delayMs: 0 });
+    const audits = new ReconcileAudits(queue.db);
+    expect(audits.take(process.pid, Date.now())).toBeUndefined();
+    try {
+      const r = await run([], s);
+      expect(r.code).toBe(1);
+      expect(r.out).toContain(`A reconcile is already running on the queue file '${s.queuefile}' (PID ${process.pid}): run this again when it has ended.`);
+      expect(sonarr!.requests).toEqual([]);
+    } finally {
+      audits.release(process.pid);
+      queue.close();
+    }
   }, 30_000);
 
   it('an unknown NAME lists the entries; --help says what it compares and that it never deletes', async () => {

@@ -2,6 +2,7 @@
 // once, its results on /health, /metrics, the dashboard and the doctor page; and its guards: a server that lists
 // far fewer items than at the last audit queues nothing and says why, an app that lists no file queues nothing.
 import { afterEach, describe, expect, it } from 'vitest';
+import { ReconcileAudits } from '../../src/reconcile/audits.js';
 import { FIRST_AFTER_MS } from '../../src/reconcile/schedule.js';
 import { arrHarness, type ArrHarness } from '../arr/harness.js';
 import { SECRET } from '../support/service.js';
@@ -72,6 +73,23 @@ describe('the reconcile in the server', () => {
     expect(second).toBe(first);
     await Promise.all([first, second]);
     expect(seriesReads(t)).toBe(1);
+  });
+
+  it('while `scanrelay reconcile` holds the queue file\'s lease (a live process), the server audits nothing; once released, it does', async () => {
+    const t = await setUp(2, [1]);
+    const audits = new ReconcileAudits(t.service.queue.db);
+    // Another live process: this test's parent.
+    expect(audits.take(process.ppid, t.clock.now())).toBeUndefined();
+    t.clock.advance(FIRST_AFTER_MS);
+    await t.service.reconcile!.tick();
+    expect(seriesReads(t)).toBe(0);
+    expect(t.messages()).toContain(`Reconcile: \`scanrelay reconcile\` (PID ${process.ppid}) is running on this queue file; the audit waits for it to end.`);
+    audits.release(process.ppid);
+    await t.service.reconcile!.tick();
+    expect(seriesReads(t)).toBe(1);
+    // A lease whose holder is gone holds nothing.
+    expect(audits.take(2 ** 22 + 12_345, t.clock.now())).toBeUndefined();
+    expect(audits.take(process.pid, t.clock.now())).toBeUndefined();
   });
 
   it('RECONCILE_INTERVAL 0: never', async () => {
