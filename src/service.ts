@@ -10,7 +10,7 @@ import { HashReader } from './hash-read.js';
 import { placeForHash } from './hash-scope.js';
 import { Notifications } from './notify/notifications.js';
 import { Intake } from './intake.js';
-import { routeKnown } from './paths/route.js';
+import { intakeSettingsOf, routeKnown } from './paths/route.js';
 import type { Logger } from './log.js';
 import { diskPathState, type PathState } from './paths/disk.js';
 import { Processor } from './processor/processor.js';
@@ -142,13 +142,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     onQueued: (dueAt) => processor.wake(dueAt),
     judge: createLibraryJudge({ config, targets, now: () => clock.now() }),
     maxPaths: config.SERVER_MAX_REQUEST_PATHS,
-    settings: {
-      pathMappings: config.SERVER_PATH_MAPPINGS,
-      fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
-      ignoreList: config.SERVER_IGNORE_LIST,
-      priorities: config.SERVER_SCAN_PRIORITIES,
-      scanDelays: config.SERVER_SCAN_DELAYS,
-    },
+    settings: intakeSettingsOf(config),
   });
   const intakeSettings = intake.settings;
   const hashLibraries = boundedLibraryReader(() => clock.now());

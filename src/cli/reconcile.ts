@@ -9,6 +9,7 @@ import { systemClock } from '../clock.js';
 import { createLibraryJudge } from '../doctor/judge.js';
 import { Intake } from '../intake.js';
 import { diskPathState } from '../paths/disk.js';
+import { intakeSettingsOf } from '../paths/route.js';
 import { Queue } from '../queue/store.js';
 import { auditApp, type AppReport } from '../reconcile/audit.js';
 import { ReconcileAudits } from '../reconcile/audits.js';
@@ -80,13 +81,7 @@ Examples:
               pathState: diskPathState,
               judge: createLibraryJudge({ config, targets, now: () => clock.now() }),
               maxPaths: config.SERVER_MAX_REQUEST_PATHS,
-              settings: {
-                pathMappings: config.SERVER_PATH_MAPPINGS,
-                fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
-                ignoreList: config.SERVER_IGNORE_LIST,
-                priorities: config.SERVER_SCAN_PRIORITIES,
-                scanDelays: config.SERVER_SCAN_DELAYS,
-              },
+              settings: intakeSettingsOf(config),
             });
         const audits = new ReconcileAudits(queue.db);
         const holder = audits.take(process.pid, clock.now());

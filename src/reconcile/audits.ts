@@ -75,20 +75,8 @@ export interface Baseline {
   items: number;
 }
 
-interface Row {
-  app: string;
-  target: string;
-  at: number;
-  files: number;
-  items: number;
-  missing: number;
-  unknown: number;
-  held: string | null;
-  error: string | null;
-  samples: string;
-  base_files: number | null;
-  base_items: number | null;
-}
+/** An audit as its row stores it: the samples as JSON, and the baseline beside. */
+type Row = Omit<Audit, 'samples'> & { samples: string; base_files: number | null; base_items: number | null };
 
 export class ReconcileAudits {
   private readonly db: Database.Database;

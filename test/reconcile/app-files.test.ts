@@ -4,21 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { flavourOf } from '../../src/arr/apps.js';
 import { arrClient } from '../../src/arr/client.js';
 import { ManualClock } from '../../src/clock.js';
-import type { ArrType } from '../../src/config/arr-schema.js';
 import { appFiles, fileRequests } from '../../src/reconcile/app-files.js';
 import { ARR_KEYS } from '../arr/harness.js';
-import { FakeArrApp, type ArrAppType } from '../fakes/arr-app.js';
-import { arrOperations, asOperation } from '../support/arr-operations.js';
+import { FakeArrApp } from '../fakes/arr-app.js';
+import { ARR_DOCUMENTS, arrOperations, asOperation } from '../support/arr-operations.js';
 import { mismatch } from '../support/sdk-operations.js';
 
-const TYPES: [ArrAppType, ArrType, string][] = [
-  ['sonarr', 'sonarr', '4.0.14.2939'],
-  ['radarr', 'radarr', '5.21.1.9799'],
-  ['lidarr', 'lidarr', '2.11.2.4629'],
-  ['readarr', 'readarr', '0.4.18.2805'],
-  ['whisparr', 'whisparr', '2.0.0.1046'],
-  ['whisparr-v3', 'whisparr', '3.0.0.1234'],
-];
+const TYPES = ARR_DOCUMENTS;
 
 let app: FakeArrApp | undefined;
 afterEach(async () => {
