@@ -23,20 +23,37 @@ const EPISODES = 50;
 const MISSING = 10;
 const UNKNOWN = 10;
 
-/** A TCP proxy in front of `port` that counts the bytes the server sends back. */
-async function counting(port: number): Promise<{ port: number; bytes: () => number; close: () => Promise<void> }> {
+/**
+ * A TCP proxy in front of `port` that counts the bytes the server sends back, and the time the command waited on it:
+ * from a request's first byte to its answer's last (one request at a time on a connection, as the command asks).
+ */
+async function counting(port: number): Promise<{ port: number; bytes: () => number; waitedMs: () => number; close: () => Promise<void> }> {
   let bytes = 0;
+  let waited = 0;
   const server: Server = createServer((client) => {
     const upstream = connect(port, '127.0.0.1');
-    upstream.on('data', (d: Buffer) => (bytes += d.length));
+    let asked: number | undefined;
+    let answered = 0;
+    const settle = () => {
+      if (asked !== undefined && answered > asked) waited += answered - asked;
+      asked = undefined;
+    };
+    client.on('data', () => {
+      if (asked === undefined || answered > asked) settle();
+      asked ??= performance.now();
+    });
+    upstream.on('data', (d: Buffer) => {
+      bytes += d.length;
+      answered = performance.now();
+    });
     client.pipe(upstream).pipe(client);
-    const end = () => (client.destroy(), upstream.destroy());
+    const end = () => (settle(), client.destroy(), upstream.destroy());
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const addr = server.address();
-  return { port: typeof addr === 'object' && addr ? addr.port : 0, bytes: () => bytes, close: () => new Promise((r) => server.close(() => r())) };
+  return { port: typeof addr === 'object' && addr ? addr.port : 0, bytes: () => bytes, waitedMs: () => waited, close: () => new Promise((r) => server.close(() => r())) };
 }
 
 const portOf = (url: string) => Number(new URL(url).port);
@@ -129,6 +146,7 @@ export async function run(): Promise<Figure[]> {
     const plexMissing = MISSING;
     const jellyfinMissing = MISSING;
     const bytes = { app: app.bytes(), plex: px.bytes(), jellyfin: jf.bytes() };
+    const waited = { app: app.waitedMs(), plex: px.waitedMs(), jellyfin: jf.waitedMs() };
     // The same run under strace (the queue file now holds the folders queued: they are queued again, merged).
     log('reconcile: again under strace');
     const trace = join(dir, 'strace.txt');
@@ -137,7 +155,15 @@ export async function run(): Promise<Figure[]> {
     const mb = (n: number) => n / 2 ** 20;
     return [
       { id: '16', name: `reconcile: ${SERIES * EPISODES} Sonarr episode files against a Plex section and a Jellyfin library of as many, wall time of the command`, value: r.ms / 1000, unit: 's', target: '< 30 s', pass: r.ms < 30_000 },
-      { id: '16', name: 'reconcile: CPU time of the command (user + system; the rest of the wall time is the model servers on the same cores)', value: r.cpuS, unit: 's', target: '—', pass: true },
+      {
+        id: '16',
+        name: `reconcile: time the command waited on the model servers (Sonarr ${(waited.app / 1000).toFixed(1)} s, Plex ${(waited.plex / 1000).toFixed(1)} s, Jellyfin ${(waited.jellyfin / 1000).toFixed(1)} s), of its wall time`,
+        value: (waited.app + waited.plex + waited.jellyfin) / 1000,
+        unit: 's',
+        target: '—',
+        pass: true,
+      },
+      { id: '16', name: 'reconcile: CPU time of the command (user + system)', value: r.cpuS, unit: 's', target: '—', pass: true },
       { id: '16', name: 'reconcile: peak RSS of the command', value: r.rssMb, unit: 'MB', baseline: { label: 'the same command, an app with no file', value: floor.rssMb }, ratio: r.rssMb / floor.rssMb, target: '< 100 MB', pass: r.rssMb < 100 },
       { id: '16', name: 'reconcile: read from Sonarr (the series list and 400 episode-file lists)', value: mb(bytes.app), unit: 'MiB', target: '—', pass: true },
       { id: '16', name: 'reconcile: read from Plex (sections, 500 items a page)', value: mb(bytes.plex), unit: 'MiB', target: '—', pass: true },
