@@ -225,6 +225,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     trustProxy: config.SERVER_TRUST_PROXY,
     explain,
     appRoots: arr ? () => arr.roots(explain) : undefined,
+    reconcile: reconcile && (() => reconcile!.status(true)),
     status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false }, notify: notifications.status(), arr: arr ? arr.status() : [], ...(reconcile ? { reconcile: reconcile.status() } : {}) }),
     limits: opts.limits,
     autoscan: config.AUTOSCAN,

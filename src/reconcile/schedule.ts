@@ -31,8 +31,8 @@ export interface ReconcileApp {
   error: string | null;
 }
 
-/** Each app × media server as last audited (ISO time), for /health and the dashboard. */
-export type AuditView = Omit<Audit, 'at'> & { at: string };
+/** Each app × media server as last audited (ISO time); the paths (`samples`) only for the doctor page, behind the secret. */
+export type AuditView = Omit<Audit, 'at' | 'samples'> & { at: string; samples?: Audit['samples'] };
 
 export interface ReconcileView {
   running: boolean;
@@ -88,12 +88,13 @@ export class ReconcileSchedule {
     return this.deps.audits.all();
   }
 
-  status(): ReconcileView {
+  /** `withPaths`: the first missing and unknown paths too (the doctor page; never /health, which anyone may ask). */
+  status(withPaths = false): ReconcileView {
     const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
     return {
       running: this.running !== undefined,
       apps: this.deps.entries.map((e) => ({ app: e.NAME, intervalHours: e.RECONCILE_INTERVAL, next: iso(this.dueAt(e)), error: this.appError.get(e.NAME) ?? null })),
-      audits: this.deps.audits.all().map((a) => ({ ...a, at: new Date(a.at).toISOString() })),
+      audits: this.deps.audits.all().map(({ samples, ...a }) => ({ ...a, at: new Date(a.at).toISOString(), ...(withPaths ? { samples } : {}) })),
     };
   }
 

@@ -65,7 +65,7 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     const path = typeof req.query.path === 'string' ? req.query.path.trim() : '';
     // Without a path, the page also shows where each connected app's root folders go.
     const apps = deps.appRoots ? await deps.appRoots().catch(() => undefined) : undefined;
-    if (!path) return html(reply, await doctorPage({ apps, reconcile: reconcileView(deps) }));
+    if (!path) return html(reply, await doctorPage({ apps, reconcile: deps.reconcile?.() }));
     if (!deps.explain) return html(reply, await doctorPage({ path, error: 'The path doctor is not available in this setup.' }));
     try {
       return html(reply, await doctorPage({ path, explanation: await deps.explain(path) }));

@@ -38,8 +38,8 @@ export function reconcileDoctorSection(v: ReconcileView | undefined): string {
   const items = audits.map(
     (a) => `<li><strong>${h(a.app)}</strong> → <strong>${h(a.target)}</strong> <span class="muted">${time(a.at)}</span>
       ${a.error || a.held ? `<p class="err">${h(a.error ?? a.held ?? '')}</p>` : ''}
-      ${list('Missing (the app has the file, the server no item)', a.samples.missing, a.missing)}
-      ${list('Unknown to the app (never deleted)', a.samples.unknown, a.unknown)}</li>`,
+      ${list('Missing (the app has the file, the server no item)', a.samples?.missing ?? [], a.missing)}
+      ${list('Unknown to the app (never deleted)', a.samples?.unknown ?? [], a.unknown)}</li>`,
   );
   return `<section aria-labelledby="reconcile-doctor-h" id="reconcile-doctor"><h2 id="reconcile-doctor-h">What the last reconcile found</h2><p>Paths as the app names them (missing) and as the server does (unknown). Explain one above to see where it goes.</p><ul>${items.join('')}</ul></section>`;
 }

@@ -45,6 +45,8 @@ describe('the reconcile in the server', () => {
 
     const health = (await t.service.app.inject({ url: '/health' })).json() as { reconcile: { apps: { app: string; next: string }[]; audits: { app: string; target: string; files: number; missing: number; unknown: number }[] } };
     expect(health.reconcile.audits).toEqual([expect.objectContaining({ app: 'sonarr', target: 'plex', files: 3, missing: 1, unknown: 1 })]);
+    // /health answers anyone: counts, never the library's paths.
+    expect(JSON.stringify(health)).not.toContain('Show 2');
     expect(health.reconcile.apps[0].next).toBe(new Date(t.clock.now() + 24 * HOUR).toISOString());
     const metrics = (await t.service.app.inject({ url: '/metrics' })).body;
     expect(metrics).toContain('scanrelay_reconcile_missing{app="sonarr",target="plex"} 1');
