@@ -4,7 +4,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PlexApi } from '../../src/plex/api.js';
 import { sectionFiles } from '../../src/plex/section-files.js';
-import { jellyfinTarget } from '../../src/targets/jellyfin.js';
+import { apiCaller } from '../../src/api-call.js';
+import { jellyfinFlavour, jellyfinTarget } from '../../src/targets/jellyfin.js';
+import { libraryFiles } from '../../src/targets/mediabrowser/library-files.js';
 import { episodeFile, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import { startJellyfinServer, type JellyfinServer } from '../fakes/jellyfin-server.js';
 import { FakePlex } from '../fakes/plex.js';
@@ -51,5 +53,10 @@ describe('the servers’ files, paged', () => {
     const asked = jellyfin.requests.filter((r) => r.path === '/Items');
     expect(asked[0].query).toMatchObject({ ParentId: library.id, Recursive: 'true', Fields: 'Path', StartIndex: '0', Limit: '500' });
     expect(asked[0].query.IncludeItemTypes.split(',')).toContain('Episode');
+    // Two at a time: every page, by StartIndex and Limit, until TotalRecordCount.
+    const api = apiCaller({ who: 'jellyfin', url: jellyfin.url, urlKey: 'URL', headers: jellyfinFlavour.authHeaders(jellyfin.token), secrets: [], authHint: '' });
+    const paged = await all(libraryFiles(api, library, 2));
+    expect(paged.map((p) => p.length)).toEqual([2, 2, 2]);
+    expect(paged.flat().sort()).toEqual(pages.flat().sort());
   });
 });
