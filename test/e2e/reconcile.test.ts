@@ -30,12 +30,13 @@ afterEach(async () => {
   plex = jellyfin = app = undefined;
 });
 
-/** The app's files: `/data/<kind>/...` as the app names them; the one missing, one in NFD, one in another case. */
+/** The app's files as it names them (`/data/tv/...`, `/data/movies/...`): one the server lacks, one it spells in NFD, one in another case. */
 function layout(type: ArrAppType) {
   const tv = type === 'sonarr';
   const root = tv ? '/data/tv' : '/data/movies';
   const file = (name: string) => (tv ? `${root}/${name}/Season 01/${name} - S01E01.mkv` : `${root}/${name} (2020)/${name} (2020).mkv`);
-  const item = (f: string) => (tv ? f.split('/').slice(0, 4).join('/') : f.split('/').slice(0, 4).join('/'));
+  // The series' or movie's folder: /data/<kind>/<name>.
+  const item = (f: string) => f.split('/').slice(0, 4).join('/');
   return { root, file, item, names: ['Alpha', 'Bravo', 'Amélie', 'Charlie'], missing: 'Bravo', unknown: file('Zulu') };
 }
 
