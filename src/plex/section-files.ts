@@ -1,7 +1,7 @@
 // Every file of one Plex section's items, for the reconcile (src/reconcile/): GET /library/sections/{id}/all with
 // the section's leaf type (movies 1, episodes 4, tracks 10: python-plexapi@a8d051f plexapi/utils.py SEARCHTYPES),
 // paged by X-Plex-Container-Start/-Size and `totalSize` as python-plexapi's PlexObject.fetchItems pages
-// (plexapi/base.py), each item's files in Media[].Part[].file (servers-2026 "Item lookup").
+// (plexapi/base.py), each item's files in Media[].Part[].file (python-plexapi plexapi/media.py L105-149, MediaPart.file).
 import { PLEX_ITEMS_PAGE } from '../answer-caps.js';
 import type { Library } from '../scan.js';
 import type { PlexApi } from './api.js';
