@@ -1,6 +1,6 @@
 // Every file of one Jellyfin or Emby library's items, for the reconcile (src/reconcile/): GET /Items below the
 // library, recursive, only the item types that are files, with their Path (filled only when Fields asks for it),
-// paged by StartIndex/Limit against TotalRecordCount (jellyfin v10.11.11 Jellyfin.Api/Controllers/ItemsController.cs
+// paged by StartIndex/Limit against TotalRecordCount (jellyfin@c3ed1407ca Jellyfin.Api/Controllers/ItemsController.cs
 // L171-261; Path only with Fields: Emby.Server.Implementations/Dto/DtoService.cs L1135; MediaBrowser.Model/Querying/
 // QueryResult.cs L47-59).
 import { MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
