@@ -167,7 +167,7 @@ export class FakeArrApp {
     if (r.method === 'GET' && path === `/${info.library.list}`) return { status: 200, json: this.library };
     if (r.method === 'GET' && info.library.files && path === `/${info.library.files}`) {
       const id = r.query[info.library.idField];
-      if (id === undefined) return { status: 400, json: { message: `${info.library.idField} or ids must be provided` } };
+      if (id === undefined) return { status: 400, json: { message: `${info.library.idField} or ${info.library.files.replace('file', 'File')}Ids must be provided` } };
       return { status: 200, json: this.files.get(Number(id)) ?? [] };
     }
     const owner = info.owner && new RegExp(`^/${info.owner}/(\\d+)$`).exec(path);
