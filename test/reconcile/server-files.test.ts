@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PlexApi } from '../../src/plex/api.js';
 import { sectionFiles } from '../../src/plex/section-files.js';
 import { apiCaller } from '../../src/api-call.js';
+import { embyTarget } from '../../src/targets/emby.js';
 import { jellyfinFlavour, jellyfinTarget } from '../../src/targets/jellyfin.js';
 import { libraryFiles } from '../../src/targets/mediabrowser/library-files.js';
 import { episodeFile, tvLibrary } from '../fakes/jellyfin-libraries.js';
@@ -58,5 +59,14 @@ describe('the servers’ files, paged', () => {
     const paged = await all(libraryFiles(api, library, 2));
     expect(paged.map((p) => p.length)).toEqual([2, 2, 2]);
     expect(paged.flat().sort()).toEqual(pages.flat().sort());
+  });
+
+  it('Emby (the same model answering as Emby): the same files through its own library list', async () => {
+    jellyfin = await startJellyfinServer({ kind: 'emby' });
+    tvLibrary(jellyfin.model, '/tv', { series: 1, seasons: 1, episodes: 2 });
+    jellyfin.model.settle();
+    const target = embyTarget({ name: 'emby', url: jellyfin.url, token: jellyfin.token });
+    const [library] = await target.libraries!();
+    expect((await all(target.files!(library))).flat().sort()).toEqual([1, 2].map((e) => episodeFile('/tv', 1, 1, e)));
   });
 });
