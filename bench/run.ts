@@ -25,6 +25,7 @@ const benches: { id: string; name: string; load: () => Promise<{ run: () => Prom
   { id: '13', name: 'backpressure', load: () => import('./backpressure.js') },
   { id: '14', name: 'timeline-flood', load: () => import('./timeline-flood.js') },
   { id: '15', name: 'catch-up', load: () => import('./catch-up.js') },
+  { id: '16', name: 'reconcile', load: () => import('./reconcile.js') },
 ];
 
 const args = process.argv.slice(2);
@@ -178,6 +179,12 @@ Every server starts with the Node flags \`npm start\` passes (\`src/cli/node-fla
    20 ms), its peak RSS, and the folders it queued against those the same events queue as 9,700 webhooks sent
    16 at a time to a fresh relay (the baseline run: its time and peak RSS). No media server is configured, so what
    was queued is what is counted.
+16. **Reconcile** — \`scanrelay reconcile\` (the bundle, with the launch setting of the image and the unit) with a
+   model Sonarr of 20,000 episode files (400 series of 50) against a model Plex section of 20,000 items and a model
+   Jellyfin library of the same, 10 files missing from each and 10 items Sonarr does not know on each: the wall
+   time of the command and its CPU time, its peak RSS (against the same command with an app that lists no file,
+   which reads no server), the bytes read from each (a TCP proxy in front of each counts them), whether exactly the
+   missing and unknown files were found, and the file-system calls on media paths of a second run under strace.
 
 Every benchmark runs the defaults a user gets (file checks on, scans followed and confirmed), with the two path
 mappings a user writes; the files the requests name exist on the benchmark's disk and in the fake Plex.

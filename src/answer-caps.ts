@@ -51,6 +51,11 @@ export const PLEX_CHILDREN = cap(32 * MiB, "a Plex item's children");
 export const PLEX_FILE_LOOKUP = cap(4 * MiB, "a Plex lookup of one file's item");
 /** One page of 50 recently added items (src/plex/recently-added.ts), about 4 KB each: 80 KB an item is allowed. */
 export const PLEX_RECENT_PAGE = cap(4 * MiB, 'a page of recently added Plex items');
+/**
+ * One page of a section's items with their files (/library/sections/{id}/all?type=, src/plex/section-files.ts): 500
+ * items of 2-6 KB (an episode with its media, parts and streams); 64 KB an item is allowed.
+ */
+export const PLEX_ITEMS_PAGE = cap(32 * MiB, "a page of a Plex section's items");
 /** /library/metadata/{key}/matches: the agent's candidates, some 20 of about 1 KB. */
 export const PLEX_MATCHES = cap(1 * MiB, "a Plex agent's match candidates");
 

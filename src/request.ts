@@ -13,8 +13,10 @@ export interface ArrApps {}
  * Where a request came from; shown in logs, history and metrics. `<app>-history`: an event read from the app's own
  * history by the catch-up (src/arr/), whose webhook never reached scanrelay.
  */
-export type Source = keyof ArrApps | HistorySource | 'manual' | 'drive' | 'cli' | 'api' | 'watch' | 'tdarr';
+export type Source = keyof ArrApps | HistorySource | ReconcileSource | 'manual' | 'drive' | 'cli' | 'api' | 'watch' | 'tdarr';
 export type HistorySource = `${keyof ArrApps & string}-history`;
+/** `<app>-reconcile`: a file the app has and a media server had no item for, found by the reconcile (src/reconcile/). */
+export type ReconcileSource = `${keyof ArrApps & string}-reconcile`;
 
 export interface ScanRequest {
   /** The path as the sender gave it (before SERVER_PATH_MAPPINGS). */

@@ -196,6 +196,11 @@ export interface Target {
   locate?(file: string): Promise<ItemLocation>;
   /** Refreshes the metadata of the item(s) `locate` finds for a file. */
   refreshItem?(file: string): Promise<ItemRefreshResult>;
+  /**
+   * Every file of one library's items (from `libraries`), a page at a time, in the server's own form: what the
+   * reconcile (src/reconcile/) compares with the apps' files. Absent: the server cannot list them.
+   */
+  files?(library: Library): AsyncIterable<string[]>;
   /** For the path doctor: what scanning this folder would ask of the server (Jellyfin: which item is refreshed). */
   explainScan?(folder: string): Promise<string | undefined>;
   /** What people should know of the server's own settings, from what it last said (Jellyfin's real-time monitor). */

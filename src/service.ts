@@ -10,7 +10,7 @@ import { HashReader } from './hash-read.js';
 import { placeForHash } from './hash-scope.js';
 import { Notifications } from './notify/notifications.js';
 import { Intake } from './intake.js';
-import { routeKnown } from './paths/route.js';
+import { intakeSettingsOf, routeKnown } from './paths/route.js';
 import type { Logger } from './log.js';
 import { diskPathState, type PathState } from './paths/disk.js';
 import { Processor } from './processor/processor.js';
@@ -18,6 +18,7 @@ import { lockQueue } from './queue/lock.js';
 import { Queue } from './queue/store.js';
 import type { DriveMonitor } from './drive/monitor.js';
 import type { ConnectedApps } from './arr/connected.js';
+import type { ReconcileSchedule } from './reconcile/schedule.js';
 import { cacheRefresh } from './rclone/remote-control.js';
 import { plexDatabases } from './targets/plex-databases.js';
 import { mapPath } from './paths/mapping.js';
@@ -63,6 +64,8 @@ export interface Service {
   watch?: WatchTrigger;
   /** The ARR apps whose history fills in missed webhooks, when ARR has entries. */
   arr?: ConnectedApps;
+  /** Each ARR app's files audited against the media servers every RECONCILE_INTERVAL, when ARR has entries. */
+  reconcile?: ReconcileSchedule;
   /** Deletes old history and truncates the WAL (HISTORY_DAYS, HISTORY_MAX_ROWS); runs while listening. */
   retention: Retention;
   /** Startup state behind /health?ready. */
@@ -139,13 +142,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     onQueued: (dueAt) => processor.wake(dueAt),
     judge: createLibraryJudge({ config, targets, now: () => clock.now() }),
     maxPaths: config.SERVER_MAX_REQUEST_PATHS,
-    settings: {
-      pathMappings: config.SERVER_PATH_MAPPINGS,
-      fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
-      ignoreList: config.SERVER_IGNORE_LIST,
-      priorities: config.SERVER_SCAN_PRIORITIES,
-      scanDelays: config.SERVER_SCAN_DELAYS,
-    },
+    settings: intakeSettingsOf(config),
   });
   const intakeSettings = intake.settings;
   const hashLibraries = boundedLibraryReader(() => clock.now());
@@ -166,7 +163,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     limit: opts.hashLimits?.holds,
   });
   const notifications = new Notifications(config.NOTIFY, { activity, clock, logger, fetch: opts.fetch });
-  const metrics = new Metrics({ activity, queue, processor, holds: () => hashHold.size });
+  let reconcile: ReconcileSchedule | undefined;
+  const metrics = new Metrics({ activity, queue, processor, holds: () => hashHold.size, reconcile: () => reconcile?.audits() ?? [] });
   const readiness = new Readiness(targets.map((t) => t.name));
   // The Drive monitor and rclone's crypt names load only when GOOGLE is on.
   const drive = config.GOOGLE.ENABLED
@@ -197,6 +195,21 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const arr = config.ARR.length
     ? new (await import('./arr/connected.js')).ConnectedApps({ config, db: queue.db, intake, activity, clock, logger, fetch: opts.fetch, onCaughtUp: (app, n) => metrics.caughtUp(app, n) })
     : undefined;
+  // The reconcile loads only when ARR has entries too; its audits share the queue file and the intake.
+  if (config.ARR.length) {
+    const { ReconcileSchedule } = await import('./reconcile/schedule.js');
+    const { ReconcileAudits } = await import('./reconcile/audits.js');
+    reconcile = new ReconcileSchedule({
+      entries: config.ARR,
+      targets,
+      pathMappings: config.SERVER_PATH_MAPPINGS,
+      audits: new ReconcileAudits(queue.db),
+      clock,
+      logger,
+      fetch: opts.fetch,
+      queue: { intake, scanDelayMs: config.SERVER_SCAN_DELAY * 1000, scanDelays: config.SERVER_SCAN_DELAYS, chunk: Math.min(500, config.SERVER_MAX_REQUEST_PATHS) },
+    });
+  }
   const explain = createDoctor({ config, targets, pathState });
   const app = await buildApp({
     secret: config.SERVER_PASS,
@@ -212,7 +225,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     trustProxy: config.SERVER_TRUST_PROXY,
     explain,
     appRoots: arr ? () => arr.roots(explain) : undefined,
-    status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false }, notify: notifications.status(), arr: arr ? arr.status() : [] }),
+    reconcile: reconcile && (() => reconcile!.status(true)),
+    status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false }, notify: notifications.status(), arr: arr ? arr.status() : [], ...(reconcile ? { reconcile: reconcile.status() } : {}) }),
     limits: opts.limits,
     autoscan: config.AUTOSCAN,
     hashHold,
@@ -234,6 +248,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     drive,
     watch,
     arr,
+    reconcile,
     retention,
     readiness,
     hashHold,
@@ -253,6 +268,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       watch?.start().catch((err: Error) => logger.error(`WATCH could not start: ${err.message}. Check WATCH.PATHS.`));
       // After listening: the apps' webhooks are taken while their history is read.
       arr?.start();
+      reconcile?.start();
       const address = app.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       return `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${actualPort}${config.SERVER_BASE_PATH}`;
@@ -262,6 +278,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       closed = true;
       await app.close();
       await arr?.stop();
+      await reconcile?.stop();
       await watch?.stop();
       metrics.close();
       notifications.stop();

@@ -43,6 +43,11 @@ export interface ArrClient {
   item(path: '/series' | '/movie', id: number): Promise<Record<string, unknown> | undefined>;
   /** The folder (`path`) of every series, movie, artist or author the app has; items without one are left out. */
   libraryFolders(path: '/series' | '/movie' | '/artist' | '/author'): Promise<string[]>;
+  /**
+   * Any list the app answers (an item list, the files of one item: src/reconcile/app-files.ts), read as the library
+   * list is; its requests are listed and checked where they are made.
+   */
+  list(path: string, query?: Record<string, string>): Promise<unknown[]>;
   notifications(): Promise<Notification[]>;
   notificationTemplates(): Promise<Notification[]>;
   saveNotification(entry: Notification, force: boolean): Promise<Notification>;
@@ -103,6 +108,7 @@ export function arrClient(entry: ArrEntry, opts: ArrClientOptions = {}): ArrClie
       const items = await list<unknown>('GET', path, history, undefined, ARR_LIBRARY);
       return items.flatMap((i) => (isObject(i) && typeof i.path === 'string' && i.path !== '' ? [i.path] : []));
     },
+    list: (path, query) => list('GET', path, history, query, ARR_LIBRARY),
     notifications: () => list('GET', '/notification'),
     notificationTemplates: () => list('GET', '/notification/schema'),
     async saveNotification(body, force) {

@@ -22,6 +22,7 @@ import { backupCommand, restoreCommand } from './backup.js';
 import { checkCommand } from './check.js';
 import { notifyTestCommand } from './notify-test.js';
 import { connectCommand } from './connect.js';
+import { reconcileCommand } from './reconcile.js';
 
 export function buildProgram(): Command {
   const program = baseProgram();
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   program.addCommand(checkCommand());
   program.addCommand(notifyTestCommand());
   program.addCommand(connectCommand());
+  program.addCommand(reconcileCommand());
   program.addCommand(
     scanCommand({
       settings: () => scannerSettingsFrom(loadContext(globalFlags(program), { consoleLog: false }).loaded.config),

@@ -9,6 +9,7 @@ export const ARR_TYPES = ['sonarr', 'radarr', 'lidarr', 'readarr', 'whisparr'] a
 export type ArrType = (typeof ARR_TYPES)[number];
 
 const nameExpected = 'a name made of letters, digits, "_", "." or "-"';
+const hoursExpected = 'a number of hours, 0 (never) or more';
 const keyExpected = "the app's API key (Settings > General > Security > API Key)";
 
 /** One ARR entry's schema. */
@@ -22,6 +23,8 @@ export function arrEntrySchema() {
       API_KEY: z.string({ error: keyExpected }).check(z.minLength(1, { error: keyExpected })),
       /** Seconds between two readings of the app's history while it answers. */
       CATCH_UP_INTERVAL: withDefault(positiveSeconds(), 300),
+      /** Hours between two audits of the app's files against the media servers (src/reconcile/); 0: never. */
+      RECONCILE_INTERVAL: withDefault(z.number({ error: hoursExpected }).check(z.gte(0, { error: hoursExpected })), 24),
     },
     { error: 'an object with NAME, TYPE, URL and API_KEY' },
   );

@@ -14,6 +14,23 @@ export interface IntakeSettings {
   scanDelays?: Record<string, number>;
 }
 
+/** The intake's settings from the config's SERVER_* keys (the service and `scanrelay reconcile` build one alike). */
+export function intakeSettingsOf(config: {
+  SERVER_PATH_MAPPINGS: PathMappings;
+  SERVER_FILE_EXIST_PATH_MAPPINGS: PathMappings;
+  SERVER_IGNORE_LIST: string[];
+  SERVER_SCAN_PRIORITIES: Record<string, string[]>;
+  SERVER_SCAN_DELAYS?: Record<string, number>;
+}): IntakeSettings {
+  return {
+    pathMappings: config.SERVER_PATH_MAPPINGS,
+    fileExistMappings: config.SERVER_FILE_EXIST_PATH_MAPPINGS,
+    ignoreList: config.SERVER_IGNORE_LIST,
+    priorities: config.SERVER_SCAN_PRIORITIES,
+    scanDelays: config.SERVER_SCAN_DELAYS,
+  };
+}
+
 /** The steps every path takes before it is queued, shared by the intake and the path doctor. */
 export interface Route {
   mapped: string;

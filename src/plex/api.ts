@@ -59,6 +59,11 @@ export class PlexApi {
     return this.caller.call(method, path, { cap, query });
   }
 
+  /** One GET answered as JSON (a body that is not JSON is a refusal, not a crash). */
+  json<T>(path: string, cap: AnswerCap, query?: Record<string, string>): Promise<T> {
+    return this.caller.json<T>('GET', path, { cap, query });
+  }
+
   async sections(): Promise<PlexSection[]> {
     const body = await this.caller.json<{ MediaContainer?: { Directory?: unknown[] } }>('GET', '/library/sections', { cap: PLEX_SECTIONS });
     const dirs = body?.MediaContainer?.Directory ?? [];

@@ -13,6 +13,8 @@ import { heldSection, type HeldList } from './held-section.js';
 import { notSentYet, serversDownBanner } from './waiting-servers.js';
 import type { AppView } from '../arr/connected.js';
 import { appsSection } from './apps-section.js';
+import { reconcileSection } from './reconcile-section.js';
+import type { ReconcileView } from '../reconcile/schedule.js';
 
 export interface DashboardView {
   now: number;
@@ -30,6 +32,8 @@ export interface DashboardView {
   notify?: NotifierView[];
   /** ARR: each connected app's state and catch-up. */
   apps?: AppView[];
+  /** ARR: each app × media server as last reconciled. */
+  reconcile?: ReconcileView;
   /** The outcome of the action just taken (after a form POST). */
   said?: string;
   /** A security problem to fix, shown above everything (a weak SERVER_PASS). */
@@ -253,7 +257,7 @@ export function dashboardLive(v: DashboardView): string {
   const following = new Map<string, number>();
   for (const d of v.queue.flatMap((f) => f.deliveries)) if (d.state === 'following') following.set(d.target, (following.get(d.target) ?? 0) + 1);
   const charts = v.charts ? chartsSection(v.charts, v.targets.map((t) => t.name), following) : '';
-  return `${serversDownBanner(v.targets)}${queueSection(v)}${heldSection(v.hashHolds, (t) => when(t, v.now))}${charts}${historySection(v)}${targetsSection(v)}${appsSection(v.apps, sinceStart(v))}${notifySection(v.notify)}${driveSection(v)}`;
+  return `${serversDownBanner(v.targets)}${queueSection(v)}${heldSection(v.hashHolds, (t) => when(t, v.now))}${charts}${historySection(v)}${targetsSection(v)}${appsSection(v.apps, sinceStart(v))}${reconcileSection(v.reconcile)}${notifySection(v.notify)}${driveSection(v)}`;
 }
 
 const liveScript = `

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { systemClock } from '../clock.js';
 import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
-import { appsView, driveView, historyView, notifyView, queueView } from './views.js';
+import { appsView, driveView, reconcileView, historyView, notifyView, queueView } from './views.js';
 import { steer } from './steer.js';
 import { chartData, FailureLog } from './chart-data.js';
 import type { DashboardView } from './dashboard-page.js';
@@ -38,6 +38,7 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     drive: driveView(deps),
     notify: notifyView(deps),
     apps: appsView(deps),
+    reconcile: reconcileView(deps),
     said,
     charts: chartData(deps.queue.db, clock.now(), { failures: failures.list() }),
   });
@@ -67,7 +68,7 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     const path = typeof req.query.path === 'string' ? req.query.path.trim() : '';
     // Without a path, the page also shows where each connected app's root folders go.
     const apps = deps.appRoots ? await deps.appRoots().catch(() => undefined) : undefined;
-    if (!path) return html(reply, await doctorPage({ apps }));
+    if (!path) return html(reply, await doctorPage({ apps, reconcile: deps.reconcile?.() }));
     if (!deps.explain) return html(reply, await doctorPage({ path, error: 'The path doctor is not available in this setup.' }));
     try {
       return html(reply, await doctorPage({ path, explanation: await deps.explain(path) }));

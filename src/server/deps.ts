@@ -2,6 +2,7 @@
 // takes these, so they live apart from app.ts and the plugins never import the app.
 import type { Activity } from '../activity.js';
 import type { AppRoots } from '../arr/roots.js';
+import type { ReconcileView } from '../reconcile/schedule.js';
 import type { AutoscanConfig } from '../config/autoscan-schema.js';
 import type { Clock } from '../clock.js';
 import type { Doctor } from '../doctor/explain.js';
@@ -31,6 +32,8 @@ export interface AppDeps {
   metricsToken?: string;
   /** The path doctor (dashboard form and /api/<SERVER_PASS>/explain). */
   explain?: Doctor;
+  /** What the last reconcile of each ARR app found, with its paths (the doctor page); absent without ARR entries. */
+  reconcile?: () => ReconcileView;
   /** Each ARR app's root folders and the library holding each (the doctor page); absent without ARR entries. */
   appRoots?: () => Promise<AppRoots[]>;
   /** Largest accepted body (bytes); a Sonarr import of a full season is well under 1 MiB. */

@@ -2,6 +2,8 @@
 import type { AppRoots } from '../arr/roots.js';
 import type { Explanation } from '../doctor/explain.js';
 import { appRootsSection } from './apps-section.js';
+import { reconcileDoctorSection } from './reconcile-section.js';
+import type { ReconcileView } from '../reconcile/schedule.js';
 import { badge, layout } from './dashboard-page.js';
 import { escapeHtml as h, pageHeader } from './page.js';
 
@@ -43,7 +45,7 @@ function explanationHtml(e: Explanation): string {
   </section>`;
 }
 
-export function doctorPage(opts: { path?: string; explanation?: Explanation; error?: string; apps?: AppRoots[] }): string {
+export function doctorPage(opts: { path?: string; explanation?: Explanation; error?: string; apps?: AppRoots[]; reconcile?: ReconcileView }): string {
   return layout(
     'path doctor',
     `${pageHeader('Path doctor')}
@@ -58,6 +60,7 @@ export function doctorPage(opts: { path?: string; explanation?: Explanation; err
   ${opts.error ? `<p class="held" role="alert">${h(opts.error)}</p>` : ''}
   ${opts.explanation ? explanationHtml(opts.explanation) : ''}
   ${appRootsSection(opts.apps)}
+  ${reconcileDoctorSection(opts.reconcile)}
 </main>`,
   );
 }

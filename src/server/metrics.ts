@@ -16,6 +16,8 @@ export interface MetricsSources {
   processor?: Processor;
   /** Requests waiting for their file's SHA-256 (autopulse's hash=, src/hash-hold.ts). */
   holds?: () => number;
+  /** Each ARR app × media server as last reconciled (src/reconcile/). */
+  reconcile?: () => { app: string; target: string; missing: number; unknown: number; error: string | null }[];
 }
 
 /** The service's metrics in their own registry (never prom-client's global one, so two services never mix). */
@@ -106,6 +108,22 @@ export class Metrics {
         this.set(sources.holds?.() ?? 0);
       },
     });
+    // One series per ARR app × media server, from the last audit in the queue file; one that could not be read is left out.
+    for (const [name, help, count] of [
+      ['scanrelay_reconcile_missing', "Files the app has that the media server had no item for, at the last reconcile (their folders are queued unless the audit was held back).", 'missing'],
+      ['scanrelay_reconcile_unknown', "Media server items under one of the app's root folders whose file the app does not list, at the last reconcile (only reported, never deleted).", 'unknown'],
+    ] as const) {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['app', 'target'],
+        registers,
+        collect() {
+          this.reset();
+          for (const a of sources.reconcile?.() ?? []) if (!a.error) this.set({ app: a.app, target: a.target }, a[count]);
+        },
+      });
+    }
     this.scans = new Counter({
       name: 'scanrelay_scans_total',
       help: "Answers from media servers per folder: scanned, unmatched (no library holds it), refused (a library's own folder nobody asked to scan whole) or retry (failed, tried again).",

@@ -3,6 +3,7 @@
 import { systemClock } from '../clock.js';
 import type { FinishedScan, QueuedFolder } from './schemas.js';
 import type { AppDeps } from './deps.js';
+import type { ReconcileView } from '../reconcile/schedule.js';
 import type { AppView } from '../arr/connected.js';
 
 export function queueView(deps: Pick<AppDeps, 'queue' | 'clock'>, limit = 500): QueuedFolder[] {
@@ -74,6 +75,11 @@ export function driveView(deps: Pick<AppDeps, 'status'>): unknown {
 }
 
 /** Each connected app (ARR) as the status dep's `arr` block has it. */
+/** The reconcile's block of the status, when the service has one. */
+export function reconcileView(deps: Pick<AppDeps, 'status'>): ReconcileView | undefined {
+  return deps.status?.().reconcile as ReconcileView | undefined;
+}
+
 export function appsView(deps: Pick<AppDeps, 'status'>): AppView[] {
   const block = deps.status?.().arr;
   return Array.isArray(block) ? (block as AppView[]) : [];

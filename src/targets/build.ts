@@ -96,6 +96,8 @@ const ways: Ways = {
       return made.scan(path, { ...context, ...(file === undefined ? {} : { file }), ...(files ? { files } : {}) });
     },
   serverNotes: asMade,
+  // The library comes from the target's own list, and the files are in its form: nothing to rewrite.
+  files: asMade,
   explainScan: (made, table) => made.explainScan && ((folder: string) => made.explainScan!(table.pathOf(folder).path)),
   locate: (made, table) => made.locate && byFile(table, (path) => made.locate!(path)),
   refreshItem: (made, table) => made.refreshItem && byFile(table, (path) => made.refreshItem!(path)),

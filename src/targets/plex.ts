@@ -14,6 +14,7 @@ import { PlexNotifications } from '../plex/follow/notifications.js';
 import { PlexScanWatch } from '../plex/follow/scan-watch.js';
 import type { Dial, Liveness } from '../media-socket.js';
 import { locatePlexItems, refreshPlexItem } from '../plex/items.js';
+import { sectionFiles } from '../plex/section-files.js';
 import type { ItemLocation, ItemRefreshResult, Library, ScanContext, ScanOutcome } from '../scan.js';
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities, type Entry } from './kind.js';
 import { LibraryList, holders } from './library-list.js';
@@ -159,6 +160,10 @@ export class PlexTarget implements Capabilities {
 
   libraries(ask?: { fresh?: boolean; holding?: string }): Promise<Library[]> {
     return this.list.get(ask);
+  }
+
+  files(library: Library): AsyncIterable<string[]> {
+    return sectionFiles(this.api, library as PlexLibrary);
   }
 
   locate(file: string): Promise<ItemLocation> {

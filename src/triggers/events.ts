@@ -76,6 +76,8 @@ export const eventsBySource: Readonly<Record<string, readonly string[]>> = {
   // What the history catch-up (src/arr/) queued: the webhook's names, and Lidarr's deleted track file, which no
   // webhook of Lidarr's tells.
   ...Object.fromEntries(arrEvents.map(([source, events]) => [`${source}-history`, [...events, 'TrackFileDelete']])),
+  // What the reconcile (src/reconcile/) found missing from a media server.
+  ...Object.fromEntries(arrEvents.map(([source]) => [`${source}-reconcile`, ['Reconcile']])),
   manual: ['Manual', 'Test'],
   tdarr: ['Transcoded', 'Started'],
   api: ['Manual', 'Retry'],

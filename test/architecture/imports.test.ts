@@ -59,7 +59,7 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
   { layer: 'the commands', modules: ['cli/'] },
   { layer: 'the wiring of a running service', modules: ['service.ts'] },
   { layer: 'the HTTP edge', modules: ['server/'] },
-  { layer: 'the stages around the queue, and the path doctor', modules: ['hash-hold.ts', 'hash-scope.ts', 'watch/', 'doctor/', 'processor/', 'arr/'] },
+  { layer: 'the stages around the queue, and the path doctor', modules: ['hash-hold.ts', 'hash-scope.ts', 'watch/', 'doctor/', 'processor/', 'arr/', 'reconcile/'] },
   { layer: "the config, whose TARGETS keys are the kinds' own", modules: ['config/'] },
   { layer: 'the target kinds', modules: ['targets/'] },
   { layer: 'Plex', modules: ['plex/'] },

@@ -26,7 +26,7 @@ export interface ArrHarness extends TestService {
 
 export async function arrHarness(
   types: ArrAppType[],
-  opts: { config?: Partial<Config>; queuefile?: string; interval?: number } = {},
+  opts: { config?: Partial<Config>; queuefile?: string; interval?: number; reconcileHours?: number } = {},
 ): Promise<ArrHarness> {
   const apps = await Promise.all(types.map((t) => new FakeArrApp(t, ARR_KEYS[t]).start()));
   const entries = apps.map((a) => ({
@@ -35,6 +35,7 @@ export async function arrHarness(
     URL: a.url,
     API_KEY: a.apiKey,
     CATCH_UP_INTERVAL: opts.interval ?? 300,
+    RECONCILE_INTERVAL: opts.reconcileHours ?? 0,
   }));
   const t = await testService({ config: { SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'], '/data/media/movies/': ['/movies/'], '/data/media/music/': ['/music/'] }, ARR: entries, ...opts.config }, queuefile: opts.queuefile });
   return {

@@ -8,20 +8,11 @@ import { eventsRead, flavourOf } from '../../src/arr/apps.js';
 import { arrClient, arrRequests } from '../../src/arr/client.js';
 import { connectWebhook } from '../../src/arr/webhook-entry.js';
 import { ManualClock } from '../../src/clock.js';
-import type { ArrType } from '../../src/config/arr-schema.js';
-import type { ArrAppType } from '../fakes/arr-app.js';
-import { arrDocument, arrOperations, asOperation } from '../support/arr-operations.js';
+import { ARR_DOCUMENTS, arrDocument, arrOperations, asOperation } from '../support/arr-operations.js';
 import { mismatch } from '../support/sdk-operations.js';
 import { arrHarness, type ArrHarness } from './harness.js';
 
-const TYPES: [ArrAppType, ArrType, string][] = [
-  ['sonarr', 'sonarr', '4.0.14.2939'],
-  ['radarr', 'radarr', '5.21.1.9799'],
-  ['lidarr', 'lidarr', '2.11.2.4629'],
-  ['readarr', 'readarr', '0.4.18.2805'],
-  ['whisparr', 'whisparr', '2.0.0.1046'],
-  ['whisparr-v3', 'whisparr', '3.0.0.1234'],
-];
+const TYPES = ARR_DOCUMENTS;
 
 let h: ArrHarness | undefined;
 afterEach(async () => {
@@ -76,7 +67,7 @@ describe.each(TYPES)('%s', (doc, type, version) => {
     h.clock.advance(1_000);
     await h.arr.catchUp();
     expect(h.service.queue.count()).toBe(1);
-    const client = arrClient({ NAME: doc, TYPE: type, URL: app.url, API_KEY: app.apiKey, CATCH_UP_INTERVAL: 300 }, { clock: new ManualClock() });
+    const client = arrClient({ NAME: doc, TYPE: type, URL: app.url, API_KEY: app.apiKey, CATCH_UP_INTERVAL: 300, RECONCILE_INTERVAL: 0 }, { clock: new ManualClock() });
     await connectWebhook(client, flavour, 'http://relay.example:3468', 'http://relay.example:3468/pass', false);
     await h.arr.roots(async (path) => ({ folder: path, verdict: 'unknown', summary: '', wouldScan: [], suggestion: null }) as never);
     const seen = new Set(app.requests.map((r) => `${r.method} ${r.path.replace(/\/\d+$/, '/{id}')}`));

@@ -16,11 +16,11 @@ afterAll(() => files.cleanup());
 const sonarr = { NAME: 'sonarr', TYPE: 'sonarr', URL: 'http://sonarr:8989', API_KEY: 'arr-key-sonarr-5f0c1e9a7b2d' };
 
 describe('ARR entries', () => {
-  it('are read with CATCH_UP_INTERVAL 300 s by default and TYPE in any case; an empty ARR is the default', () => {
+  it('are read with CATCH_UP_INTERVAL 300 s and RECONCILE_INTERVAL 24 h by default and TYPE in any case; an empty ARR is the default', () => {
     expect(files.load({}).ARR).toEqual([]);
-    expect(files.load({ ARR: [{ ...sonarr, TYPE: 'Sonarr' }, { NAME: 'books', TYPE: 'readarr', URL: 'https://readarr.example/readarr', API_KEY: 'k2', CATCH_UP_INTERVAL: 60 }] }).ARR).toEqual([
-      { ...sonarr, CATCH_UP_INTERVAL: 300 },
-      { NAME: 'books', TYPE: 'readarr', URL: 'https://readarr.example/readarr', API_KEY: 'k2', CATCH_UP_INTERVAL: 60 },
+    expect(files.load({ ARR: [{ ...sonarr, TYPE: 'Sonarr' }, { NAME: 'books', TYPE: 'readarr', URL: 'https://readarr.example/readarr', API_KEY: 'k2', CATCH_UP_INTERVAL: 60, RECONCILE_INTERVAL: 0 }] }).ARR).toEqual([
+      { ...sonarr, CATCH_UP_INTERVAL: 300, RECONCILE_INTERVAL: 24 },
+      { NAME: 'books', TYPE: 'readarr', URL: 'https://readarr.example/readarr', API_KEY: 'k2', CATCH_UP_INTERVAL: 60, RECONCILE_INTERVAL: 0 },
     ]);
   });
 
@@ -32,6 +32,7 @@ describe('ARR entries', () => {
     [{ ...sonarr, API_KEY: '' }, 'ARR[0].API_KEY: expected the app\'s API key (Settings > General > Security > API Key), got ""'],
     [{ ...sonarr, NAME: 'my sonarr' }, 'ARR[0].NAME: expected a name made of letters, digits, "_", "." or "-", got "my sonarr"'],
     [{ ...sonarr, CATCH_UP_INTERVAL: 0 }, 'ARR[0].CATCH_UP_INTERVAL: expected a number of seconds greater than 0, got 0'],
+    [{ ...sonarr, RECONCILE_INTERVAL: -1 }, 'ARR[0].RECONCILE_INTERVAL: expected a number of hours, 0 (never) or more, got -1'],
   ])('%j stops the start: %s', (entry, message) => {
     expect(files.problem({ ARR: [entry] })).toBe(message);
   });
@@ -51,7 +52,7 @@ describe('ARR entries', () => {
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-arr-env-'));
     const file = writeConfigFile(dir, { SERVER_PASS: 'p4ss', ARR: [] });
     const loaded = loadConfig(file, { ARR: JSON.stringify([sonarr]) }, { write: false });
-    expect(loaded.config.ARR).toEqual([{ ...sonarr, CATCH_UP_INTERVAL: 300 }]);
+    expect(loaded.config.ARR).toEqual([{ ...sonarr, CATCH_UP_INTERVAL: 300, RECONCILE_INTERVAL: 24 }]);
     expect(loaded.envOverrides).toEqual(['ARR']);
     expect(() => loadConfig(file, { ARR: JSON.stringify([{ ...sonarr, TYPE: 'plex' }]) }, { write: false })).toThrow(
       'config error in environment variable ARR: ARR[0].TYPE: expected one of "sonarr", "radarr", "lidarr", "readarr", "whisparr", got "plex"',

@@ -176,6 +176,7 @@ const KEYS: Record<string, Entry> = {
   'ARR.URL': T('arr/catch-up', 'an app that does not answer, or hangs past the timeout, is down: one line; its history is read when it answers'),
   'ARR.API_KEY': T('arr/catch-up', 'a refused key is one line however often it is refused; webhooks are still taken; the catch-up resumes from its cursor when the key is right'),
   'ARR.CATCH_UP_INTERVAL': T('arr/catch-up', 'reads on a timer every CATCH_UP_INTERVAL; stopped, it reads nothing more'),
+  'ARR.RECONCILE_INTERVAL': T('reconcile/schedule', 'runs FIRST_AFTER_MS after start, then every RECONCILE_INTERVAL'),
 
   PLEX_SECTION_PATH_MAPPINGS: ignoredLine('PLEX_SECTION_PATH_MAPPINGS'),
   PLEX_SECTION_PATH_MAPPINGS_WITH_API: ignoredLine('PLEX_SECTION_PATH_MAPPINGS_WITH_API'),

@@ -9,6 +9,9 @@
 //   dates to the second with a Z (STJUtcConverter.cs);
 // - saving a Connect entry without forceSave=true tests it first (ProviderControllerBase.cs): a failing test is a
 //   400 with the validation failures; POST answers the entry with its new id, PUT the entry;
+// - the files of an item: Sonarr's GET episodefile?seriesId= (EpisodeFileController.GetEpisodeFiles: without seriesId
+//   or episodeFileIds a 400), Lidarr's trackfile?artistId= and Readarr's bookfile?authorId= alike
+//   (TrackFileController, BookFileController), Radarr's in each movie's `movieFile` (MovieResource.MovieFile);
 // - an item deleted takes its history with it (HistoryService.Handle(SeriesDeletedEvent) → DeleteForSeries; Radarr's
 //   MovieDeletedEvent, Lidarr's ArtistDeletedEvent, Readarr's AuthorDeletedEvent the same).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -29,15 +32,15 @@ export type ArrFailure = { status: number; body?: string } | 'down' | 'hang' | '
 
 type Json = Record<string, unknown>;
 
-type Library = { list: 'series' | 'movie' | 'artist' | 'author'; idField: string; name: string };
-const SERIES: Library = { list: 'series', idField: 'seriesId', name: 'title' };
+type Library = { list: 'series' | 'movie' | 'artist' | 'author'; idField: string; name: string; files?: string };
+const SERIES: Library = { list: 'series', idField: 'seriesId', name: 'title', files: 'episodefile' };
 const MOVIES: Library = { list: 'movie', idField: 'movieId', name: 'title' };
 
 const INFO: Record<ArrAppType, { api: string; appName: string; version: string; owner?: string; doc: string; library: Library }> = {
   sonarr: { api: '/api/v3', appName: 'Sonarr', version: '4.0.14.2939', owner: 'series', doc: 'sonarr', library: SERIES },
   radarr: { api: '/api/v3', appName: 'Radarr', version: '5.21.1.9799', owner: 'movie', doc: 'radarr', library: MOVIES },
-  lidarr: { api: '/api/v1', appName: 'Lidarr', version: '2.11.2.4629', doc: 'lidarr', library: { list: 'artist', idField: 'artistId', name: 'artistName' } },
-  readarr: { api: '/api/v1', appName: 'Readarr', version: '0.4.18.2805', doc: 'readarr', library: { list: 'author', idField: 'authorId', name: 'authorName' } },
+  lidarr: { api: '/api/v1', appName: 'Lidarr', version: '2.11.2.4629', doc: 'lidarr', library: { list: 'artist', idField: 'artistId', name: 'artistName', files: 'trackfile' } },
+  readarr: { api: '/api/v1', appName: 'Readarr', version: '0.4.18.2805', doc: 'readarr', library: { list: 'author', idField: 'authorId', name: 'authorName', files: 'bookfile' } },
   whisparr: { api: '/api/v3', appName: 'Whisparr', version: '2.0.0.1046', owner: 'series', doc: 'whisparr', library: SERIES },
   'whisparr-v3': { api: '/api/v3', appName: 'Whisparr', version: '3.0.0.1234', owner: 'movie', doc: 'whisparr-v3', library: MOVIES },
 };
@@ -56,6 +59,8 @@ export class FakeArrApp {
   /** The series, movies, artists or authors GET series (movie, artist, author) lists, each with its folder. */
   library: Json[] = [];
   notifications: Json[] = [];
+  /** The files of each item (by its id) that the file list answers (Sonarr, Lidarr, Readarr). */
+  readonly files = new Map<number, Json[]>();
   /** Applied to every request while set (to those whose path `failureFor` matches, when it is set). */
   failure: ArrFailure;
   failureFor: RegExp | undefined;
@@ -65,6 +70,7 @@ export class FakeArrApp {
   url = '';
   private server: Server | undefined;
   private nextId = 100;
+  private nextFile = 0;
 
   /** Answers every record whatever eventType was asked (an app that ignores the filter). */
   unfiltered = false;
@@ -101,6 +107,16 @@ export class FakeArrApp {
     const { name } = INFO[this.type].library;
     this.library.push({ id, [name]: path.split('/').filter(Boolean).pop(), path });
     return id;
+  }
+
+  /** A file of the item `id` (an episode, track or book file; a movie's one file replaces the last). */
+  addFile(id: number, path: string): void {
+    const item = this.library.find((i) => i.id === id);
+    if (!item) throw new Error(`no item ${id}`);
+    const { idField, files } = INFO[this.type].library;
+    const file = { id: 1 + this.nextFile++, [idField]: id, relativePath: path.slice(String(item.path).length + 1), path };
+    if (files) this.files.set(id, [...(this.files.get(id) ?? []), file]);
+    else item.movieFile = file;
   }
 
   /** The item of that folder deleted, as the app deletes it: its history goes with it. */
@@ -149,6 +165,11 @@ export class FakeArrApp {
     if (r.method === 'GET' && path === '/history/since') return this.since(r.query);
     if (r.method === 'GET' && path === '/rootfolder') return { status: 200, json: this.rootFolders.map((p, i) => ({ path: p, accessible: true, freeSpace: 1e12, unmappedFolders: [], id: i + 1 })) };
     if (r.method === 'GET' && path === `/${info.library.list}`) return { status: 200, json: this.library };
+    if (r.method === 'GET' && info.library.files && path === `/${info.library.files}`) {
+      const id = r.query[info.library.idField];
+      if (id === undefined) return { status: 400, json: { message: `${info.library.idField} or ${info.library.files.replace('file', 'File')}Ids must be provided` } };
+      return { status: 200, json: this.files.get(Number(id)) ?? [] };
+    }
     const owner = info.owner && new RegExp(`^/${info.owner}/(\\d+)$`).exec(path);
     if (r.method === 'GET' && owner) {
       const found = this.owners.get(Number(owner[1]));

@@ -157,6 +157,8 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
     const filters = (q.filters ?? '').split(',').map((f) => f.trim().toLowerCase());
     if (filters.includes('isfolder')) all = all.filter((i) => i.IsFolder);
     if (filters.includes('isnotfolder')) all = all.filter((i) => !i.IsFolder);
+    // IncludeItemTypes: BaseItemKind names, comma separated (ItemsController.GetItems includeItemTypes).
+    if (q.includeitemtypes) all = all.filter((i) => q.includeitemtypes.split(',').map((t) => t.trim()).includes(i.Type));
     // SortBy=DateCreated: ids are handed out in creation order. Otherwise by name, the server's default.
     if ((q.sortby ?? '').toLowerCase() === 'datecreated') all.sort((a, b) => (q.sortorder === 'Descending' ? b.Id.localeCompare(a.Id) : a.Id.localeCompare(b.Id)));
     else all.sort((a, b) => a.Name.localeCompare(b.Name));

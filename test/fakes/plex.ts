@@ -401,14 +401,20 @@ export class FakePlex {
       if (this.fileLookup === 'error') return void res.writeHead(400).end();
       if (this.fileLookup === 'empty') return json(res, { MediaContainer: { size: 0 } });
       const inSection = (i: LibraryItem) => section.locations.some((l) => i.file.startsWith(l.endsWith('/') ? l : l + '/'));
+      // ?type= lists the section's items of that type (python-plexapi@a8d051f plexapi/utils.py SEARCHTYPES: movie 1,
+      // episode 4, track 10): the fake's items are its section's leaves, so another type lists none.
+      const type = u.searchParams.get('type');
+      if (type !== null && type !== ({ movie: '1', show: '4', artist: '10' } as Record<string, string>)[section.type ?? 'movie']) return json(res, { MediaContainer: { size: 0, totalSize: 0, offset: 0 } });
       const file = u.searchParams.get('file');
       const exact = file !== null ? this.library.get(file) : undefined;
       let items = this.fileLookup === 'filter' && file !== null ? (exact && inSection(exact) ? [exact] : []) : [...this.library.values()].filter(inSection);
       // The recently-added listing: newest first (items join the library in order), one page at a time.
       if (u.searchParams.get('sort') === 'addedAt:desc') items = items.reverse();
       const total = items.length;
-      const start = u.searchParams.get('X-Plex-Container-Start');
-      const size = u.searchParams.get('X-Plex-Container-Size');
+      // Paging in the query or, as python-plexapi's fetchItems sends it (plexapi/base.py), in headers.
+      const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : null);
+      const start = u.searchParams.get('X-Plex-Container-Start') ?? header('x-plex-container-start');
+      const size = u.searchParams.get('X-Plex-Container-Size') ?? header('x-plex-container-size');
       if (start !== null && size !== null) items = items.slice(Number(start), Number(start) + Number(size));
       return json(res, {
         MediaContainer: {

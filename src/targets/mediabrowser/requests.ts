@@ -6,6 +6,7 @@ import { itemPathsQuery, newestFilesQuery } from './confirm.js';
 import { pathQuery } from './emby-paths.js';
 import { childFilesQuery } from './file-items.js';
 import { fileItemsQuery, ITEM_REFRESH_QUERY } from './items.js';
+import { libraryFilesQuery } from './library-files.js';
 import { childrenQuery } from './locate.js';
 import { refreshQuery, type ServerKind } from './scan-plan.js';
 
@@ -30,6 +31,7 @@ export function mediaBrowserRequests(kind: ServerKind, librariesPath: string): R
     { method: 'POST', template: '/Items/{itemId}/Refresh', query: Object.keys(refreshQuery(kind)), from: 'mediabrowser/scan-plan.ts refreshQuery' },
     { method: 'GET', template: '/Items', query: Object.keys(fileItemsQuery('p', 0, 1)), from: 'mediabrowser/items.ts fileItemsQuery' },
     { method: 'POST', template: '/Items/{itemId}/Refresh', query: Object.keys(ITEM_REFRESH_QUERY), from: 'mediabrowser/items.ts refreshMediaBrowserItem' },
+    { method: 'GET', template: '/Items', query: Object.keys(libraryFilesQuery('p', 0, 1)), from: 'mediabrowser/library-files.ts libraryFilesQuery (the reconcile)' },
     { method: 'GET', template: '/Items', query: Object.keys(itemPathsQuery(['i'])), from: 'mediabrowser/confirm.ts itemPathsQuery (the items a LibraryChanged named)' },
     { method: 'GET', template: '/Items', query: Object.keys(newestFilesQuery('p', 0, 1)), from: 'mediabrowser/confirm.ts newestFilesQuery (a folder with no item of its own)' },
     ...(kind === 'jellyfin' ? [{ method: 'GET' as const, template: '/Users/Me', query: [], from: 'mediabrowser/following.ts jellyfinTokenHasUser' }] : []),

@@ -10,6 +10,7 @@ import type { ItemLocation, Library, ScanContext, ScanOutcome } from '../../scan
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities } from '../kind.js';
 import { holders, knownLocations, LibraryList } from '../library-list.js';
 import { locateMediaBrowserItems, refreshMediaBrowserItem } from './items.js';
+import { libraryFiles } from './library-files.js';
 import { MediaBrowserScans } from './scan.js';
 import { FOLDER_DELETES } from './sent.js';
 import type { MediaBrowserTicket } from './verdict.js';
@@ -103,6 +104,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     wholeLibraryAtRoot: true,
     ...(follower ? { follower } : {}),
     libraries: (ask) => list.get(ask),
+    files: (library) => libraryFiles(api, library),
 
     async scan(folder: string, context: ScanContext): Promise<ScanOutcome> {
       const path = trimTrailingSeparator(folder);
