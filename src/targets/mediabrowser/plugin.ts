@@ -20,6 +20,8 @@ export interface PluginAnswer {
   said: string;
   /** The item the plugin made (its ItemId), when it said one. */
   itemId?: string;
+  /** The answer's Message, when a failure said why (Omniscan's Error). */
+  message?: string;
   /** The HTTP answer's status and Retry-After, for a retry's message and hold. */
   status: number;
   retryAfter?: string;
@@ -100,7 +102,8 @@ export class TargetedScans {
         // Each result names its path; the plugin drops duplicates ignoring case (TargetedScanService.cs L248-252).
         const results = new Map((Array.isArray(body?.Results) ? body.Results : []).map((r) => [String(r.Path).toLowerCase(), r]));
         for (const w of taken) {
-          const r = answer.status >= 200 && answer.status < 300 ? results.get(w.path.toLowerCase()) : undefined;
+          // Omniscan answers in the order sent, each Path the item's (a folder's Movie is its file): by order then.
+          const r = answer.status >= 200 && answer.status < 300 ? (results.get(w.path.toLowerCase()) ?? (Array.isArray(body?.Results) && body.Results.length === taken.length ? body.Results[taken.indexOf(w)] : undefined)) : undefined;
           w.resolve(r ? this.read(200, r, w.gone) : { meaning: 'retry', said: `HTTP ${answer.status}`, status: answer.status, retryAfter: retryAfterOf(answer) });
         }
         return;
@@ -114,10 +117,11 @@ export class TargetedScans {
   }
 
   private read(status: number, body: unknown, gone: boolean): PluginAnswer {
-    const b = body as { Status?: unknown; ItemId?: unknown } | undefined;
+    const b = body as { Status?: unknown; ItemId?: unknown; Message?: unknown } | undefined;
     const said = typeof b?.Status === 'string' ? b.Status : `HTTP ${status}`;
     const meaning = pluginAnswer(status, body, gone);
     // Jellyfin's single route answers Removed as 500 "Failed" (ScanPathController.cs L92-96): say what it meant.
-    return { meaning, said: gone && meaning === 'done' && said === 'Failed' ? 'Removed' : said, status, ...(typeof b?.ItemId === 'string' && b.ItemId ? { itemId: b.ItemId } : {}) };
+    const message = meaning === 'fallback' && typeof b?.Message === 'string' && b.Message ? { message: b.Message.slice(0, 200) } : {};
+    return { meaning, said: gone && meaning === 'done' && said === 'Failed' ? 'Removed' : said, status, ...(typeof b?.ItemId === 'string' && b.ItemId ? { itemId: b.ItemId } : {}), ...message };
   }
 }

@@ -136,7 +136,10 @@ export function libraryWalkNote(kind: ServerKind, library: string, folders: stri
 
 /**
  * What a POST /Library/ScanPath answer means. 'absent': the route is not there (a 404 with no plugin body), so
- * the plugin is not installed. 'done': Created, Refreshed, Removed. Jellyfin's plugin answers Removed (the item of
+ * the plugin is not installed. 'done': Created, Refreshed, Removed, and Omniscan's Existing for a path that is
+ * there (drondeseries/omniscan@2b50650 jellyfin-plugin/Services/TargetedScanService.cs L76-83: the item exists and
+ * was refreshed ValidationOnly; gone from disk, it says the item is still there, which Omniscan never deletes:
+ * 'fallback'). Omniscan's Error (L89-93, L112-115) is a failure like Failed. Jellyfin's plugin answers Removed (the item of
  * a path gone from disk deleted) as HTTP 500 with Status "Failed" (targeted-scans@0b5cabe ScanPathController.cs
  * L92-96), so for a path known to be `gone` that answer is done, and so is PathNotFound (no item was there).
  * 'fallback': the plugin could not make an item of a path that is there (PathNotFound: a mount that lags;
@@ -145,9 +148,9 @@ export function libraryWalkNote(kind: ServerKind, library: string, folders: stri
  */
 export function pluginAnswer(status: number, body: unknown, gone = false): 'done' | 'fallback' | 'absent' | 'retry' {
   const said = typeof (body as { Status?: unknown })?.Status === 'string' ? String((body as { Status: string }).Status) : undefined;
-  if (said === 'Created' || said === 'Refreshed' || said === 'Removed') return 'done';
+  if (said === 'Created' || said === 'Refreshed' || said === 'Removed' || (said === 'Existing' && !gone)) return 'done';
   if (gone && ((status === 500 && said === 'Failed') || said === 'PathNotFound')) return 'done';
-  if (said === 'PathNotFound' || said === 'ParentNotFound' || said === 'Failed') return 'fallback';
+  if (said === 'PathNotFound' || said === 'ParentNotFound' || said === 'Failed' || said === 'Error' || said === 'Existing') return 'fallback';
   if (status === 404 || status === 405) return said === undefined ? 'absent' : 'fallback';
   if (said !== undefined) return 'retry';
   if (status >= 200 && status < 300) return 'done';

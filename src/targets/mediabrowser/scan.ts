@@ -126,7 +126,7 @@ export class MediaBrowserScans {
     // A file that is already an item (an upgrade that kept its name) is read again as an item: Default, a changed
     // file is probed again (ProbeProvider.HasChanged), nothing replaced.
     for (const item of plan.refresh) await this.refreshOnce(item);
-    const unable = plan.asks.map((ask, i) => `'${ask.path}' (${answers[i].said})`).filter((_, i) => answers[i].meaning === 'fallback');
+    const unable = plan.asks.map((ask, i) => `'${ask.path}' (${answers[i].said}${answers[i].message ? `: ${answers[i].message}` : ''})`).filter((_, i) => answers[i].meaning === 'fallback');
     if (unable.length) {
       this.opts.log.warn({ target: this.opts.name, folder: path }, `the Targeted Scans plugin could not make an item of ${unable.join(', ')}: refreshing the folder's item instead`);
       return undefined;

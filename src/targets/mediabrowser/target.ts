@@ -70,7 +70,8 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     logger: log,
     authHint: (path, status) =>
       `check TOKEN${flavour.kind === 'jellyfin' && path === flavour.librariesPath && status === 403 ? ' (listing libraries needs an admin API key)' : ''}`,
-    notFoundHint: 'check URL; Emby may need the /emby prefix',
+    // Emby serves its API below /emby; Jellyfin at the root, or below the Base URL set in Networking.
+    notFoundHint: flavour.kind === 'emby' ? 'check URL; Emby may need the /emby prefix' : "check URL: Jellyfin's address, with its Base URL when one is set (Dashboard → Networking)",
   });
   const list = new LibraryList<MediaBrowserLibrary>(async () => {
     const libraries = flavour.parseLibraries(await api.json('GET', flavour.librariesPath, { cap: MEDIABROWSER_LIBRARIES }));

@@ -1,0 +1,195 @@
+// Jellyfin as people lay out their libraries, through the real service against the model server
+// (test/fakes/jellyfin-model.ts and the plugins in jellyfin-targeted-scan.ts): series without season folders,
+// in-between folders under a movie location, a library with several locations, season packs, and deletes that
+// kept their files, deleted them, or deleted a movie's folder. On each, with and without the Targeted Scans plugin:
+// no existing item's metadata replaced or item removed by anything scanrelay sent (the model's `replacements` and
+// `lost`), deleted items gone, new items there, at most one walk of what holds them per burst (two for a season pack).
+import { afterEach, describe, expect, it } from 'vitest';
+import { episodeFile, movieFile, movieFolder, movieLibrary, seriesName, tvLibrary } from '../fakes/jellyfin-libraries.js';
+import type { JellyfinServer } from '../fakes/jellyfin-server.js';
+import type { PluginFlavour } from '../fakes/jellyfin-targeted-scan.js';
+import { jellyfinService, radarrDownload, sonarrDownload, sonarrEpisodeDeleted, sonarrImport, type JellyfinService } from '../support/jellyfin-service.js';
+
+let t: JellyfinService | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+/** A series laid out without season folders (anime, specials): its episodes directly in the series folder. */
+const flatEpisode = (e: number) => `/tv/Flat/Flat - ${String(e).padStart(3, '0')}.mkv`;
+/** Movies in an in-between folder below the location, as /movies/hd/<Movie>/<Movie>.mkv. */
+const hdMovie = (n: number) => `${movieFolder('/movies/hd', n)}/Movie ${String(n).padStart(5, '0')} (2020).mkv`;
+
+async function start(plugin: boolean, opts: { flavour?: PluginFlavour; locations?: string[] } = {}): Promise<JellyfinService> {
+  t = await jellyfinService({
+    plugin,
+    pluginFlavour: opts.flavour,
+    msPerEntry: 2,
+    msPerNewItem: 50,
+    setup: (s) => {
+      tvLibrary(s.model, '/tv', { series: 3, seasons: 2, episodes: 4 });
+      for (let e = 1; e <= 12; e++) s.model.writeFile(flatEpisode(e));
+      if (opts.locations) {
+        s.model.addLibrary('Movies', 'movies', opts.locations);
+        opts.locations.forEach((l, i) => [1, 2, 3, 4].forEach((m) => s.model.writeFile(movieFile(l, 10 * i + m))));
+      } else {
+        movieLibrary(s.model, '/movies', 6);
+        for (let m = 1; m <= 8; m++) s.model.writeFile(hdMovie(m));
+      }
+      s.model.settle();
+    },
+  });
+  await t.run(1_000); // changes are later than the library's settled state
+  return t;
+}
+
+/** Nothing scanrelay sent replaced an existing item's metadata or removed an item still on disk. */
+function untouched(s: JellyfinServer): void {
+  expect(s.model.replacements).toEqual([]);
+  expect(s.model.lost).toEqual([]);
+}
+
+/** Walks of folder items (a movie's or an episode's own refresh is no walk), past the library's settled state. */
+const walks = (s: JellyfinServer) => s.model.validates.filter((v) => s.model.items.get(v.itemId)?.IsFolder !== false && !v.why.includes('(Created Movie)') && !v.why.includes('(Created Episode)'));
+const pluginCalls = (s: JellyfinServer) => s.requests.filter((r) => r.path.startsWith('/Library/ScanPath') && (r.body as { Path?: string }).Path !== '');
+
+describe('series without season folders', () => {
+  for (const plugin of [false, true]) {
+    it(`${plugin ? 'with' : 'without'} the plugin: an upgrade that keeps its file name refreshes that episode only, a new episode appears`, async () => {
+      const { server, webhook, run } = await start(plugin);
+      const upgraded = flatEpisode(3);
+      server.model.writeFile(upgraded);
+      await webhook('sonarr', { ...sonarrDownload(upgraded), isUpgrade: true, deletedFiles: [{ path: upgraded }] });
+      await run(20_000);
+      untouched(server);
+      // Jellyfin's own Default refresh overwrites the changed file's unlocked fields; nothing else is touched.
+      expect(server.model.overwritten.map((o) => o.path)).toEqual([upgraded]);
+      const added = flatEpisode(13);
+      server.model.writeFile(added);
+      await webhook('sonarr', sonarrDownload(added));
+      await run(20_000);
+      expect(server.model.itemAt(added)?.Type).toBe('Episode');
+      untouched(server);
+    });
+  }
+});
+
+describe('an in-between folder under a movie location', () => {
+  for (const plugin of [false, true]) {
+    it(`${plugin ? 'with' : 'without'} the plugin: a new movie in /movies/hd walks /movies/hd once and removes none of its movies`, async () => {
+      const { server, webhook, run } = await start(plugin);
+      const added = hdMovie(9);
+      server.model.writeFile(added);
+      await webhook('radarr', radarrDownload(added));
+      await run(20_000);
+      expect(server.model.itemAt(added)?.Type).toBe('Movie');
+      untouched(server);
+      expect(walks(server).map((v) => v.walkedPaths)).toEqual([['/movies/hd']]);
+      expect(pluginCalls(server)).toEqual([]);
+    });
+  }
+});
+
+describe('a library with several locations', () => {
+  for (const plugin of [false, true]) {
+    it(`${plugin ? 'with' : 'without'} the plugin: a burst of new movies in one location walks that location once, not the other`, async () => {
+      const { server, webhook, run } = await start(plugin, { locations: ['/movies', '/movies-4k'] });
+      const added = [movieFile('/movies-4k', 31), movieFile('/movies-4k', 32)];
+      for (const f of added) {
+        server.model.writeFile(f);
+        await webhook('radarr', radarrDownload(f));
+        await run(200);
+      }
+      await run(30_000);
+      for (const f of added) expect(server.model.itemAt(f)?.Type).toBe('Movie');
+      untouched(server);
+      expect(walks(server).flatMap((v) => v.walkedPaths)).toEqual(plugin ? [] : ['/movies-4k']);
+    });
+  }
+});
+
+describe('a season pack', () => {
+  for (const plugin of [false, true]) {
+    for (const how of ['in one import', 'file by file'] as const) {
+      it(`${plugin ? 'with' : 'without'} the plugin, ${how}: ten episodes of a new season cost at most two walks`, async () => {
+        const { server, webhook, run } = await start(plugin);
+        const files = Array.from({ length: 10 }, (_, i) => episodeFile('/tv', 2, 3, i + 1));
+        for (const f of files) server.model.writeFile(f);
+        if (how === 'in one import') await webhook('sonarr', sonarrImport(files));
+        else for (const f of files) await webhook('sonarr', sonarrDownload(f));
+        await run(30_000);
+        for (const f of files) expect(server.model.itemAt(f)?.Type).toBe('Episode');
+        untouched(server);
+        expect(walks(server).length).toBeLessThanOrEqual(2);
+      });
+    }
+  }
+
+  it('with the plugin: a pack that makes a new series costs two walks and replaces nothing', async () => {
+    const { server, webhook, run } = await start(true);
+    const files = Array.from({ length: 10 }, (_, i) => episodeFile('/tv', 8, 1, i + 1));
+    for (const f of files) server.model.writeFile(f);
+    for (const f of files) await webhook('sonarr', sonarrDownload(f));
+    await run(30_000);
+    for (const f of files) expect(server.model.itemAt(f)?.Type).toBe('Episode');
+    untouched(server);
+    expect(walks(server).length).toBeLessThanOrEqual(2);
+    expect(walks(server).some((v) => v.itemId === server.model.libraries[0].id)).toBe(false);
+  });
+});
+
+describe('deletes', () => {
+  const series = `/tv/${seriesName(1)}`;
+  for (const plugin of [false, true]) {
+    it(`${plugin ? 'with' : 'without'} the plugin: a SeriesDelete or MovieDelete that kept the files (deletedFiles false, or not said) changes nothing`, async () => {
+      const { server, webhook, run } = await start(plugin);
+      await webhook('sonarr', { eventType: 'SeriesDelete', series: { id: 1, title: 'x', path: series }, deletedFiles: false });
+      await webhook('radarr', { eventType: 'MovieDelete', movie: { id: 1, title: 'x', folderPath: movieFolder('/movies', 2) }, deletedFiles: false, movieFolderSize: 0 });
+      // The catch-up's item-list delete says nothing of the files: the disk does.
+      await webhook('sonarr', { eventType: 'SeriesDelete', series: { id: 2, title: 'y', path: '/tv/Flat' } });
+      await run(30_000);
+      untouched(server);
+      expect(server.model.itemAt(series)).toBeDefined();
+      expect(server.model.itemAt(flatEpisode(1))).toBeDefined();
+      expect(server.model.itemAt(movieFile('/movies', 2))).toBeDefined();
+      expect(pluginCalls(server)).toEqual([]);
+    });
+
+    it(`${plugin ? 'with' : 'without'} the plugin: a deleted movie folder, a deleted series and deleted files are no longer items`, async () => {
+      const { server, webhook, run } = await start(plugin);
+      server.model.remove(movieFolder('/movies', 3));
+      await webhook('radarr', { eventType: 'MovieDelete', movie: { id: 3, title: 'x', folderPath: movieFolder('/movies', 3) }, deletedFiles: true, movieFolderSize: 1 });
+      server.model.remove(movieFolder('/movies/hd', 4));
+      await webhook('radarr', { eventType: 'MovieDelete', movie: { id: 4, title: 'x', folderPath: movieFolder('/movies/hd', 4) }, deletedFiles: true, movieFolderSize: 1 });
+      server.model.remove(series);
+      await webhook('sonarr', { eventType: 'SeriesDelete', series: { id: 1, title: 'x', path: series }, deletedFiles: true });
+      server.model.remove(flatEpisode(5));
+      await webhook('sonarr', sonarrEpisodeDeleted(flatEpisode(5)));
+      server.model.remove(episodeFile('/tv', 2, 1, 1));
+      await webhook('sonarr', sonarrEpisodeDeleted(episodeFile('/tv', 2, 1, 1)));
+      await run(30_000);
+      for (const gone of [movieFile('/movies', 3), hdMovie(4), series, flatEpisode(5), episodeFile('/tv', 2, 1, 1)]) expect(server.model.itemAt(gone), gone).toBeUndefined();
+      untouched(server);
+    });
+  }
+});
+
+describe('Omniscan on the plugin routes', () => {
+  it('reads Existing as nothing to do and Error as a failure that falls back: new movies are items, a deleted episode goes, nothing is retried', async () => {
+    const { server, service, webhook, run, logged } = await start(true, { flavour: 'omniscan' });
+    const added = movieFile('/movies', 9);
+    server.model.writeFile(added);
+    await webhook('radarr', radarrDownload(added));
+    const gone = episodeFile('/tv', 3, 2, 2);
+    server.model.remove(gone);
+    await webhook('sonarr', sonarrEpisodeDeleted(gone));
+    await run(30_000);
+    expect(server.model.itemAt(added)?.Type).toBe('Movie');
+    expect(server.model.itemAt(gone)).toBeUndefined();
+    untouched(server);
+    // Omniscan never deletes: the gone file's item is still there, answered Existing; its season is refreshed instead.
+    expect(logged('could not make an item').join('\n')).toContain('Existing');
+    expect(service.queue.list()).toEqual([]);
+  });
+});
