@@ -132,7 +132,7 @@ export class FileChecks {
     }
     if (this.keptOnDisk.size >= SPELLINGS_KEPT) this.keptOnDisk.delete(this.keptOnDisk.values().next().value as number);
     this.keptOnDisk.add(row.id);
-    logger.info({ folder: row.folder, event: row.event }, `'${deleted[0]}'${deleted.length > 1 ? ` and ${deleted.length - 1} more` : ''} is still on disk after ${row.event}: scanned as a change, not as a delete (the app kept the files).`);
+    logger.info({ folder: row.folder, event: row.event }, `'${deleted[0]}'${deleted.length > 1 ? ` and ${deleted.length - 1} more` : ''} is still on disk after ${row.event}: scanned as a change, not as a delete (the server's own refresh finds whatever did go).`);
   }
 
   /** The existence check of plex_autoscan: wait for the file to appear before scanning its folder. True: scan it. */

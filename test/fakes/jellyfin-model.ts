@@ -107,6 +107,8 @@ export interface ModelOptions {
   msPerNewItem?: number;
 }
 
+const VIDEO = /\.(mkv|mp4|m4v|avi|ts|webm|mov|iso)$/i;
+
 /** BaseItem.ChangedExternally and the web client's "Scan for new and updated files": Default, nothing replaced. */
 export const DEFAULT_REFRESH: RefreshOptions = { mode: 'Default', replaceAll: false };
 
@@ -346,7 +348,7 @@ export class JellyfinModel {
       return;
     }
     const paths = [...seen.keys()].sort((a, b) => a.length - b.length);
-    const holding = new Set([...seen].filter(([, e]) => e.kind === 'file').map(([p]) => parentFolder(p)));
+    const holding = new Set([...seen].filter(([p, e]) => e.kind === 'file' && VIDEO.test(p)).map(([p]) => parentFolder(p)));
     for (const p of paths) {
       const e = seen.get(p)!;
       const existing = this.byPath.get(p);
@@ -377,10 +379,11 @@ export class JellyfinModel {
   /** What `path` resolves to (see resolve); undefined: no item of its own. */
   typeOf(path: string, kind: 'file' | 'folder', holding?: Set<string>): ItemType | undefined {
     const at = this.locationOf(path);
-    if (!at) return undefined;
+    // Only a video file is a Movie or an Episode (NamingOptions.VideoFileExtensions); a sidecar is none.
+    if (!at || (kind === 'file' && !VIDEO.test(path))) return undefined;
     if (at.lib.kind === 'movies') {
       if (kind === 'file') return 'Movie';
-      const holdsVideo = holding ? holding.has(path) : [...this.disk].some(([p, d]) => d.kind === 'file' && parentFolder(p) === path);
+      const holdsVideo = holding ? holding.has(path) : [...this.disk].some(([p, d]) => d.kind === 'file' && VIDEO.test(p) && parentFolder(p) === path);
       return holdsVideo ? undefined : 'Folder';
     }
     const depth = path.slice(at.location.length).split('/').filter(Boolean).length;

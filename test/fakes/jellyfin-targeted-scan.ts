@@ -145,7 +145,7 @@ function resolveForPlugin(model: JellyfinModel, path: string, parent: ModelItem)
   if (!lib || !entry) return undefined;
   const type = model.typeOf(path, entry.kind);
   if (lib.kind === 'movies' && entry.kind === 'folder' && !type) {
-    const video = [...model.disk.keys()].filter((p) => parentFolder(p) === path && model.disk.get(p)!.kind === 'file').sort()[0];
+    const video = [...model.disk.keys()].filter((p) => parentFolder(p) === path && model.typeOf(p, model.disk.get(p)!.kind) === 'Movie').sort()[0];
     return video ? model.create(video, 'Movie', parent, model.disk.get(video)!.changedAt, `ScanPath ${path}`) : undefined;
   }
   return type ? model.create(path, type, parent, entry.changedAt, `ScanPath ${path}`) : undefined;
