@@ -4,6 +4,7 @@
 // queue; its findings become items only when it ends. Costs are counted in entries walked and take `msPerEntry`
 // each on the injected clock. Each behaviour cites jellyfin/jellyfin at v10.11.11 (file:line); docs/targets.md
 // has the same citations for people.
+import { createHash } from 'node:crypto';
 import { isInside, parentFolder } from '../../src/paths/folder.js';
 import type { ClockScheduler } from './clock-scheduler.js';
 import { DotNetPriorityQueue, PRIORITY, type Priority } from './refresh-queue.js';
@@ -107,6 +108,20 @@ export interface ModelOptions {
   msPerNewItem?: number;
 }
 
+/**
+ * A physical folder's id: ResolverHelper.SetInitialItemValues gives an item GetNewItemId(path, type)
+ * (ResolverHelper.cs:62-131; LibraryManager.cs:636-657): MD5 over UTF-16LE of "MediaBrowser.Controller.Entities.Folder"
+ * and the path (case-sensitive ids, ServerConfiguration.cs:89), a .NET Guid (BaseExtensions.cs:30-35) printed "N".
+ */
+function physicalFolderId(path: string): string {
+  const b = createHash('md5').update(Buffer.from(`MediaBrowser.Controller.Entities.Folder${path}`, 'utf16le')).digest();
+  const hex = (from: number, to: number, reversed: boolean) => {
+    const part = [...b.subarray(from, to)];
+    return (reversed ? part.reverse() : part).map((x) => x.toString(16).padStart(2, '0')).join('');
+  };
+  return hex(0, 4, true) + hex(4, 6, true) + hex(6, 8, true) + hex(8, 16, false);
+}
+
 const VIDEO = /\.(mkv|mp4|m4v|avi|ts|webm|mov|iso)$/i;
 
 /** BaseItem.ChangedExternally and the web client's "Scan for new and updated files": Default, nothing replaced. */
@@ -163,7 +178,7 @@ export class JellyfinModel {
   addLibrary(name: string, kind: LibraryKind, location: string | string[], options: { realtimeMonitor?: boolean; networkMount?: boolean } = {}): ModelLibrary {
     const locations = Array.isArray(location) ? location : [location];
     const id = this.newId();
-    const physicalIds = locations.map(() => this.newId());
+    const physicalIds = locations.map((l) => physicalFolderId(l));
     const lib: ModelLibrary = { id, name, kind, location: locations[0], locations, physicalId: physicalIds[0], physicalIds, realtimeMonitor: !!options.realtimeMonitor, networkMount: !!options.networkMount };
     this.libraries.push(lib);
     this.insert({ Id: id, Name: name, Path: `/config/root/default/${name}`, Type: 'CollectionFolder', IsFolder: true, libraryId: id, synced: this.now, metadataAt: -Infinity });

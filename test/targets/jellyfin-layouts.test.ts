@@ -103,6 +103,7 @@ describe('a library with several locations', () => {
     bothWays(async (plugin) => {
       const { server, webhook, run } = await start(plugin, { locations: ['/movies', '/movies-4k'] });
       const added = [movieFile('/movies-4k', 31), movieFile('/movies-4k', 32)];
+      const first = server.clock.now();
       for (const f of added) {
         server.model.writeFile(f);
         await webhook('radarr', radarrDownload(f));
@@ -112,6 +113,9 @@ describe('a library with several locations', () => {
       for (const f of added) expect(server.model.itemAt(f)?.Type).toBe('Movie');
       untouched(server);
       expect(walks(server).flatMap((v) => v.walkedPaths)).toEqual(plugin ? [] : ['/movies-4k']);
+      // Sent once the burst had its SERVER_SCAN_DELAY (1 s here) and ROOT_HOLD_MS (5 s); no existing movie read anew.
+      if (!plugin) expect(walks(server)[0].startedAt - first).toBeLessThanOrEqual(1_000 + 5_000 + 500);
+      expect(server.model.overwritten).toEqual([]);
     }));
 });
 

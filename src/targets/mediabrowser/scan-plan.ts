@@ -123,13 +123,14 @@ export function explainFolder(kind: ServerKind, folder: DueFolder): string {
 }
 
 /** The log line of a library-root refresh: what it costs, and why nothing cheaper would do. */
-export function libraryWalkNote(kind: ServerKind, library: string, folders: string[]): string {
+export function libraryWalkNote(kind: ServerKind, library: string, folders: string[], locations?: string[]): string {
   const server = kind === 'jellyfin' ? 'Jellyfin' : 'Emby';
   const shown = folders.slice(0, 3).join(', ') + (folders.length > 3 ? ` and ${folders.length - 3} more` : '');
+  const what = locations?.length ? `its location${locations.length === 1 ? '' : 's'} ${locations.map((l) => `'${l}'`).join(', ')}` : 'as a whole';
   return (
-    `refreshing library '${library}' as a whole, once for ${folders.length} folder${folders.length === 1 ? '' : 's'} (${shown}): ` +
+    `refreshing library '${library}' ${what}, once for ${folders.length} folder${folders.length === 1 ? '' : 's'} (${shown}): ` +
     `${server} keeps no item for ${folders.length === 1 ? 'it' : 'them'} nor for any folder between ${folders.length === 1 ? 'it' : 'them'} and the library (a new series, or a movie: ` +
-    `a movie's folder is no item, jellyfin/jellyfin#16172; #16228 would find existing movies). This walks the whole library; ` +
+    `a movie's folder is no item, jellyfin/jellyfin#16172; #16228 would find existing movies). This walks ${locations?.length ? 'that location' : 'the whole library'}; ` +
     `the Targeted Scans plugin (POST /Library/ScanPath) adds such folders without a walk`
   );
 }

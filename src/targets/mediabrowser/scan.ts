@@ -23,6 +23,7 @@ import { pluginPlan, type PluginPlan } from './plugin-plan.js';
 import { readRefreshStates } from './confirm.js';
 import { RefreshWatch, WATCH_LIMIT_MS } from './refresh-watch.js';
 import { RootHold } from './root-hold.js';
+import { locationFolders } from './location-folder.js';
 import { explainFolder, libraryWalkNote, planScans, refreshQuery, type DueFolder, type ScanMethod, type ServerKind } from './scan-plan.js';
 import { FOLDER_DELETES, type SentOutcome } from './sent.js';
 
@@ -53,6 +54,8 @@ export class MediaBrowserScans {
   readonly watch: RefreshWatch;
   private readonly roots: RootHold;
   private readonly refreshing = new Map<string, Promise<void>>();
+  /** Each held library's locations: a library with several refreshes only those holding its burst (Jellyfin). */
+  private readonly locations = new Map<string, string[]>();
   /** When a change under each library last went to the library monitor (media-updated). */
   private readonly monitorChanges = new Map<string, number>();
 
@@ -149,6 +152,7 @@ export class MediaBrowserScans {
         for (const item of items) await this.refreshOnce(item);
         return { status: 'scanned', detail: `refreshed ${items.map((i) => `'${i.path}'`).join(', ')}`, sections, sent: { via: 'item', item: { id: items[0].id, path: items[0].path } } };
       }
+      this.locations.set(call.item!.id, due.located!.library.locations);
       return this.roots.hold(call.item!, due.located!.library.name, path);
     }
     await this.refreshOnce(call.item!);
@@ -212,10 +216,13 @@ export class MediaBrowserScans {
 
   /** A held library refresh goes: once for every folder of its burst. */
   private async sendRoot(item: FolderItem, library: string, folders: string[]): Promise<SentOutcome> {
-    this.opts.log.info({ target: this.opts.name, library, folders }, libraryWalkNote(this.opts.kind, library, folders));
     try {
-      await this.refreshOnce(item);
-      return { status: 'scanned', detail: `refreshed library '${library}' as a whole, once for ${folders.length} folder(s)`, sections: [item.id], sent: { via: 'library', item: { id: item.id, path: item.path } } };
+      // Of a library with several locations, only the ones holding the burst (Jellyfin's ids: location-folder.ts).
+      const parts = this.opts.kind === 'jellyfin' && this.opts.method !== 'library' ? await locationFolders(this.opts.api, this.locations.get(item.id) ?? [], folders) : undefined;
+      this.opts.log.info({ target: this.opts.name, library, folders }, libraryWalkNote(this.opts.kind, library, folders, parts?.map((p) => p.path)));
+      for (const part of parts ?? [item]) await this.refreshOnce(part);
+      const what = parts ? `location(s) ${parts.map((p) => `'${p.path}'`).join(', ')}` : 'as a whole';
+      return { status: 'scanned', detail: `refreshed library '${library}' ${what}, once for ${folders.length} folder(s)`, sections: [item.id], sent: { via: 'library', item: { id: item.id, path: item.path } } };
     } catch (err) {
       return this.opts.api.retry(err);
     }
