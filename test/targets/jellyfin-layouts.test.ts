@@ -218,3 +218,16 @@ describe('Omniscan on the plugin routes', () => {
     expect(service.queue.list()).toEqual([]);
   });
 });
+
+describe('what the doctor says of the plugin routes', () => {
+  it('names the plugins and Jellyfin versions checked with one, and what Jellyfin 12 gets without', () =>
+    bothWays(async (plugin) => {
+      const { server, service, webhook, run } = await start(plugin);
+      server.model.writeFile(movieFile('/movies', 9));
+      await webhook('radarr', radarrDownload(movieFile('/movies', 9)));
+      await run(10_000);
+      const notes = service.targets[0].serverNotes?.() ?? [];
+      if (plugin) expect(notes.join('\n')).toMatch(/Targeted Scans 1\.9\.0.*Jellyfin 10\.11 only.*Omniscan/);
+      else expect(notes.join('\n')).toMatch(/no Targeted Scans plugin.*one walk of the location.*Jellyfin 12/);
+    }));
+});

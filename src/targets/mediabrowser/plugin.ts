@@ -38,8 +38,26 @@ interface Waiting extends PluginAsk {
   reject(err: unknown): void;
 }
 
+/**
+ * What the doctor and /health say of the plugin routes once asked: which plugins scanrelay was checked against and
+ * on which servers, and what a server without one gets. Targeted Scans 1.9.0 declares targetAbi 10.11.0.0
+ * (manifest.json), so Jellyfin 10.10 does not load it and Jellyfin 12 asks users to remove plugins built for 10.11.
+ */
+export function pluginNote(kind: 'jellyfin' | 'emby', present: boolean | undefined): string | undefined {
+  if (present === undefined) return undefined;
+  const server = kind === 'jellyfin' ? 'Jellyfin' : 'Emby';
+  if (present) {
+    return `a plugin answers POST /Library/ScanPath on this ${server}: new series and movies are sent to it as files, everything else refreshes the nearest item (checked against Targeted Scans 1.9.0, d3v1l1989/targeted-scans, which loads on Jellyfin 10.11 only, its Emby plugin, and Omniscan's plugins, drondeseries/omniscan)`;
+  }
+  return kind === 'jellyfin'
+    ? 'no Targeted Scans plugin on this Jellyfin: a new series or movie costs one walk of the location that holds it, once per burst (Jellyfin has no call that adds one without it). The plugin loads on Jellyfin 10.11 only; on Jellyfin 12, which asks for plugins built for 10.11 to be removed, this is the way new items arrive'
+    : 'no Targeted Scans plugin on this Emby: folders go to the library monitor (SCAN_METHOD media-updated) or refresh the nearest item';
+}
+
 export class TargetedScans {
   private present?: Promise<boolean>;
+  /** What the last ask found: undefined until one answered. */
+  private found?: boolean;
   /** Does the batch route answer? Until a call says otherwise, yes. */
   private batch = true;
   private readonly waiting: Waiting[] = [];
@@ -54,6 +72,7 @@ export class TargetedScans {
       await answer.body?.cancel();
       if (answer.status === 401 || answer.status === 403) throw new ApiRefusal(`${this.opts.who} refused the token (HTTP ${answer.status} on POST /Library/ScanPath): check TOKEN`, answer.status);
       const present = answer.status !== 404 && answer.status !== 405;
+      this.found = present;
       this.opts.log.info(
         { target: this.opts.name, plugin: present },
         present ? 'the Targeted Scans plugin answers: new files go to POST /Library/ScanPath(s), known folders are refreshed' : 'no Targeted Scans plugin: folders refresh the nearest item the server has',
@@ -70,6 +89,12 @@ export class TargetedScans {
   forget(): void {
     this.opts.log.warn({ target: this.opts.name }, 'the Targeted Scans plugin no longer answers POST /Library/ScanPath: refreshing items instead until the next start');
     this.present = Promise.resolve(false);
+    this.found = false;
+  }
+
+  /** What the last ask found (no request): true, false, or undefined before any answered. */
+  known(): boolean | undefined {
+    return this.found;
   }
 
   /** Each path's answer, in order. Rejects when the server gave no answer (the caller maps it). */

@@ -10,6 +10,7 @@ import type { ItemLocation, Library, ScanContext, ScanOutcome } from '../../scan
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities } from '../kind.js';
 import { holders, knownLocations, LibraryList } from '../library-list.js';
 import { locateMediaBrowserItems, refreshMediaBrowserItem } from './items.js';
+import { pluginNote } from './plugin.js';
 import { MediaBrowserScans } from './scan.js';
 import { FOLDER_DELETES } from './sent.js';
 import type { MediaBrowserTicket } from './verdict.js';
@@ -136,7 +137,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     },
 
     // From the list as last read (the probe reads it): never a request of its own.
-    serverNotes: () => [realtimeMonitorNote(flavour.kind, list.known() ?? [])].filter((n): n is string => n !== undefined),
+    serverNotes: () => [realtimeMonitorNote(flavour.kind, list.known() ?? []), (opts.scanMethod ?? defaultScanMethod(flavour.kind)) === 'auto' ? pluginNote(flavour.kind, scans.plugin.known()) : undefined].filter((n): n is string => n !== undefined),
 
     locate,
     refreshItem: refreshingItems(locate, (id) => refreshMediaBrowserItem(api, id), (err) => api.itemRetry(err)),
