@@ -231,3 +231,28 @@ describe('what the doctor says of the plugin routes', () => {
       else expect(notes.join('\n')).toMatch(/no Targeted Scans plugin.*one walk of the location.*Jellyfin 12/);
     }));
 });
+
+describe('a backlog of slow season refreshes', () => {
+  it('without the plugin: each episode is confirmed when its season’s refresh shows it, however long the seasons before it take', async () => {
+    t = await jellyfinService({
+      msPerEntry: 2,
+      // Each new episode's first refresh (probe, providers, images) outlasts the watch's idle grace.
+      msPerNewItem: 60_000,
+      setup: (s) => {
+        tvLibrary(s.model, '/tv', { series: 4, seasons: 2, episodes: 3 });
+        s.model.settle();
+      },
+    });
+    const { server, service, webhook, run } = t;
+    await run(1_000);
+    const files = [1, 2, 3, 4].map((n) => episodeFile('/tv', n, 2, 9));
+    for (const f of files) {
+      server.model.writeFile(f);
+      await webhook('sonarr', sonarrDownload(f));
+    }
+    await run(330_000);
+    for (const f of files) expect(server.model.itemAt(f)?.Type).toBe('Episode');
+    // Season refreshes never show in RefreshStatus: the watch is judged by the files each one shows.
+    expect(service.queue.history().map((h) => h.outcome)).toEqual(files.map(() => 'confirmed'));
+  }, 60_000);
+});
