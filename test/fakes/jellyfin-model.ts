@@ -370,8 +370,10 @@ export class JellyfinModel {
       if (existing) this.bringUpTo(existing, e.changedAt);
       else this.resolve(p, e, holding);
     }
+    // A validate drops its own children that are gone (Folder.cs L453-476): items below it by parentage, not by
+    // path (a Movie whose folder was made a plain Folder later is still its location's child).
     for (const item of [...this.items.values()]) {
-      if (item !== root && isInside(item.Path, root.Path) && !seen.has(item.Path)) this.drop(item);
+      if (item !== root && this.isBelow(item, root) && !seen.has(item.Path)) this.drop(item);
     }
   }
 
@@ -404,6 +406,14 @@ export class JellyfinModel {
     const depth = path.slice(at.location.length).split('/').filter(Boolean).length;
     if (kind === 'folder') return depth === 1 ? 'Series' : depth === 2 ? 'Season' : undefined;
     return depth >= 2 ? 'Episode' : undefined;
+  }
+
+  /** `item` is a child of `root`, or a child's child… (a CollectionFolder's children are its physical folders'). */
+  private isBelow(item: ModelItem, root: ModelItem): boolean {
+    const lib = root.Type === 'CollectionFolder' ? this.libraries.find((l) => l.id === root.Id) : undefined;
+    const roots = lib ? lib.physicalIds : [root.Id];
+    for (let p = item.ParentId; p !== undefined; p = this.items.get(p)?.ParentId) if (roots.includes(p)) return true;
+    return false;
   }
 
   /** The item at `path` or the nearest one above it. */
