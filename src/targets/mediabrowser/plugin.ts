@@ -75,7 +75,7 @@ export class TargetedScans {
       this.found = present;
       this.opts.log.info(
         { target: this.opts.name, plugin: present },
-        present ? 'the Targeted Scans plugin answers: new files go to POST /Library/ScanPath(s), known folders are refreshed' : 'no Targeted Scans plugin: folders refresh the nearest item the server has',
+        present ? 'the Targeted Scans plugin answers: new series and movies go to POST /Library/ScanPath(s), everything else refreshes the nearest item' : 'no Targeted Scans plugin: folders refresh the nearest item the server has',
       );
       return present;
     })().catch((err) => {

@@ -2,8 +2,8 @@
 // server does with each call, with its code cited). The processor hands the target one folder at a time; what
 // must be shared across folders lives here:
 //  - the Targeted Scans plugin (mediabrowser/plugin.ts), asked for once per start (auto), forgotten on a 404, its
-//    paths batched; what it is sent is the plugin plan's (mediabrowser/plugin-plan.ts): new files and paths gone
-//    from disk, never a path that is an item, since it would replace that item's metadata;
+//    paths batched; what it is sent is the plugin plan's (mediabrowser/plugin-plan.ts): new series and movies and
+//    paths gone from disk, never a path that is an item, since it would replace that item's metadata;
 //  - the item locator's cache of the levels it read (mediabrowser/locate.ts), and which files are items
 //    (mediabrowser/file-items.ts);
 //  - refreshes of a library's own item, held per library (mediabrowser/root-hold.ts);
@@ -110,7 +110,7 @@ export class MediaBrowserScans {
     const due = await this.locate(path, { deleted, event: 'explain', source: 'doctor' }, libraries);
     const text = explainFolder(kind, due);
     if (method === 'auto' && (await this.plugin.installed())) {
-      return `the Targeted Scans plugin (POST /Library/ScanPath, ScanPaths) is sent the new files a request names and the paths gone from disk, never a path that is already an item; otherwise ${text}`;
+      return `the Targeted Scans plugin (POST /Library/ScanPath, ScanPaths) is sent new series and movies (a file per new folder) and the paths gone from disk, never a path that is already an item or below a plain folder; otherwise ${text}`;
     }
     return text;
   }
