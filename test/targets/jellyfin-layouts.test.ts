@@ -227,8 +227,12 @@ describe('what the doctor says of the plugin routes', () => {
       await webhook('radarr', radarrDownload(movieFile('/movies', 9)));
       await run(10_000);
       const notes = service.targets[0].serverNotes?.() ?? [];
-      if (plugin) expect(notes.join('\n')).toMatch(/Targeted Scans 1\.9\.0.*Jellyfin 10\.11 only.*Omniscan/);
-      else expect(notes.join('\n')).toMatch(/no Targeted Scans plugin.*one walk of the location.*Jellyfin 12/);
+      // The path doctor says the same beside what a folder's scan would refresh.
+      const doctor = (await service.targets[0].explainScan?.('/movies/Movie 00001 (2020)')) ?? '';
+      for (const said of [notes.join('\n'), doctor]) {
+        if (plugin) expect(said).toMatch(/Targeted Scans 1\.9\.0.*Jellyfin 10\.11 only.*Omniscan/);
+        else expect(said).toMatch(/no Targeted Scans plugin.*one walk of the location.*Jellyfin 12/);
+      }
     }));
 });
 

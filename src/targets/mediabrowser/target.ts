@@ -90,6 +90,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     rootHoldMs: opts.rootHoldMs,
     librariesPath: flavour.librariesPath,
   });
+  const auto = (opts.scanMethod ?? defaultScanMethod(flavour.kind)) === 'auto';
   const follower = opts.follow ? mediaBrowserFollower({ kind: flavour.kind, librariesPath: flavour.librariesPath, name: opts.name, url: opts.url, token: opts.token }, opts.follow, { api, clock, log, scans, list }) : undefined;
   const locate = async (file: string): Promise<ItemLocation> => {
     try {
@@ -132,12 +133,13 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
       const path = trimTrailingSeparator(folder);
       const found = await list.holding(path);
       if (found.holders.length === 0) return undefined;
-      const note = realtimeMonitorNote(flavour.kind, found.holders);
-      return `${await scans.explain(path, found.all, false)}${note ? `. ${note}` : ''}`;
+      const scan = await scans.explain(path, found.all, false);
+      const notes = [realtimeMonitorNote(flavour.kind, found.holders), auto ? pluginNote(flavour.kind, scans.plugin.known()) : undefined].filter(Boolean);
+      return `${scan}${notes.map((n) => `. ${n}`).join('')}`;
     },
 
     // From the list as last read (the probe reads it): never a request of its own.
-    serverNotes: () => [realtimeMonitorNote(flavour.kind, list.known() ?? []), (opts.scanMethod ?? defaultScanMethod(flavour.kind)) === 'auto' ? pluginNote(flavour.kind, scans.plugin.known()) : undefined].filter((n): n is string => n !== undefined),
+    serverNotes: () => [realtimeMonitorNote(flavour.kind, list.known() ?? []), auto ? pluginNote(flavour.kind, scans.plugin.known()) : undefined].filter((n): n is string => n !== undefined),
 
     locate,
     refreshItem: refreshingItems(locate, (id) => refreshMediaBrowserItem(api, id), (err) => api.itemRetry(err)),
