@@ -64,7 +64,7 @@ const walks = (s: JellyfinServer) => s.model.validates.filter((v) => s.model.ite
 const pluginCalls = (s: JellyfinServer) => s.requests.filter((r) => r.path.startsWith('/Library/ScanPath') && (r.body as { Path?: string }).Path !== '');
 
 describe('series without season folders', () => {
-  it('with and without the plugin: an upgrade that keeps its file name refreshes that episode only, a new episode appears', () =>
+  it('with and without the plugin: an upgrade that keeps its file name touches that episode only, a new episode appears', () =>
     bothWays(async (plugin) => {
       const { server, webhook, run } = await start(plugin);
       const upgraded = flatEpisode(3);
