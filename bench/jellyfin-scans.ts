@@ -5,7 +5,9 @@
 // (a) One burst of arr webhooks 200 ms apart: new episodes in existing seasons, a new season, a deleted episode,
 // two new movies and a movie upgrade that renames the file (Radarr's deletedFiles names the old one). (b) A burst
 // of 8 season imports and 2 new movies without the plugin while the server walks the TV library: are the seasons
-// items before the movie library walk runs, and does any follow-up end not-found? The real service (webhook → intake → queue → processor → the
+// items before the movie library walk runs, and does any follow-up end not-found? (c) Each library layout of
+// docs/targets.md with and without the plugin: walks and entries walked per burst, time to shown, existing items
+// whose metadata a request replaced or that were removed while on disk. The real service (webhook → intake → queue → processor → the
 // jellyfin target, test/support/jellyfin-service.ts) runs on the model's ManualClock: seconds of wall time.
 // `node --import tsx bench/jellyfin-scans.ts` prints the table; `run()` returns it for bench/run.ts.
 import { pathToFileURL } from 'node:url';
@@ -139,6 +141,96 @@ async function seasonsAndMovies(): Promise<{ beforeWalk: number; notFound: numbe
   }
 }
 
+interface Layout {
+  what: string;
+  /** Builds the library (settled by the caller). */
+  build: (w: JellyfinServer) => void;
+  /** The burst: what it does to the disk and the webhooks, 200 ms apart; `shows`: paths whose new state must show. */
+  burst: { apply: (w: JellyfinServer) => void; webhook: ['sonarr' | 'radarr', object]; shows: string[] }[];
+}
+
+const flatEpisode = (s: number, e: number) => `/tv/Flat ${s}/Flat ${s} - ${String(e).padStart(3, '0')}.mkv`;
+const inBetween = (at: string, m: number) => `${movieFolder(at, m)}/Movie ${String(m).padStart(5, '0')} (2020).mkv`;
+const flatLibrary = (w: JellyfinServer) => {
+  w.model.addLibrary('Shows', 'tvshows', '/tv');
+  for (let s = 1; s <= 100; s++) for (let e = 1; e <= 24; e++) w.model.writeFile(flatEpisode(s, e));
+};
+const fileDeleted = (path: string) => ({ eventType: 'EpisodeFileDelete', series: { id: 1, title: 'x', path: path.split('/').slice(0, 3).join('/') }, episodeFile: { id: 1, relativePath: path.split('/').pop(), path }, deleteReason: 'manual' });
+
+const layouts: Layout[] = [
+  {
+    what: 'series without season folders (100 x 24 episodes): an upgrade that keeps its name, a new episode',
+    build: flatLibrary,
+    burst: [
+      { apply: (w) => w.model.writeFile(flatEpisode(7, 3)), webhook: ['sonarr', { ...sonarrDownload(flatEpisode(7, 3)), isUpgrade: true, deletedFiles: [{ path: flatEpisode(7, 3) }] }], shows: [flatEpisode(7, 3)] },
+      { apply: (w) => w.model.writeFile(flatEpisode(8, 25)), webhook: ['sonarr', sonarrDownload(flatEpisode(8, 25))], shows: [flatEpisode(8, 25)] },
+    ],
+  },
+  {
+    what: 'movies in in-between folders (/movies/hd and /movies/sd, 1,000 each): a new movie in hd',
+    build: (w) => {
+      w.model.addLibrary('Movies', 'movies', '/movies');
+      for (let m = 1; m <= 1_000; m++) (w.model.writeFile(inBetween('/movies/hd', m)), w.model.writeFile(inBetween('/movies/sd', m)));
+    },
+    burst: [{ apply: (w) => w.model.writeFile(inBetween('/movies/hd', 1_001)), webhook: ['radarr', radarrDownload(inBetween('/movies/hd', 1_001))], shows: [inBetween('/movies/hd', 1_001)] }],
+  },
+  {
+    what: 'a movie library with two locations (1,000 movies each): two new movies in the second',
+    build: (w) => {
+      w.model.addLibrary('Movies', 'movies', ['/movies', '/movies-4k']);
+      for (let m = 1; m <= 1_000; m++) (w.model.writeFile(movieFile('/movies', m)), w.model.writeFile(movieFile('/movies-4k', m)));
+    },
+    burst: [1_001, 1_002].map((m) => ({ apply: (w: JellyfinServer) => w.model.writeFile(movieFile('/movies-4k', m)), webhook: ['radarr', radarrDownload(movieFile('/movies-4k', m))] as ['radarr', object], shows: [movieFile('/movies-4k', m)] })),
+  },
+  {
+    what: 'a season pack of 10 episodes imported file by file into a new season (TV 100 x 3 x 10)',
+    build: (w) => tvLibrary(w.model, '/tv', { series: 100, seasons: 3, episodes: 10 }),
+    burst: Array.from({ length: 10 }, (_, i) => episodeFile('/tv', 42, 4, i + 1)).map((f) => ({ apply: (w: JellyfinServer) => w.model.writeFile(f), webhook: ['sonarr', sonarrDownload(f)] as ['sonarr', object], shows: [f] })),
+  },
+  {
+    what: 'deletes (TV 100 x 3 x 10, 1,000 movies): a series deleted with its files kept, a movie folder deleted, an episode deleted',
+    build: (w) => (tvLibrary(w.model, '/tv', { series: 100, seasons: 3, episodes: 10 }), movieLibrary(w.model, '/movies', 1_000)),
+    burst: [
+      { apply: () => undefined, webhook: ['sonarr', { eventType: 'SeriesDelete', series: { id: 5, title: 'x', path: '/tv/Series 0005' }, deletedFiles: false }], shows: [] },
+      { apply: (w) => w.model.remove(movieFolder('/movies', 77)), webhook: ['radarr', { eventType: 'MovieDelete', movie: { id: 77, title: 'x', folderPath: movieFolder('/movies', 77) }, deletedFiles: true }], shows: [movieFile('/movies', 77)] },
+      { apply: (w) => w.model.remove(episodeFile('/tv', 9, 2, 3)), webhook: ['sonarr', fileDeleted(episodeFile('/tv', 9, 2, 3))], shows: [episodeFile('/tv', 9, 2, 3)] },
+    ],
+  },
+];
+
+interface LayoutOutcome {
+  what: string;
+  plugin: boolean;
+  walks: number;
+  walked: number;
+  worstMs: number;
+  touched: number;
+}
+
+/** (c) One layout's burst, 200 ms apart, with or without the plugin; a new video's first refresh costs 500 ms. */
+async function layout(l: Layout, plugin: boolean): Promise<LayoutOutcome> {
+  const svc = await jellyfinService({ plugin, msPerEntry: 2, msPerNewItem: 500, setup: (s) => (l.build(s), s.model.settle()) });
+  const w = svc.server;
+  try {
+    await svc.run(1_000);
+    const from = w.model.validates.length;
+    const sentAt: number[] = [];
+    l.burst.forEach((b, i) =>
+      w.scheduler.after(i * 200, async () => {
+        b.apply(w);
+        sentAt[i] = w.clock.now();
+        await svc.webhook(...b.webhook);
+      }),
+    );
+    await svc.run(120_000);
+    const walks = w.model.validates.slice(from).filter((v) => w.model.items.get(v.itemId)?.IsFolder !== false && !/\(Created (Movie|Episode)\)/.test(v.why));
+    const worst = Math.max(0, ...l.burst.flatMap((b, i) => b.shows.map((p) => (w.model.shownAt(p) ?? Infinity) - sentAt[i])));
+    return { what: l.what, plugin, walks: walks.length, walked: walks.reduce((n, v) => n + v.entries, 0), worstMs: worst, touched: w.model.replacements.length + w.model.lost.length };
+  } finally {
+    await svc.close();
+  }
+}
+
 const secs = (ms: number) => (Number.isFinite(ms) ? ms / 1000 : NaN);
 const share = (o: Outcome, lib: 'tv' | 'movies') => o.walked[lib] / o.walk[lib];
 
@@ -173,9 +265,25 @@ export async function run(): Promise<Figure[]> {
     figures.push({ id: '11', name: `jellyfin ${o.label}: existing items whose metadata was replaced`, value: o.replaced, unit: 'items', target: '0', pass: o.replaced === 0 });
     figures.push({ id: '11', name: `jellyfin ${o.label}: the upgrade's old file still an item at the end`, value: o.oldStillAnItem ? 1 : 0, unit: 'items', target: '0', pass: !o.oldStillAnItem });
   }
+  figures.push(...(await layoutFigures()));
   const b = await seasonsAndMovies();
   figures.push({ id: '11', name: 'jellyfin auto without the plugin, 8 season imports and 2 new movies: seasons that were items before the movie library walk began', value: b.beforeWalk, unit: 'of 8', target: '8', pass: b.beforeWalk === 8 });
   figures.push({ id: '11', name: 'jellyfin auto without the plugin, 8 season imports and 2 new movies: follow-ups that ended not-found', value: b.notFound, unit: 'follow-ups', target: '0', pass: b.notFound === 0, note: `outcomes: ${summary(b.outcomes)}; ${b.rescans} first look(s) found nothing and were scanned once more` });
+  return figures;
+}
+
+/** (c) alone: `node --import tsx bench/jellyfin-scans.ts layouts`. */
+export async function layoutFigures(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const l of layouts) {
+    for (const plugin of [false, true]) {
+      const o = await layout(l, plugin);
+      const label = `jellyfin layout, ${plugin ? 'with' : 'without'} the plugin: ${o.what}`;
+      figures.push({ id: '11', name: `${label}: walks (entries walked)`, value: o.walks, unit: 'walks', target: '<= 2', pass: o.walks <= 2, note: `${o.walked.toLocaleString('en-US')} entries` });
+      figures.push({ id: '11', name: `${label}: worst time from webhook to shown`, value: secs(o.worstMs), unit: 's', target: 'informational', pass: Number.isFinite(o.worstMs) });
+      figures.push({ id: '11', name: `${label}: existing items replaced or removed while on disk`, value: o.touched, unit: 'items', target: '0', pass: o.touched === 0 });
+    }
+  }
   return figures;
 }
 
@@ -187,7 +295,7 @@ function summary(outcomes: string[]): string {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const t0 = Date.now();
-  const figures = await run();
+  const figures = process.argv[2] === 'layouts' ? await layoutFigures() : await run();
   console.log(table(figures));
   log(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s of wall time`);
 }

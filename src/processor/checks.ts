@@ -39,6 +39,8 @@ export class FileChecks {
    * keyed in NFC and its requests may have come in either spelling; what the disk says wins over the last of them.
    */
   private readonly onDisk = new Map<number, 'NFC' | 'NFD'>();
+  /** Rows that are all deletes whose deleted paths are still on disk (an app that removed an item but kept its files). */
+  private readonly keptOnDisk = new Set<number>();
 
   constructor(private readonly deps: FileCheckDeps) {}
 
@@ -49,6 +51,15 @@ export class FileChecks {
   spelling(row: Folder): string {
     const form = this.onDisk.get(row.id) ?? spellingOf(row.received);
     return form === 'NFD' ? row.folder.normalize('NFD') : row.folder;
+  }
+
+  /**
+   * Every path the row deletes is still on disk: no delete. A SeriesDelete or MovieDelete that kept the files (or
+   * the catch-up's item-list delete, which cannot tell) must not reach a server as gone: Jellyfin's Targeted Scans
+   * plugin answers a folder that is there with ReplaceAllMetadata of everything below it.
+   */
+  kept(row: Folder): boolean {
+    return this.keptOnDisk.has(row.id);
   }
 
   /** Why scans are held, when an anchor file is missing. */
@@ -112,13 +123,30 @@ export class FileChecks {
     this.onDisk.set(row.id, form);
   }
 
+  /** A row that is all deletes: are the paths it deletes (its files, or the folder itself) still there? */
+  private async checkDeletes(row: Folder): Promise<void> {
+    const { settings, logger } = this.deps;
+    const deleted = row.files?.gone.length && !row.files.more ? row.files.gone : [row.folder];
+    for (const path of deleted) {
+      if ((await this.deps.pathState(mapPath(path, settings.fileExistMappings).path)) === 'missing') return;
+    }
+    if (this.keptOnDisk.size >= SPELLINGS_KEPT) this.keptOnDisk.delete(this.keptOnDisk.values().next().value as number);
+    this.keptOnDisk.add(row.id);
+    logger.info({ folder: row.folder, event: row.event }, `'${deleted[0]}'${deleted.length > 1 ? ` and ${deleted.length - 1} more` : ''} is still on disk after ${row.event}: scanned as a change, not as a delete (the server's own refresh finds whatever did go).`);
+  }
+
   /** The existence check of plex_autoscan: wait for the file to appear before scanning its folder. True: scan it. */
   private async check(row: Folder): Promise<boolean> {
     const { queue, settings, logger, clock } = this.deps;
     // Only this check's finding counts: a row id SQLite gave again, or a file renamed since, says nothing now.
     this.onDisk.delete(row.id);
+    this.keptOnDisk.delete(row.id);
     try {
-      if (row.allDeleted || settings.maxFileChecks <= 0) return true;
+      if (row.allDeleted) {
+        await this.checkDeletes(row);
+        return true;
+      }
+      if (settings.maxFileChecks <= 0) return true;
       const subject = row.fileHint ?? row.folder;
       const { path: local, match: existMatch } = mapPath(subject, settings.fileExistMappings);
       const checks = row.checks + 1;

@@ -32,6 +32,8 @@ export interface DeliveryDeps {
   targetNames: string[];
   /** The folder as the server should be asked (the row is keyed in NFC). */
   spelling: (row: DueDelivery) => string;
+  /** The row is all deletes whose paths are still on disk (FileChecks.kept): sent as a change, not a delete. */
+  kept?: (row: DueDelivery) => boolean;
   /** Shutdown stopped waiting: a late answer is not recorded. */
   abandoned: () => boolean;
 }
@@ -49,7 +51,7 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
       event: row.event,
       source: row.source,
       file: row.fileHint === undefined ? undefined : spelt(row.fileHint),
-      deleted: row.anyDeleted,
+      deleted: row.anyDeleted && !deps.kept?.(row),
       ...(row.files ? { files: { ...row.files, live: row.files.live.map(spelt), gone: row.files.gone.map(spelt) } } : {}),
       ...(row.ids ? { ids: row.ids } : {}),
       ...(row.libraryRoot ? { libraryRoot: true } : {}),

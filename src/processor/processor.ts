@@ -264,6 +264,7 @@ export class Processor {
       backlog: this.backlog,
       targetNames: this.targetNames,
       spelling: (r) => this.checks.spelling(r),
+      kept: (r) => this.checks.kept(r),
       abandoned: () => this.abandoned,
     });
     this.track(run.finally(() => state.inFlight.delete(row.id)));

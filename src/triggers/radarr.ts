@@ -44,6 +44,8 @@ export function radarrEvent(payload: Payload, event: string, source: Source): Ap
     }
     case 'MovieDelete':
       if (folderPath === undefined) return ignored(event, 'MovieDelete event has no movie.folderPath');
+      // Radarr's "Delete files" left unticked: the movie is gone from Radarr, its folder is still on disk.
+      if (payload.deletedFiles === false) return ignored(event, `MovieDelete kept the files (deletedFiles false): '${folderPath}' is still on disk, nothing for a media server to change`);
       return { kind: 'scan', event, requests: new ScanList(source, event).deletedFolder(folderPath).requests() };
     default:
       return unhandled(event);

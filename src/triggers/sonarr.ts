@@ -33,6 +33,8 @@ export function sonarrEvent(payload: Payload, event: string, source: Source): Ap
     }
     case 'SeriesDelete':
       if (seriesPath === undefined) return ignored(event, 'SeriesDelete event has no series.path');
+      // Sonarr's "Delete files" left unticked: the series is gone from Sonarr, its folder is still on disk.
+      if (payload.deletedFiles === false) return ignored(event, `SeriesDelete kept the files (deletedFiles false): '${seriesPath}' is still on disk, nothing for a media server to change`);
       return { kind: 'scan', event, requests: new ScanList(source, event).deletedFolder(seriesPath).requests() };
     default:
       return unhandled(event);

@@ -4,6 +4,7 @@
 // queue; its findings become items only when it ends. Costs are counted in entries walked and take `msPerEntry`
 // each on the injected clock. Each behaviour cites jellyfin/jellyfin at v10.11.11 (file:line); docs/targets.md
 // has the same citations for people.
+import { createHash } from 'node:crypto';
 import { isInside, parentFolder } from '../../src/paths/folder.js';
 import type { ClockScheduler } from './clock-scheduler.js';
 import { DotNetPriorityQueue, PRIORITY, type Priority } from './refresh-queue.js';
@@ -34,9 +35,14 @@ export interface ModelLibrary {
   id: string;
   name: string;
   kind: LibraryKind;
+  /** The first of `locations`. */
   location: string;
+  /** VirtualFolderInfo.Locations: a library may have several folders. */
+  locations: string[];
   /** The physical folder at `location` (a plain Folder, a child of the root folder, not of the CollectionFolder). */
   physicalId: string;
+  /** The physical folder of each of `locations`, in order. */
+  physicalIds: string[];
   /** LibraryOptions.EnableRealtimeMonitor (MediaBrowser.Model/Configuration/LibraryOptions.cs:47). */
   realtimeMonitor: boolean;
   /** On a network mount inotify never fires, so the real-time monitor sees nothing there. */
@@ -51,6 +57,8 @@ export interface RefreshOptions {
 export interface Validate {
   itemId: string;
   path: string;
+  /** The folders it walked: a CollectionFolder's refresh walks each of its physical folders. */
+  walkedPaths: string[];
   /** Entries walked: everything on disk below the item when it started, plus the item. */
   entries: number;
   startedAt: number;
@@ -92,7 +100,29 @@ export interface ModelOptions {
   scheduler: ClockScheduler;
   /** What one entry of a walk costs (the benchmark's 2 ms). */
   msPerEntry?: number;
+  /**
+   * What a new video's first metadata refresh adds to the walk that finds it: every provider runs for an item
+   * that has none (MetadataService.cs:95, L620-624: ffprobe, remote providers, images), and trickplay and chapter
+   * images when the library extracts them during scans (MediaBrowser.Providers/Trickplay/TrickplayProvider.cs:98-101).
+   */
+  msPerNewItem?: number;
 }
+
+/**
+ * A physical folder's id: ResolverHelper.SetInitialItemValues gives an item GetNewItemId(path, type)
+ * (ResolverHelper.cs:62-131; LibraryManager.cs:636-657): MD5 over UTF-16LE of "MediaBrowser.Controller.Entities.Folder"
+ * and the path (case-sensitive ids, ServerConfiguration.cs:89), a .NET Guid (BaseExtensions.cs:30-35) printed "N".
+ */
+function physicalFolderId(path: string): string {
+  const b = createHash('md5').update(Buffer.from(`MediaBrowser.Controller.Entities.Folder${path}`, 'utf16le')).digest();
+  const hex = (from: number, to: number, reversed: boolean) => {
+    const part = [...b.subarray(from, to)];
+    return (reversed ? part.reverse() : part).map((x) => x.toString(16).padStart(2, '0')).join('');
+  };
+  return hex(0, 4, true) + hex(4, 6, true) + hex(6, 8, true) + hex(8, 16, false);
+}
+
+const VIDEO = /\.(mkv|mp4|m4v|avi|ts|webm|mov|iso)$/i;
 
 /** BaseItem.ChangedExternally and the web client's "Scan for new and updated files": Default, nothing replaced. */
 export const DEFAULT_REFRESH: RefreshOptions = { mode: 'Default', replaceAll: false };
@@ -108,12 +138,22 @@ export class JellyfinModel {
   running: Validate | undefined;
   readonly validates: Validate[] = [];
   readonly replacements: Replacement[] = [];
+  /**
+   * Items a Default refresh overwrote because their file changed: a refresh of an item whose file date moved runs
+   * every provider (requiresRefresh, MetadataService.cs:99-110 → L620-624) and merges with shouldReplace set for
+   * "Scan for new and updated files" too (L858-860): unlocked fields take the providers' values. Kept apart from
+   * `replacements`, which no request may cause: this one is the server's answer to a changed file, whatever asked.
+   */
+  readonly overwritten: Replacement[] = [];
+  /** Items removed while their path is still on disk (a plugin deleting a folder to re-create it): their metadata is lost. */
+  readonly lost: Replacement[] = [];
   /** Entries walked by every validate and plugin scan so far, in all and per library id. */
   walked = 0;
   readonly walkedIn = new Map<string, number>();
   readonly log: string[] = [];
   private nextId = 1;
   readonly msPerEntry: number;
+  readonly msPerNewItem: number;
   /** Told of every item the database adds, brings up to a change, or removes (the server's LibraryChanged). */
   changes?: { added(item: ModelItem): void; updated(item: ModelItem): void; removed(item: ModelItem): void };
   /** Told of every path the disk creates or deletes (what a FileSystemWatcher would raise; jellyfin-monitor.ts). */
@@ -121,6 +161,7 @@ export class JellyfinModel {
 
   constructor(readonly opts: ModelOptions) {
     this.msPerEntry = opts.msPerEntry ?? 2;
+    this.msPerNewItem = opts.msPerNewItem ?? 0;
   }
 
   private get now(): number {
@@ -132,17 +173,29 @@ export class JellyfinModel {
    * PhysicalLocations and PhysicalFolderIds, CollectionFolder.cs:58-62) and the physical folder at its location, a
    * child of the root folder (GetPhysicalFolders reads RootFolder.Children, L339-369), which the library monitor
    * and FindByPath find; listing the CollectionFolder's children lists the physical folders' (GetActualChildren,
-   * L329-332).
+   * L329-332). Several locations: one physical folder each (VirtualFolderInfo.Locations).
    */
-  addLibrary(name: string, kind: LibraryKind, location: string, options: { realtimeMonitor?: boolean; networkMount?: boolean } = {}): ModelLibrary {
+  addLibrary(name: string, kind: LibraryKind, location: string | string[], options: { realtimeMonitor?: boolean; networkMount?: boolean } = {}): ModelLibrary {
+    const locations = Array.isArray(location) ? location : [location];
     const id = this.newId();
-    const physicalId = this.newId();
-    const lib: ModelLibrary = { id, name, kind, location, physicalId, realtimeMonitor: !!options.realtimeMonitor, networkMount: !!options.networkMount };
+    const physicalIds = locations.map((l) => physicalFolderId(l));
+    const lib: ModelLibrary = { id, name, kind, location: locations[0], locations, physicalId: physicalIds[0], physicalIds, realtimeMonitor: !!options.realtimeMonitor, networkMount: !!options.networkMount };
     this.libraries.push(lib);
-    this.disk.set(location, { kind: 'folder', changedAt: this.now });
     this.insert({ Id: id, Name: name, Path: `/config/root/default/${name}`, Type: 'CollectionFolder', IsFolder: true, libraryId: id, synced: this.now, metadataAt: -Infinity });
-    this.insert({ Id: physicalId, Name: name, Path: location, Type: 'Folder', IsFolder: true, libraryId: id, synced: this.now, metadataAt: -Infinity });
+    locations.forEach((loc, i) => {
+      this.disk.set(loc, { kind: 'folder', changedAt: this.now });
+      this.insert({ Id: physicalIds[i], Name: locations.length === 1 ? name : loc.slice(loc.lastIndexOf('/') + 1), Path: loc, Type: 'Folder', IsFolder: true, libraryId: id, synced: this.now, metadataAt: -Infinity });
+    });
     return lib;
+  }
+
+  /** The location of a library holding `path`, and its physical folder. */
+  locationOf(path: string): { lib: ModelLibrary; location: string; physical: ModelItem } | undefined {
+    for (const lib of this.libraries) {
+      const i = lib.locations.findIndex((l) => isInside(path, l));
+      if (i >= 0) return { lib, location: lib.locations[i], physical: this.items.get(lib.physicalIds[i])! };
+    }
+    return undefined;
   }
 
   // ---- the disk ----
@@ -172,7 +225,7 @@ export class JellyfinModel {
   settle(): void {
     const changes = this.changes;
     this.changes = undefined;
-    for (const lib of this.libraries) this.apply(this.items.get(lib.physicalId)!, this.snapshot(lib.location));
+    for (const lib of this.libraries) lib.physicalIds.forEach((id, i) => this.apply(this.items.get(id)!, this.snapshot(lib.locations[i])));
     for (const item of this.items.values()) item.metadataAt = -Infinity;
     this.changes = changes;
     this.shown.clear();
@@ -188,12 +241,12 @@ export class JellyfinModel {
   /** An item's children; a CollectionFolder's are its physical folders' (CollectionFolder.GetActualChildren). */
   children(parentId: string): ModelItem[] {
     const lib = this.libraries.find((l) => l.id === parentId);
-    const id = lib ? lib.physicalId : parentId;
-    return [...this.items.values()].filter((i) => i.ParentId === id);
+    const ids = lib ? lib.physicalIds : [parentId];
+    return [...this.items.values()].filter((i) => i.ParentId !== undefined && ids.includes(i.ParentId));
   }
 
   libraryOf(path: string): ModelLibrary | undefined {
-    return this.libraries.find((l) => isInside(path, l.location));
+    return this.locationOf(path)?.lib;
   }
 
   /** When the database first showed the disk's present state of `path`, or undefined while it does not. */
@@ -238,7 +291,7 @@ export class JellyfinModel {
    * CollectionFolder's own id waits: a monitor walk queues the physical folder and reads Idle until it runs.
    */
   refreshStatus(lib: ModelLibrary): 'Active' | 'Queued' | 'Idle' {
-    if (this.running && (this.running.itemId === lib.id || this.running.itemId === lib.physicalId)) return 'Active';
+    if (this.running && (this.running.itemId === lib.id || lib.physicalIds.includes(this.running.itemId))) return 'Active';
     return this.isQueued(lib.id) ? 'Queued' : 'Idle';
   }
 
@@ -247,29 +300,45 @@ export class JellyfinModel {
     if (!next) return;
     const item = this.items.get(next.itemId);
     if (!item) return this.startNext();
-    // A CollectionFolder's refresh validates its physical folders (RefreshCollectionFolderChildren, L1091-1099);
-    // any other folder validates itself, recursively (RefreshItem, L1075-1089; Folder.ValidateChildren L288).
+    // A CollectionFolder's refresh validates each of its physical folders in turn (RefreshCollectionFolderChildren,
+    // L1091-1099): every location of the library, not only the one that changed. Any other folder validates itself,
+    // recursively (RefreshItem, L1075-1089; Folder.ValidateChildren L288).
     const lib = item.Type === 'CollectionFolder' ? this.libraries.find((l) => l.id === item.Id) : undefined;
-    const walked = lib ? this.items.get(lib.physicalId)! : item;
-    const snap = walked.IsFolder ? this.snapshot(walked.Path) : new Map([[walked.Path, this.disk.get(walked.Path)]].filter(([, e]) => e) as [string, DiskEntry][]);
-    const entries = snap.size + (walked.IsFolder ? 1 : 0);
-    const v: Validate = { itemId: item.Id, path: walked.Path, entries, startedAt: this.now, endsAt: this.now + entries * this.msPerEntry, why: next.why, priority: next.priority, options: next.options };
+    const walkedItems = lib ? lib.physicalIds.map((id) => this.items.get(id)!) : [item];
+    const snaps = walkedItems.map((w) => (w.IsFolder ? this.snapshot(w.Path) : new Map([[w.Path, this.disk.get(w.Path)]].filter(([, e]) => e) as [string, DiskEntry][])));
+    const entries = snaps.reduce((n, snap, i) => n + snap.size + (walkedItems[i].IsFolder ? 1 : 0), 0);
+    // A new video's first refresh runs every provider (MetadataService.cs:95, L620-624): counted per file with no item.
+    const fresh = snaps.reduce((n, snap) => n + [...snap].filter(([p, e]) => e.kind === 'file' && !this.byPath.has(p)).length, 0);
+    const cost = entries * this.msPerEntry + fresh * this.msPerNewItem;
+    const v: Validate = { itemId: item.Id, path: walkedItems[0].Path, walkedPaths: walkedItems.map((w) => w.Path), entries, startedAt: this.now, endsAt: this.now + cost, why: next.why, priority: next.priority, options: next.options };
     // The refresh reads every item it covers (Folder.RefreshMetadataRecursive, Folder.cs:573-580, with the same
     // options): metadata they had when it was asked for is what a ReplaceAllMetadata overwrites
     // (MetadataService.cs:167, L858-861). Metadata fetched since (a new item's first refresh) was never anyone's.
-    const covered = [...this.items.values()].filter((i) => i === walked || (walked.IsFolder && isInside(i.Path, walked.Path)));
+    const covers = (i: ModelItem) => walkedItems.some((w) => i === w || (w.IsFolder && isInside(i.Path, w.Path)));
+    const covered = [...this.items.values()].filter(covers);
     const hadMetadata = covered.filter((i) => i.metadataAt !== undefined && i.metadataAt < next.queuedAt).map((i) => i.Id);
     this.running = v;
     this.validates.push(v);
-    this.countWalk(walked.Path, entries);
-    this.log.push(`refresh ${item.Type} ${walked.Path} (${entries} entries; ${next.priority}, ${next.options.mode}${next.options.replaceAll ? ', ReplaceAllMetadata' : ''}; ${next.why})`);
+    walkedItems.forEach((w, i) => this.countWalk(w.Path, snaps[i].size + (w.IsFolder ? 1 : 0)));
+    this.log.push(`refresh ${item.Type} ${v.walkedPaths.join(', ')} (${entries} entries; ${next.priority}, ${next.options.mode}${next.options.replaceAll ? ', ReplaceAllMetadata' : ''}; ${next.why})`);
     this.opts.scheduler.at(v.endsAt, () => {
-      const still = this.items.get(walked.Id);
-      if (still) this.apply(still, snap);
       const replaces = next.options.replaceAll && next.options.mode !== 'None' && next.options.mode !== 'ValidationOnly';
+      // Default (or a FullRefresh) over an item whose file changed since it was read overwrites its unlocked
+      // fields (MetadataService.cs:99-110, L858-860); ValidationOnly and None run no provider that merges.
+      if (!replaces && (next.options.mode === 'Default' || next.options.mode === 'FullRefresh')) {
+        for (const id of hadMetadata) {
+          const i = this.items.get(id);
+          const e = i && !i.IsFolder ? snaps.find((snap) => snap.has(i.Path))?.get(i.Path) : undefined;
+          if (i && e && e.changedAt > i.synced) this.overwritten.push({ itemId: i.Id, path: i.Path, at: this.now, why: next.why });
+        }
+      }
+      walkedItems.forEach((w, i) => {
+        const still = this.items.get(w.Id);
+        if (still) this.apply(still, snaps[i]);
+      });
       if (replaces) for (const id of hadMetadata) this.replaced(this.items.get(id), next.why);
       if (next.options.mode !== 'None') {
-        for (const i of this.items.values()) if ((i === walked || (walked.IsFolder && isInside(i.Path, walked.Path))) && i.metadataAt === undefined) i.metadataAt = this.now;
+        for (const i of this.items.values()) if (covers(i) && i.metadataAt === undefined) i.metadataAt = this.now;
       }
       this.running = undefined;
       this.startNext();
@@ -294,33 +363,65 @@ export class JellyfinModel {
       return;
     }
     const paths = [...seen.keys()].sort((a, b) => a.length - b.length);
+    const holding = new Set([...seen].filter(([p, e]) => e.kind === 'file' && VIDEO.test(p)).map(([p]) => parentFolder(p)));
     for (const p of paths) {
       const e = seen.get(p)!;
       const existing = this.byPath.get(p);
       if (existing) this.bringUpTo(existing, e.changedAt);
-      else this.resolve(p, e);
+      else this.resolve(p, e, holding);
     }
+    // A validate drops its own children that are gone (Folder.cs L453-476): items below it by parentage, not by
+    // path (a Movie whose folder was made a plain Folder later is still its location's child).
     for (const item of [...this.items.values()]) {
-      if (item !== root && isInside(item.Path, root.Path) && !seen.has(item.Path)) this.drop(item);
+      if (item !== root && this.isBelow(item, root) && !seen.has(item.Path)) this.drop(item);
     }
   }
 
   /**
    * The item a validate resolves `path` to, if any. A movie's folder resolves to no item of its own: the Movie's
-   * Path is its video file and its parent the location (MovieResolver.FindMovie, MovieResolver.cs:459-479).
+   * Path is its video file (MovieResolver.FindMovie, MovieResolver.cs:459-479); a folder in a movie library that
+   * holds no video of its own (`/movies/hd`, `/movies/A-Z/B`) is a plain Folder (MovieResolver.cs:481-486, then
+   * FolderResolver.cs:18-33), the parent of the movies below it. In a TV library the first folder below a
+   * location is a Series (SeriesResolver.cs:62-74), the next a Season, and a video directly in a series folder
+   * (no season folders) an Episode whose parent is the Series.
    */
-  resolve(path: string, e: DiskEntry): ModelItem | undefined {
-    const lib = this.libraryOf(path);
-    if (!lib) return undefined;
-    const depth = path.slice(lib.location.length).split('/').filter(Boolean).length;
-    const parent = lib.kind === 'movies' ? this.items.get(lib.physicalId) : this.byPath.get(parentFolder(path));
-    if (!parent) return undefined;
-    let type: ItemType | undefined;
-    if (lib.kind === 'movies') type = e.kind === 'file' ? 'Movie' : undefined;
-    else if (e.kind === 'folder') type = depth === 1 ? 'Series' : depth === 2 ? 'Season' : undefined;
-    else type = depth >= 2 ? 'Episode' : undefined;
+  resolve(path: string, e: DiskEntry, holding?: Set<string>): ModelItem | undefined {
+    const parent = this.nearestItem(parentFolder(path));
+    if (!parent || !this.locationOf(path)) return undefined;
+    const type = this.typeOf(path, e.kind, holding);
     if (!type) return undefined;
     return this.create(path, type, parent, e.changedAt, 'validate');
+  }
+
+  /** What `path` resolves to (see resolve); undefined: no item of its own. */
+  typeOf(path: string, kind: 'file' | 'folder', holding?: Set<string>): ItemType | undefined {
+    const at = this.locationOf(path);
+    // Only a video file is a Movie or an Episode (NamingOptions.VideoFileExtensions); a sidecar is none.
+    if (!at || (kind === 'file' && !VIDEO.test(path))) return undefined;
+    if (at.lib.kind === 'movies') {
+      if (kind === 'file') return 'Movie';
+      const holdsVideo = holding ? holding.has(path) : [...this.disk].some(([p, d]) => d.kind === 'file' && VIDEO.test(p) && parentFolder(p) === path);
+      return holdsVideo ? undefined : 'Folder';
+    }
+    const depth = path.slice(at.location.length).split('/').filter(Boolean).length;
+    if (kind === 'folder') return depth === 1 ? 'Series' : depth === 2 ? 'Season' : undefined;
+    return depth >= 2 ? 'Episode' : undefined;
+  }
+
+  /** `item` is a child of `root`, or a child's child… (a CollectionFolder's children are its physical folders'). */
+  private isBelow(item: ModelItem, root: ModelItem): boolean {
+    const lib = root.Type === 'CollectionFolder' ? this.libraries.find((l) => l.id === root.Id) : undefined;
+    const roots = lib ? lib.physicalIds : [root.Id];
+    for (let p = item.ParentId; p !== undefined; p = this.items.get(p)?.ParentId) if (roots.includes(p)) return true;
+    return false;
+  }
+
+  /** The item at `path` or the nearest one above it. */
+  nearestItem(path: string): ModelItem | undefined {
+    for (let p = path; ; p = parentFolder(p)) {
+      const item = this.byPath.get(p);
+      if (item || p === parentFolder(p)) return item;
+    }
   }
 
   /**
@@ -359,6 +460,7 @@ export class JellyfinModel {
     for (const child of this.children(item.Id)) this.drop(child);
     if (!this.items.delete(item.Id)) return;
     this.byPath.delete(item.Path);
+    if (this.disk.has(item.Path) && item.metadataAt !== undefined) this.lost.push({ itemId: item.Id, path: item.Path, at: this.now, why: 'removed while on disk' });
     this.note(item.Path, 'removed', this.now);
     this.changes?.removed(item);
   }
@@ -391,7 +493,7 @@ export class JellyfinModel {
 
   /** What one validate of the whole library walks: everything on disk below it, and the root. */
   libraryWalk(lib: ModelLibrary): number {
-    return this.countBelow(lib.location) + 1;
+    return lib.locations.reduce((n, l) => n + this.countBelow(l) + 1, 0);
   }
 
   /** Every entry on disk below `path`. */

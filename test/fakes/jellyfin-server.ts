@@ -16,7 +16,7 @@ import { FakeLibraryChangedNotifier } from './library-changed.js';
 import { FakeMediaBrowserSocket } from './mediabrowser-socket.js';
 import { JellyfinModel } from './jellyfin-model.js';
 import { LibraryMonitor } from './jellyfin-monitor.js';
-import { EMPTY_PATH_PROBLEM, scanPath, scanPathAnswer, scanPaths, scanPathsAnswer } from './jellyfin-targeted-scan.js';
+import { EMPTY_PATH_PROBLEM, scanPath, scanPathAnswer, scanPaths, scanPathsAnswer, type PluginFlavour } from './jellyfin-targeted-scan.js';
 import type { RefreshMode } from './jellyfin-model.js';
 
 export interface ModelRequest {
@@ -40,7 +40,11 @@ export interface JellyfinServerOptions {
   libraryUpdateMs?: number;
   /** The Targeted Scans plugin is installed (POST /Library/ScanPath answers). */
   plugin?: boolean;
+  /** Which plugin answers those routes: Targeted Scans (default) or Omniscan's (jellyfin-targeted-scan.ts). */
+  pluginFlavour?: PluginFlavour;
   msPerEntry?: number;
+  /** A new video's first metadata refresh (jellyfin-model.ts `msPerNewItem`). */
+  msPerNewItem?: number;
   /** LibraryMonitorDelay: 60 s by default. */
   monitorDelayMs?: number;
   version?: string;
@@ -72,7 +76,8 @@ export interface JellyfinServer {
 export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Promise<JellyfinServer> {
   const clock = opts.clock ?? opts.scheduler?.clock ?? new ManualClock();
   const scheduler = opts.scheduler ?? new ClockScheduler(clock);
-  const model = new JellyfinModel({ scheduler, msPerEntry: opts.msPerEntry });
+  const model = new JellyfinModel({ scheduler, msPerEntry: opts.msPerEntry, msPerNewItem: opts.msPerNewItem });
+  const flavour = opts.pluginFlavour ?? 'targeted-scans';
   const monitor = new LibraryMonitor(model, scheduler, opts.monitorDelayMs ?? 60_000);
   const token = opts.token ?? 'jellyfin-model-token-5678';
   const userToken = opts.userToken ?? 'jellyfin-model-user-token-9abc';
@@ -106,7 +111,7 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
     if (method === 'GET' && path === '/Users/Me' && !emby) return isUser(req) ? [200, { Name: 'relay', Id: USER_ID }] : [400];
     if (method === 'GET' && path === '/Library/SelectableMediaFolders' && emby) {
       // Emby's older library list: Id, Guid, SubFolders with their Path; no refresh state.
-      return [200, model.libraries.map((l, i) => ({ Name: l.name, Id: l.id, Guid: l.id, SubFolders: [{ Name: l.location.split('/').pop(), Id: String(100 + i), Path: l.location }] }))];
+      return [200, model.libraries.map((l, i) => ({ Name: l.name, Id: l.id, Guid: l.id, SubFolders: l.locations.map((loc, j) => ({ Name: loc.split('/').pop(), Id: String(100 + i * 10 + j), Path: loc })) }))];
     }
     // LibraryManager.GetVirtualFolders(true) (jellyfin@v10.11.11 LibraryManager.cs:1279-1335): each library with its
     // LibraryOptions and RefreshStatus. Emby 4.7+ answers the same VirtualFolderInfo in a QueryResult at
@@ -114,7 +119,7 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
     const virtualFolders = () =>
       model.libraries.map((l) => {
         const status = model.refreshStatus(l);
-        return { Name: l.name, ItemId: l.id, ...(emby ? { Id: l.id, Guid: l.id } : {}), Locations: [l.location], CollectionType: l.kind, LibraryOptions: { EnableRealtimeMonitor: l.realtimeMonitor }, RefreshStatus: status, ...(status === 'Active' ? { RefreshProgress: 50 } : {}) };
+        return { Name: l.name, ItemId: l.id, ...(emby ? { Id: l.id, Guid: l.id } : {}), Locations: l.locations, CollectionType: l.kind, LibraryOptions: { EnableRealtimeMonitor: l.realtimeMonitor }, RefreshStatus: status, ...(status === 'Active' ? { RefreshProgress: 50 } : {}) };
       });
     if (method === 'GET' && path === '/Library/VirtualFolders' && !emby) return [200, virtualFolders()];
     if (method === 'GET' && path === '/Library/VirtualFolders/Query' && emby) return [200, { Items: virtualFolders(), TotalRecordCount: model.libraries.length }];
@@ -133,13 +138,13 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
     }
     if (method === 'POST' && path === '/Library/ScanPath' && installed.plugin) {
       const asked = String((body as { Path?: unknown })?.Path ?? '');
-      if (!asked.trim()) return emby ? [200, { Status: 'BadRequest', Message: 'Path is required' }] : asked ? [400, { Status: 'BadRequest', Message: 'Path is required' }] : [400, EMPTY_PATH_PROBLEM];
-      return scanPathAnswer(kindOf, scanPath(model, kindOf, asked), asked);
+      if (!asked.trim()) return emby ? [200, { Status: 'BadRequest', Message: 'Path is required' }] : flavour === 'omniscan' ? [400, 'Path must not be empty.'] : asked ? [400, { Status: 'BadRequest', Message: 'Path is required' }] : [400, EMPTY_PATH_PROBLEM];
+      return scanPathAnswer(kindOf, scanPath(model, kindOf, asked, flavour), asked, flavour);
     }
     if (method === 'POST' && path === '/Library/ScanPaths' && installed.plugin) {
       const asked = (body as { Paths?: unknown })?.Paths;
       if (!Array.isArray(asked) || asked.length === 0) return [emby ? 200 : 400, { Results: [] }];
-      return [200, scanPathsAnswer(scanPaths(model, kindOf, asked.map(String)))];
+      return [200, scanPathsAnswer(scanPaths(model, kindOf, asked.map(String), flavour), flavour)];
     }
     return [404];
   };
@@ -149,8 +154,15 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
   const listItems = (q: Record<string, string>) => {
     const parent = q.parentid ? model.items.get(q.parentid) : undefined;
     // Below a CollectionFolder is below its physical folders (CollectionFolder.GetActualChildren).
-    const under = parent && (model.libraries.find((l) => l.id === parent.Id)?.location ?? parent.Path);
-    let all = !q.parentid ? [...model.items.values()] : q.recursive === 'true' && under ? [...model.items.values()].filter((i) => i.Path !== under && isInside(i.Path, under)) : model.children(q.parentid);
+    const under = parent && (model.libraries.find((l) => l.id === parent.Id)?.locations ?? [parent.Path]);
+    let all = !q.parentid
+      ? [...model.items.values()]
+      : q.recursive === 'true' && under
+        ? [...model.items.values()].filter((i) => under.some((u) => i.Path !== u && isInside(i.Path, u)))
+        : model.children(q.parentid);
+    // A Series listed without recursion answers its Seasons only (Series.GetItemsInternal → SetSeasonQueryOptions,
+    // Series.cs:210-223, L264-266): episodes directly in a series folder (no season folders) are not among them.
+    if (parent?.Type === 'Series' && q.recursive !== 'true') all = all.filter((i) => i.Type === 'Season');
     if (q.ids) all = all.filter((i) => q.ids.split(',').includes(i.Id));
     // Emby's GetItems has a Path filter ("Optional filter by Path.", openapi_v3.json L8625-8632); Jellyfin binds none.
     if (emby && q.path !== undefined && !installed.omitPathFilter) all = [...model.items.values()].filter((i) => i.Path === q.path);

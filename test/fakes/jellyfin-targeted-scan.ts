@@ -7,18 +7,26 @@ import { parentFolder } from '../../src/paths/folder.js';
 import type { JellyfinModel, ModelItem, RefreshOptions } from './jellyfin-model.js';
 import type { Priority } from './refresh-queue.js';
 
-export type ScanStatus = 'Created' | 'Refreshed' | 'PathNotFound' | 'ParentNotFound' | 'Failed' | 'Removed';
+export type ScanStatus = 'Created' | 'Refreshed' | 'PathNotFound' | 'ParentNotFound' | 'Failed' | 'Removed' | 'Existing' | 'Error';
 export type PluginKind = 'jellyfin' | 'emby';
+/**
+ * Which plugin answers the routes: Targeted Scans, or Omniscan's Jellyfin plugin (drondeseries/omniscan at
+ * 2b50650, cited OS = jellyfin-plugin/Services/TargetedScanService.cs, OC = jellyfin-plugin/Controllers/
+ * ScanPathController.cs), which installs the same routes and answers Created, Existing or Error.
+ */
+export type PluginFlavour = 'targeted-scans' | 'omniscan';
 
 export interface ScanResult {
   status: ScanStatus;
   item?: ModelItem;
+  message?: string;
 }
 
 const REPLACE_ALL: RefreshOptions = { mode: 'FullRefresh', replaceAll: true };
 
-/** ScanPathAsync (TS L117-239; Emby: ES L75-172) for one path. */
-export function scanPath(model: JellyfinModel, kind: PluginKind, path: string): ScanResult {
+/** ScanPathAsync (TS L117-239; Emby: ES L75-172; Omniscan: OS L66-118) for one path. */
+export function scanPath(model: JellyfinModel, kind: PluginKind, path: string, flavour: PluginFlavour = 'targeted-scans'): ScanResult {
+  if (flavour === 'omniscan') return omniscanPath(model, path);
   if (!model.disk.has(path)) {
     // TS L121-148: a path gone from disk whose item exists has that item deleted (DeleteItem, its children too).
     const stale = model.itemAt(path);
@@ -30,20 +38,10 @@ export function scanPath(model: JellyfinModel, kind: PluginKind, path: string): 
   if (existing) {
     // TS L193-210: FullRefresh + ReplaceAllMetadata at Normal (Emby: High, ES L127-144). For a folder the
     // validate refreshes every item below it with the same options: all their metadata is replaced.
-    // (TS L165-192 first deletes mis-typed plain Video/Folder items; the model makes none: its only plain
-    // Folders are the libraries' physical folders, whose parent is the root folder.)
     model.queueRefresh(existing.Id, `ScanPath ${path} (Refreshed)`, { priority: kind === 'jellyfin' ? 'Normal' : 'High', options: REPLACE_ALL });
     return { status: 'Refreshed', item: existing };
   }
-  // WalkUpToAncestor (TS L51-109): climb to the nearest folder item; Jellyfin's skips plain Folders that are not a
-  // library's location, Emby's stops at any folder (ES L51-73). The model's plain Folders are all locations.
-  const missing = [path];
-  let ancestor: ModelItem | undefined;
-  for (let p = path, up = parentFolder(p); up !== p && !ancestor; p = up, up = parentFolder(up)) {
-    const found = model.itemAt(up);
-    if (found?.IsFolder) ancestor = found;
-    else missing.push(up);
-  }
+  const { missing, ancestor } = walkUp(model, kind, path);
   if (!ancestor) return { status: 'ParentNotFound' };
   // CreateItemsAsync (TS L269-441): each missing path from the top, resolved and saved at once, then a High
   // FullRefresh + ReplaceAllMetadata of what was made (L375-382; ES L283-290); it stops at the first item that is
@@ -51,6 +49,19 @@ export function scanPath(model: JellyfinModel, kind: PluginKind, path: string): 
   let parent = ancestor;
   let last: ModelItem | undefined;
   for (const p of missing.reverse()) {
+    const there = model.itemAt(p);
+    if (there && kind === 'jellyfin' && there.Type === 'Folder') {
+      // TS L312-332: a plain Folder met on the way down is deleted "so it can be re-created with correct type"
+      // (DeleteItem without touching the disk): every item below it goes with it (LibraryManager.cs:409-411, L453),
+      // and is made again only by the re-created folder's refresh, as new items.
+      model.drop(there);
+    } else if (there) {
+      // TS L333-350: created meanwhile (a concurrent request): taken as it is.
+      last = there;
+      if (!there.IsFolder) break;
+      parent = there;
+      continue;
+    }
     const made = resolveForPlugin(model, p, parent);
     if (!made) return { status: 'Failed' }; // L361-365: ResolvePath returned null
     model.queueRefresh(made.Id, `ScanPath ${path} (Created ${made.Type})`, { priority: 'High', options: REPLACE_ALL });
@@ -69,30 +80,74 @@ export function scanPath(model: JellyfinModel, kind: PluginKind, path: string): 
   return { status: 'Created', item: last };
 }
 
+/**
+ * WalkUpToAncestor (TS L51-109; OS L128-182): climb to the nearest folder item. Jellyfin's skips a plain Folder
+ * whose parent is a plain Folder (TS L78-97, OS L156-171): only a location's physical folder, whose parent is the
+ * root folder, stops it, so an in-between folder (`/movies/hd`) is taken for missing. Emby's stops at any folder
+ * (ES L51-73).
+ */
+function walkUp(model: JellyfinModel, kind: PluginKind, path: string): { missing: string[]; ancestor?: ModelItem } {
+  const missing = [path];
+  for (let p = path, up = parentFolder(p); up !== p; p = up, up = parentFolder(up)) {
+    const found = model.itemAt(up);
+    if (found?.IsFolder) {
+      const parent = found.ParentId ? model.items.get(found.ParentId) : undefined;
+      if (kind === 'emby' || found.Type !== 'Folder' || parent?.Type !== 'Folder') return { missing, ancestor: found };
+    }
+    missing.push(up);
+  }
+  return { missing };
+}
+
+/**
+ * Omniscan's ScanPathAsync (OS L66-118): a path that is an item (FindByPath, on disk or not) is refreshed
+ * ValidationOnly at once (OS L76-83, L262-275: no provider merges, nothing replaced) and answered Existing; it never
+ * deletes an item. Otherwise each missing path is created under the known ancestor, each refreshed ValidationOnly
+ * (OS L104-110, L188-250; an existing one is taken as it is, L195-210); a path not on disk makes nothing (L218-222)
+ * and is answered Error "Item could not be created." (L112-115), as is a path under no library (L89-93).
+ */
+function omniscanPath(model: JellyfinModel, path: string): ScanResult {
+  const existing = model.itemAt(path);
+  if (existing) return { status: 'Existing', item: existing };
+  const { missing, ancestor } = walkUp(model, 'jellyfin', path);
+  if (!ancestor) return { status: 'Error', message: 'Path is not under any known library location.' };
+  let last: ModelItem | undefined;
+  for (const p of missing.reverse()) {
+    const there = model.itemAt(p);
+    const made = there ?? (model.disk.has(p) ? resolveForPlugin(model, p, ancestor) : undefined);
+    last = made ?? last;
+  }
+  if (!last) return { status: 'Error', message: 'Item could not be created.' };
+  model.countWalk(path, missing.length);
+  return { status: 'Created', item: last };
+}
+
 /** ScanPathsAsync (TS L246-267; ES L179-200): distinct paths (ignoring case), shallowest first, one at a time. */
-export function scanPaths(model: JellyfinModel, kind: PluginKind, paths: string[]): (ScanResult & { path: string })[] {
+export function scanPaths(model: JellyfinModel, kind: PluginKind, paths: string[], flavour: PluginFlavour = 'targeted-scans'): (ScanResult & { path: string })[] {
   const seen = new Set<string>();
   const unique = paths.filter((p) => p.trim() && !seen.has(p.toLowerCase()) && seen.add(p.toLowerCase()));
   const depth = (p: string) => [...p].filter((c) => c === '/' || c === '\\').length;
+  // Omniscan takes the paths all at once and answers them in the order sent (OC L166-183).
+  if (flavour === 'omniscan') return paths.map((p) => ({ path: p, ...scanPath(model, kind, p, flavour) }));
   return unique.sort((a, b) => depth(a) - depth(b)).map((p) => ({ path: p, ...scanPath(model, kind, p) }));
 }
 
 /**
- * ResolvePaths under the current parent: in a TV library a series folder, a season folder or an episode file; in
- * a movie library a movie's folder resolves to its Movie, whose Path is the video file inside
- * (MovieResolver.FindMovie, jellyfin@v10.11.11 MovieResolver.cs:459-479). Saved by CreateItem, which writes over an
- * item of the same path and type (jellyfin-model.ts `create`).
+ * ResolvePaths under the current parent, as a validate would resolve the path (jellyfin-model.ts `typeOf`): a
+ * series folder, a season folder, an episode file; a plain Folder for a movie library's in-between folder; a
+ * movie's folder resolves to its Movie, whose Path is the video file inside (MovieResolver.FindMovie,
+ * jellyfin@v10.11.11 MovieResolver.cs:459-479). Saved by CreateItem, which writes over an item of the same path and
+ * type (jellyfin-model.ts `create`).
  */
 function resolveForPlugin(model: JellyfinModel, path: string, parent: ModelItem): ModelItem | undefined {
   const lib = model.libraryOf(path);
   const entry = model.disk.get(path);
   if (!lib || !entry) return undefined;
-  if (lib.kind === 'movies') {
-    const video = entry.kind === 'file' ? path : [...model.disk.keys()].filter((p) => parentFolder(p) === path && model.disk.get(p)!.kind === 'file').sort()[0];
-    return video ? model.create(video, 'Movie', model.items.get(lib.physicalId)!, model.disk.get(video)!.changedAt, `ScanPath ${path}`) : undefined;
+  const type = model.typeOf(path, entry.kind);
+  if (lib.kind === 'movies' && entry.kind === 'folder' && !type) {
+    const video = [...model.disk.keys()].filter((p) => parentFolder(p) === path && model.typeOf(p, model.disk.get(p)!.kind) === 'Movie').sort()[0];
+    return video ? model.create(video, 'Movie', parent, model.disk.get(video)!.changedAt, `ScanPath ${path}`) : undefined;
   }
-  const depth = path.slice(lib.location.length).split('/').filter(Boolean).length;
-  const type = entry.kind === 'file' ? 'Episode' : depth === 1 ? 'Series' : depth === 2 ? 'Season' : undefined;
   return type ? model.create(path, type, parent, entry.changedAt, `ScanPath ${path}`) : undefined;
 }
 
@@ -101,8 +156,10 @@ function resolveForPlugin(model: JellyfinModel, path: string, parent: ModelItem)
  * ParentNotFound 404, anything else (Removed included) 500 with Status "Failed". Emby (EA L108-155): always 200, the
  * Status in the body, Removed and Failed included.
  */
-export function scanPathAnswer(kind: PluginKind, r: ScanResult, path: string): [number, object] {
+export function scanPathAnswer(kind: PluginKind, r: ScanResult, path: string, flavour: PluginFlavour = 'targeted-scans'): [number, object] {
   const body = (status: string, message: string) => ({ ItemId: r.item?.Id ?? '', ItemName: r.item?.Name ?? '', Status: status, Path: '', Message: message });
+  // Omniscan: always 200 with the result (OC L130); its Path is the item's, its Message says what it did (OS L305-330).
+  if (flavour === 'omniscan') return [200, { ...body(r.status, r.message ?? `${r.item?.Type ?? 'Item'} '${r.item?.Name ?? ''}' ${r.status === 'Existing' ? 'already in library.' : 'created successfully.'}`), Path: r.item?.Path ?? path }];
   if (kind === 'emby') return [200, body(r.status, r.status)];
   if (r.status === 'Created') return [200, body('Created', 'Item created and metadata refresh queued')];
   if (r.status === 'Refreshed') return [200, body('Refreshed', 'Existing item found, metadata refresh queued')];
@@ -111,8 +168,9 @@ export function scanPathAnswer(kind: PluginKind, r: ScanResult, path: string): [
 }
 
 /** The batch route's answer (TC L106-135; EA L83-106): 200, each result's Status the enum's own name, Removed included. */
-export function scanPathsAnswer(results: (ScanResult & { path: string })[]): object {
-  return { Results: results.map((r) => ({ ItemId: r.item?.Id ?? '', ItemName: r.item?.Name ?? '', Status: r.status, Path: r.path, Message: r.path })) };
+export function scanPathsAnswer(results: (ScanResult & { path: string })[], flavour: PluginFlavour = 'targeted-scans'): object {
+  const omniscan = flavour === 'omniscan';
+  return { Results: results.map((r) => ({ ItemId: r.item?.Id ?? '', ItemName: r.item?.Name ?? '', Status: r.status, Path: omniscan ? (r.item?.Path ?? r.path) : r.path, Message: r.message ?? r.path })) };
 }
 
 /** An empty Path: Jellyfin's [ApiController] answers the [Required] property with a validation problem first (TC L141-147). */

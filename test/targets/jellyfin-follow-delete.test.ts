@@ -58,15 +58,17 @@ describe('jellyfin follow-up of a deleted folder', () => {
     expect(server.requests.filter((r) => r.path === '/Items' && r.query.Ids !== undefined).map((r) => r.query.Ids)).toEqual([id]);
   });
 
-  it('still listed after the refresh (the server still sees the folder): scanned, saying so, not a problem', async () => {
-    const { server, webhook, run } = await start();
-    // Sonarr says the series was deleted; the server's disk still has it.
+  it('a deleted folder still on disk is no delete: its item is refreshed as a change, nothing followed as removed', async () => {
+    const { server, webhook, run, logged } = await start();
+    // Sonarr says the series was deleted; the disk still has it (its files kept).
     await webhook('sonarr', sonarrSeriesDeleted(series));
     await run(30_000);
     const [[outcome, detail]] = outcomes(t!);
     expect(outcome).toBe('scanned');
-    expect(detail).toContain(`the deleted folder is still listed (item at '${series}'`);
+    expect(detail).toBe(`refreshed Series '${series}'`);
+    expect(logged('still on disk after SeriesDelete')).toHaveLength(1);
     expect(server.model.itemAt(series)).toBeDefined();
+    expect(server.model.replacements).toEqual([]);
   });
 
   it('a deleted file names no file in the queue: its season is scanned, not followed', async () => {

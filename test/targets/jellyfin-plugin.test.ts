@@ -76,7 +76,7 @@ describe('jellyfin SCAN_METHOD auto, with the Targeted Scans plugin', () => {
     expect(server.model.replacements).toEqual([]);
   });
 
-  it('sends the files of one folder’s imports together; the season is never sent, its metadata never replaced', async () => {
+  it('refreshes a known season once for new files in it, not the plugin: it would queue a series and a season refresh per file', async () => {
     const { server, webhook, run } = await start();
     const files = [4, 5, 6].map((e) => episodeFile('/tv', 1, 2, e));
     for (const f of files) {
@@ -84,14 +84,16 @@ describe('jellyfin SCAN_METHOD auto, with the Targeted Scans plugin', () => {
       await webhook('sonarr', sonarrDownload(f));
     }
     await run(10_000);
-    expect(pluginCalls(server)).toEqual([['/Library/ScanPaths', files]]);
+    expect(pluginCalls(server)).toEqual([]);
+    expect(refreshed(server).map((r) => server.model.items.get(r.path.split('/')[2])?.Path)).toEqual([seasonFolder('/tv', 1, 2)]);
     for (const f of files) expect(server.model.itemAt(f)).toBeDefined();
+    expect(walks(server)).toHaveLength(1);
     expect(server.model.replacements).toEqual([]);
   });
 
-  it('sends one file of a season pack import (Sonarr names one per folder): the season’s validate the plugin queues finds the rest', async () => {
+  it('sends one file of a new series’ pack: the series’ validate the plugin queues finds the rest', async () => {
     const { server, webhook, run } = await start();
-    const files = [1, 2, 3].map((e) => episodeFile('/tv', 2, 3, e));
+    const files = [1, 2, 3].map((e) => episodeFile('/tv', 7, 1, e));
     for (const f of files) server.model.writeFile(f);
     await webhook('sonarr', sonarrImport(files));
     await run(10_000);
@@ -135,16 +137,21 @@ describe('jellyfin SCAN_METHOD auto, with the Targeted Scans plugin', () => {
 
   it('falls back to the item refresh when the plugin goes (404) and does not ask it again', async () => {
     const { server, webhook, run } = await start();
-    server.model.writeFile(episodeFile('/tv', 1, 1, 4));
-    await webhook('sonarr', sonarrDownload(episodeFile('/tv', 1, 1, 4)));
+    server.model.writeFile(movieFile('/movies', 7));
+    await webhook('radarr', radarrDownload(movieFile('/movies', 7)));
     await run(5_000);
     server.plugin = false;
-    const file = episodeFile('/tv', 1, 2, 4);
+    const file = movieFile('/movies', 8);
     server.model.writeFile(file);
-    await webhook('sonarr', sonarrDownload(file));
-    await run(5_000);
-    expect(refreshed(server).map((r) => server.model.items.get(r.path.split('/')[2])?.Path)).toEqual([seasonFolder('/tv', 1, 2)]);
+    await webhook('radarr', radarrDownload(file));
+    await run(15_000);
+    const library = server.model.libraries.find((l) => l.location === '/movies')!;
+    expect(refreshed(server).map((r) => r.path)).toEqual([`/Items/${library.id}/Refresh`]);
     expect(server.model.shownAt(file)).toBeDefined();
+    expect(server.count('POST', '/Library/ScanPath')).toBe(3);
+    server.model.writeFile(movieFile('/movies', 9));
+    await webhook('radarr', radarrDownload(movieFile('/movies', 9)));
+    await run(15_000);
     expect(server.count('POST', '/Library/ScanPath')).toBe(3);
   });
 });

@@ -83,6 +83,16 @@ describe('jellyfin target', () => {
     expect(error).not.toContain('wrong-token-9999');
   });
 
+  it('hints at the Base URL on a 404, never at Emby\'s /emby prefix', async () => {
+    const wrongBase = jellyfinTarget({ scanMethod: 'media-updated', name: 'jellyfin', url: server.url + '/nothing-here', token: TOKEN, clock });
+    const outcome = await wrongBase.scan('/data/media/movies/A', ctx);
+    expect(outcome).toMatchObject({ status: 'retry', targetDown: false });
+    const error = outcome.status === 'retry' ? outcome.error : '';
+    expect(error).toContain('404');
+    expect(error).toContain('Base URL');
+    expect(error).not.toContain('Emby');
+  });
+
   it('explains a 403 on the library list (needs an admin key)', async () => {
     server.fail(403, { path: '/Library/VirtualFolders' });
     const outcome = await target.scan('/data/media/movies/A', ctx);

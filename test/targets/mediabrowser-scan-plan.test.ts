@@ -63,4 +63,14 @@ describe('planScans', () => {
     expect(pluginAnswer(404, undefined)).toBe('absent');
     expect(pluginAnswer(502, undefined)).toBe('retry');
   });
+
+  it('reads Omniscan\'s answers as what they mean: Existing is nothing to do (a failure for a path gone), Error a failure', () => {
+    expect(pluginAnswer(200, { Status: 'Existing', Message: "Episode 'x' already in library." })).toBe('done');
+    // Omniscan never deletes: Existing for a path gone from disk says its item is still there.
+    expect(pluginAnswer(200, { Status: 'Existing' }, true)).toBe('fallback');
+    expect(pluginAnswer(200, { Status: 'Error', Message: 'Item could not be created.' })).toBe('fallback');
+    expect(pluginAnswer(200, { Status: 'Error', Message: 'Item could not be created.' }, true)).toBe('fallback');
+    // Emby's plugin: 200 "Failed" for a path gone is a failure too, not a removal.
+    expect(pluginAnswer(200, { Status: 'Failed' }, true)).toBe('fallback');
+  });
 });

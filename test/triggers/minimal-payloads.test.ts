@@ -57,6 +57,12 @@ describe('minimal payloads: every path field an event carries is read', () => {
     expect(parseScanBody({ eventType: 'BookFileDelete' }, 'Readarr/0.4.18')).toMatchObject({ kind: 'ignored', source: 'readarr', reason: expect.stringMatching(/no bookFile.path/) });
     expect(parseScanBody({ eventType: 'Rename' })).toMatchObject({ kind: 'ignored', reason: expect.stringMatching(/names no series, movie, artist or author/) });
   });
+
+  it('a SeriesDelete or MovieDelete that kept the files (deletedFiles false) is ignored, saying so; true or unsaid is a delete', () => {
+    expect(parseScanBody({ eventType: 'SeriesDelete', series: { path: '/tv/S' }, deletedFiles: false }, 'Sonarr/4.0.17')).toMatchObject({ kind: 'ignored', source: 'sonarr', reason: expect.stringMatching(/kept the files .*'\/tv\/S' is still on disk/) });
+    expect(parseScanBody({ eventType: 'MovieDelete', movie: { folderPath: '/movies/M' }, deletedFiles: false, movieFolderSize: 0 }, 'Radarr/5.2.6')).toMatchObject({ kind: 'ignored', source: 'radarr', reason: expect.stringMatching(/kept the files/) });
+    expect(parseScanBody({ eventType: 'MovieDelete', movie: { folderPath: '/movies/M' }, deletedFiles: true }, 'Radarr/5.2.6')).toMatchObject({ kind: 'scan', requests: [{ path: '/movies/M', deleted: true }] });
+  });
 });
 
 describe('minimal payloads through the real server', () => {

@@ -1,10 +1,12 @@
 // Which files a Jellyfin or Emby server already has an item for. The Targeted Scans plugin must never be sent one:
 // it answers a path that is an item by replacing the metadata of that item (targeted-scans@0b5cabe
 // TargetedScanService.cs L193-210), and a movie's folder by saving its Movie anew over the old one. Jellyfin's
-// GET /Items has no path filter, so the files directly below the folder's nearest item are listed
-// (`ParentId`, `Filters=IsNotFolder`, not recursive: a season's episodes; a movie library's movies, whose parent
-// is the library's location), paged, and kept for a few seconds: a burst reads each level once. What the plugin
-// answers is learnt at once (a file it created is an item, a file it removed is not).
+// GET /Items has no path filter, so the files below the folder's nearest item are listed (`ParentId`,
+// `Filters=IsNotFolder`, paged): directly below a season (its episodes) or a location (its movies); below a Series
+// recursively, since a Series listed without recursion answers its Seasons only (jellyfin Series.cs L264-266) and
+// episodes straight in a series folder (no season folders) would never be seen. Kept for a few seconds: a burst
+// reads each level once. What the plugin answers is learnt at once (a file it created is an item, a file it
+// removed is not).
 import { MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
 import type { ApiCaller } from '../../api-call.js';
 import type { Clock } from '../../clock.js';
@@ -16,9 +18,9 @@ import type { FolderItem } from './locate.js';
 export const FILES_TRUSTED_MS = 10_000;
 const PAGE = 500;
 
-/** The query of one page of a parent's own files (the SDK's getItems names). */
-export function childFilesQuery(parentId: string, start: number, limit: number): Record<string, string> {
-  return { ParentId: parentId, Filters: 'IsNotFolder', Fields: 'Path', StartIndex: String(start), Limit: String(limit) };
+/** The query of one page of a parent's files (the SDK's getItems names); `recursive`: every file below it. */
+export function childFilesQuery(parentId: string, start: number, limit: number, recursive = false): Record<string, string> {
+  return { ParentId: parentId, Filters: 'IsNotFolder', Fields: 'Path', ...(recursive ? { Recursive: 'true' } : {}), StartIndex: String(start), Limit: String(limit) };
 }
 
 interface Level {
@@ -39,7 +41,7 @@ export class FileItems {
   async itemsOf(files: string[], nearest: FolderItem): Promise<Map<string, FolderItem> | undefined> {
     const byPath = await this.byPath(files);
     if (byPath) return byPath;
-    const level = await this.level(nearest.id);
+    const level = await this.level(nearest);
     if (!level) return undefined;
     const found = new Map<string, FolderItem>();
     for (const f of files) {
@@ -51,7 +53,7 @@ export class FileItems {
 
   /** The file items directly inside `folder`, a folder that is no item itself (a movie's folder holds its Movie). */
   async inside(folder: string, nearest: FolderItem): Promise<FolderItem[] | undefined> {
-    const level = await this.level(nearest.id);
+    const level = await this.level(nearest);
     if (!level) return undefined;
     return [...level.files.values()].filter((i) => parentFolder(i.path) === trimTrailingSeparator(folder));
   }
@@ -80,12 +82,13 @@ export class FileItems {
     return found;
   }
 
-  private async level(parentId: string): Promise<Level | undefined> {
+  private async level(parent: FolderItem): Promise<Level | undefined> {
+    const parentId = parent.id;
     const cached = this.levels.get(parentId);
     if (cached && this.opts.clock.now() - cached.readAt < FILES_TRUSTED_MS) return cached;
     const files = new Map<string, FolderItem>();
     for (let start = 0; ; start += PAGE) {
-      const page = await this.opts.api.json<{ Items?: { Id?: unknown; Path?: unknown; Type?: unknown }[]; TotalRecordCount?: unknown }>('GET', '/Items', { cap: MEDIABROWSER_ITEMS_PAGE, query: childFilesQuery(parentId, start, PAGE) });
+      const page = await this.opts.api.json<{ Items?: { Id?: unknown; Path?: unknown; Type?: unknown }[]; TotalRecordCount?: unknown }>('GET', '/Items', { cap: MEDIABROWSER_ITEMS_PAGE, query: childFilesQuery(parentId, start, PAGE, parent.type === 'Series') });
       const items = Array.isArray(page?.Items) ? page.Items : [];
       for (const i of items) {
         if (typeof i.Id === 'string' && typeof i.Path === 'string') files.set(trimTrailingSeparator(i.Path), { id: i.Id, path: trimTrailingSeparator(i.Path), type: typeof i.Type === 'string' ? i.Type : 'Video' });

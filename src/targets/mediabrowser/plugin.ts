@@ -20,6 +20,8 @@ export interface PluginAnswer {
   said: string;
   /** The item the plugin made (its ItemId), when it said one. */
   itemId?: string;
+  /** The answer's Message, when a failure said why (Omniscan's Error). */
+  message?: string;
   /** The HTTP answer's status and Retry-After, for a retry's message and hold. */
   status: number;
   retryAfter?: string;
@@ -36,8 +38,26 @@ interface Waiting extends PluginAsk {
   reject(err: unknown): void;
 }
 
+/**
+ * What the doctor and /health say of the plugin routes once asked: which plugins scanrelay was checked against and
+ * on which servers, and what a server without one gets. Targeted Scans 1.9.0 declares targetAbi 10.11.0.0
+ * (manifest.json), so Jellyfin 10.10 does not load it and Jellyfin 12 asks users to remove plugins built for 10.11.
+ */
+export function pluginNote(kind: 'jellyfin' | 'emby', present: boolean | undefined): string | undefined {
+  if (present === undefined) return undefined;
+  const server = kind === 'jellyfin' ? 'Jellyfin' : 'Emby';
+  if (present) {
+    return `a plugin answers POST /Library/ScanPath on this ${server}: new series and movies are sent to it as files, everything else refreshes the nearest item (checked against Targeted Scans 1.9.0, d3v1l1989/targeted-scans, which loads on Jellyfin 10.11 only, its Emby plugin, and Omniscan's plugins, drondeseries/omniscan)`;
+  }
+  return kind === 'jellyfin'
+    ? 'no Targeted Scans plugin on this Jellyfin: a new series or movie costs one walk of the location that holds it, once per burst (Jellyfin has no call that adds one without it). The plugin loads on Jellyfin 10.11 only; on Jellyfin 12, which asks for plugins built for 10.11 to be removed, this is the way new items arrive'
+    : 'no Targeted Scans plugin on this Emby: folders go to the library monitor (SCAN_METHOD media-updated) or refresh the nearest item';
+}
+
 export class TargetedScans {
   private present?: Promise<boolean>;
+  /** What the last ask found: undefined until one answered. */
+  private found?: boolean;
   /** Does the batch route answer? Until a call says otherwise, yes. */
   private batch = true;
   private readonly waiting: Waiting[] = [];
@@ -52,9 +72,10 @@ export class TargetedScans {
       await answer.body?.cancel();
       if (answer.status === 401 || answer.status === 403) throw new ApiRefusal(`${this.opts.who} refused the token (HTTP ${answer.status} on POST /Library/ScanPath): check TOKEN`, answer.status);
       const present = answer.status !== 404 && answer.status !== 405;
+      this.found = present;
       this.opts.log.info(
         { target: this.opts.name, plugin: present },
-        present ? 'the Targeted Scans plugin answers: new files go to POST /Library/ScanPath(s), known folders are refreshed' : 'no Targeted Scans plugin: folders refresh the nearest item the server has',
+        present ? 'the Targeted Scans plugin answers: new series and movies go to POST /Library/ScanPath(s), everything else refreshes the nearest item' : 'no Targeted Scans plugin: folders refresh the nearest item the server has',
       );
       return present;
     })().catch((err) => {
@@ -68,6 +89,12 @@ export class TargetedScans {
   forget(): void {
     this.opts.log.warn({ target: this.opts.name }, 'the Targeted Scans plugin no longer answers POST /Library/ScanPath: refreshing items instead until the next start');
     this.present = Promise.resolve(false);
+    this.found = false;
+  }
+
+  /** What the last ask found (no request): true, false, or undefined before any answered. */
+  known(): boolean | undefined {
+    return this.found;
   }
 
   /** Each path's answer, in order. Rejects when the server gave no answer (the caller maps it). */
@@ -100,7 +127,8 @@ export class TargetedScans {
         // Each result names its path; the plugin drops duplicates ignoring case (TargetedScanService.cs L248-252).
         const results = new Map((Array.isArray(body?.Results) ? body.Results : []).map((r) => [String(r.Path).toLowerCase(), r]));
         for (const w of taken) {
-          const r = answer.status >= 200 && answer.status < 300 ? results.get(w.path.toLowerCase()) : undefined;
+          // Omniscan answers in the order sent, each Path the item's (a folder's Movie is its file): by order then.
+          const r = answer.status >= 200 && answer.status < 300 ? (results.get(w.path.toLowerCase()) ?? (Array.isArray(body?.Results) && body.Results.length === taken.length ? body.Results[taken.indexOf(w)] : undefined)) : undefined;
           w.resolve(r ? this.read(200, r, w.gone) : { meaning: 'retry', said: `HTTP ${answer.status}`, status: answer.status, retryAfter: retryAfterOf(answer) });
         }
         return;
@@ -114,10 +142,11 @@ export class TargetedScans {
   }
 
   private read(status: number, body: unknown, gone: boolean): PluginAnswer {
-    const b = body as { Status?: unknown; ItemId?: unknown } | undefined;
+    const b = body as { Status?: unknown; ItemId?: unknown; Message?: unknown } | undefined;
     const said = typeof b?.Status === 'string' ? b.Status : `HTTP ${status}`;
     const meaning = pluginAnswer(status, body, gone);
     // Jellyfin's single route answers Removed as 500 "Failed" (ScanPathController.cs L92-96): say what it meant.
-    return { meaning, said: gone && meaning === 'done' && said === 'Failed' ? 'Removed' : said, status, ...(typeof b?.ItemId === 'string' && b.ItemId ? { itemId: b.ItemId } : {}) };
+    const message = meaning === 'fallback' && typeof b?.Message === 'string' && b.Message ? { message: b.Message.slice(0, 200) } : {};
+    return { meaning, said: gone && meaning === 'done' && said === 'Failed' ? 'Removed' : said, status, ...(typeof b?.ItemId === 'string' && b.ItemId ? { itemId: b.ItemId } : {}), ...message };
   }
 }

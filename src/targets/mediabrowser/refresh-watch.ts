@@ -6,9 +6,12 @@
 // appear below the refreshed item, the deleted ones leave it (GET /Items?ParentId=<item>&Recursive=true, paged).
 // The library-root hold waits until none is pending (mediabrowser/root-hold.ts); the follower does not call a file
 // missing while one is (mediabrowser/follower.ts). A refresh with nothing to watch for (a folder scanned without a
-// file) is not watched. One not seen to run is given up on once no library of the server has been refreshing
-// (RefreshStatus) for IDLE_GRACE_MS, the queue then being empty of walks (it ran and did not take the file in),
-// and in any case after WATCH_LIMIT_MS.
+// file) is not watched. The refreshes watched are of seasons, series and folders, which never show in RefreshStatus
+// (jellyfin@v10.11.11 LibraryManager.cs L1335 reads the libraries' own folders; Folder.cs L333-336): a library
+// reading Idle says nothing of a backlog of them, each as slow as the first refresh of the new episode it finds
+// (a probe and the remote metadata). So while several of ours wait, each is judged by its files alone; the last
+// one left is given up on once no library has been refreshing for IDLE_GRACE_MS or twice the longest one of ours
+// took to be seen (it ran and did not take its file in), and any of them after WATCH_LIMIT_MS.
 import { MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
 import type { ApiCaller } from '../../api-call.js';
 import type { Clock } from '../../clock.js';
@@ -38,6 +41,8 @@ interface Watched {
 export class RefreshWatch {
   private readonly watched = new Map<string, Watched>();
   private lastSeenAt = -Infinity;
+  /** The longest wait, so far, between a refresh of ours going out (or the one before it being seen) and its being seen. */
+  private longestRun = 0;
   private checking?: Promise<void>;
 
   constructor(private readonly opts: { api: ApiCaller; clock: Clock; states: () => Promise<Map<string, RefreshState> | undefined> }) {}
@@ -54,10 +59,7 @@ export class RefreshWatch {
     for (const w of [...this.watched.values()]) {
       if (!w.present.includes(file)) continue;
       w.present = w.present.filter((p) => p !== file);
-      if (w.present.length === 0 && w.absent.length === 0) {
-        this.watched.delete(w.item.id);
-        this.lastSeenAt = this.opts.clock.now();
-      }
+      if (w.present.length === 0 && w.absent.length === 0) this.seen(w);
     }
   }
 
@@ -100,13 +102,21 @@ export class RefreshWatch {
       const below = await this.filesBelow(w.item.id);
       const there = (f: string) => lookupCandidates(f).some((c) => below.has(c));
       if (w.present.every(there) && !w.absent.some(there)) {
-        this.watched.delete(w.item.id);
-        this.lastSeenAt = this.opts.clock.now();
+        this.seen(w);
         continue;
       }
-      w.idleSince = walking ? undefined : (w.idleSince ?? now);
-      if (now - w.sentAt >= WATCH_LIMIT_MS || (w.idleSince !== undefined && now - w.idleSince >= IDLE_GRACE_MS)) this.watched.delete(w.item.id);
+      // A backlog of ours is judged by its files: the server shows nothing of season refreshes waiting.
+      w.idleSince = walking || this.watched.size > 1 ? undefined : (w.idleSince ?? now);
+      const grace = Math.max(IDLE_GRACE_MS, 2 * this.longestRun);
+      if (now - w.sentAt >= WATCH_LIMIT_MS || (w.idleSince !== undefined && now - w.idleSince >= grace)) this.watched.delete(w.item.id);
     }
+  }
+
+  private seen(w: Watched): void {
+    const now = this.opts.clock.now();
+    this.longestRun = Math.max(this.longestRun, now - Math.max(w.sentAt, this.lastSeenAt));
+    this.watched.delete(w.item.id);
+    this.lastSeenAt = now;
   }
 
   private async filesBelow(itemId: string): Promise<Set<string>> {

@@ -123,20 +123,24 @@ export function explainFolder(kind: ServerKind, folder: DueFolder): string {
 }
 
 /** The log line of a library-root refresh: what it costs, and why nothing cheaper would do. */
-export function libraryWalkNote(kind: ServerKind, library: string, folders: string[]): string {
+export function libraryWalkNote(kind: ServerKind, library: string, folders: string[], locations?: string[]): string {
   const server = kind === 'jellyfin' ? 'Jellyfin' : 'Emby';
   const shown = folders.slice(0, 3).join(', ') + (folders.length > 3 ? ` and ${folders.length - 3} more` : '');
+  const what = locations?.length ? `its location${locations.length === 1 ? '' : 's'} ${locations.map((l) => `'${l}'`).join(', ')}` : 'as a whole';
   return (
-    `refreshing library '${library}' as a whole, once for ${folders.length} folder${folders.length === 1 ? '' : 's'} (${shown}): ` +
+    `refreshing library '${library}' ${what}, once for ${folders.length} folder${folders.length === 1 ? '' : 's'} (${shown}): ` +
     `${server} keeps no item for ${folders.length === 1 ? 'it' : 'them'} nor for any folder between ${folders.length === 1 ? 'it' : 'them'} and the library (a new series, or a movie: ` +
-    `a movie's folder is no item, jellyfin/jellyfin#16172; #16228 would find existing movies). This walks the whole library; ` +
+    `a movie's folder is no item, jellyfin/jellyfin#16172; #16228 would find existing movies). This walks ${locations?.length ? 'that location' : 'the whole library'}; ` +
     `the Targeted Scans plugin (POST /Library/ScanPath) adds such folders without a walk`
   );
 }
 
 /**
  * What a POST /Library/ScanPath answer means. 'absent': the route is not there (a 404 with no plugin body), so
- * the plugin is not installed. 'done': Created, Refreshed, Removed. Jellyfin's plugin answers Removed (the item of
+ * the plugin is not installed. 'done': Created, Refreshed, Removed, and Omniscan's Existing for a path that is
+ * there (drondeseries/omniscan@2b50650 jellyfin-plugin/Services/TargetedScanService.cs L76-83: the item exists and
+ * was refreshed ValidationOnly; gone from disk, it says the item is still there, which Omniscan never deletes:
+ * 'fallback'). Omniscan's Error (L89-93, L112-115) is a failure like Failed. Jellyfin's plugin answers Removed (the item of
  * a path gone from disk deleted) as HTTP 500 with Status "Failed" (targeted-scans@0b5cabe ScanPathController.cs
  * L92-96), so for a path known to be `gone` that answer is done, and so is PathNotFound (no item was there).
  * 'fallback': the plugin could not make an item of a path that is there (PathNotFound: a mount that lags;
@@ -145,9 +149,9 @@ export function libraryWalkNote(kind: ServerKind, library: string, folders: stri
  */
 export function pluginAnswer(status: number, body: unknown, gone = false): 'done' | 'fallback' | 'absent' | 'retry' {
   const said = typeof (body as { Status?: unknown })?.Status === 'string' ? String((body as { Status: string }).Status) : undefined;
-  if (said === 'Created' || said === 'Refreshed' || said === 'Removed') return 'done';
+  if (said === 'Created' || said === 'Refreshed' || said === 'Removed' || (said === 'Existing' && !gone)) return 'done';
   if (gone && ((status === 500 && said === 'Failed') || said === 'PathNotFound')) return 'done';
-  if (said === 'PathNotFound' || said === 'ParentNotFound' || said === 'Failed') return 'fallback';
+  if (said === 'PathNotFound' || said === 'ParentNotFound' || said === 'Failed' || said === 'Error' || said === 'Existing') return 'fallback';
   if (status === 404 || status === 405) return said === undefined ? 'absent' : 'fallback';
   if (said !== undefined) return 'retry';
   if (status >= 200 && status < 300) return 'done';

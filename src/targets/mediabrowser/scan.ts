@@ -2,8 +2,8 @@
 // server does with each call, with its code cited). The processor hands the target one folder at a time; what
 // must be shared across folders lives here:
 //  - the Targeted Scans plugin (mediabrowser/plugin.ts), asked for once per start (auto), forgotten on a 404, its
-//    paths batched; what it is sent is the plugin plan's (mediabrowser/plugin-plan.ts): new files and paths gone
-//    from disk, never a path that is an item, since it would replace that item's metadata;
+//    paths batched; what it is sent is the plugin plan's (mediabrowser/plugin-plan.ts): new series and movies and
+//    paths gone from disk, never a path that is an item, since it would replace that item's metadata;
 //  - the item locator's cache of the levels it read (mediabrowser/locate.ts), and which files are items
 //    (mediabrowser/file-items.ts);
 //  - refreshes of a library's own item, held per library (mediabrowser/root-hold.ts);
@@ -23,6 +23,7 @@ import { pluginPlan, type PluginPlan } from './plugin-plan.js';
 import { readRefreshStates } from './confirm.js';
 import { RefreshWatch, WATCH_LIMIT_MS } from './refresh-watch.js';
 import { RootHold } from './root-hold.js';
+import { locationFolders } from './location-folder.js';
 import { explainFolder, libraryWalkNote, planScans, refreshQuery, type DueFolder, type ScanMethod, type ServerKind } from './scan-plan.js';
 import { FOLDER_DELETES, type SentOutcome } from './sent.js';
 
@@ -53,6 +54,8 @@ export class MediaBrowserScans {
   readonly watch: RefreshWatch;
   private readonly roots: RootHold;
   private readonly refreshing = new Map<string, Promise<void>>();
+  /** Each held library's locations: a library with several refreshes only those holding its burst (Jellyfin). */
+  private readonly locations = new Map<string, string[]>();
   /** When a change under each library last went to the library monitor (media-updated). */
   private readonly monitorChanges = new Map<string, number>();
 
@@ -107,7 +110,7 @@ export class MediaBrowserScans {
     const due = await this.locate(path, { deleted, event: 'explain', source: 'doctor' }, libraries);
     const text = explainFolder(kind, due);
     if (method === 'auto' && (await this.plugin.installed())) {
-      return `the Targeted Scans plugin (POST /Library/ScanPath, ScanPaths) is sent the new files a request names and the paths gone from disk, never a path that is already an item; otherwise ${text}`;
+      return `the Targeted Scans plugin (POST /Library/ScanPath, ScanPaths) is sent new series and movies (a file per new folder) and the paths gone from disk, never a path that is already an item or below a plain folder; otherwise ${text}`;
     }
     return text;
   }
@@ -126,7 +129,7 @@ export class MediaBrowserScans {
     // A file that is already an item (an upgrade that kept its name) is read again as an item: Default, a changed
     // file is probed again (ProbeProvider.HasChanged), nothing replaced.
     for (const item of plan.refresh) await this.refreshOnce(item);
-    const unable = plan.asks.map((ask, i) => `'${ask.path}' (${answers[i].said})`).filter((_, i) => answers[i].meaning === 'fallback');
+    const unable = plan.asks.map((ask, i) => `'${ask.path}' (${answers[i].said}${answers[i].message ? `: ${answers[i].message}` : ''})`).filter((_, i) => answers[i].meaning === 'fallback');
     if (unable.length) {
       this.opts.log.warn({ target: this.opts.name, folder: path }, `the Targeted Scans plugin could not make an item of ${unable.join(', ')}: refreshing the folder's item instead`);
       return undefined;
@@ -149,6 +152,7 @@ export class MediaBrowserScans {
         for (const item of items) await this.refreshOnce(item);
         return { status: 'scanned', detail: `refreshed ${items.map((i) => `'${i.path}'`).join(', ')}`, sections, sent: { via: 'item', item: { id: items[0].id, path: items[0].path } } };
       }
+      this.locations.set(call.item!.id, due.located!.library.locations);
       return this.roots.hold(call.item!, due.located!.library.name, path);
     }
     await this.refreshOnce(call.item!);
@@ -212,10 +216,13 @@ export class MediaBrowserScans {
 
   /** A held library refresh goes: once for every folder of its burst. */
   private async sendRoot(item: FolderItem, library: string, folders: string[]): Promise<SentOutcome> {
-    this.opts.log.info({ target: this.opts.name, library, folders }, libraryWalkNote(this.opts.kind, library, folders));
     try {
-      await this.refreshOnce(item);
-      return { status: 'scanned', detail: `refreshed library '${library}' as a whole, once for ${folders.length} folder(s)`, sections: [item.id], sent: { via: 'library', item: { id: item.id, path: item.path } } };
+      // Of a library with several locations, only the ones holding the burst (Jellyfin's ids: location-folder.ts).
+      const parts = this.opts.kind === 'jellyfin' && this.opts.method !== 'library' ? await locationFolders(this.opts.api, this.locations.get(item.id) ?? [], folders) : undefined;
+      this.opts.log.info({ target: this.opts.name, library, folders }, libraryWalkNote(this.opts.kind, library, folders, parts?.map((p) => p.path)));
+      for (const part of parts ?? [item]) await this.refreshOnce(part);
+      const what = parts ? `location(s) ${parts.map((p) => `'${p.path}'`).join(', ')}` : 'as a whole';
+      return { status: 'scanned', detail: `refreshed library '${library}' ${what}, once for ${folders.length} folder(s)`, sections: [item.id], sent: { via: 'library', item: { id: item.id, path: item.path } } };
     } catch (err) {
       return this.opts.api.retry(err);
     }

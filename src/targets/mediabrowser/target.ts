@@ -11,6 +11,7 @@ import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities } 
 import { holders, knownLocations, LibraryList } from '../library-list.js';
 import { locateMediaBrowserItems, refreshMediaBrowserItem } from './items.js';
 import { libraryFiles } from './library-files.js';
+import { pluginNote } from './plugin.js';
 import { MediaBrowserScans } from './scan.js';
 import { FOLDER_DELETES } from './sent.js';
 import type { MediaBrowserTicket } from './verdict.js';
@@ -71,7 +72,8 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     logger: log,
     authHint: (path, status) =>
       `check TOKEN${flavour.kind === 'jellyfin' && path === flavour.librariesPath && status === 403 ? ' (listing libraries needs an admin API key)' : ''}`,
-    notFoundHint: 'check URL; Emby may need the /emby prefix',
+    // Emby serves its API below /emby; Jellyfin at the root, or below the Base URL set in Networking.
+    notFoundHint: flavour.kind === 'emby' ? 'check URL; Emby may need the /emby prefix' : "check URL: Jellyfin's address, with its Base URL when one is set (Dashboard → Networking)",
   });
   const list = new LibraryList<MediaBrowserLibrary>(async () => {
     const libraries = flavour.parseLibraries(await api.json('GET', flavour.librariesPath, { cap: MEDIABROWSER_LIBRARIES }));
@@ -89,6 +91,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     rootHoldMs: opts.rootHoldMs,
     librariesPath: flavour.librariesPath,
   });
+  const auto = (opts.scanMethod ?? defaultScanMethod(flavour.kind)) === 'auto';
   const follower = opts.follow ? mediaBrowserFollower({ kind: flavour.kind, librariesPath: flavour.librariesPath, name: opts.name, url: opts.url, token: opts.token }, opts.follow, { api, clock, log, scans, list }) : undefined;
   const locate = async (file: string): Promise<ItemLocation> => {
     try {
@@ -132,12 +135,13 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
       const path = trimTrailingSeparator(folder);
       const found = await list.holding(path);
       if (found.holders.length === 0) return undefined;
-      const note = realtimeMonitorNote(flavour.kind, found.holders);
-      return `${await scans.explain(path, found.all, false)}${note ? `. ${note}` : ''}`;
+      const scan = await scans.explain(path, found.all, false);
+      const notes = [realtimeMonitorNote(flavour.kind, found.holders), auto ? pluginNote(flavour.kind, scans.plugin.known()) : undefined].filter(Boolean);
+      return `${scan}${notes.map((n) => `. ${n}`).join('')}`;
     },
 
     // From the list as last read (the probe reads it): never a request of its own.
-    serverNotes: () => [realtimeMonitorNote(flavour.kind, list.known() ?? [])].filter((n): n is string => n !== undefined),
+    serverNotes: () => [realtimeMonitorNote(flavour.kind, list.known() ?? []), auto ? pluginNote(flavour.kind, scans.plugin.known()) : undefined].filter((n): n is string => n !== undefined),
 
     locate,
     refreshItem: refreshingItems(locate, (id) => refreshMediaBrowserItem(api, id), (err) => api.itemRetry(err)),
