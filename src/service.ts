@@ -18,6 +18,7 @@ import { lockQueue } from './queue/lock.js';
 import { Queue } from './queue/store.js';
 import type { DriveMonitor } from './drive/monitor.js';
 import type { ConnectedApps } from './arr/connected.js';
+import type { ArrEntry } from './config/arr-schema.js';
 import { cacheRefresh } from './rclone/remote-control.js';
 import { plexDatabases } from './targets/plex-databases.js';
 import { mapPath } from './paths/mapping.js';
@@ -43,6 +44,8 @@ export interface ServiceOptions {
   configDir?: string;
   /** Shorter connection limits (tests of slow clients). */
   limits?: AppDeps['limits'];
+  /** config.json's ARR entries read again (the server's own file); without it, `POST /api/<SERVER_PASS>/arr/reload` is absent. */
+  readArr?: () => readonly ArrEntry[];
   /** hash='s cap on holds, largest file and time per read, smaller (tests; HASH_MAX_BYTES and the rest otherwise). */
   hashLimits?: { holds?: number; maxBytes?: number; readBudgetMs?: number };
 }
@@ -193,9 +196,25 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       })
     : undefined;
   const watch = config.WATCH.PATHS.length ? new WatchTrigger({ config: config.WATCH, intake, logger }) : undefined;
-  // The history catch-up loads only when ARR has entries.
-  const arr = config.ARR.length
-    ? new (await import('./arr/connected.js')).ConnectedApps({ config, db: queue.db, intake, activity, clock, logger, fetch: opts.fetch, onCaughtUp: (app, n) => metrics.caughtUp(app, n) })
+  // The history catch-up loads only when ARR has entries (at start, or once they are read again).
+  const connectApps = async (entries: readonly ArrEntry[]) =>
+    new (await import('./arr/connected.js')).ConnectedApps({ config: { ...config, ARR: [...entries] }, db: queue.db, intake, activity, clock, logger, fetch: opts.fetch, onCaughtUp: (app, n) => metrics.caughtUp(app, n) });
+  let arr = config.ARR.length ? await connectApps(config.ARR) : undefined;
+  let listening = false;
+  const readArr = opts.readArr;
+  const reloadArr = readArr
+    ? async () => {
+        const entries = readArr();
+        if (!arr && entries.length === 0) return { added: [], changed: [], removed: [], unchanged: [] };
+        if (!arr) {
+          arr = await connectApps([]);
+          if (listening) arr.start();
+        }
+        const update = await arr.update(entries);
+        const said = (['added', 'changed', 'removed'] as const).filter((k) => update[k].length).map((k) => `${k} ${update[k].join(', ')}`);
+        logger.info({ ...update }, `ARR read again from the config file: ${said.join('; ') || 'nothing changed'}.`);
+        return update;
+      }
     : undefined;
   const explain = createDoctor({ config, targets, pathState });
   const app = await buildApp({
@@ -211,7 +230,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     metricsToken: config.SERVER_METRICS_TOKEN,
     trustProxy: config.SERVER_TRUST_PROXY,
     explain,
-    appRoots: arr ? () => arr.roots(explain) : undefined,
+    appRoots: arr || reloadArr ? async () => (arr ? arr.roots(explain) : []) : undefined,
+    reloadArr,
     status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false }, notify: notifications.status(), arr: arr ? arr.status() : [] }),
     limits: opts.limits,
     autoscan: config.AUTOSCAN,
@@ -233,7 +253,9 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     clock,
     drive,
     watch,
-    arr,
+    get arr() {
+      return arr;
+    },
     retention,
     readiness,
     hashHold,
@@ -252,6 +274,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       // A large tree takes a while to walk: requests are served meanwhile.
       watch?.start().catch((err: Error) => logger.error(`WATCH could not start: ${err.message}. Check WATCH.PATHS.`));
       // After listening: the apps' webhooks are taken while their history is read.
+      listening = true;
       arr?.start();
       const address = app.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;

@@ -73,11 +73,11 @@ function unmatchedAdvice(received: string, folder: string, match: MappingMatch |
     };
   }
   const closest = closestCandidates(received, config, locations, 3).map((c) => `'${c.prefix}'`);
-  const suggestion = suggestMapping(received, locations.map((l) => l.loc));
+  const suggestion = suggestMapping(received, locations.map((l) => l.loc), config.SERVER_PATH_MAPPINGS);
   return {
     summary: `'${received}' is in no library of ${servers} and no SERVER_PATH_MAPPINGS entry matched it: not queued.`,
     advice:
-      `Add a SERVER_PATH_MAPPINGS entry that turns it into a library path${suggestion ? `, for example ${suggestion.line}` : ''}, then press Retry on the dashboard. ` +
+      `${suggestion ? suggestion.line : 'Add a SERVER_PATH_MAPPINGS entry that turns it into a library path'}, then press Retry on the dashboard. ` +
       `Closest prefixes: ${closest.join(', ') || 'none'}. Libraries: ${libraries}. ${explain} shows every step.`,
   };
 }
