@@ -46,6 +46,13 @@ describe('classification at intake', () => {
     expect(checked.filter((p) => p.startsWith('/downloads/complete/Show/Season 01/') && p !== '/downloads/complete/Show/Season 01/x.mkv')).toEqual([]);
     expect(t.logs.join('')).toMatch(/"level":"?(warn|40)"?.*is in no library of plex/);
 
+    // A path the doctor can place: the entry to add and the key as it would read, the configured entries kept.
+    const placed = await manual(url, '/tvshows/Show/Season 01/x.mkv');
+    expect(placed.status).toBe(202);
+    const advice = `Add "/data/media/tv/": ["/tvshows/"] to SERVER_PATH_MAPPINGS in config.json, keeping every entry there (a second SERVER_PATH_MAPPINGS key would replace the first), so that it reads "SERVER_PATH_MAPPINGS": { "/data/media/": ["/mnt/unionfs/Media/", "My Drive/Media/", "D:\\\\Media\\\\"], "/data/media/tv/": ["/tvshows/"] }, then press Retry`;
+    expect(((await placed.json()) as { warning: string }).warning).toContain(advice);
+    expect(t.logs.join('')).toContain(JSON.stringify(advice).slice(1, -1));
+
     // The path doctor predicts exactly that.
     const e = await explainPath('/downloads/complete/Show/Season 01/x.mkv', { config: t.service.config, targets: t.service.targets, pathState: async () => 'missing' });
     expect(e.verdict).toBe('unmatched');
