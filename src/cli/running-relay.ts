@@ -3,6 +3,7 @@
 // line says what happened, or what to do.
 import type { Config } from '../config/schema.js';
 import { httpFetch } from '../http-fetch.js';
+import { typed } from '../command-line.js';
 
 type RelayConfig = Pick<Config, 'SERVER_IP' | 'SERVER_PORT' | 'SERVER_PASS' | 'SERVER_BASE_PATH'>;
 
@@ -20,7 +21,7 @@ export async function reloadRunningRelay(config: RelayConfig, fetch = httpFetch)
   try {
     res = await fetch(`${base}/api/${encodeURIComponent(config.SERVER_PASS)}/arr/reload`, { method: 'POST', signal: AbortSignal.timeout(10_000) });
   } catch {
-    return `No relay answers at ${base}: when \`scanrelay server\` starts, it reads these ARR entries.`;
+    return `No relay answers at ${base}: when \`${typed('server')}\` starts, it reads these ARR entries.`;
   }
   const body = (await res.json().catch(() => ({}))) as { added?: string[]; changed?: string[]; removed?: string[]; unchanged?: string[]; error?: string };
   if (res.status === 200) {

@@ -5,6 +5,7 @@ import type { LibraryJudge, Unmatched } from '../intake.js';
 import type { MappingMatch } from '../paths/mapping.js';
 import type { Library, Target } from '../scan.js';
 import { closestCandidates, judgeTarget, suggestMapping, type LibraryReader } from './explain.js';
+import { typed } from '../command-line.js';
 
 /** A server that hangs must not hold the webhook: after this the path is queued as always. */
 const JUDGE_WAIT_MS = 3_000;
@@ -65,7 +66,7 @@ function unmatchedAdvice(received: string, folder: string, match: MappingMatch |
   const servers = known.map((k) => k.target).join(', ');
   const locations = known.flatMap((k) => k.libraries.flatMap((l) => l.locations.map((loc) => ({ loc, where: `${k.target}: ${l.title}` }))));
   const libraries = locations.map((l) => `${l.where} (${l.loc})`).join('; ') || 'none';
-  const explain = `scanrelay explain '${received}'`;
+  const explain = typed(`explain '${received}'`);
   if (match) {
     return {
       summary: `'${received}' was mapped to '${folder}', which is in no library of ${servers}: not queued.`,

@@ -38,7 +38,7 @@ describe('classification at intake', () => {
     expect(body.warning).toMatch(/Add a SERVER_PATH_MAPPINGS entry/);
     expect(body.warning).toMatch(/Closest prefixes: '\/data\/media\/'/);
     expect(body.warning).toMatch(/TV Shows \(section 2\) \(\/data\/media\/tv\)/);
-    expect(body.warning).toContain(`scanrelay explain '/downloads/complete/Show/Season 01/x.mkv'`);
+    expect(body.warning).toContain(`npx scanrelay explain '/downloads/complete/Show/Season 01/x.mkv'`);
 
     expect(t.service.queue.count()).toBe(0);
     const [h] = t.service.queue.history(1);
@@ -168,7 +168,7 @@ describe('the path as received is kept and mapped again', () => {
     const [h] = t.service.queue.history(1);
     expect(h.outcome).toBe('unmatched');
     expect(h.detail).toMatch(/^'\/data\/other\/Show\/Season 01' is in no library of plex, so nothing was scanned there\.\nUnable to map/);
-    expect(h.detail).toContain(`Try: scanrelay explain '/srv/tv/Show/Season 01/e1.mkv'.`);
+    expect(h.detail).toContain(`Try: npx scanrelay explain '/srv/tv/Show/Season 01/e1.mkv'.`);
     expect(h.detail).not.toContain(`explain '/data/other`);
   });
 });
