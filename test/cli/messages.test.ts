@@ -14,8 +14,9 @@ describe('README and --help match the code', () => {
   it('the README names no spec section or issue, lists each command once, and says the URL is printed at every start', () => {
     expect(readme).not.toMatch(/\bspec\b|section 4\.\d|issue \d/i);
     const table = readme.slice(readme.indexOf('## Commands'), readme.indexOf('## HTTP'));
-    const rows = table.split('\n').filter((l) => l.startsWith('| `scanrelay '));
-    const commands = rows.map((l) => /^\| `scanrelay ([a-z_+-]+)/.exec(l)![1]);
+    const rows = table.split('\n').filter((l) => l.startsWith('| `npx scanrelay '));
+    const commands = rows.map((l) => /^\| `npx scanrelay ([a-z_+-]+)/.exec(l)![1]);
+    expect(commands.length).toBeGreaterThan(10);
     expect(commands.filter((c) => c === 'explain')).toHaveLength(1);
     expect(new Set(commands).size).toBe(commands.length);
     expect(readme).not.toMatch(/printed once|prints the webhook URL once/);
