@@ -23,6 +23,17 @@ describe('README and --help match the code', () => {
     expect(readme).toMatch(/At every start it prints the webhook URL/);
   });
 
+  it("the quick start names every program .ci/run installs for the tests, with its Debian package", () => {
+    const quickStart = readme.slice(readme.indexOf('## Quick start'), readme.indexOf('## First scan'));
+    const ci = readFileSync(join(repoRoot, '.ci', 'run'), 'utf8');
+    const needs = [...ci.matchAll(/^command -v (\S+) .*\|\| need\+=\((\S+)\)$/gm)].map((m) => ({ program: m[1], pkg: m[2] }));
+    expect(needs.map((n) => n.program)).toContain('xmllint');
+    for (const { program, pkg } of needs) {
+      expect(quickStart, program).toContain(`\`${program}\``);
+      if (pkg !== program) expect(quickStart, pkg).toContain(`\`${pkg}\``);
+    }
+  });
+
   it('--help and the README list the same five log levels the code accepts', async () => {
     const help = runCli(['server', '--help']);
     expect(await help.exited).toBe(0);
