@@ -65,6 +65,22 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): 
   };
 }
 
+/** Sonarr's On File Import webhook for one episode file, sent as Sonarr sends it (its /tv/ root folder). */
+function sonarrImport(url: string, show: string, season: number, file: string): Promise<Response> {
+  const folder = `Season ${String(season).padStart(2, '0')}`;
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': 'Sonarr/4.0.17.2952 (ubuntu 24.04)' },
+    body: JSON.stringify({
+      eventType: 'Download',
+      series: { title: show, path: `/tv/${show}` },
+      episodes: [{ seasonNumber: season, episodeNumber: 1, title: 'Pilot' }],
+      episodeFile: { relativePath: `${folder}/${file}`, path: `/tv/${show}/${folder}/${file}` },
+      isUpgrade: false,
+    }),
+  });
+}
+
 /** A command line's words as sh splits them: blanks separate, single quotes keep what they hold as it is. */
 function shellWords(line: string): string[] {
   const words: string[] = [];
@@ -236,17 +252,7 @@ describe.skipIf(!committed)(`the README, from clone to a scan on the dashboard${
       mkdirSync(join(work, 'mnt', 'media', 'TV', 'Some Show', 'Season 03'), { recursive: true });
       writeFileSync(join(work, 'mnt', 'media', 'TV', 'Some Show', 'Season 03', episode), 'video');
       plex.onDisk.add(`/data/TV/Some Show/Season 03/${episode}`);
-      const hook = await fetch(`http://127.0.0.1:${port}/${pass}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'Sonarr/4.0.17.2952 (ubuntu 24.04)' },
-        body: JSON.stringify({
-          eventType: 'Download',
-          series: { title: 'Some Show', path: '/tv/Some Show' },
-          episodes: [{ seasonNumber: 3, episodeNumber: 1, title: 'Pilot' }],
-          episodeFile: { relativePath: `Season 03/${episode}`, path: `/tv/Some Show/Season 03/${episode}` },
-          isUpgrade: false,
-        }),
-      });
+      const hook = await sonarrImport(`http://127.0.0.1:${port}/${pass}`, 'Some Show', 3, episode);
       expect(hook.status).toBe(200);
       const confirmed = async () => {
         const history = (await (await fetch(`http://127.0.0.1:${port}/api/${pass}/history`)).json()) as { history: { folder: string; outcome: string }[] };
@@ -323,17 +329,7 @@ describe.skipIf(!committed)(`the README, from clone to a scan on the dashboard${
     const season = join(mounts['/media'], 'TV', 'Other Show', 'Season 01');
     mkdirSync(season, { recursive: true });
     writeFileSync(join(season, 'Other Show - S01E01.mkv'), 'video');
-    const hook = await fetch(`http://127.0.0.1:${port}/${secret}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'Sonarr/4.0.17.2952 (ubuntu 24.04)' },
-      body: JSON.stringify({
-        eventType: 'Download',
-        series: { title: 'Other Show', path: '/tv/Other Show' },
-        episodes: [{ seasonNumber: 1, episodeNumber: 1, title: 'Pilot' }],
-        episodeFile: { relativePath: 'Season 01/Other Show - S01E01.mkv', path: '/tv/Other Show/Season 01/Other Show - S01E01.mkv' },
-        isUpgrade: false,
-      }),
-    });
+    const hook = await sonarrImport(`http://127.0.0.1:${port}/${secret}`, 'Other Show', 1, 'Other Show - S01E01.mkv');
     expect(hook.status).toBe(200);
     // Scan now skips the delay (180 s by default); the file check still has to find the file where the mapping says.
     const folder = '/data/TV/Other Show/Season 01';
