@@ -108,7 +108,7 @@ describe('scanrelay connect', () => {
     // No relay yet: connect says when the entries are read.
     writeConfigFile(dir, { ...base, ARR: [{ NAME: 'sonarr', TYPE: 'sonarr', URL: sonarr.url, API_KEY: sonarr.apiKey }] });
     const alone = await connect('sonarr', '--url', `http://127.0.0.1:${port}`);
-    expect(alone.out).toContain(`No relay answers at http://127.0.0.1:${port}: when \`scanrelay server\` starts, it reads these ARR entries.`);
+    expect(alone.out).toContain(`No relay answers at http://127.0.0.1:${port}: when \`npx scanrelay server\` starts, it reads these ARR entries.`);
 
     writeConfigFile(dir, base);
     const server = runCli(['server', '--config', join(dir, 'config.json'), '--queuefile', join(dir, 'q.db'), '--logfile', join(dir, 'scanrelay.log')], { cwd: dir });
