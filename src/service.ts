@@ -202,18 +202,25 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   let arr = config.ARR.length ? await connectApps(config.ARR) : undefined;
   let listening = false;
   const readArr = opts.readArr;
+  const reread = async (read: () => readonly ArrEntry[]) => {
+    const entries = read();
+    if (!arr && entries.length === 0) return { added: [], changed: [], removed: [], unchanged: [] };
+    if (!arr) {
+      arr = await connectApps([]);
+      if (listening) arr.start();
+    }
+    const update = await arr.update(entries);
+    const said = (['added', 'changed', 'removed'] as const).filter((k) => update[k].length).map((k) => `${k} ${update[k].join(', ')}`);
+    logger.info({ ...update }, `ARR read again from the config file: ${said.join('; ') || 'nothing changed'}.`);
+    return update;
+  };
+  // One reading at a time: two at once would each start the app the other starts.
+  let reading: Promise<unknown> = Promise.resolve();
   const reloadArr = readArr
-    ? async () => {
-        const entries = readArr();
-        if (!arr && entries.length === 0) return { added: [], changed: [], removed: [], unchanged: [] };
-        if (!arr) {
-          arr = await connectApps([]);
-          if (listening) arr.start();
-        }
-        const update = await arr.update(entries);
-        const said = (['added', 'changed', 'removed'] as const).filter((k) => update[k].length).map((k) => `${k} ${update[k].join(', ')}`);
-        logger.info({ ...update }, `ARR read again from the config file: ${said.join('; ') || 'nothing changed'}.`);
-        return update;
+    ? () => {
+        const next = reading.then(() => reread(readArr));
+        reading = next.catch(() => undefined);
+        return next;
       }
     : undefined;
   const explain = createDoctor({ config, targets, pathState });
