@@ -132,6 +132,12 @@ describe('scanrelay connect', () => {
       expect(server.output()).toContain('ARR read again from the config file: added sonarr.');
       // Run again: nothing changes.
       expect((await connect('sonarr', '--url', `http://127.0.0.1:${port}`)).out).toContain('read ARR again: it already reads sonarr');
+      // A file with a mistake is refused with its key named, and the relay keeps what it reads.
+      writeConfigFile(dir, { ...base, ARR: [{ NAME: 'sonarr', TYPE: 'sonarr', URL: 'sonarr:8989', API_KEY: sonarr.apiKey }] });
+      const refused = await fetch(`http://127.0.0.1:${port}/api/${SECRET}/arr/reload`, { method: 'POST' });
+      expect(refused.status).toBe(422);
+      expect(((await refused.json()) as { error: string }).error).toMatch(/^config error in .*config\.json: ARR\[0\]\.URL: expected an http:\/\/ or https:\/\/ URL/);
+      expect((await health()).arr.map((a) => a.name)).toEqual(['sonarr']);
     } finally {
       killChildren('SIGTERM');
       await server.exited;
