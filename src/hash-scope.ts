@@ -9,6 +9,7 @@ import { describeRefusal, gatePath } from './paths/gate.js';
 import { routeKnown, type IntakeSettings } from './paths/route.js';
 import type { Target } from './scan.js';
 import { realpath } from './file-system.js';
+import { typed } from './command-line.js';
 
 /** Why a path is not read: each has its own advice, and a throttled log line per kind. */
 export type ScopeRule = 'path-gate' | 'no-library-list' | 'libraries-unknown' | 'outside-libraries' | 'leaves-library' | 'unresolvable';
@@ -82,7 +83,7 @@ async function libraryRoots(mapped: string, local: string, deps: HashScopeDeps):
   if (listed === 0) {
     return refuse('no-library-list', 'no media server here lists its library folders (Plex, Jellyfin, Emby and Audiobookshelf do), so hash= has no folder it may read: leave hash= out, and the file check waits for the file instead');
   }
-  return refuse('outside-libraries', `'${mapped}' is in no library folder of any media server, and hash= reads only files inside one: send the path of a file in a library (scanrelay explain '${mapped}' shows where a path goes)`);
+  return refuse('outside-libraries', `'${mapped}' is in no library folder of any media server, and hash= reads only files inside one: send the path of a file in a library (${typed(`explain '${mapped}'`)} shows where a path goes)`);
 }
 
 /** `location`'s place on this machine, when `local` ends with the same segments `onServer` has below it. */

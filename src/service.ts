@@ -19,6 +19,7 @@ import { Queue } from './queue/store.js';
 import type { DriveMonitor } from './drive/monitor.js';
 import type { ConnectedApps } from './arr/connected.js';
 import type { ReconcileSchedule } from './reconcile/schedule.js';
+import type { ArrEntry } from './config/arr-schema.js';
 import { cacheRefresh } from './rclone/remote-control.js';
 import { plexDatabases } from './targets/plex-databases.js';
 import { mapPath } from './paths/mapping.js';
@@ -44,6 +45,8 @@ export interface ServiceOptions {
   configDir?: string;
   /** Shorter connection limits (tests of slow clients). */
   limits?: AppDeps['limits'];
+  /** config.json's ARR entries read again (the server's own file); without it, `POST /api/<SERVER_PASS>/arr/reload` is absent. */
+  readArr?: () => readonly ArrEntry[];
   /** hash='s cap on holds, largest file and time per read, smaller (tests; HASH_MAX_BYTES and the rest otherwise). */
   hashLimits?: { holds?: number; maxBytes?: number; readBudgetMs?: number };
 }
@@ -191,9 +194,32 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       })
     : undefined;
   const watch = config.WATCH.PATHS.length ? new WatchTrigger({ config: config.WATCH, intake, logger }) : undefined;
-  // The history catch-up loads only when ARR has entries.
-  const arr = config.ARR.length
-    ? new (await import('./arr/connected.js')).ConnectedApps({ config, db: queue.db, intake, activity, clock, logger, fetch: opts.fetch, onCaughtUp: (app, n) => metrics.caughtUp(app, n) })
+  // The history catch-up loads only when ARR has entries (at start, or once they are read again).
+  const connectApps = async (entries: readonly ArrEntry[]) =>
+    new (await import('./arr/connected.js')).ConnectedApps({ config: { ...config, ARR: [...entries] }, db: queue.db, intake, activity, clock, logger, fetch: opts.fetch, onCaughtUp: (app, n) => metrics.caughtUp(app, n) });
+  let arr = config.ARR.length ? await connectApps(config.ARR) : undefined;
+  let listening = false;
+  const readArr = opts.readArr;
+  const reread = async (read: () => readonly ArrEntry[]) => {
+    const entries = read();
+    if (!arr && entries.length === 0) return { added: [], changed: [], removed: [], unchanged: [] };
+    if (!arr) {
+      arr = await connectApps([]);
+      if (listening) arr.start();
+    }
+    const update = await arr.update(entries);
+    const said = (['added', 'changed', 'removed'] as const).filter((k) => update[k].length).map((k) => `${k} ${update[k].join(', ')}`);
+    logger.info({ ...update }, `ARR read again from the config file: ${said.join('; ') || 'nothing changed'}.`);
+    return update;
+  };
+  // One reading at a time: two at once would each start the app the other starts.
+  let reading: Promise<unknown> = Promise.resolve();
+  const reloadArr = readArr
+    ? () => {
+        const next = reading.then(() => reread(readArr));
+        reading = next.catch(() => undefined);
+        return next;
+      }
     : undefined;
   // The reconcile loads only when ARR has entries too; its audits share the queue file and the intake.
   if (config.ARR.length) {
@@ -224,7 +250,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     metricsToken: config.SERVER_METRICS_TOKEN,
     trustProxy: config.SERVER_TRUST_PROXY,
     explain,
-    appRoots: arr ? () => arr.roots(explain) : undefined,
+    appRoots: arr || reloadArr ? async () => (arr ? arr.roots(explain) : []) : undefined,
+    reloadArr,
     reconcile: reconcile && (() => reconcile!.status(true)),
     status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false }, notify: notifications.status(), arr: arr ? arr.status() : [], ...(reconcile ? { reconcile: reconcile.status() } : {}) }),
     limits: opts.limits,
@@ -247,7 +274,9 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     clock,
     drive,
     watch,
-    arr,
+    get arr() {
+      return arr;
+    },
     reconcile,
     retention,
     readiness,
@@ -267,6 +296,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       // A large tree takes a while to walk: requests are served meanwhile.
       watch?.start().catch((err: Error) => logger.error(`WATCH could not start: ${err.message}. Check WATCH.PATHS.`));
       // After listening: the apps' webhooks are taken while their history is read.
+      listening = true;
       arr?.start();
       reconcile?.start();
       const address = app.server.address();

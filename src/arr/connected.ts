@@ -1,11 +1,13 @@
 // The apps of ARR, connected: one catch-up each (catch-up.ts), the folders asked for that every catch-up checks its
 // events against (asked.ts), the cursors and the items' folders in the queue file, and what /health and the
-// dashboard show of each app.
+// dashboard show of each app. The entries can be read again while the relay runs (`scanrelay connect`, an edited
+// config.json): an app added starts, one removed stops, one changed starts again, each keeping its cursor.
 // Built by src/service.ts only when ARR has entries: an idle relay without them loads nothing of src/arr/.
 import type Database from 'better-sqlite3';
 import type { Activity, ActivityEvents } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { Doctor } from '../doctor/explain.js';
+import type { ArrEntry } from '../config/arr-schema.js';
 import type { Config } from '../config/schema.js';
 import type { Intake } from '../intake.js';
 import type { Logger } from '../log.js';
@@ -49,36 +51,30 @@ export interface AppView {
   error: string | null;
 }
 
+/** What reading the ARR entries again changed, by NAME. */
+export interface AppsUpdate {
+  added: string[];
+  changed: string[];
+  removed: string[];
+  unchanged: string[];
+}
+
 const CHUNK = 500;
 
 export class ConnectedApps {
-  readonly apps: AppCatchUp[];
+  apps: AppCatchUp[];
   private readonly asked = new AskedFolders();
   private readonly cursors: ArrCursors;
+  private readonly folders: ItemFolders;
   private readonly detach: () => void;
+  private readonly entries = new Map<AppCatchUp, string>();
+  private started = false;
   private noted = 0;
 
   constructor(private readonly deps: ConnectedAppsDeps) {
     this.cursors = new ArrCursors(deps.db);
-    const folders = new ItemFolders(deps.db);
-    const { config } = deps;
-    this.apps = config.ARR.map(
-      (entry) =>
-        new AppCatchUp({
-          entry,
-          client: arrClient(entry, { clock: deps.clock, fetch: deps.fetch }),
-          cursors: this.cursors,
-          folders,
-          asked: this.asked,
-          intake: deps.intake,
-          clock: deps.clock,
-          logger: deps.logger,
-          scanDelayMs: config.SERVER_SCAN_DELAY * 1000,
-          scanDelays: config.SERVER_SCAN_DELAYS,
-          chunk: Math.min(CHUNK, config.SERVER_MAX_REQUEST_PATHS),
-          onCaughtUp: deps.onCaughtUp,
-        }),
-    );
+    this.folders = new ItemFolders(deps.db);
+    this.apps = deps.config.ARR.map((entry) => this.catchUpOf(entry));
     // Every folder the intake queues from now on, whatever sent it; and a webhook from an app taken for silent.
     const { activity, clock } = deps;
     const onQueued = (e: ActivityEvents['queued'][0]) => {
@@ -98,9 +94,42 @@ export class ConnectedApps {
 
   /** Reads what the queue file knows of the folders asked for, and catches every app up (each at once, then on its timer). */
   start(): void {
+    this.started = true;
     const since = this.oldestReading();
     if (since !== undefined) for (const { folder, at } of foldersAskedSince(this.deps.db, since)) this.asked.note(folder, at);
     for (const app of this.apps) app.start();
+  }
+
+  /**
+   * The ARR entries as config.json has them now. An app added is caught up at once; one whose entry changed (URL,
+   * key, interval) stops and starts again with the new entry; one removed stops. The cursors stay in the queue file
+   * by NAME, so an app that comes back reads on from where it was.
+   */
+  async update(entries: readonly ArrEntry[]): Promise<AppsUpdate> {
+    const result: AppsUpdate = { added: [], changed: [], removed: [], unchanged: [] };
+    const byName = new Map(this.apps.map((a) => [a.name.toLowerCase(), a]));
+    const next: AppCatchUp[] = [];
+    const stopping: Promise<void>[] = [];
+    for (const entry of entries) {
+      const old = byName.get(entry.NAME.toLowerCase());
+      byName.delete(entry.NAME.toLowerCase());
+      if (old && this.entries.get(old) === JSON.stringify(entry)) {
+        next.push(old);
+        result.unchanged.push(entry.NAME);
+        continue;
+      }
+      if (old) stopping.push(this.retire(old));
+      (old ? result.changed : result.added).push(entry.NAME);
+      next.push(this.catchUpOf(entry));
+    }
+    for (const old of byName.values()) {
+      stopping.push(this.retire(old));
+      result.removed.push(old.name);
+    }
+    await Promise.all(stopping);
+    this.apps = next;
+    if (this.started) for (const app of next) if (!result.unchanged.includes(app.name)) app.start();
+    return result;
   }
 
   async stop(): Promise<void> {
@@ -134,6 +163,31 @@ export class ConnectedApps {
       intervalSeconds: a.intervalSeconds,
       error: a.link.up ? null : (a.link.error ?? null),
     }));
+  }
+
+  private catchUpOf(entry: ArrEntry): AppCatchUp {
+    const { config, clock, logger } = this.deps;
+    const app = new AppCatchUp({
+      entry,
+      client: arrClient(entry, { clock, fetch: this.deps.fetch }),
+      cursors: this.cursors,
+      folders: this.folders,
+      asked: this.asked,
+      intake: this.deps.intake,
+      clock,
+      logger,
+      scanDelayMs: config.SERVER_SCAN_DELAY * 1000,
+      scanDelays: config.SERVER_SCAN_DELAYS,
+      chunk: Math.min(CHUNK, config.SERVER_MAX_REQUEST_PATHS),
+      onCaughtUp: this.deps.onCaughtUp,
+    });
+    this.entries.set(app, JSON.stringify(entry));
+    return app;
+  }
+
+  private retire(app: AppCatchUp): Promise<void> {
+    this.entries.delete(app);
+    return app.stop();
   }
 
   /** Folders asked for before any reading can ask about them are let go: the record stays as small as the window. */

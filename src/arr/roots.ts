@@ -60,7 +60,7 @@ export function rootsText(r: AppRoots): string {
     const shown = root.folder === root.path.replace(/[\\/]+$/, '') ? root.path : `${root.path} -> ${root.folder}`;
     if (root.verdict === 'scan') out.push(`  ${shown}: ${root.libraries.join('; ')}`);
     else if (root.verdict === 'gives-up') out.push(`  ${shown}: ${root.libraries.join('; ')}; but scanrelay does not see this folder where it checks that files exist (set SERVER_FILE_EXIST_PATH_MAPPINGS, or SERVER_MAX_FILE_CHECKS 0)`);
-    else out.push(`  ${shown}: ${root.summary}${root.mapping ? `\n    add to config.json: ${root.mapping}` : ''}`);
+    else out.push(`  ${shown}: ${root.summary}${root.mapping ? `\n    ${root.mapping}` : ''}`);
   }
   return out.join('\n') + '\n';
 }

@@ -1,6 +1,7 @@
 // `scanrelay connect [name] --url <relay URL>`: adds to each ARR app (or brings up to date, never doubling) a Webhook
 // Connect entry posting to <url>/<SERVER_PASS> on import, upgrade, rename and the delete events it has, says what
-// it did, and which media server library holds each of the app's root folders (or the mapping line to add).
+// it did, and which media server library holds each of the app's root folders (or the mapping line to add); then the
+// relay running with this config reads its ARR entries again (running-relay.ts).
 import { Command, InvalidArgumentError } from 'commander';
 import { flavourOf } from '../arr/apps.js';
 import { arrClient } from '../arr/client.js';
@@ -12,6 +13,7 @@ import { createDoctor } from '../doctor/explain.js';
 import { diskPathState } from '../paths/disk.js';
 import { buildTargets } from '../targets/build.js';
 import { globalFlags, loadContext } from './context.js';
+import { reloadRunningRelay } from './running-relay.js';
 
 function relayUrl(value: string): string {
   try {
@@ -60,6 +62,7 @@ export function connectCommand(): Command {
         }
         say(rootsText(await appRoots({ name: entry.NAME, type: entry.TYPE, client }, doctor)));
       }
+      say(`${await reloadRunningRelay(config)}\n`);
     });
 }
 

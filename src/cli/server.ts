@@ -6,7 +6,7 @@ import { createLogger, flushLogs, type Logger } from '../log.js';
 import { logFatalErrors } from '../log-fatal.js';
 import { sizeInBytes } from '../log-file.js';
 import { octal, tightenPrivate } from '../private-files.js';
-import { secretsOf } from '../config/load.js';
+import { loadConfig, secretsOf } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { checkQueueFile, damagedLine, EX_CONFIG } from '../queue/file-check.js';
 import { QueueLockedError } from '../queue/lock.js';
@@ -33,7 +33,9 @@ export function serverCommand(): Command {
       tightenAtStart([settings.queuefile, `${settings.queuefile}-wal`, `${settings.queuefile}-shm`, settings.logfile, tokenFilePath(config.GOOGLE, configDir)], logger);
       let service: Service;
       try {
-        service = await createService({ config, queuefile: settings.queuefile, logger, configDir });
+        // `scanrelay connect` asks the running relay to read its ARR entries again: the file as it is now, never written.
+        const readArr = () => loadConfig(loaded.path, process.env, { write: false }).config.ARR;
+        service = await createService({ config, queuefile: settings.queuefile, logger, configDir, readArr });
       } catch (err) {
         // Damage the quick check cannot see shows when the queue is read; it is still the file's fault.
         if (isDamage(err)) refuseQueueFile(damagedLine(settings.queuefile, (err as Error).message), logger, settings.logfile, loaded.config);

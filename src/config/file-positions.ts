@@ -1,6 +1,7 @@
 // The walk's view of a parsed TOML or JSON file (foreign-limits.ts), with the line of a refused key or depth read
 // from the text: smol-toml and JSON.parse give back values without positions. The value decides what is refused;
-// the text only says where, so a misreading here costs a line number, never a wrong answer.
+// the text only says where, so a misreading here costs a line number, never a wrong answer. Also the lines of
+// config.json's top-level keys, which JSON.parse folds into one when a key is written twice.
 import { lineAt, MAX_DEPTH, type Tree } from './foreign-limits.js';
 
 export type KeyedFormat = 'toml' | 'json';
@@ -20,6 +21,16 @@ export function valueTree(text: string, format: KeyedFormat): Tree<unknown> {
   };
 }
 
+/** Each top-level key of a JSON object's text with the lines it is written on, in the order first written. */
+export function topLevelKeyLines(text: string): Map<string, number[]> {
+  const lines = new Map<string, number[]>();
+  scan(text, 'json', (depth, key, at) => {
+    if (depth === 1 && key !== undefined) lines.set(key, [...(lines.get(key) ?? []), lineAt(text, at)]);
+    return false;
+  });
+  return lines;
+}
+
 const BARE_KEY = /[A-Za-z0-9_-]/;
 
 /**
@@ -27,7 +38,7 @@ const BARE_KEY = /[A-Za-z0-9_-]/;
  * does: a top-level key is 1, each further key part, table, array item or inline-table key one more. TOML's
  * `[a.b]` puts the keys after it at 3, `[[a.b]]` at 4 (the array's entry is a level).
  */
-function scan(text: string, format: KeyedFormat, wanted: (depth: number, key?: string) => boolean): number | undefined {
+function scan(text: string, format: KeyedFormat, wanted: (depth: number, key: string | undefined, at: number) => boolean): number | undefined {
   const toml = format === 'toml';
   const open: { depth: number; list: boolean }[] = [];
   let table = 0; // TOML: the depth of the table the current [header] opened
@@ -44,26 +55,26 @@ function scan(text: string, format: KeyedFormat, wanted: (depth: number, key?: s
       if (toml && open.length === 0) [atKey, parts] = [true, 0];
     } else if (c === '"' || (toml && c === "'")) {
       const end = stringEnd(text, i, toml);
-      if (atKey && wanted(keyBase() + ++parts, keyName(text.slice(i, end)))) return i;
+      if (atKey && wanted(keyBase() + ++parts, keyName(text.slice(i, end)), i)) return i;
       i = end - 1;
     } else if (atKey && toml && c === '[' && open.length === 0 && parts === 0) {
       // A [table] or [[array of tables]] header: its parts count from the top.
       const many = text[i + 1] === '[';
       const start = i;
       const [names, end] = headerKeys(text, i + (many ? 2 : 1));
-      for (let p = 0; p < names.length; p++) if (wanted(p + 1, names[p])) return start;
+      for (let p = 0; p < names.length; p++) if (wanted(p + 1, names[p], start)) return start;
       table = names.length + (many ? 1 : 0);
-      if (many && wanted(table)) return start;
+      if (many && wanted(table, undefined, start)) return start;
       [atKey, i] = [false, end - 1];
     } else if (atKey && toml && BARE_KEY.test(c)) {
       let end = i;
       while (end < text.length && BARE_KEY.test(text[end])) end++;
-      if (wanted(keyBase() + ++parts, text.slice(i, end))) return i;
+      if (wanted(keyBase() + ++parts, text.slice(i, end), i)) return i;
       i = end - 1;
     } else if (atKey && c === (toml ? '=' : ':')) {
       [atKey, depth] = [false, keyBase() + parts];
     } else if (c === '[' || c === '{') {
-      if (wanted(depth)) return i;
+      if (wanted(depth, undefined, i)) return i;
       open.push({ depth, list: c === '[' });
       if (c === '[') depth++;
       else [atKey, parts] = [true, 0];

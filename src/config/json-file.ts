@@ -1,5 +1,7 @@
-// config.json as text: parsed into a JSON object, with the line and column of a syntax error.
+// config.json as text: parsed into a JSON object, with the line and column of a syntax error, and a key written
+// twice at the top level refused with the line of each.
 import { ConfigError } from './error.js';
+import { topLevelKeyLines } from './file-positions.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -20,6 +22,15 @@ export function parseJson(text: string, where: string): JsonObject {
   }
   if (!isObject(value)) {
     throw new ConfigError(`${where}: expected a JSON object ({ ... }) at the top level, got ${kindOf(value)}`);
+  }
+  // JSON.parse keeps the last of two keys of one name: a second SERVER_PATH_MAPPINGS pasted below the first would
+  // drop every entry of the first without a word.
+  const twice = [...topLevelKeyLines(body)].find(([, lines]) => lines.length > 1);
+  if (twice) {
+    const [key, lines] = twice;
+    throw new ConfigError(
+      `${where}: '${key}' is written ${lines.length} times (lines ${lines.join(', ')}) and only the last would count: merge their entries into one '${key}', delete the others, and start again (the file was not changed)`,
+    );
   }
   return value;
 }

@@ -12,6 +12,7 @@ import { basePath, bool, choice, MAX_PASS_IN_URL, passTooLongReason, reservedPas
 import { watchSchema } from './watch-schema.js';
 import { notifySchema } from '../notify/schema.js';
 import { PLEX_DATABASE_PATH_DEFAULT } from '../plex/keys.js';
+import { typed } from '../command-line.js';
 
 export { targetSchema };
 
@@ -83,11 +84,11 @@ export function configSchema() {
             z.regex(/^[^/]+$/, { error: 'a non-empty string without "/"' }),
             // These are routes of their own: such a secret would make a public or Basic-auth path pass as it.
             z.refine((p) => reservedPassReason(p) === undefined, {
-              error: 'not "health", "metrics", "triggers", "api" or "favicon.ico" (routes of their own): run `scanrelay update-config --new-pass` for a random one',
+              error: `not "health", "metrics", "triggers", "api" or "favicon.ico" (routes of their own): run \`${typed('update-config --new-pass')}\` for a random one`,
             }),
             // Longer, every secret route would answer 414 (the router's limit on one URL segment).
             z.refine((p) => passTooLongReason(p) === undefined, {
-              error: `at most ${MAX_PASS_IN_URL} characters as written in a URL (the longest URL segment the server takes): run \`scanrelay update-config --new-pass\` for a random one`,
+              error: `at most ${MAX_PASS_IN_URL} characters as written in a URL (the longest URL segment the server takes): run \`${typed('update-config --new-pass')}\` for a random one`,
             }),
           ),
           newServerPass,

@@ -69,7 +69,7 @@ export async function explainPath(input: string, deps: DoctorDeps): Promise<Expl
   const known = targets.flatMap((t) => t.known.flatMap((l) => l.locations.map((loc) => ({ loc, where: `${t.name}: ${l.title}` }))));
   const nothingHolds = wouldScan.length === 0;
   const candidates = nothingHolds || !match ? closestCandidates(path, config, known) : [];
-  const suggestion = nothingHolds ? suggestMapping(path, known.map((k) => k.loc)) : null;
+  const suggestion = nothingHolds ? suggestMapping(path, known.map((k) => k.loc), config.SERVER_PATH_MAPPINGS) : null;
 
   let verdict: Explanation['verdict'];
   let summary: string;

@@ -5,6 +5,7 @@ import type { LibraryJudge, Unmatched } from '../intake.js';
 import type { MappingMatch } from '../paths/mapping.js';
 import type { Library, Target } from '../scan.js';
 import { closestCandidates, judgeTarget, suggestMapping, type LibraryReader } from './explain.js';
+import { typed } from '../command-line.js';
 
 /** A server that hangs must not hold the webhook: after this the path is queued as always. */
 const JUDGE_WAIT_MS = 3_000;
@@ -65,7 +66,7 @@ function unmatchedAdvice(received: string, folder: string, match: MappingMatch |
   const servers = known.map((k) => k.target).join(', ');
   const locations = known.flatMap((k) => k.libraries.flatMap((l) => l.locations.map((loc) => ({ loc, where: `${k.target}: ${l.title}` }))));
   const libraries = locations.map((l) => `${l.where} (${l.loc})`).join('; ') || 'none';
-  const explain = `scanrelay explain '${received}'`;
+  const explain = typed(`explain '${received}'`);
   if (match) {
     return {
       summary: `'${received}' was mapped to '${folder}', which is in no library of ${servers}: not queued.`,
@@ -73,11 +74,11 @@ function unmatchedAdvice(received: string, folder: string, match: MappingMatch |
     };
   }
   const closest = closestCandidates(received, config, locations, 3).map((c) => `'${c.prefix}'`);
-  const suggestion = suggestMapping(received, locations.map((l) => l.loc));
+  const suggestion = suggestMapping(received, locations.map((l) => l.loc), config.SERVER_PATH_MAPPINGS);
   return {
     summary: `'${received}' is in no library of ${servers} and no SERVER_PATH_MAPPINGS entry matched it: not queued.`,
     advice:
-      `Add a SERVER_PATH_MAPPINGS entry that turns it into a library path${suggestion ? `, for example ${suggestion.line}` : ''}, then press Retry on the dashboard. ` +
+      `${suggestion ? suggestion.line : 'Add a SERVER_PATH_MAPPINGS entry that turns it into a library path'}, then press Retry on the dashboard. ` +
       `Closest prefixes: ${closest.join(', ') || 'none'}. Libraries: ${libraries}. ${explain} shows every step.`,
   };
 }

@@ -1,5 +1,5 @@
 // What the doctor offers when a path reaches no library: the known prefixes closest to it, and a
-// SERVER_PATH_MAPPINGS entry that would make it reach one.
+// SERVER_PATH_MAPPINGS entry that would make it reach one, shown merged into the key the config already has.
 import type { Config } from '../config/schema.js';
 import { separatorOf, trimTrailingSeparator } from '../paths/folder.js';
 import { editDistance } from '../edit-distance.js';
@@ -15,7 +15,34 @@ export interface Candidate {
 export interface MappingSuggestion {
   key: string;
   form: string;
+  /** The entry as it should read in the existing key: the key's forms already configured, then the new one. */
+  entry: string;
+  /**
+   * The whole key as it would read with the entry merged in, every configured entry kept, one entry a line. Pasting
+   * a key of its own beside the one in config.json would replace it (JSON keeps the last): config loading refuses that.
+   */
+  merged: string;
+  /** What to do, on one line: the entry to add, then the merged key on one line (for a log line or a 202 answer). */
   line: string;
+}
+
+type Mappings = Record<string, string[] | undefined>;
+
+/** The suggestion for adding `form` to `key` in the configured mappings; null when the key already has it. */
+export function mappingSuggestion(key: string, form: string, mappings: Mappings): MappingSuggestion | null {
+  const forms = mappings[key] ?? [];
+  if (forms.includes(form)) return null;
+  const merged: [string, string[]][] = Object.entries(mappings).map(([k, f]) => [k, k === key ? [...(f ?? []), form] : (f ?? [])]);
+  if (!(key in mappings)) merged.push([key, [form]]);
+  const entryOf = ([k, f]: [string, string[]]) => `${JSON.stringify(k)}: [${f.map((x) => JSON.stringify(x)).join(', ')}]`;
+  const entry = entryOf([key, [...forms, form]]);
+  return {
+    key,
+    form,
+    entry,
+    merged: `"SERVER_PATH_MAPPINGS": {\n${merged.map((e) => `  ${entryOf(e)}`).join(',\n')}\n}`,
+    line: `${key in mappings ? `Add ${JSON.stringify(form)} to the SERVER_PATH_MAPPINGS entry ${JSON.stringify(key)}` : `Add ${entry} to SERVER_PATH_MAPPINGS`} in config.json, keeping every entry there (a second SERVER_PATH_MAPPINGS key would replace the first), so that it reads "SERVER_PATH_MAPPINGS": { ${merged.map(entryOf).join(', ')} }`,
+  };
 }
 
 const segments = (p: string) => p.split(/[\\/]+/).filter(Boolean);
@@ -49,7 +76,7 @@ export function closestCandidates(path: string, config: Config, known: { loc: st
  * Guesses a SERVER_PATH_MAPPINGS entry: a library location whose last folder name also appears in the
  * path (case aside) means the path's part up to that folder is the sender's name for the location.
  */
-export function suggestMapping(path: string, locations: string[]): MappingSuggestion | null {
+export function suggestMapping(path: string, locations: string[], mappings: Mappings): MappingSuggestion | null {
   const pathSegs = segments(path);
   let best: { key: string; form: string; score: number } | null = null;
   for (const loc of locations) {
@@ -71,8 +98,7 @@ export function suggestMapping(path: string, locations: string[]): MappingSugges
     }
   }
   best ??= nearlyNamed(path, locations);
-  if (!best) return null;
-  return { key: best.key, form: best.form, line: `"SERVER_PATH_MAPPINGS": { ${JSON.stringify(best.key)}: [${JSON.stringify(best.form)}] }` };
+  return best && mappingSuggestion(best.key, best.form, mappings);
 }
 
 /** Folder names compared without case or punctuation ("TV Shows" and "tvshows" are one name). */

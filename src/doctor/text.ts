@@ -33,6 +33,9 @@ export function explanationText(e: Explanation): string {
     out.push('Closest known prefixes:');
     for (const c of e.candidates) out.push(`  ${c.prefix}  (${c.where}, ${c.distance} edit(s) away)`);
   }
-  if (e.suggestion) out.push(`Suggested mapping: ${e.suggestion.line}`);
+  if (e.suggestion) {
+    out.push(`Suggested mapping: add ${e.suggestion.entry} to the SERVER_PATH_MAPPINGS in config.json, keeping every entry there (a second SERVER_PATH_MAPPINGS key would replace the first). The key then reads:`);
+    out.push(e.suggestion.merged.replace(/^/gm, '  '));
+  }
   return out.join('\n') + '\n';
 }

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Conf } from '../rclone/conf.js';
 import { configPath as rcloneConfigPath } from '../rclone/store.js';
 import { RefreshingTokenSource, type RefreshingTokenOptions, type StoredToken } from './token-store.js';
+import { typed } from '../command-line.js';
 
 /** rclone.conf's remotes as plain key/value maps, read by the rclone wizard's own parser (src/rclone/conf.ts). */
 export function parseRcloneConf(text: string): Map<string, Record<string, string>> {
@@ -52,7 +53,7 @@ export function readRcloneRemoteToken(configPath: string, remote: string): Rclon
     throw new Error(`GOOGLE.RCLONE_CONFIG: cannot read ${configPath} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   if (text.includes('RCLONE_ENCRYPT_V0:')) {
-    throw new Error(`${configPath} is an encrypted rclone config: scanrelay cannot read it; use GOOGLE.SERVICE_ACCOUNT_FILE or \`scanrelay authorize\` instead`);
+    throw new Error(`${configPath} is an encrypted rclone config: scanrelay cannot read it; use GOOGLE.SERVICE_ACCOUNT_FILE or \`${typed('authorize')}\` instead`);
   }
   let remotes: Map<string, Record<string, string>>;
   try {

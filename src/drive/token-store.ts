@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { refreshGrant, toTokenSet, type TokenSet } from '../google/token-endpoint.js';
+import { typed } from '../command-line.js';
 
 /** Anything that can hand the Drive client a bearer token. */
 export interface AccessTokenSource {
@@ -41,7 +42,7 @@ export function readTokenFile(path: string): StoredToken {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
-      throw new Error(`no Google Drive token at ${path}: run \`scanrelay authorize\` (or set GOOGLE.SERVICE_ACCOUNT_FILE or GOOGLE.RCLONE_REMOTE)`);
+      throw new Error(`no Google Drive token at ${path}: run \`${typed('authorize')}\` (or set GOOGLE.SERVICE_ACCOUNT_FILE or GOOGLE.RCLONE_REMOTE)`);
     }
     throw new Error(`cannot read the Google Drive token file ${path}: ${code ?? (err as Error).message}`);
   }
@@ -49,10 +50,10 @@ export function readTokenFile(path: string): StoredToken {
   try {
     parsed = JSON.parse(text) as StoredToken;
   } catch {
-    throw new Error(`the Google Drive token file ${path} is not valid JSON: run \`scanrelay authorize\` again`);
+    throw new Error(`the Google Drive token file ${path} is not valid JSON: run \`${typed('authorize')}\` again`);
   }
   if (!parsed || typeof parsed !== 'object' || (!parsed.access_token && !parsed.refresh_token)) {
-    throw new Error(`the Google Drive token file ${path} holds no token: run \`scanrelay authorize\` again`);
+    throw new Error(`the Google Drive token file ${path} holds no token: run \`${typed('authorize')}\` again`);
   }
   return parsed;
 }
@@ -113,7 +114,7 @@ export abstract class RefreshingTokenSource implements AccessTokenSource {
     }
     const base = this.current?.refresh_token ? this.current : stored;
     if (!base.refresh_token) {
-      throw new Error(`the Google Drive token (${this.describe()}) has expired and has no refresh token: run \`scanrelay authorize\` again`);
+      throw new Error(`the Google Drive token (${this.describe()}) has expired and has no refresh token: run \`${typed('authorize')}\` again`);
     }
     const client = this.client(base);
     if (!client.clientId || !client.clientSecret) {

@@ -4,6 +4,7 @@ import { OAUTH_TOKEN, sizeText } from '../answer-caps.js';
 import { AnswerTooLarge, httpFetch, type Fetch } from '../http-fetch.js';
 import { keepStart } from '../text-cut.js';
 import { shownUrl } from '../url-credentials.js';
+import { typed } from '../command-line.js';
 
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
@@ -51,7 +52,7 @@ export class OAuthError extends Error {
  * a week after setting up with a consent screen still in "Testing".
  */
 export class InvalidGrantError extends OAuthError {
-  constructor(description: string, status: number, rerun = 'run `scanrelay authorize` again') {
+  constructor(description: string, status: number, rerun = `run \`${typed('authorize')}\` again`) {
     super('invalid_grant', description, status);
     this.name = 'InvalidGrantError';
     this.message =

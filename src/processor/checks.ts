@@ -8,6 +8,7 @@ import type { Queue } from '../queue/store.js';
 import type { Folder } from '../scan.js';
 import type { PathState } from '../paths/disk.js';
 import type { ProcessorSettings } from './settings.js';
+import { typed } from '../command-line.js';
 
 const CHECK_BATCH = 256;
 /** Folders remembered with the disk's spelling; beyond it the oldest fall back to the request's spelling. */
@@ -176,7 +177,7 @@ export class FileChecks {
       // One sentence for people, then the technical part (the dashboard shows it behind "details").
       const detail =
         `The file never appeared where scanrelay looks for it, so nothing was scanned.\n` +
-        `File '${local}' exhausted all available checks (${settings.maxFileChecks}). If the file is there, check SERVER_FILE_EXIST_PATH_MAPPINGS (try: scanrelay explain '${row.received ?? row.fileHint ?? row.folder}').`;
+        `File '${local}' exhausted all available checks (${settings.maxFileChecks}). If the file is there, check SERVER_FILE_EXIST_PATH_MAPPINGS (try: ${typed(`explain '${row.received ?? row.fileHint ?? row.folder}'`)}).`;
       logger.warn({ path: local, folder: row.folder }, detail.replace('\n', ' '));
       queue.finish(row, 'exhausted', detail);
       this.deps.activity?.emit('finished', { folder: row.folder, outcome: 'exhausted', detail });

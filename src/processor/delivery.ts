@@ -15,6 +15,7 @@ import { backoffDelay } from './backoff.js';
 import { askedHold, holdServer } from './server-hold.js';
 import type { ServerBacklog } from './server-backlog.js';
 import type { ProcessorSettings } from './settings.js';
+import { typed } from '../command-line.js';
 
 export interface DeliveryDeps {
   queue: Queue;
@@ -117,7 +118,7 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
 
 /** The path as received is what to explain: mappings do not chain, so explaining the mapped one misleads. */
 function explainHint(row: DueDelivery): string {
-  return `Try: scanrelay explain '${row.received ?? row.fileHint ?? row.folder}'.`;
+  return `Try: ${typed(`explain '${row.received ?? row.fileHint ?? row.folder}'`)}.`;
 }
 
 /**

@@ -3,6 +3,7 @@
 // beside a file that may be damaged, nothing truncated. A person decides what happens to a bad file.
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import Database from '../sqlite.js';
+import { typed } from '../command-line.js';
 
 /** sysexits.h EX_CONFIG: the systemd unit does not restart on it (RestartPreventExitStatus), a person must act. */
 export const EX_CONFIG = 78;
@@ -112,7 +113,7 @@ const short = (text: string) => {
 };
 
 const moveAside = (file: string) =>
-  `Put a backup back with \`scanrelay restore <backup>\`, or move the file aside (mv '${file}' '${file}.bad') to start with an empty queue.`;
+  `Put a backup back with \`${typed('restore <backup>')}\`, or move the file aside (mv '${file}' '${file}.bad') to start with an empty queue.`;
 
 const accessAdvice = (file: string) =>
   `Give the user scanrelay runs as read and write access to it (chown that user '${file}'; chmod 600 '${file}'), or ${moveAside(file).replace(/^Put/, 'put')}`;

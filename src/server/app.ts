@@ -20,6 +20,7 @@ import { lazySchemaController } from './lazy-compilers.js';
 import { redactUrl, weakPassReason } from './secret.js';
 import { scanRoutes } from './scan.js';
 import { underBasePath } from './base-path.js';
+import { typed } from '../command-line.js';
 
 export type { AppDeps } from './deps.js';
 
@@ -70,10 +71,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const weak = weakPassReason(deps.secret);
-  if (weak) deps.logger.warn(`SERVER_PASS is weak: ${weak}. Anyone who guesses it can queue scans and read the queue. Run \`scanrelay update-config --new-pass\`, then give your apps the new URL.`);
+  if (weak) deps.logger.warn(`SERVER_PASS is weak: ${weak}. Anyone who guesses it can queue scans and read the queue. Run \`${typed('update-config --new-pass')}\`, then give your apps the new URL.`);
   // Before any route: the secret is checked before a body is read, and security headers go on every answer.
   const refused = reservedPassReason(deps.secret) ?? passTooLongReason(deps.secret);
-  if (refused) throw new Error(`SERVER_PASS cannot be used: ${refused}. Run \`scanrelay update-config --new-pass\`, then give your apps the new URL.`);
+  if (refused) throw new Error(`SERVER_PASS cannot be used: ${refused}. Run \`${typed('update-config --new-pass')}\`, then give your apps the new URL.`);
   const routes = recordRoutes(app);
   app.decorate('routeTable', routes);
   guardRequests(app, {

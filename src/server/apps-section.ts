@@ -41,7 +41,7 @@ export function appRootsSection(apps: AppRoots[] | undefined): string {
             .map((r) => {
               const held = r.verdict === 'scan' || r.verdict === 'gives-up';
               const where = held ? h(r.libraries.join('; ')) + (r.verdict === 'gives-up' ? ' <span class="muted">(not visible where scanrelay checks that files exist: SERVER_FILE_EXIST_PATH_MAPPINGS)</span>' : '') : h(r.summary);
-              const mapping = r.mapping ? `<br>Add to <code>SERVER_PATH_MAPPINGS</code>: <code class="mapping">${h(r.mapping)}</code>` : '';
+              const mapping = r.mapping ? `<br><code class="mapping">${h(r.mapping)}</code>` : '';
               return `<li><code>${h(r.path)}</code>${r.folder !== r.path.replace(/[\\/]+$/, '') ? ` → <code>${h(r.folder)}</code>` : ''} <span class="badge b-${held ? 'ok' : 'bad'}">${held ? 'in a library' : h(r.verdict)}</span>: ${where}${mapping}</li>`;
             })
             .join('')}</ul>`;

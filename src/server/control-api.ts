@@ -3,6 +3,7 @@
 // /api/<SERVER_PASS>/openapi.json is made from the routes registered here (openapi.ts, on its first request).
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type * as z from 'zod/mini';
+import { ConfigError } from '../config/error.js';
 import { StorageError } from '../intake.js';
 import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
@@ -11,6 +12,7 @@ import { MANUAL_OFF } from './scan.js';
 import type { DocumentedRoute } from './openapi.js';
 import {
   actionResult,
+  arrReloadReply,
   driveReply,
   errorReply,
   explainQuery,
@@ -155,6 +157,26 @@ export const controlApiRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =
     }, async (req, reply) => {
       const { folder } = req.body as z.input<ReturnType<typeof folderBody>>;
       return answer(reply, await (name === 'scan-now' ? actions.scanNow(folder) : name === 'retry' ? actions.retry(folder) : actions.drop(folder)));
+    });
+  }
+
+  if (deps.reloadArr) {
+    const reloadArr = deps.reloadArr;
+    app.post('/api/:secret/arr/reload', {
+      ...secret,
+      schema: {
+        summary: "Read config.json's ARR entries again: an app added is caught up at once, one changed starts again with its history cursor kept, one removed stops (scanrelay connect calls this)",
+        tags: ['actions'],
+        params,
+        response: { 200: jsonSchema(arrReloadReply()), 401: error, 422: error },
+      },
+    }, async (_req, reply) => {
+      try {
+        return await reloadArr();
+      } catch (err) {
+        if (err instanceof ConfigError) return reply.code(422).send({ error: err.message });
+        throw err;
+      }
     });
   }
 

@@ -10,6 +10,7 @@ import { chartData, FailureLog } from './chart-data.js';
 import type { DashboardView } from './dashboard-page.js';
 import { weakPassReason } from './secret.js';
 import { keepStart } from '../text-cut.js';
+import { typed } from '../command-line.js';
 
 type Params = { secret: string };
 const secret = rule('secret');
@@ -18,7 +19,7 @@ const ACTIONS = ['scan-now', 'retry', 'drop'] as const;
 export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   const weak = weakPassReason(deps.secret);
   const alert = weak
-    ? `Your SERVER_PASS is weak: ${weak}. Anyone on your network who guesses it can queue scans and see your library paths. Fix: run \`scanrelay update-config --new-pass\`, restart, and give Sonarr, Radarr and your other apps the new URL.`
+    ? `Your SERVER_PASS is weak: ${weak}. Anyone on your network who guesses it can queue scans and see your library paths. Fix: run \`${typed('update-config --new-pass')}\`, restart, and give Sonarr, Radarr and your other apps the new URL.`
     : undefined;
   const clock = deps.clock ?? systemClock;
   const failures = new FailureLog(deps.activity, () => clock.now());

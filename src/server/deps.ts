@@ -13,6 +13,7 @@ import type { Processor } from '../processor/processor.js';
 import type { Queue } from '../queue/store.js';
 import type { Metrics } from './metrics.js';
 import type { Readiness } from './readiness.js';
+import type { ArrReloadReply } from './schemas.js';
 
 export interface AppDeps {
   secret: string;
@@ -36,6 +37,8 @@ export interface AppDeps {
   reconcile?: () => ReconcileView;
   /** Each ARR app's root folders and the library holding each (the doctor page); absent without ARR entries. */
   appRoots?: () => Promise<AppRoots[]>;
+  /** Reads config.json's ARR entries again and brings the connected apps to them (throws ConfigError for a bad file). */
+  reloadArr?: () => Promise<ArrReloadReply>;
   /** Largest accepted body (bytes); a Sonarr import of a full season is well under 1 MiB. */
   bodyLimit?: number;
   /** SERVER_TRUST_PROXY: whose X-Forwarded-For / -Host / -Proto to believe (false: nobody's). */

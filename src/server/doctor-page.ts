@@ -35,7 +35,7 @@ function explanationHtml(e: Explanation): string {
     ? `<h3>Closest known prefixes</h3><ul>${e.candidates.map((c) => `<li><code>${h(c.prefix)}</code> <span class="muted">${h(c.where)}, ${c.distance} edit(s) away</span></li>`).join('')}</ul>`
     : '';
   const suggestion = e.suggestion
-    ? `<h3>Suggested mapping</h3><p>Add this entry to <code>SERVER_PATH_MAPPINGS</code> in config.json, then restart:</p><pre id="suggestion">${h(e.suggestion.line)}</pre>`
+    ? `<h3>Suggested mapping</h3><p>Add this entry to the <code>SERVER_PATH_MAPPINGS</code> already in config.json, keeping every entry there (a second <code>SERVER_PATH_MAPPINGS</code> key would replace the first), then restart:</p><pre id="suggestion">${h(e.suggestion.entry)}</pre><p>The key then reads:</p><pre id="merged">${h(e.suggestion.merged)}</pre>`
     : '';
   return `<section aria-labelledby="result-h" id="explanation">
     <h2 id="result-h">Every step for <code>${h(e.input)}</code></h2>

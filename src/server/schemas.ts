@@ -193,6 +193,18 @@ export const receivedReply = () =>
   });
 export type ReceivedReply = z.infer<ReturnType<typeof receivedReply>>;
 
+/** What reading config.json's ARR entries again changed, by NAME. */
+export const arrReloadReply = () => {
+  const names = (what: string) => described(z.array(z.string()), what);
+  return z.object({
+    added: names('apps caught up from now on'),
+    changed: names('apps started again with their new entry, their history cursor kept'),
+    removed: names('apps no longer read'),
+    unchanged: names('apps left as they were'),
+  });
+};
+export type ArrReloadReply = z.infer<ReturnType<typeof arrReloadReply>>;
+
 export const explainQuery = () => z.object({ path: z.string().check(z.minLength(1)) });
 
 /**

@@ -90,6 +90,7 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
       'text-cut.ts',
       'idle-memory.ts',
       'version.ts',
+      'command-line.ts',
     ],
   },
 ];

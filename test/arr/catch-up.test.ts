@@ -41,6 +41,24 @@ const warnings = (t: ArrHarness) =>
   t.logs.flatMap((l) => l.split('\n').filter(Boolean)).map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level === 'warn' || l.level === 'error').map((l) => l.msg);
 
 describe('the catch-up', () => {
+  it('ARR read again: a changed entry starts again from its cursor and catches up what happened meanwhile, a removed one stops, an unchanged one is left', async () => {
+    h = await arrHarness(['sonarr', 'radarr']);
+    const [sonarr] = h.apps;
+    await h.arr.catchUp();
+    const [sonarrEntry, radarrEntry] = h.service.config.ARR;
+    const before = h.arr.apps[0];
+    h.clock.advance(60_000);
+    sonarr.write({ ...imported(3), id: 3 }, h.clock.now());
+    h.clock.advance(60_000);
+
+    expect(await h.arr.update([sonarrEntry, radarrEntry])).toEqual({ added: [], changed: [], removed: [], unchanged: ['sonarr', 'radarr'] });
+    expect(h.arr.apps[0]).toBe(before);
+    expect(await h.arr.update([{ ...sonarrEntry, CATCH_UP_INTERVAL: 60 }])).toEqual({ added: [], changed: ['sonarr'], removed: ['radarr'], unchanged: [] });
+    expect(h.arr.status().map((a) => [a.name, a.intervalSeconds, a.cursor])).toEqual([['sonarr', 60, '2026-01-01T00:00:00.000Z']]);
+    await h.arr.catchUp();
+    expect(queued(h)).toMatchObject([{ folder: show(3), source: 'sonarr-history', received: file(3) }]);
+  });
+
   it('starts from now on first contact: what the app did before is never scanned; what it does after is, once', async () => {
     h = await arrHarness(['sonarr']);
     const [sonarr] = h.apps;

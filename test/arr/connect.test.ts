@@ -5,9 +5,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { freePort } from '../support/net.js';
 import { FakeArrApp } from '../fakes/arr-app.js';
 import { FakePlex } from '../fakes/plex.js';
-import { runCli } from '../support/child.js';
+import { killChildren, runCli } from '../support/child.js';
 import { writeConfigFile } from '../support/config-file.js';
 import { ARR_KEYS } from './harness.js';
 
@@ -75,7 +76,8 @@ describe('scanrelay connect', () => {
     expect(run.code).toBe(0);
     expect(run.out).toContain("updated the Webhook connection 'my relay' (id 7)");
     expect(run.out).toContain("updated the Webhook connection 'ScanRelay' (id 3)");
-    expect(run.out).toContain(`add to config.json: "SERVER_PATH_MAPPINGS": { "/data/media/movies/": ["/media/movies/"] }`);
+    expect(run.out).toContain(`Add "/data/media/movies/": ["/media/movies/"] to SERVER_PATH_MAPPINGS in config.json, keeping every entry there`);
+    expect(run.out).toContain(`so that it reads "SERVER_PATH_MAPPINGS": { "/data/media/tv/": ["/tv/"], "/data/media/movies/": ["/media/movies/"] }`);
     expect(sonarr.notifications.map((n) => [n.id, n.name])).toEqual([[7, 'my relay']]);
     expect(radarr.notifications.map((n) => n.id)).toEqual([3, 4]);
     expect(radarr.webhooks()[0]).toMatchObject({ onDownload: true, onUpgrade: true, onRename: true, onMovieDelete: true, onMovieFileDelete: true });
@@ -99,4 +101,46 @@ describe('scanrelay connect', () => {
     expect(badUrl.code).not.toBe(0);
     expect(badUrl.out).toContain("expected this relay's http:// or https:// URL as the app reaches it");
   });
+
+  it('updates the running relay: an ARR entry added to config.json is read again, /health lists the app, nothing queued is lost; without a relay, one line says when it is read', async () => {
+    const port = await freePort();
+    const base = { SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', SERVER_PORT: port, PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, SERVER_PATH_MAPPINGS: { '/data/media/tv/': ['/tv/'] }, SERVER_ALLOW_MANUAL_SCAN: true };
+    // No relay yet: connect says when the entries are read.
+    writeConfigFile(dir, { ...base, ARR: [{ NAME: 'sonarr', TYPE: 'sonarr', URL: sonarr.url, API_KEY: sonarr.apiKey }] });
+    const alone = await connect('sonarr', '--url', `http://127.0.0.1:${port}`);
+    expect(alone.out).toContain(`No relay answers at http://127.0.0.1:${port}: when \`npx scanrelay server\` starts, it reads these ARR entries.`);
+
+    writeConfigFile(dir, base);
+    const server = runCli(['server', '--config', join(dir, 'config.json'), '--queuefile', join(dir, 'q.db'), '--logfile', join(dir, 'scanrelay.log')], { cwd: dir });
+    try {
+      await server.waitFor(/scanrelay is running/, 60_000);
+      const health = async () => (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as { arr: { name: string }[]; queue: { folders: number } };
+      expect((await health()).arr).toEqual([]);
+      // A folder queued before: still queued after the entries are read again.
+      const queued = await fetch(`http://127.0.0.1:${port}/${SECRET}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ eventType: 'Manual', filepath: '/tv/Show/Season 01/' }) });
+      expect(queued.status).toBe(200);
+
+      writeConfigFile(dir, { ...base, ARR: [{ NAME: 'sonarr', TYPE: 'sonarr', URL: sonarr.url, API_KEY: sonarr.apiKey }] });
+      const run = await connect('sonarr', '--url', `http://127.0.0.1:${port}`);
+      expect(run.code).toBe(0);
+      expect(run.out).toContain(`The running relay at http://127.0.0.1:${port} read ARR again: now reads sonarr (/health lists each app).`);
+      const after = await health();
+      expect(after.arr.map((a) => a.name)).toEqual(['sonarr']);
+      expect(after.queue.folders).toBe(1);
+      // The app is caught up at once: its first reading sets where the next one starts.
+      await server.waitFor(/sonarr 'sonarr' is caught up from now/, 30_000);
+      expect(server.output()).toContain('ARR read again from the config file: added sonarr.');
+      // Run again: nothing changes.
+      expect((await connect('sonarr', '--url', `http://127.0.0.1:${port}`)).out).toContain('read ARR again: it already reads sonarr');
+      // A file with a mistake is refused with its key named, and the relay keeps what it reads.
+      writeConfigFile(dir, { ...base, ARR: [{ NAME: 'sonarr', TYPE: 'sonarr', URL: 'sonarr:8989', API_KEY: sonarr.apiKey }] });
+      const refused = await fetch(`http://127.0.0.1:${port}/api/${SECRET}/arr/reload`, { method: 'POST' });
+      expect(refused.status).toBe(422);
+      expect(((await refused.json()) as { error: string }).error).toMatch(/^config error in .*config\.json: ARR\[0\]\.URL: expected an http:\/\/ or https:\/\/ URL/);
+      expect((await health()).arr.map((a) => a.name)).toEqual(['sonarr']);
+    } finally {
+      killChildren('SIGTERM');
+      await server.exited;
+    }
+  }, 120_000);
 });

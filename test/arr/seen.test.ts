@@ -73,7 +73,9 @@ describe('the connected apps', () => {
     const roots = page.body.slice(page.body.indexOf('id="app-roots"'));
     expect(roots).toContain('<code>/tv</code> → <code>/data/media/tv</code> <span class="badge b-ok">in a library</span>: plex: TV Shows (section 2)');
     expect(roots).toContain('<code>/media/movies</code> <span class="badge b-bad">unmatched</span>');
-    expect(roots).toContain('<code class="mapping">&quot;SERVER_PATH_MAPPINGS&quot;: { &quot;/data/media/movies/&quot;: [&quot;/media/movies/&quot;] }</code>');
+    // The entry goes into the key the config has, its other entries kept.
+    expect(roots).toContain('<code class="mapping">Add &quot;/media/movies/&quot; to the SERVER_PATH_MAPPINGS entry &quot;/data/media/movies/&quot; in config.json, keeping every entry there');
+    expect(roots).toContain('&quot;/data/media/movies/&quot;: [&quot;/movies/&quot;, &quot;/media/movies/&quot;], &quot;/data/media/music/&quot;: [&quot;/music/&quot;] }</code>');
     expect(roots).toMatch(/<strong>radarr<\/strong> <span class="muted">radarr<\/span><p class="err">radarr &#39;radarr&#39; at http:\/\/127\.0\.0\.1:\d+\/api\/v3 did not answer GET \/rootfolder/);
     for (const app of h.apps) expect(page.body).not.toContain(app.apiKey);
   });

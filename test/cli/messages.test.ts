@@ -14,12 +14,24 @@ describe('README and --help match the code', () => {
   it('the README names no spec section or issue, lists each command once, and says the URL is printed at every start', () => {
     expect(readme).not.toMatch(/\bspec\b|section 4\.\d|issue \d/i);
     const table = readme.slice(readme.indexOf('## Commands'), readme.indexOf('## HTTP'));
-    const rows = table.split('\n').filter((l) => l.startsWith('| `scanrelay '));
-    const commands = rows.map((l) => /^\| `scanrelay ([a-z_+-]+)/.exec(l)![1]);
+    const rows = table.split('\n').filter((l) => l.startsWith('| `npx scanrelay '));
+    const commands = rows.map((l) => /^\| `npx scanrelay ([a-z_+-]+)/.exec(l)![1]);
+    expect(commands.length).toBeGreaterThan(10);
     expect(commands.filter((c) => c === 'explain')).toHaveLength(1);
     expect(new Set(commands).size).toBe(commands.length);
     expect(readme).not.toMatch(/printed once|prints the webhook URL once/);
     expect(readme).toMatch(/At every start it prints the webhook URL/);
+  });
+
+  it("the quick start names every program .ci/run installs for the tests, with its Debian package", () => {
+    const quickStart = readme.slice(readme.indexOf('## Quick start'), readme.indexOf('## First scan'));
+    const ci = readFileSync(join(repoRoot, '.ci', 'run'), 'utf8');
+    const needs = [...ci.matchAll(/^command -v (\S+) .*\|\| need\+=\((\S+)\)$/gm)].map((m) => ({ program: m[1], pkg: m[2] }));
+    expect(needs.map((n) => n.program)).toContain('xmllint');
+    for (const { program, pkg } of needs) {
+      expect(quickStart, program).toContain(`\`${program}\``);
+      if (pkg !== program) expect(quickStart, pkg).toContain(`\`${pkg}\``);
+    }
   });
 
   it('--help and the README list the same five log levels the code accepts', async () => {

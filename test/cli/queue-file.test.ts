@@ -77,7 +77,7 @@ describe('the queue file at start and `scanrelay check`', () => {
     damageMiddle(s.queuefile);
     const before = hash(s.queuefile);
     const line = await expectRefusal(s, /is damaged \(SQLite quick_check: .+\)/);
-    expect(line).toContain('`scanrelay restore <backup>`');
+    expect(line).toContain('`npx scanrelay restore <backup>`');
     expect(line).toContain(`mv '${s.queuefile}' '${s.queuefile}.bad'`);
     expect(hash(s.queuefile)).toBe(before);
     // No -wal, -shm or .lock: the check reads a copy, and the server stops before its lock and migrations.

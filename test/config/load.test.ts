@@ -351,6 +351,17 @@ describe('errors in the file', () => {
     expect(errorOf(() => loadConfig(file, {})).message).toMatch(/invalid JSON at line 4, column 1: Unexpected end of JSON input$/);
   });
 
+  it('refuse a top-level key written twice, naming the line of each (JSON would keep only the last)', () => {
+    const text = '{\n  "SERVER_PATH_MAPPINGS": { "/data/TV/": ["/tv/"] },\n  "SERVER_PORT": 3468,\n  "SERVER_PATH_MAPPINGS": { "/data/TV/": ["/tvshows/"] },\n  "PLEX_TOKEN": "x"\n}\n';
+    const file = configFile(text);
+    expect(errorOf(() => loadConfig(file, {})).message).toBe(
+      `config error in ${file}: 'SERVER_PATH_MAPPINGS' is written 2 times (lines 2, 4) and only the last would count: merge their entries into one 'SERVER_PATH_MAPPINGS', delete the others, and start again (the file was not changed)`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    // One name at different depths, or inside a string, is no duplicate.
+    expect(() => loadConfig(configFile('{"PLEX_TOKEN": "x", "RCLONE": {"PLEX_TOKEN": 1}, "SERVER_IGNORE_LIST": ["\\"PLEX_TOKEN\\": 2"]}'), {}, { write: false })).not.toThrow();
+  });
+
   it('explain an empty file', () => {
     const file = configFile('  \n');
     expect(errorOf(() => loadConfig(file, {})).message).toBe(

@@ -124,6 +124,14 @@ describe('Dockerfile', () => {
     expect(healthCommand).toEqual(['node', '/app/healthcheck.mjs', '/config/config.json']);
   });
 
+  it('puts `scanrelay` on PATH, and a command run with docker exec reads the files the server was started with', () => {
+    const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    expect(dockerfile).toMatch(new RegExp(`ln -s /app/${pkg.bin.scanrelay} /usr/local/bin/scanrelay$`, 'm'));
+    const entry = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)![1]) as string[];
+    const env = /^ENV (SCANRELAY_.*)$/m.exec(dockerfile)![1];
+    for (const flag of ['config', 'queuefile', 'logfile']) expect(env).toContain(`SCANRELAY_${flag.toUpperCase()}=${entry[entry.indexOf(`--${flag}`) + 1]}`);
+  });
+
   describe('its health check asks the port and address the server listens on', () => {
     let server: Server;
     let port: number;

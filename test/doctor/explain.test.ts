@@ -3,11 +3,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config/load.js';
+import { defaultConfig, loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { named } from '../support/target.js';
 import { closestCandidates, explainPath, suggestMapping, type Explanation } from '../../src/doctor/explain.js';
 import { editDistance } from '../../src/edit-distance.js';
+import { mapPath } from '../../src/paths/mapping.js';
 import { runCli } from '../support/child.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 import { FakePlex } from '../fakes/plex.js';
@@ -19,18 +20,51 @@ describe('closest candidates and suggestions', () => {
   });
 
   it('suggests a mapping from a library folder whose name appears in the path', () => {
-    expect(suggestMapping('/mnt/media/TV/Show/Season 01/e.mkv', ['/data/media/movies', '/data/media/tv'])).toEqual({
+    expect(suggestMapping('/mnt/media/TV/Show/Season 01/e.mkv', ['/data/media/movies', '/data/media/tv'], {})).toMatchObject({
       key: '/data/media/tv/',
       form: '/mnt/media/TV/',
-      line: '"SERVER_PATH_MAPPINGS": { "/data/media/tv/": ["/mnt/media/TV/"] }',
+      entry: '"/data/media/tv/": ["/mnt/media/TV/"]',
     });
-    expect(suggestMapping('/srv/other/x.mkv', ['/data/media/tv'])).toBeNull();
+    expect(suggestMapping('/srv/other/x.mkv', ['/data/media/tv'], {})).toBeNull();
+  });
+
+  it('names the entry to add to the key the config has, and prints the key merged, every configured entry kept', () => {
+    const mappings = { '/data/media/movies/': ['/movies/'], '/data/media/tv/': ['/tv/', '/mnt/tv/'] };
+    // A form for a key already there goes into that key's list.
+    expect(suggestMapping('/tvshows/Show/Season 01/e.mkv', ['/data/media/movies', '/data/media/tv'], mappings)).toEqual({
+      key: '/data/media/tv/',
+      form: '/tvshows/',
+      entry: '"/data/media/tv/": ["/tv/", "/mnt/tv/", "/tvshows/"]',
+      merged: '"SERVER_PATH_MAPPINGS": {\n  "/data/media/movies/": ["/movies/"],\n  "/data/media/tv/": ["/tv/", "/mnt/tv/", "/tvshows/"]\n}',
+      line:
+        'Add "/tvshows/" to the SERVER_PATH_MAPPINGS entry "/data/media/tv/" in config.json, keeping every entry there (a second SERVER_PATH_MAPPINGS key would replace the first), ' +
+        'so that it reads "SERVER_PATH_MAPPINGS": { "/data/media/movies/": ["/movies/"], "/data/media/tv/": ["/tv/", "/mnt/tv/", "/tvshows/"] }',
+    });
+    // A new key comes after the others.
+    const music = suggestMapping('/downloads/music/A/x.flac', ['/data/media/music'], mappings)!;
+    expect(music.merged).toBe('"SERVER_PATH_MAPPINGS": {\n  "/data/media/movies/": ["/movies/"],\n  "/data/media/tv/": ["/tv/", "/mnt/tv/"],\n  "/data/media/music/": ["/downloads/music/"]\n}');
+    expect(music.line).toMatch(/^Add "\/data\/media\/music\/": \["\/downloads\/music\/"\] to SERVER_PATH_MAPPINGS in config.json, keeping every entry there/);
+  });
+
+  it('the merged key pasted over the one in config.json: the suggested path reaches its library and every mapping that worked still does', async () => {
+    const config = defaultConfig(() => SECRET);
+    const before = Object.entries(config.SERVER_PATH_MAPPINGS).flatMap(([key, forms]) => forms.map((form) => [form, key]));
+    const s = suggestMapping('/tvshows/Show/Season 01/e.mkv', ['/data/Movies', '/data/TV'], config.SERVER_PATH_MAPPINGS)!;
+    const text = JSON.stringify(config, null, 2);
+    const start = text.indexOf('"SERVER_PATH_MAPPINGS"');
+    const end = text.indexOf('}', start) + 1;
+    const dir = mkdtempSync(join(tmpdir(), 'scanrelay-merged-'));
+    writeFileSync(join(dir, 'config.json'), text.slice(0, start) + s.merged.replace(/\n/g, '\n  ') + text.slice(end));
+    const after = loadConfig(join(dir, 'config.json'), {}, { write: false }).config.SERVER_PATH_MAPPINGS;
+    for (const [form, key] of before) expect(after[key]).toContain(form);
+    expect(after[s.key]).toContain('/tvshows/');
+    expect(mapPath('/tvshows/Show/Season 01/e.mkv', after).path).toBe('/data/TV/Show/Season 01/e.mkv');
   });
 
   it("suggests a mapping where the app's first folder is a near name of a library folder (/tvshows/ for /tv/)", () => {
-    expect(suggestMapping('/tvshows/Show/Season 01/e.mkv', ['/movies', '/tv'])).toMatchObject({ key: '/tv/', form: '/tvshows/' });
-    expect(suggestMapping('/movie/Heat (1995)/Heat.mkv', ['/data/movies', '/data/tv'])).toMatchObject({ key: '/data/movies/', form: '/movie/' });
-    expect(suggestMapping('/mnt/films/Heat (1995)/Heat.mkv', ['/data/movies'])).toBeNull();
+    expect(suggestMapping('/tvshows/Show/Season 01/e.mkv', ['/movies', '/tv'], {})).toMatchObject({ key: '/tv/', form: '/tvshows/' });
+    expect(suggestMapping('/movie/Heat (1995)/Heat.mkv', ['/data/movies', '/data/tv'], {})).toMatchObject({ key: '/data/movies/', form: '/movie/' });
+    expect(suggestMapping('/mnt/films/Heat (1995)/Heat.mkv', ['/data/movies'], {})).toBeNull();
   });
 
   it('ranks a mistyped mapping form first', () => {
@@ -137,7 +171,9 @@ describe('scanrelay explain (the real CLI)', () => {
   it('a path whose first folder is a near name of a library folder: a mapping for the prefix mismatch', async () => {
     const { out } = await run('/tvshows/Show/Season 01/e1.mkv');
     expect(out).toContain('Result: No library holds');
-    expect(out).toContain('Suggested mapping: "SERVER_PATH_MAPPINGS": { "/data/media/tv/": ["/tvshows/"] }');
+    expect(out).toContain('Suggested mapping: add "/data/media/tv/": ["/tvshows/"] to the SERVER_PATH_MAPPINGS in config.json, keeping every entry there');
+    // The configured entry is kept in the key as it would read.
+    expect(out).toContain('  "SERVER_PATH_MAPPINGS": {\n    "/data/media/": ["/tv-container/"],\n    "/data/media/tv/": ["/tvshows/"]\n  }');
   });
 
   it('answers for an unmapped path, with a suggestion', async () => {
@@ -145,7 +181,7 @@ describe('scanrelay explain (the real CLI)', () => {
     expect(code).toBe(0);
     expect(out).toContain('no mapping matched');
     expect(out).toContain('Result: No library holds');
-    expect(out).toContain('Suggested mapping: "SERVER_PATH_MAPPINGS": { "/data/media/music/": ["/downloads/music/"] }');
+    expect(out).toContain('Suggested mapping: add "/data/media/music/": ["/downloads/music/"] to the SERVER_PATH_MAPPINGS');
   });
 
   it('answers for an ignored path', async () => {

@@ -75,6 +75,6 @@ describe('scanrelay build-caches', () => {
   it('fails with exit code 1 and one line when there is no sign-in', async () => {
     h = await startHarness({ writeToken: false });
     expect(await buildCaches(new PassThrough())).toBe(1);
-    expect(h.log.messages().at(-1)).toMatch(/^build-caches failed: no Google Drive token at .*run `scanrelay authorize`/);
+    expect(h.log.messages().at(-1)).toMatch(/^build-caches failed: no Google Drive token at .*run `npx scanrelay authorize`/);
   });
 });

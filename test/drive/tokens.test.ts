@@ -70,7 +70,7 @@ describe('token file sign-in', () => {
     expect(h.auth.grants).toEqual(['refresh_token', 'refresh_token', 'refresh_token']);
     const status = h.monitor.status().drives[0];
     expect(status.consecutiveFailures).toBe(3);
-    expect(status.lastError).toMatch(/invalid_grant.*run `scanrelay authorize` again.*"Testing".*7 days/);
+    expect(status.lastError).toMatch(/invalid_grant.*run `npx scanrelay authorize` again.*"Testing".*7 days/);
     const errors = h.log.lines.map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level === 'error');
     expect(errors).toHaveLength(1);
     expect(errors[0].msg).toContain('invalid_grant');
@@ -86,7 +86,7 @@ describe('token file sign-in', () => {
   it('a missing token file tells the user to run authorize, and the monitor start does not throw', async () => {
     h = await startHarness({ writeToken: false });
     const s = await h.monitor.pollOnce();
-    expect(s.errors[0].error).toMatch(/no Google Drive token at .*token\.json: run `scanrelay authorize`/);
+    expect(s.errors[0].error).toMatch(/no Google Drive token at .*token\.json: run `npx scanrelay authorize`/);
     expect(h.monitor.status().lastError).toBe(s.errors[0].error);
     expect(h.monitor.status().nextAttemptAt).toBeGreaterThan(h.clock.now());
   });

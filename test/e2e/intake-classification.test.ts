@@ -38,13 +38,20 @@ describe('classification at intake', () => {
     expect(body.warning).toMatch(/Add a SERVER_PATH_MAPPINGS entry/);
     expect(body.warning).toMatch(/Closest prefixes: '\/data\/media\/'/);
     expect(body.warning).toMatch(/TV Shows \(section 2\) \(\/data\/media\/tv\)/);
-    expect(body.warning).toContain(`scanrelay explain '/downloads/complete/Show/Season 01/x.mkv'`);
+    expect(body.warning).toContain(`npx scanrelay explain '/downloads/complete/Show/Season 01/x.mkv'`);
 
     expect(t.service.queue.count()).toBe(0);
     const [h] = t.service.queue.history(1);
     expect(h).toMatchObject({ outcome: 'unmatched', folder: '/downloads/complete/Show/Season 01', received: '/downloads/complete/Show/Season 01/x.mkv' });
     expect(checked.filter((p) => p.startsWith('/downloads/complete/Show/Season 01/') && p !== '/downloads/complete/Show/Season 01/x.mkv')).toEqual([]);
     expect(t.logs.join('')).toMatch(/"level":"?(warn|40)"?.*is in no library of plex/);
+
+    // A path the doctor can place: the entry to add and the key as it would read, the configured entries kept.
+    const placed = await manual(url, '/tvshows/Show/Season 01/x.mkv');
+    expect(placed.status).toBe(202);
+    const advice = `Add "/data/media/tv/": ["/tvshows/"] to SERVER_PATH_MAPPINGS in config.json, keeping every entry there (a second SERVER_PATH_MAPPINGS key would replace the first), so that it reads "SERVER_PATH_MAPPINGS": { "/data/media/": ["/mnt/unionfs/Media/", "My Drive/Media/", "D:\\\\Media\\\\"], "/data/media/tv/": ["/tvshows/"] }, then press Retry`;
+    expect(((await placed.json()) as { warning: string }).warning).toContain(advice);
+    expect(t.logs.join('')).toContain(JSON.stringify(advice).slice(1, -1));
 
     // The path doctor predicts exactly that.
     const e = await explainPath('/downloads/complete/Show/Season 01/x.mkv', { config: t.service.config, targets: t.service.targets, pathState: async () => 'missing' });
@@ -161,7 +168,7 @@ describe('the path as received is kept and mapped again', () => {
     const [h] = t.service.queue.history(1);
     expect(h.outcome).toBe('unmatched');
     expect(h.detail).toMatch(/^'\/data\/other\/Show\/Season 01' is in no library of plex, so nothing was scanned there\.\nUnable to map/);
-    expect(h.detail).toContain(`Try: scanrelay explain '/srv/tv/Show/Season 01/e1.mkv'.`);
+    expect(h.detail).toContain(`Try: npx scanrelay explain '/srv/tv/Show/Season 01/e1.mkv'.`);
     expect(h.detail).not.toContain(`explain '/data/other`);
   });
 });

@@ -1,6 +1,7 @@
 // The README, followed as a newcomer would, in one sitting: a fresh clone, the quick start, the "First scan"
-// steps, a scan reaching a (fake) Plex, and the dashboard showing it. Each step runs the command the README
-// names (npm start, node dist/scanrelay.mjs server and sections, the curl request) as argv in the clone.
+// steps, a scan reaching a (fake) Plex, the dashboard showing it, `connect` on the running relay, and the Docker
+// example's configuration scanning. Each step runs the command the README names (npm start, npx scanrelay sections
+// and connect, the curl request) as argv in the clone.
 // Two departures, both for the test's sake: node_modules is linked from this checkout instead of downloaded
 // (`npm ci` = install + the `prepare` build, so the build is run here), and the port is set through the
 // environment so the test does not clash with a real service. The scan delay is the README's own advice for
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeArrApp } from '../fakes/arr-app.js';
 import { FakePlex } from '../fakes/plex.js';
 import { repoRoot, unlessSkipped } from '../support/fixtures.js';
 import { lineAuditor } from '../support/log-audit.js';
@@ -61,6 +63,41 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): 
       return m!;
     },
   };
+}
+
+/** Sonarr's On File Import webhook for one episode file, sent as Sonarr sends it (its /tv/ root folder). */
+function sonarrImport(url: string, show: string, season: number, file: string): Promise<Response> {
+  const folder = `Season ${String(season).padStart(2, '0')}`;
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': 'Sonarr/4.0.17.2952 (ubuntu 24.04)' },
+    body: JSON.stringify({
+      eventType: 'Download',
+      series: { title: show, path: `/tv/${show}` },
+      episodes: [{ seasonNumber: season, episodeNumber: 1, title: 'Pilot' }],
+      episodeFile: { relativePath: `${folder}/${file}`, path: `/tv/${show}/${folder}/${file}` },
+      isUpgrade: false,
+    }),
+  });
+}
+
+/** A command line's words as sh splits them: blanks separate, single quotes keep what they hold as it is. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      word = (word ?? '') + line.slice(i + 1, end);
+      i = end;
+    } else if (/\s/.test(c)) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else word = (word ?? '') + c;
+  }
+  if (word !== undefined) words.push(word);
+  return words;
 }
 
 /** Ctrl-C, as the README says: SIGINT to the command's whole process group; resolves when the port is free. */
@@ -137,14 +174,14 @@ describe.skipIf(!committed)(`the README, from clone to a scan on the dashboard${
     expect(readme).toContain('`"SERVER_SCAN_DELAY": 5`');
     writeFileSync(file, JSON.stringify(config, null, 2));
 
-    // Step 2: `node dist/scanrelay.mjs server`.
-    expect(readme).toContain('`node dist/scanrelay.mjs server`');
-    service = run('node', ['dist/scanrelay.mjs', 'server'], clone, env);
+    // Step 2: `npm start`.
+    expect(readme).toContain('2. Start it again with `npm start`.');
+    service = run('npm', ['start'], clone, env);
     await service.waitFor(/scanrelay is running/);
 
-    // Step 3: the libraries are visible.
-    expect(readme).toContain('`node dist/scanrelay.mjs sections`');
-    const sections = run('node', ['dist/scanrelay.mjs', 'sections'], clone, env);
+    // Step 3: the libraries are visible, with the command typed as README says it is in a checkout.
+    expect(readme).toContain('`npx scanrelay sections`');
+    const sections = run('npx', ['scanrelay', 'sections'], clone, env);
     expect(await sections.exited).toBe(0);
     expect(sections.output()).toMatch(/^2\) TV Shows$/m);
     expect(sections.output()).toContain('/data/TV');
@@ -215,17 +252,7 @@ describe.skipIf(!committed)(`the README, from clone to a scan on the dashboard${
       mkdirSync(join(work, 'mnt', 'media', 'TV', 'Some Show', 'Season 03'), { recursive: true });
       writeFileSync(join(work, 'mnt', 'media', 'TV', 'Some Show', 'Season 03', episode), 'video');
       plex.onDisk.add(`/data/TV/Some Show/Season 03/${episode}`);
-      const hook = await fetch(`http://127.0.0.1:${port}/${pass}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'Sonarr/4.0.17.2952 (ubuntu 24.04)' },
-        body: JSON.stringify({
-          eventType: 'Download',
-          series: { title: 'Some Show', path: '/tv/Some Show' },
-          episodes: [{ seasonNumber: 3, episodeNumber: 1, title: 'Pilot' }],
-          episodeFile: { relativePath: `Season 03/${episode}`, path: `/tv/Some Show/Season 03/${episode}` },
-          isUpgrade: false,
-        }),
-      });
+      const hook = await sonarrImport(`http://127.0.0.1:${port}/${pass}`, 'Some Show', 3, episode);
       expect(hook.status).toBe(200);
       const confirmed = async () => {
         const history = (await (await fetch(`http://127.0.0.1:${port}/api/${pass}/history`)).json()) as { history: { folder: string; outcome: string }[] };
@@ -240,5 +267,74 @@ describe.skipIf(!committed)(`the README, from clone to a scan on the dashboard${
     } finally {
       await browser.close();
     }
+  });
+  it("Your first webhook: `npx scanrelay connect` sets up the app and the running relay reads it (/health lists it), no restart", async () => {
+    expect(readme).toContain('run `npx scanrelay connect --url http://<scanrelay host>:3468`');
+    const sonarr = await new FakeArrApp('sonarr', 'readme-walkthrough-sonarr-key').start();
+    try {
+      sonarr.rootFolders = ['/tv'];
+      const file = join(clone, 'config', 'config.json');
+      const config = JSON.parse(readFileSync(file, 'utf8'));
+      config.ARR = [{ NAME: 'sonarr', TYPE: 'sonarr', URL: sonarr.url, API_KEY: sonarr.apiKey }];
+      writeFileSync(file, JSON.stringify(config, null, 2));
+      const connect = run('npx', ['scanrelay', 'connect', '--url', `http://127.0.0.1:${port}`], clone, env);
+      expect(await connect.exited, connect.output()).toBe(0);
+      expect(connect.output()).toContain("added the Webhook connection 'scanrelay'");
+      expect(connect.output()).toContain(`The running relay at http://127.0.0.1:${port} read ARR again: now reads sonarr`);
+      expect(sonarr.webhooks()).toHaveLength(1);
+      const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as { arr: { name: string }[] };
+      expect(health.arr.map((a) => a.name)).toEqual(['sonarr']);
+    } finally {
+      await sonarr.stop();
+    }
+  });
+
+  it("Docker: the README's `docker run` configuration (its environment, its mounts as folders, the image's command) scans an import", async () => {
+    if (service) await stop(service, port);
+    service = undefined;
+    const example = /```sh\n(docker build[^`]*?)```/.exec(readme)![1];
+    const runLine = example.replace(/\\\n\s*/g, ' ').split('\n').find((l) => l.startsWith('docker run'))!;
+    const tokens = shellWords(runLine);
+    // -e NAME=VALUE and -v HOST:CONTAINER[:ro], as the shell hands them to docker.
+    const environment: Record<string, string> = {};
+    const mounts: Record<string, string> = {};
+    for (let i = 0; i < tokens.length; i++) {
+      if (tokens[i] === '-e') {
+        const [name, ...value] = tokens[++i].split('=');
+        environment[name] = value.join('=');
+      } else if (tokens[i] === '-v') {
+        const [, inside] = tokens[++i].split(':');
+        mounts[inside] = join(work, 'docker', inside.replace(/^\//, ''));
+      }
+    }
+    expect(Object.keys(mounts).sort()).toEqual(['/config', '/media']);
+    // Each mount is a folder here; a path the container would use is the folder's path.
+    for (const dir of Object.values(mounts)) mkdirSync(dir, { recursive: true });
+    const here = (value: string) => Object.entries(mounts).reduce((v, [inside, dir]) => v.split(`"${inside}/`).join(`"${dir}/`), value);
+    const { PUID, PGID, ...relayEnv } = environment; // the entrypoint's, for the user it runs as
+    expect([PUID, PGID]).toEqual(['1000', '1000']);
+    // Your Plex is the model Plex; the published port is a free one.
+    expect(relayEnv.PLEX_LOCAL_URL).toBeDefined();
+    const dockerEnv = { ...Object.fromEntries(Object.entries(relayEnv).map(([k, v]) => [k, here(v)])), PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, SERVER_PORT: String(port), SERVER_IP: '127.0.0.1' };
+    // The image's command: its ENTRYPOINT after the entrypoint script, then CMD, /config/… in the folder.
+    const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
+    const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)![1]) as string[];
+    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
+    const argv = [...entrypoint.slice(2), ...cmd].map((a) => a.replace(/^\/config\//, `${mounts['/config']}/`));
+    service = run('node', argv, clone, dockerEnv);
+    const m = await service.waitFor(/http:\/\/127\.0\.0\.1:\d+\/([0-9a-f]{32})/);
+    const secret = m[1];
+
+    // Sonarr (its /tv/ is Plex's /data/TV/ in the default mappings) imports a file that is on the media mount.
+    const season = join(mounts['/media'], 'TV', 'Other Show', 'Season 01');
+    mkdirSync(season, { recursive: true });
+    writeFileSync(join(season, 'Other Show - S01E01.mkv'), 'video');
+    const hook = await sonarrImport(`http://127.0.0.1:${port}/${secret}`, 'Other Show', 1, 'Other Show - S01E01.mkv');
+    expect(hook.status).toBe(200);
+    // Scan now skips the delay (180 s by default); the file check still has to find the file where the mapping says.
+    const folder = '/data/TV/Other Show/Season 01';
+    const pressed = await fetch(`http://127.0.0.1:${port}/api/${secret}/queue/scan-now`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ folder }) });
+    expect(pressed.status).toBe(200);
+    await expect.poll(() => plex.refreshes.map((r) => r.path), { timeout: 30_000 }).toContain(folder);
   });
 });

@@ -33,7 +33,13 @@ export async function flood(res: ServerResponse, f: Flood): Promise<FloodResult>
     const part = CHUNK.subarray(0, Math.min(CHUNK.length, f.bytes - sent));
     const more = res.write(part);
     sent += part.length;
-    if (!more) await new Promise((r) => (res.once('drain', r), res.once('close', r)));
+    // Whichever comes first takes the other listener with it: a flood waits thousands of times on one answer.
+    if (!more) {
+      await new Promise<void>((resume) => {
+        const done = () => (res.off('drain', done), res.off('close', done), resume());
+        res.on('drain', done).on('close', done);
+      });
+    }
   }
   const cutOff = closed || res.destroyed || sent < f.bytes;
   // A body shorter than the Content-Length it announced is cut off here too, as the server would.

@@ -21,12 +21,17 @@ const SOCKET_SLACK = 16 * MiB;
 let server: Server;
 let base: string;
 const floods: FloodResult[] = [];
+const listenersLeft: number[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
     const size = Number(url.searchParams.get('bytes') ?? FLOOD);
     if (url.pathname === '/flood') return void flood(res, { bytes: size }).then((r) => floods.push(r));
+    if (url.pathname === '/listeners') {
+      const before = res.listenerCount('close');
+      return void flood(res, { bytes: size }).then(() => listenersLeft.push(res.listenerCount('close') - before));
+    }
     // 1.5 GB announced, the body held back a moment: a reader that trusts the length would start reading it.
     if (url.pathname === '/announced') return void flood(res, { bytes: FLOOD, contentLength: 1_500_000_000, holdBodyMs: 200 }).then((r) => floods.push(r));
     if (url.pathname === '/exact') return void res.writeHead(200, { 'content-length': String(size) }).end(Buffer.alloc(size, 'b'));
@@ -35,6 +40,24 @@ beforeAll(async () => {
   base = await listenLocal(server);
 });
 afterAll(() => closeServer(server));
+
+describe('the flood itself', () => {
+  it('waits on the reader again and again without a listener left behind on the answer (no MaxListenersExceededWarning)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const res = await httpFetch(`${base}/listeners?bytes=${20 * MiB}`, { maxBytes: 32 * MiB });
+      expect((await res.arrayBuffer()).byteLength).toBe(20 * MiB);
+      await until(() => listenersLeft.length === 1);
+      // The flood's own "closed" listener, and nothing per wait.
+      expect(listenersLeft[0]).toBeLessThanOrEqual(1);
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
 
 describe('an answer past its cap', () => {
   it('50 MB chunked to a 4 MiB call: rejected near the cap, the connection dropped, the flood never held', async () => {

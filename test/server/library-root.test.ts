@@ -26,8 +26,8 @@ describe('the library-root guard through the service', () => {
     const [line] = t.service.queue.history(1);
     expect(line).toMatchObject({ folder: '/data/media/tv', target: 'plex', outcome: 'refused', source: 'sonarr', event: 'SeriesDelete' });
     expect(line.detail).toContain("'/data/media/tv' is the root of library 'TV Shows (section 2)' on plex");
-    expect(line.detail).toContain('a whole-library scan is only done when asked for from the manual page, the API or `scanrelay scan --library-root`');
-    expect(line.detail).toContain("Try: scanrelay explain '/mnt/unionfs/Media/tv'.");
+    expect(line.detail).toContain('a whole-library scan is only done when asked for from the manual page, the API or `npx scanrelay scan --library-root`');
+    expect(line.detail).toContain("Try: npx scanrelay explain '/mnt/unionfs/Media/tv'.");
     expect(t.logs.filter((l) => l.includes("Refused to scan '/data/media/tv' on plex"))).toHaveLength(1);
 
     const metrics = (await t.service.app.inject({ url: '/metrics' })).body.split('\n');

@@ -51,7 +51,7 @@ describe('the library-root guard', () => {
       const outcome = await target.scan(folder, webhook);
       expect(outcome.status).toBe('refused');
       expect(outcome.status === 'refused' && outcome.detail).toBe(
-        "'/data/media/tv' is the root of library 'TV Shows (section 2)' on plex, so scanning it would scan the whole library; a whole-library scan is only done when asked for from the manual page, the API or `scanrelay scan --library-root`. Nothing was sent. If the request meant a folder inside it (a series deleted with its parent, a path mapping that cuts the path short), fix the sender or SERVER_PATH_MAPPINGS.",
+        "'/data/media/tv' is the root of library 'TV Shows (section 2)' on plex, so scanning it would scan the whole library; a whole-library scan is only done when asked for from the manual page, the API or `npx scanrelay scan --library-root`. Nothing was sent. If the request meant a folder inside it (a series deleted with its parent, a path mapping that cuts the path short), fix the sender or SERVER_PATH_MAPPINGS.",
       );
     }
     expect(plex.refreshes).toEqual([]);
@@ -100,7 +100,7 @@ describe('the library-root guard', () => {
     queue.enqueue({ folder: '/data/media/tv', priority: 0, source: 'sonarr', event: 'SeriesDelete', deleted: true, received: '/tv' });
     await p.drain();
     const lines = queue.history(2);
-    expect(lines.find((h) => h.target === 'plex')).toMatchObject({ outcome: 'refused', detail: expect.stringMatching(/root of library 'TV Shows \(section 2\)'.* Try: scanrelay explain '\/tv'\.$/) });
+    expect(lines.find((h) => h.target === 'plex')).toMatchObject({ outcome: 'refused', detail: expect.stringMatching(/root of library 'TV Shows \(section 2\)'.* Try: npx scanrelay explain '\/tv'\.$/) });
     expect(lines.find((h) => h.target === 'jellyfin')).toMatchObject({ outcome: 'scanned' });
     expect(plex.refreshes).toEqual([]);
     expect(updates(jellyfin)).toEqual(['/media/tv']);

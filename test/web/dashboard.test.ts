@@ -86,7 +86,9 @@ describe('dashboard and doctor in Chromium', () => {
     await page.getByLabel('Path to explain').fill('/storage/TV/Show/Season 01/e1.mkv');
     await page.getByRole('button', { name: 'Explain' }).click();
     await expect.poll(() => page.locator('#verdict').textContent()).toContain('unmatched');
-    expect(await page.locator('#suggestion').textContent()).toBe('"SERVER_PATH_MAPPINGS": { "/data/media/tv/": ["/storage/TV/"] }');
+    expect(await page.locator('#suggestion').textContent()).toBe('"/data/media/tv/": ["/storage/TV/"]');
+    // The key as it would read: the configured entry kept beside the new one.
+    expect(await page.locator('#merged').textContent()).toBe('"SERVER_PATH_MAPPINGS": {\n  "/data/media/": ["/mnt/unionfs/Media/", "My Drive/Media/", "D:\\\\Media\\\\"],\n  "/data/media/tv/": ["/storage/TV/"]\n}');
     await page.screenshot({ path: join(artifacts, 'doctor-unmatched-phone.png'), fullPage: true });
 
     await page.getByLabel('Path to explain').fill('/mnt/unionfs/Media/tv/Show/Season 01/e1.mkv');
