@@ -2,6 +2,7 @@
 // HASH_MAX_BYTES, read within a time budget and stopped at once when the service stops, at most READS_AT_ONCE files
 // at a time. It answers whether the file has the SHA-256 asked for: the hash it computes never leaves this file,
 // so no log line, history line or notification can carry the digest of a file.
+import { createHash } from 'node:crypto';
 import { close, constants, createReadStream, type Stats } from 'node:fs';
 import { timeoutSignal, type Clock } from './clock.js';
 import { fstat, open, stat } from './file-system.js';
@@ -81,7 +82,7 @@ export class HashReader {
     }
     const budget = timeoutSignal(this.opts.clock, this.budgetMs);
     return new Promise((resolve) => {
-      const hash = process.getBuiltinModule('node:crypto').createHash('sha256');
+      const hash = createHash('sha256');
       // Bounded by maxBytes even if the file grows while it is read; the stream closes the descriptor.
       const stream = createReadStream(file, { fd, start: 0, end: this.maxBytes - 1, highWaterMark: CHUNK });
       const end = (verdict: FileVerdict) => {

@@ -1,9 +1,9 @@
 // The HTTP client every media server, Google and rclone call goes through: fetch's signature and errors, on
-// node:http. Node's own fetch (undici) parses responses with a WebAssembly module whose first compile held about
-// 40 MB at its peak and kept 20-30 MB, more than the rest of an idle server's own data (docs/performance.md).
-// node:http and node:https are taken from Node (process.getBuiltinModule) when a request goes out, not imported:
-// node:https sets up TLS, 5 MB of RSS on Node 24 that a relay calling only http:// servers never uses, and an ES
-// import of node:http reads each of its exports, WebSocket's among them, which loads undici (+14 MB on Node 24).
+// node:http. Node's own fetch (undici) parses responses with a WebAssembly module whose first compile keeps more
+// memory than the rest of an idle server's own data (docs/performance.md, "Idle memory").
+// node:http and node:https come from process.getBuiltinModule when a request goes out, not from an ES import:
+// an ES import of node:http builds its whole namespace, whose WebSocket export loads undici on Node 22 and 24, and
+// node:https sets up TLS that a relay calling only http:// servers never uses (measured: docs/performance.md, "Built-ins").
 // Every answer is read up to the cap its call states (src/answer-caps.ts) and no further.
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { sizeText, UNSTATED_BYTES } from './answer-caps.js';

@@ -3,6 +3,7 @@
 //
 // Keys keep plex_autoscan's UPPERCASE names and nesting so an existing config.json works unchanged. The base
 // defaults here are what a missing key gets; a new install gets the friendlier values of defaults.ts instead.
+import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import { arrSchema } from './arr-schema.js';
 import { autoscanSchema } from './autoscan-schema.js';
@@ -18,7 +19,7 @@ export { targetSchema };
 /** A fresh secret path segment: 32 lowercase hex characters, like plex_autoscan's uuid4().hex. */
 export function newServerPass(): string {
   // node:crypto from Node when a secret is made, not each time a config is read (src/server/secret.ts says why).
-  return process.getBuiltinModule('node:crypto').randomBytes(16).toString('hex');
+  return randomBytes(16).toString('hex');
 }
 
 export const PLEX_SCANNER_DEFAULT = '/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner';
@@ -27,7 +28,7 @@ export const PLEX_LD_LIBRARY_PATH_DEFAULT = '/usr/lib/plexmediaserver/lib';
 
 /**
  * The whole config's schema. Made anew for each reading of a config and let go after it: an idle relay keeps no
- * zod object (each carries its own methods; kept, they held about 2 MB, docs/performance.md).
+ * zod object (each carries its own methods; docs/performance.md, "Idle memory").
  */
 export function configSchema() {
   return z

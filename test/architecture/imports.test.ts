@@ -70,7 +70,7 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
     modules: ['api-call.ts', 'http-fetch.ts', 'media-socket.ts', 'google/', 'triggers/', 'paths/', 'value-rules.ts', 'log.ts', 'log-file.ts', 'log-condition.ts', 'log-fatal.ts', 'hash-read.ts'],
   },
   {
-    layer: 'the ground: shared nouns and small means',
+    layer: 'shared nouns and small means',
     modules: [
       'scan.ts',
       'request.ts',
@@ -88,7 +88,6 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
       'migrations.ts',
       'edit-distance.ts',
       'text-cut.ts',
-      'idle-memory.ts',
       'version.ts',
     ],
   },

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE_FLAGS } from '../../src/cli/node-flags.js';
+import { NODE_FLAGS } from '../support/launch.js';
 import { FakePlex } from '../fakes/plex.js';
 import { attachPlexNotifications } from '../fakes/plex-notifications.js';
 import { killChildren, runCli, startServer } from '../support/child.js';

@@ -2,8 +2,9 @@
 // told of. Plex is assumed to run a section's scans one at a time in the order it took them (no Plex source says
 // so: docs/targets.md), so a follow-up whose place the line passed has had its scan end, whatever the scan's
 // items said. When Plex's events contradict the count (an end with nothing counted; a scan's items under
-// another's place, as scan-ends.ts reads them), the section's places are doubted and prove nothing until
+// another's place, as scan-ends.ts reads them), the section's places are uncertain and prove nothing until
 // /activities shows the section idle, when the count is known again.
+import { randomUUID } from 'node:crypto';
 import type { FollowUp } from './follow-up.js';
 import type { PlexFollowerOptions, PlexTicket } from './follow-state.js';
 
@@ -19,33 +20,33 @@ interface SectionLine {
   /**
    * Places given out whose follow-ups are not known yet, with when: between Plex's answer and the delivery's
    * record (a group commit) a scan is in no follow-up, and a socket opening then must not count it as ended.
-   * Taken off when followed, moot or known to have nothing to follow (`recorded`).
+   * Taken off when followed, superseded or known to have nothing to follow (`recorded`).
    */
   unrecorded: Map<number, number>;
-  /** The first place the count can vouch for: places before it were given while the line was doubted. */
+  /** The first place the count can vouch for: places before it were given while the line was uncertain. */
   trustedFrom: number;
 }
 
 export class SectionLines {
   private readonly lines = new Map<string, SectionLine>();
-  /** Scans Plex took whose follow-ups were moot, by their places in the line: outstanding until passed. */
+  /** Scans Plex took whose follow-ups were superseded, by their places in the line: outstanding until passed. */
   private unfollowed: Record<string, number>[] = [];
   /** Names this count in the tickets it placed; made at the first (node:crypto waits until a scan is sent). */
   private runId?: string;
 
   private get run(): string {
-    return (this.runId ??= process.getBuiltinModule('node:crypto').randomUUID());
+    return (this.runId ??= randomUUID());
   }
 
   constructor(private readonly opts: Pick<PlexFollowerOptions, 'clock' | 'watch'>) {}
 
-  /** Moot scans Plex still holds. */
-  get moot(): number {
+  /** Superseded scans Plex still holds. */
+  get superseded(): number {
     return this.unfollowed.length;
   }
 
-  /** Sections whose count is doubted, waiting for /activities to show them idle. */
-  get doubted(): string[] {
+  /** Sections whose count is uncertain, waiting for /activities to show them idle. */
+  get uncertain(): string[] {
     return [...this.lines].filter(([, l]) => l.trustedFrom === Infinity).map(([id]) => id);
   }
 
@@ -62,7 +63,7 @@ export class SectionLines {
     return { run: this.run, at, seq: { [sectionId]: line.accepted } };
   }
 
-  /** The scans of these places are followed, moot, or have nothing to follow: no longer unrecorded. */
+  /** The scans of these places are followed, superseded, or have nothing to follow: no longer unrecorded. */
   recorded(accepted: PlexTicket['accepted']): void {
     if (accepted?.run !== this.run) return;
     for (const [id, n] of Object.entries(accepted.seq)) this.lines.get(id)?.unrecorded.delete(n);
@@ -70,7 +71,7 @@ export class SectionLines {
 
   /**
    * The ticket's place, only when this count placed it, the socket has been open since before Plex took it (no
-   * end was missed) and no section of it was doubted since.
+   * end was missed) and no section of it was uncertain since.
    */
   placeOf(accepted: PlexTicket['accepted']): Record<string, number> | undefined {
     const since = this.opts.watch?.connectedSince;
@@ -79,7 +80,7 @@ export class SectionLines {
   }
 
   /**
-   * A scan Plex took whose follow-up is moot: Plex still holds it, so it counts as outstanding until the line
+   * A scan Plex took whose follow-up is superseded: Plex still holds it, so it counts as outstanding until the line
    * passes it. Without a place in the line it cannot be told apart from the others and is not counted.
    */
   mootScan(accepted: PlexTicket['accepted']): void {
@@ -148,7 +149,7 @@ export class SectionLines {
    * would let a later follow-up pass one scan early.
    */
   rebase(followed: Iterable<FollowUp>): void {
-    // Ends were missed: the moot scans' places can no longer be told.
+    // Ends were missed: the superseded scans' places can no longer be told.
     this.unfollowed = [];
     const all = [...followed];
     const now = this.opts.clock.now();
