@@ -2,8 +2,9 @@
 //
 // better-sqlite3 13 is built on Node-API 10 (Node 22.14 and later) and ships prebuilt binaries; it is the one that
 // is safe on Node 24, where 12 aborts when a statement is freed ("Assertion failed: (env) != nullptr").
-// Node 20 has Node-API 9, on which 13 crashes: there the package installed as the optional alias
-// better-sqlite3-node20 (better-sqlite3 12, same API) is loaded instead. The alias goes when Node 20 does.
+// A Node with Node-API 9 (Node 20, past its end of life) crashes on 13: there better-sqlite3 12 is loaded, installed
+// as better-sqlite3-node20 by scripts/sqlite-node20.mjs (a checkout's npm ci runs it on such a Node only).
+// The alias goes when Node 20 does. A binding that is missing or was never compiled is one line saying what to do.
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 
@@ -12,10 +13,38 @@ const require = createRequire(import.meta.url);
 /** The package name of the binding this Node loads. */
 export const sqliteBinding = Number(process.versions.napi ?? 0) >= 10 ? 'better-sqlite3' : 'better-sqlite3-node20';
 
-/** Where that binding's entry file is, for worker threads that open their own connection. */
-export const sqliteBindingPath = require.resolve(sqliteBinding);
+/** What to do when the binding cannot open a database: one line. */
+export const missingSqliteLine =
+  sqliteBinding === 'better-sqlite3'
+    ? 'The SQLite module (better-sqlite3) is not installed: run `npm ci` in the checkout, or install scanrelay again.'
+    : `Node ${process.version} needs a SQLite module compiled for it (better-sqlite3-node20): in the checkout run \`npm run sqlite-node20\` (needs g++, make and python3), or use Node 22.14 or later, which needs no compiler.`;
 
-const Database = require(sqliteBinding) as typeof BetterSqlite3;
+const isMissing = (err: unknown) =>
+  (err as { code?: string }).code === 'MODULE_NOT_FOUND' || /Could not locate the bindings file/.test(String((err as Error).message));
+
+const found = (() => {
+  try {
+    return { path: require.resolve(sqliteBinding), Database: require(sqliteBinding) as typeof BetterSqlite3 };
+  } catch (err) {
+    if (!isMissing(err)) throw err;
+    return { path: '', Database: undefined };
+  }
+})();
+
+/** Where that binding's entry file is, for worker threads that open their own connection ('' when it is missing). */
+export const sqliteBindingPath = found.path;
+
+// better-sqlite3 loads its compiled part at the first open: a missing one fails there, and says so in one line.
+const Database = new Proxy((found.Database ?? function Missing() {}) as typeof BetterSqlite3, {
+  construct(target, args, newTarget) {
+    if (!found.Database) throw new Error(missingSqliteLine);
+    try {
+      return Reflect.construct(target, args, newTarget) as object;
+    } catch (err) {
+      throw isMissing(err) ? new Error(missingSqliteLine) : err;
+    }
+  },
+});
 
 // The types are better-sqlite3's, whichever binding is loaded (12 and 13 share the API this project uses).
 // eslint-disable-next-line @typescript-eslint/no-namespace
