@@ -235,7 +235,7 @@ function followUp(entry: Entry<ReturnType<typeof keys>>, ctx: PlexContext): Part
     deletedCount: database?.deletedCount,
     logger: ctx.logger.child({ target: entry.NAME }),
     confirmScans: top.PLEX_CONFIRM_SCANS,
-    confirmTimeoutMs: (top.PLEX_CONFIRM_TIMEOUT ?? 300) * 1000,
+    confirmTimeoutMs: top.PLEX_CONFIRM_TIMEOUT * 1000,
     followIntervalMs: top.PLEX_FOLLOW_INTERVAL * 1000,
     notifications: top.PLEX_NOTIFICATIONS && top.PLEX_CONFIRM_SCANS ? {} : false,
     ...(fixMismatched(ctx) ? { fixMismatched: { lang: top.PLEX_FIX_MISMATCHED_LANG, dryRun: top.PLEX_FIX_MISMATCHED_DRY_RUN } } : {}),
