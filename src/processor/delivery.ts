@@ -74,7 +74,7 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
       if (queue.isCurrent({ folderId: row.id, generation: row.generation })) {
         deps.followUps.follow(state.target, row, follow, now);
         deps.backlog.accepted(state.target, row.id);
-      } else deps.followUps.moot(state.target, follow);
+      } else deps.followUps.superseded(state.target, follow);
     }
   } else if (outcome.status === 'unmatched') {
     const detail = `'${row.folder}' is in no library of ${name}, so nothing was scanned there.\n${outcome.detail} ${explainHint(row)}`;

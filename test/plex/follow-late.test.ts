@@ -89,7 +89,7 @@ describe('a follow-up and the scan ends heard before it is judged', () => {
     // A first follow-up, so the follower's one poll is behind us: from here on only the socket ends follow-ups.
     follow(await scan(episode(0).folder, episode(0).file));
     await until(() => results.size === 1, { what: 'the first follow-up' });
-    // 99 more scans end (their follow-ups ended or were moot): their items are never read.
+    // 99 more scans end (their follow-ups ended or were superseded): their items are never read.
     for (let n = 1; n < 100; n++) await scan(episode(n).folder, episode(n).file);
     const mine = await scan(episode(100).folder, episode(100).file);
     await until(() => ends.heard === 101, { what: () => `101 scan ends heard, ${ends.heard} so far` });

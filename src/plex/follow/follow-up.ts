@@ -37,7 +37,7 @@ export interface FollowUp {
   evidence?: BatchConfirmation;
   /** Reads of scan ends' items under way that may still find its file: it is not judged before they are done. */
   reading?: Promise<void>;
-  /** The socket cannot vouch for its scan (the cross-check ended it, or its place was doubted): the listing is read too. */
+  /** The socket cannot vouch for its scan (the cross-check ended it, or its place was uncertain): the listing is read too. */
   unheard?: boolean;
 }
 
@@ -51,7 +51,7 @@ export type FollowEvent =
    * Plex's events contradicted its section's line: its place proves nothing, and an end known only by position
    * is no end. It is judged by its file once its sections are idle.
    */
-  | { kind: 'doubted' };
+  | { kind: 'uncertain' };
 
 export function apply(f: FollowUp, e: FollowEvent): void {
   switch (e.kind) {
@@ -74,7 +74,7 @@ export function apply(f: FollowUp, e: FollowEvent): void {
       void reads.finally(() => f.reading === reads && (f.reading = undefined));
       return;
     }
-    case 'doubted':
+    case 'uncertain':
       f.place = undefined;
       f.unheard = true;
       if (f.ended === 'line') f.ended = undefined;

@@ -47,19 +47,18 @@ export class PlexFollower implements Follower {
 
   /** Scans Plex accepted that are not yet seen ended: what MAX_OUTSTANDING caps (the processor's dispatch). */
   outstanding(): number {
-    return this.line.moot + this.record.outstanding();
+    return this.line.superseded + this.record.outstanding();
   }
 
-  /** A scan Plex took whose follow-up is moot (its folder asked again meanwhile): outstanding until the line passes it. */
-  moot(ticket: unknown): void {
+  /** A scan Plex took whose follow-up is superseded (its folder asked again meanwhile): outstanding until the line passes it. */
+  superseded(ticket: unknown): void {
     this.line.mootScan((ticket as PlexTicket | undefined)?.accepted);
   }
 
   /**
    * A scan is about to be sent, or a follow-up begins: Plex's notification socket opens with the first and stays
-   * open. A relay that has sent Plex nothing holds no socket (ws and node:crypto stay unloaded, 1.5 MB of an idle
-   * relay on Node 24) and runs no reconnect loop against a Plex it has nothing to ask. A scan that begins before
-   * the socket is open is caught by the /activities poll every (re)connect asks for (scan-watch.ts, pollDue).
+   * open. A relay that has sent Plex nothing holds no socket (ws stays unloaded) and runs no reconnect loop against
+   * a Plex it has nothing to ask. A scan that begins before the socket is open is caught by the /activities poll every (re)connect asks for (scan-watch.ts, pollDue).
    * `sections`: those about to be asked, whose timeline entries are kept before any follow-up of them exists.
    */
   watchScans(sections: readonly string[] = []): void {
@@ -155,15 +154,15 @@ export class PlexFollower implements Follower {
   private async poll(): Promise<void> {
     const started = this.opts.clock.now();
     const poll = ++this.polls;
-    // A doubted section is counted again only once /activities shows it idle: asked each interval until then.
-    const doubted = new Map(this.line.doubted.map((id) => [id, this.line.acceptedSoFar(id)]));
-    if (doubted.size && this.opts.watch) this.opts.watch.pollDue = true;
+    // A uncertain section is counted again only once /activities shows it idle: asked each interval until then.
+    const uncertain = new Map(this.line.uncertain.map((id) => [id, this.line.acceptedSoFar(id)]));
+    if (uncertain.size && this.opts.watch) this.opts.watch.pollDue = true;
     const answer = await this.polling.ask(this.record.values(), started);
     // Those followed now: some may have come while Plex was asked (only a later poll can find them idle).
     const followed = this.record.values();
     if ('unreachable' in answer) return this.judge.settle(followed, { unreachable: answer.unreachable, look: false });
     const { running, released, quiet } = answer;
-    if (quiet) for (const [id, acceptedBefore] of doubted) if (quiet(id)) this.ends.resynced(id, acceptedBefore);
+    if (quiet) for (const [id, acceptedBefore] of uncertain) if (quiet(id)) this.ends.resynced(id, acceptedBefore);
     this.idle.seen(followed, running, started);
     const ended: FollowUp[] = [];
     // Plex runs a section's scans in the order it took them: one behind an earlier scan still followed has not started.

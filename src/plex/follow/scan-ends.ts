@@ -58,7 +58,7 @@ export class ScanEnds {
     if (passed.length || ends.length) this.track(this.settleAfterReads([f]));
   }
 
-  /** /activities showed a doubted section idle: its count is exact again. */
+  /** /activities showed a uncertain section idle: its count is exact again. */
   resynced(sectionId: string, acceptedBefore: number): void {
     this.line.resync(sectionId, acceptedBefore);
     this.said.ends(`doubt:${sectionId}`, `Plex's scans of section ${sectionId} are counted again (it was idle)`);
@@ -67,7 +67,7 @@ export class ScanEnds {
   /** Plex's events contradict the section's line: its places prove nothing until the section is idle. */
   private doubt(sectionId: string, why: string): void {
     this.line.doubt(sectionId);
-    this.record.tell(this.record.inSection(sectionId), { kind: 'doubted' });
+    this.record.tell(this.record.inSection(sectionId), { kind: 'uncertain' });
     if (this.opts.watch) this.opts.watch.pollDue = true;
     this.said.holds(
       `doubt:${sectionId}`,
