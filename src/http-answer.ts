@@ -1,6 +1,6 @@
 // What httpFetch (src/http-fetch.ts) builds an answer and its request headers from, in place of Node's global
 // Headers and Response. Those two globals are undici's: touching either loads all of Node's fetch client, which
-// an idle relay then holds for good (+7.7 MB of RSS on Node 20, +11.7 MB on Node 24, docs/performance.md). The
+// an idle relay then holds for good (docs/performance.md, "Idle memory"). The
 // callers read status, headers, text/json/bytes and cancel a body, so that is what these offer; the type stays
 // fetch's, so a caller or a test may pass Node's own fetch instead.
 

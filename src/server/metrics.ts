@@ -35,8 +35,8 @@ export class Metrics {
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
     // The event loop's lag sampled once a second, not prom-client's default 10 ms: that timer woke an idle relay 100
-    // times a second all year (0.7% of a core, and a CPU kept out of its deep sleep states) for a figure a scrape
-    // every 15 s reads; a stall still shows, as the lateness of the next sample.
+    // times a second all year (a CPU kept out of its deep sleep states) for a figure a scrape every 15 s reads; a
+    // stall still shows, as the lateness of the next sample.
     collectDefaultMetrics({ register: this.registry, prefix: 'scanrelay_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
     // prom-client's totals of active handles, requests and resources are gauges named `_total`, which Prometheus
     // reserves for counters (`promtool check metrics` fails on them). The per-type gauges without the suffix stay.
