@@ -14,7 +14,7 @@ const FAILED_MAX_AGE_MS = 30_000;
 /**
  * A target's libraries as the relay's own checks read them: from the target's list, never waiting more than
  * JUDGE_WAIT_MS on its server, and not asking again within FAILED_MAX_AGE_MS a server that just failed (the
- * failure is thrown again). The intake's judge and hash= (src/hash-scope.ts) each keep one.
+ * failure is thrown again). The intake's judge and hash= (src/hash/scope.ts) each keep one.
  */
 export function boundedLibraryReader(now: () => number): LibraryReader {
   const failed = new Map<string, { at: number; error: unknown }>();

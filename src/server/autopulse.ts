@@ -4,7 +4,7 @@
 // (crates/server/src/routes/triggers.rs, crates/database/src/models.rs; docs/configuration.md cites lines).
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HashRefused, HoldFull, SHA256_HEX } from '../hash-hold.js';
+import { HashRefused, HoldFull, SHA256_HEX } from '../hash/hold.js';
 import { StorageError, TooManyPaths, type Admission } from '../intake.js';
 import { PathRefused } from '../paths/gate.js';
 import type { ScanRequest } from '../request.js';

@@ -5,7 +5,7 @@ import type { AppRoots } from '../arr/roots.js';
 import type { AutoscanConfig } from '../config/autoscan-schema.js';
 import type { Clock } from '../clock.js';
 import type { Doctor } from '../doctor/explain.js';
-import type { HashHold } from '../hash-hold.js';
+import type { HashHold } from '../hash/hold.js';
 import type { Intake } from '../intake.js';
 import type { Logger } from '../log.js';
 import type { Processor } from '../processor/processor.js';

@@ -2,7 +2,7 @@
 // metrics-route.ts).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Activity, ActivityEvents } from '../activity.js';
-import { MAX_HELD } from '../hash-hold.js';
+import { MAX_HELD } from '../hash/hold.js';
 import type { Processor } from '../processor/processor.js';
 import type { Queue } from '../queue/store.js';
 import { eventsBySource } from '../triggers/events.js';
@@ -14,7 +14,7 @@ export interface MetricsSources {
   activity?: Activity;
   queue: Queue;
   processor?: Processor;
-  /** Requests waiting for their file's SHA-256 (autopulse's hash=, src/hash-hold.ts). */
+  /** Requests waiting for their file's SHA-256 (autopulse's hash=, src/hash/hold.ts). */
   holds?: () => number;
 }
 

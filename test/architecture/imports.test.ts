@@ -59,7 +59,7 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
   { layer: 'the commands', modules: ['cli/'] },
   { layer: 'the wiring of a running service', modules: ['service.ts'] },
   { layer: 'the HTTP edge', modules: ['server/'] },
-  { layer: 'the stages around the queue, and the path doctor', modules: ['hash-hold.ts', 'hash-scope.ts', 'watch/', 'doctor/', 'processor/', 'arr/'] },
+  { layer: 'the stages around the queue, and the path doctor', modules: ['hash/', 'watch/', 'doctor/', 'processor/', 'arr/'] },
   { layer: "the config, whose TARGETS keys are the kinds' own", modules: ['config/'] },
   { layer: 'the target kinds', modules: ['targets/'] },
   { layer: 'Plex', modules: ['plex/'] },
@@ -67,7 +67,7 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
   { layer: 'the queue, notifications, rclone, the scan commands', modules: ['queue/', 'notify/', 'rclone/', 'scan-commands.ts'] },
   {
     layer: 'calls, paths, triggers, logs and value rules',
-    modules: ['api-call.ts', 'http-fetch.ts', 'media-socket.ts', 'google/', 'triggers/', 'paths/', 'value-rules.ts', 'log.ts', 'log-file.ts', 'log-condition.ts', 'log-fatal.ts', 'hash-read.ts'],
+    modules: ['api-call.ts', 'http-fetch.ts', 'media-socket.ts', 'google/', 'triggers/', 'paths/', 'value-rules.ts', 'log.ts', 'log-file.ts', 'log-condition.ts', 'log-fatal.ts'],
   },
   {
     layer: 'shared nouns and small means',

@@ -4,19 +4,19 @@
 // `not-found` with the reason. The sender is answered at once, as autopulse answers (hashing a large file can take
 // minutes, longer than any sender waits), so a held request is kept in the queue file (src/queue/held.ts) with the
 // checks made so far, and a restart resumes it with what is left of its budget. Only a file inside a library is
-// read (src/hash-scope.ts), by src/hash-read.ts, which says "matches" or "does not": the digest it computes is
+// read (src/hash/scope.ts), by src/hash/read.ts, which says "matches" or "does not": the digest it computes is
 // never logged, stored or sent. Identical requests (same mapped path, same hash) share one hold.
-import type { Activity } from './activity.js';
-import type { Clock } from './clock.js';
-import type { HashReader } from './hash-read.js';
-import type { Placement } from './hash-scope.js';
-import type { Intake } from './intake.js';
-import { ConditionLog } from './log-condition.js';
-import type { Logger } from './log.js';
-import { preview } from './paths/gate.js';
-import type { Queue } from './queue/store.js';
-import type { HeldRequests } from './queue/held.js';
-import type { ScanRequest } from './request.js';
+import type { Activity } from '../activity.js';
+import type { Clock } from '../clock.js';
+import type { HashReader } from './read.js';
+import type { Placement } from './scope.js';
+import type { Intake } from '../intake.js';
+import { ConditionLog } from '../log-condition.js';
+import type { Logger } from '../log.js';
+import { preview } from '../paths/gate.js';
+import type { Queue } from '../queue/store.js';
+import type { HeldRequests } from '../queue/held.js';
+import type { ScanRequest } from '../request.js';
 
 export const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 
@@ -61,7 +61,7 @@ export interface HashHoldDeps {
   clock: Clock;
   logger: Logger;
   activity?: Activity;
-  /** Where hash= may read a path (src/hash-scope.ts placeForHash). */
+  /** Where hash= may read a path (src/hash/scope.ts placeForHash). */
   place: (received: string) => Promise<Placement>;
   /** The path after SERVER_PATH_MAPPINGS (holds of one mapped path and one hash merge), and where this machine reads it. */
   route: (received: string) => { mapped: string; local: string };

@@ -3,12 +3,12 @@
 // most 3 s), and the file on this machine, symbolic links resolved, must still lie inside that folder resolved
 // the same way. Anything else is refused before a byte is read: hash= once read whatever the relay could
 // (/dev/zero kept a core busy for good; /etc/hostname's SHA-256 went into history).
-import { judgeTarget, type LibraryReader } from './doctor/explain.js';
-import { isInside } from './paths/folder.js';
-import { describeRefusal, gatePath } from './paths/gate.js';
-import { routeKnown, type IntakeSettings } from './paths/route.js';
-import type { Target } from './scan.js';
-import { realpath } from './file-system.js';
+import { judgeTarget, type LibraryReader } from '../doctor/explain.js';
+import { isInside } from '../paths/folder.js';
+import { describeRefusal, gatePath } from '../paths/gate.js';
+import { routeKnown, type IntakeSettings } from '../paths/route.js';
+import type { Target } from '../scan.js';
+import { realpath } from '../file-system.js';
 
 /** Why a path is not read: each has its own advice, and a throttled log line per kind. */
 export type ScopeRule = 'path-gate' | 'no-library-list' | 'libraries-unknown' | 'outside-libraries' | 'leaves-library' | 'unresolvable';

@@ -4,8 +4,8 @@
 // so no log line, history line or notification can carry the digest of a file.
 import { createHash } from 'node:crypto';
 import { close, constants, createReadStream, type Stats } from 'node:fs';
-import { timeoutSignal, type Clock } from './clock.js';
-import { fstat, open, stat } from './file-system.js';
+import { timeoutSignal, type Clock } from '../clock.js';
+import { fstat, open, stat } from '../file-system.js';
 
 /** The largest file hash= reads: a 4K remux fits; a disk image or a device never does. */
 export const HASH_MAX_BYTES = 64 * 1024 ** 3;
