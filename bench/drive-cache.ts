@@ -9,7 +9,7 @@ import { systemClock } from '../src/clock.js';
 import { DriveMonitor } from '../src/drive/monitor.js';
 import { withGoogleDefaults } from '../src/drive/settings.js';
 import type { AccessTokenSource } from '../src/drive/token-store.js';
-import { silentLogger } from '../src/log.js';
+import { silentLogger } from '../src/log/logger.js';
 import { FakeDrive } from '../test/fakes/drive.js';
 
 const FOLDERS = 50_000;

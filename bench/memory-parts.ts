@@ -36,7 +36,7 @@ const PARTS: Part[] = [
   },
   {
     name: '+ pino: the log file logger',
-    imports: `import { createLogger } from './src/log.ts';`,
+    imports: `import { createLogger } from './src/log/logger.ts';`,
     setup: `{ const logger = createLogger({ level: 'info', file: process.argv[3] + '/part.log', console: null, buffered: true }); logger.info('started'); keep.push(logger); }`,
   },
   {

@@ -5,8 +5,8 @@
 import { sizeText, type AnswerCap } from './answer-caps.js';
 import { systemClock, timeoutSignal, type Clock } from './clock.js';
 import { AnswerTooLarge, httpFetch, RedirectRefused, type Fetch } from './http-fetch.js';
-import { silentLogger, type Logger } from './log.js';
-import { ConditionLog } from './log-condition.js';
+import { silentLogger, type Logger } from './log/logger.js';
+import { ConditionLog } from './log/condition.js';
 import type { ItemRetry } from './scan.js';
 import { keepStart } from './text-cut.js';
 import { ownAuthorization, splitUserinfo, withBasicAuth } from './url-credentials.js';
@@ -93,7 +93,7 @@ export interface ApiCallerOptions {
   timeoutMs?: number;
   fetch?: Fetch;
   clock?: Clock;
-  /** Where an answer dropped for its size is said (once per kind of call, src/log-condition.ts). */
+  /** Where an answer dropped for its size is said (once per kind of call, src/log/condition.ts). */
   logger?: Logger;
   /** What to check when the server refuses us (401/403); may depend on the path asked. */
   authHint: string | ((path: string, status: number) => string);

@@ -1,7 +1,7 @@
 // The intake: a trigger's requests become queued folders (mapped, filtered, prioritised, committed).
 import type { Activity } from './activity.js';
 import { systemClock, type Clock } from './clock.js';
-import type { Logger } from './log.js';
+import type { Logger } from './log/logger.js';
 import { IntakeGate } from './intake-gate.js';
 import { priorityOf, type MappingMatch } from './paths/mapping.js';
 import type { PathState } from './paths/disk.js';

@@ -11,7 +11,7 @@ import { placeForHash } from './hash/scope.js';
 import { Notifications } from './notify/notifications.js';
 import { Intake } from './intake.js';
 import { routeKnown } from './paths/route.js';
-import type { Logger } from './log.js';
+import type { Logger } from './log/logger.js';
 import { diskPathState, type PathState } from './paths/disk.js';
 import { Processor } from './processor/processor.js';
 import { lockQueue } from './queue/lock.js';

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { regexRule, withRegexRules, type PathMappings, type RegexRule } from './paths/mapping.js';
-import { SIZE_PATTERN } from './log-file.js';
+import { SIZE_PATTERN } from './log/file.js';
 
 function isHttpUrl(value: string): boolean {
   try {

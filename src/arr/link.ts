@@ -3,7 +3,7 @@
 // scans never wait on it.
 import { ApiRefusal } from '../api-call.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 
 export type LinkState = 'connecting' | 'up' | 'down' | 'refused' | 'failing';
 

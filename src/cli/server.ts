@@ -2,9 +2,9 @@
 import { banner } from './banner.js';
 import { Command } from 'commander';
 import { tokenFilePath } from '../drive/settings.js';
-import { createLogger, flushLogs, type Logger } from '../log.js';
-import { logFatalErrors } from '../log-fatal.js';
-import { sizeInBytes } from '../log-file.js';
+import { createLogger, flushLogs, type Logger } from '../log/logger.js';
+import { logFatalErrors } from '../log/fatal.js';
+import { sizeInBytes } from '../log/file.js';
 import { octal, tightenPrivate } from '../private-files.js';
 import { secretsOf } from '../config/load.js';
 import type { Config } from '../config/schema.js';

@@ -123,7 +123,7 @@ export function configSchema() {
         /** Whose X-Forwarded-For/-Host/-Proto to believe; false: the address in the log is the socket's. */
         SERVER_TRUST_PROXY: withDefault(trustProxy(), false),
 
-        // --- bounded disk (src/queue/retention.ts, src/log-file.ts)
+        // --- bounded disk (src/queue/retention.ts, src/log/file.ts)
         HISTORY_DAYS: withDefault(z.number({ error: 'a number of days greater than 0' }).check(z.gt(0, { error: 'a number of days greater than 0' })), 30),
         HISTORY_MAX_ROWS: withDefault(integer(0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more (0 = no row limit)'), 200_000),
         LOG_MAX_SIZE: withDefault(logSize(), '10MB'),

@@ -2,8 +2,8 @@
 // one retry after a 401, and exponential backoff on rate limits (403/429) and server errors (5xx).
 import { DRIVE_DRIVES_PAGE, DRIVE_ITEM, DRIVE_PAGE, sizeText, type AnswerCap } from '../answer-caps.js';
 import { ANSWER_TOO_LARGE } from '../api-call.js';
-import type { Logger } from '../log.js';
-import { ConditionLog } from '../log-condition.js';
+import type { Logger } from '../log/logger.js';
+import { ConditionLog } from '../log/condition.js';
 import { systemClock } from '../clock.js';
 import { listSharedDrives, type DrivesPage, type SharedDrive } from '../google/shared-drives.js';
 import { trimUrl } from './settings.js';

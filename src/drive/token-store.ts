@@ -3,7 +3,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { refreshGrant, toTokenSet, type TokenSet } from '../google/token-endpoint.js';
 
 /** Anything that can hand the Drive client a bearer token. */

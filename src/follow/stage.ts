@@ -2,7 +2,7 @@
 // resumed after a restart; then the after-command, and the outcome recorded. Nothing here holds a delivery slot.
 import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { DeliveryRef, Queue } from '../queue/store.js';
 import { runScanCommand, type CommandEnv, type CommandRunner } from '../scan-commands.js';
 import type { DueDelivery, FollowItem, FollowResult, ScanOutcome, Target } from '../scan.js';

@@ -4,7 +4,7 @@
 import { NOTIFIER_ANSWER, sizeText } from '../answer-caps.js';
 import { timeoutSignal, type Clock } from '../clock.js';
 import { AnswerTooLarge, httpFetch, type Fetch } from '../http-fetch.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { CARRIERS } from './carriers.js';
 import type { Message } from './message.js';
 import type { NotifierConfig } from './schema.js';

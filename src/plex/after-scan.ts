@@ -2,7 +2,7 @@
 import { ACKNOWLEDGEMENT, PLEX_CHILDREN } from '../answer-caps.js';
 import type { Clock } from '../clock.js';
 import { access } from '../file-system.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { ExternalIds } from '../scan.js';
 import type { PlexApi } from './api.js';
 import type { MatchFixer } from './match.js';

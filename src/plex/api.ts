@@ -4,7 +4,7 @@ import { apiCaller, type ApiCaller } from '../api-call.js';
 import { ACKNOWLEDGEMENT, PLEX_SECTIONS, SERVER_STATUS, type AnswerCap } from '../answer-caps.js';
 import type { Clock } from '../clock.js';
 import type { Fetch } from '../http-fetch.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 
 export interface PlexSection {
   id: string;

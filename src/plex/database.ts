@@ -4,9 +4,9 @@
 import Database from '../sqlite.js';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
-import type { Logger } from '../log.js';
-import { silentLogger } from '../log.js';
-import { ConditionLog } from '../log-condition.js';
+import type { Logger } from '../log/logger.js';
+import { silentLogger } from '../log/logger.js';
+import { ConditionLog } from '../log/condition.js';
 
 export interface SectionLocation {
   sectionId: number;
@@ -39,7 +39,7 @@ export interface PlexDatabaseOptions {
   without?: string;
   /**
    * Shared by every handle the service opens on Plex's database (one kept open, one per scanner section read), so
-   * a database that stays unavailable is said once, not once per handle; see src/log-condition.ts.
+   * a database that stays unavailable is said once, not once per handle; see src/log/condition.ts.
    */
   conditions?: ConditionLog;
 }

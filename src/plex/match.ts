@@ -5,7 +5,7 @@
 // imdb://). PLEX_FIX_MISMATCHED_DRY_RUN only logs what would be done.
 import { ACKNOWLEDGEMENT, PLEX_FILE_LOOKUP, PLEX_ITEM, PLEX_MATCHES } from '../answer-caps.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { PlexApi } from './api.js';
 
 import type { ExternalIds } from '../scan.js';

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { systemClock } from '../clock.js';
 import { readdir, readFile } from '../file-system.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { baseName } from '../paths/folder.js';
 import { keepStart } from '../text-cut.js';
 import { unescapeShellPath, type ScannerSettings } from './scanner.js';

@@ -2,7 +2,7 @@
 // disk this service sees (SERVER_FILE_EXIST_PATH_MAPPINGS), checked SERVER_MAX_FILE_CHECKS times.
 import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { mapPath } from '../paths/mapping.js';
 import type { Queue } from '../queue/store.js';
 import type { Folder } from '../scan.js';

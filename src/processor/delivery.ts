@@ -5,7 +5,7 @@
 import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { FollowStage } from '../follow/stage.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { Queue } from '../queue/store.js';
 import type { DueDelivery, ScanOutcome, Target } from '../scan.js';
 import { runScanCommand, type CommandEnv, type CommandRunner } from '../scan-commands.js';

@@ -3,7 +3,7 @@
 // rclone does not know that folder either, as plex_autoscan did. `cache/expire` serves the old cache backend;
 // once rclone says it has no such method, only `vfs/refresh` is used.
 import { RCLONE_ANSWER, sizeText } from '../answer-caps.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
 import { AnswerTooLarge, httpFetch, type Fetch } from '../http-fetch.js';
 import { splitUserinfo } from '../url-credentials.js';

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AUTOSCAN_TRIGGER_TYPES, type AutoscanConfig } from '../config/autoscan-schema.js';
 import { StorageError, TooManyPaths } from '../intake.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { PathRefused } from '../paths/gate.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
 import type { ScanRequest, Source } from '../request.js';

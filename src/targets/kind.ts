@@ -4,7 +4,7 @@
 import type * as z from 'zod/mini';
 import type { Clock } from '../clock.js';
 import { bool, integer, optional, optionalHttpUrl, pathMappings, seconds, stringList, text, withDefault } from '../value-rules.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { ItemLocation, ItemRefreshResult, ItemRetry, Target } from '../scan.js';
 
 /** The keys of every TARGETS entry beside NAME and TYPE, whatever its kind (made while a config is read, then let go). */

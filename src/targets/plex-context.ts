@@ -3,7 +3,7 @@
 // the PLEX_* keys a Plex entry falls back on, the keys its messages name, and Plex's read-only library database.
 // No other kind sees any of it.
 import { existsSync } from 'node:fs';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { DeletedCounter } from '../plex/after-scan.js';
 import type { FileInLibrary } from '../plex/confirm.js';
 import { PLEX_DATABASE_PATH_DEFAULT, type PlexKeys } from '../plex/keys.js';

@@ -1,8 +1,8 @@
 // The running service's handles on Plex's database (PLEX_DATABASE_PATH): the one kept open for the "already in
 // Plex" check, and those the Plex kinds open for a section's files, its trash and the scanner's section list.
 import type { Clock } from '../clock.js';
-import { ConditionLog } from '../log-condition.js';
-import type { Logger } from '../log.js';
+import { ConditionLog } from '../log/condition.js';
+import type { Logger } from '../log/logger.js';
 import { openPlexDatabase, type PlexDatabase } from '../plex/database.js';
 import { PLEX_DATABASE_PATH_DEFAULT } from '../plex/keys.js';
 import { groupLocations } from '../plex/locations.js';
@@ -13,7 +13,7 @@ type DatabaseKeys = { PLEX_DATABASE_PATH: string; GOOGLE: { ENABLED: boolean } }
 
 export function plexDatabases(config: DatabaseKeys, opts: { logger: Logger; clock: Clock; tryAtStart: boolean }): { plexDb: PlexDatabase; databases: PlexDatabases } {
   const { logger, clock } = opts;
-  // One "say it once" record for every handle (src/log-condition.ts). The database is optional with a token: at
+  // One "say it once" record for every handle (src/log/condition.ts). The database is optional with a token: at
   // the default path that a user never chose, its absence is one INFO line; a PLEX_DATABASE_PATH the user set and
   // that cannot be read is a WARN, repeated while it lasts.
   const chosen = config.PLEX_DATABASE_PATH !== PLEX_DATABASE_PATH_DEFAULT;

@@ -3,7 +3,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import { bool, optional, text } from '../value-rules.js';
 import { access } from '../file-system.js';
-import { silentLogger, type Logger } from '../log.js';
+import { silentLogger, type Logger } from '../log/logger.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { PlexKeys } from '../plex/keys.js';
 import { PlexApi } from '../plex/api.js';

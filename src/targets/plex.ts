@@ -2,7 +2,7 @@
 // delivery ends when Plex took the refresh; what follows the scan's end is the Plex follower's (plex/follow/follower.ts).
 import type { Clock } from '../clock.js';
 import { bool, choice, integer, optional, stringList, text } from '../value-rules.js';
-import { silentLogger, type Logger } from '../log.js';
+import { silentLogger, type Logger } from '../log/logger.js';
 import { NO_AFTER_SCAN, trashWanted, type AfterScanSettings, type DeletedCounter } from '../plex/after-scan.js';
 import { PlexApi } from '../plex/api.js';
 import { waitUntilPlexAnswers } from '../plex/availability.js';

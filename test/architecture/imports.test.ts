@@ -67,7 +67,7 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
   { layer: 'the queue, notifications, rclone, the scan commands', modules: ['queue/', 'notify/', 'rclone/', 'scan-commands.ts'] },
   {
     layer: 'calls, paths, triggers, logs and value rules',
-    modules: ['api-call.ts', 'http-fetch.ts', 'media-socket.ts', 'google/', 'triggers/', 'paths/', 'value-rules.ts', 'log.ts', 'log-file.ts', 'log-condition.ts', 'log-fatal.ts'],
+    modules: ['api-call.ts', 'http-fetch.ts', 'media-socket.ts', 'google/', 'triggers/', 'paths/', 'value-rules.ts', 'log/'],
   },
   {
     layer: 'shared nouns and small means',
@@ -80,10 +80,8 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
       'http-answer.ts',
       'answer-caps.ts',
       'url-credentials.ts',
-      'log-per-client.ts',
       'file-system.ts',
       'private-files.ts',
-      'log-format.ts',
       'sqlite.ts',
       'migrations.ts',
       'edit-distance.ts',

@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import type { DriveFile } from '../../src/drive/api.js';
 import { DriveCache, MY_DRIVE } from '../../src/drive/cache.js';
 import { DRIVE_SCHEMA_VERSION, migrateDriveSchema } from '../../src/drive/schema.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 
 const FOLDER = 'application/vnd.google-apps.folder';
 let dir: string;

@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import { DriveMonitor, type DriveMonitorDeps } from '../../src/drive/monitor.js';
 import { withGoogleDefaults, type GoogleSettings } from '../../src/drive/settings.js';
 import { writeTokenFile } from '../../src/drive/token-store.js';
-import { createLogger, type Logger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log/logger.js';
 import { openPlexDatabase, type PlexDatabase } from '../../src/plex/database.js';
 import type { ScanRequest } from '../../src/request.js';
 import { FakeDrive } from '../fakes/drive.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { ConditionLog } from '../../src/log-condition.js';
+import { ConditionLog } from '../../src/log/condition.js';
 import { openPlexDatabase } from '../../src/plex/database.js';
 import { makePlexDb } from '../support/plex-db.js';
 import { logCollector } from '../drive/harness.js';

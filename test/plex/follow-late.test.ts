@@ -8,7 +8,7 @@
 // the lookup that says "scanned".
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { NO_AFTER_SCAN } from '../../src/plex/after-scan.js';
 import { PlexApi } from '../../src/plex/api.js';
 import { PlexFollower } from '../../src/plex/follow/follower.js';

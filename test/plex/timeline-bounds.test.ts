@@ -5,7 +5,7 @@
 // bounded number of items, and ends of scans before the relay asked for one in a section do not move its line.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { unwantedTimeline, type PlexNotification, type PlexNotifications } from '../../src/plex/follow/notifications.js';
 import { MAX_RUNNING, MAX_TOUCHED, RUNNING_SILENT_MS, SectionScans, type SectionScanEnded } from '../../src/plex/follow/scan-items.js';
 import { PlexScanWatch } from '../../src/plex/follow/scan-watch.js';

@@ -3,7 +3,7 @@
 // bounded while the follower still confirms a real scan in another section from its own entries.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { NO_AFTER_SCAN } from '../../src/plex/after-scan.js';
 import { PlexApi } from '../../src/plex/api.js';
 import { PlexFollower } from '../../src/plex/follow/follower.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import type { PathState } from '../../src/paths/disk.js';
 import { Processor, type ProcessorSettings } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { createLogger, silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { Availability, newTargetState } from '../../src/processor/availability.js';
 import { Processor, type ProcessorSettings } from '../../src/processor/processor.js';
 import { clockTime } from '../../src/processor/server-hold.js';

@@ -9,7 +9,7 @@ import { ManualClock } from '../../src/clock.js';
 import { DriveCache } from '../../src/drive/cache.js';
 import { DriveCursors } from '../../src/drive/cursors.js';
 import { driveComponent } from '../../src/drive/schema.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { migrate, recordedVersion } from '../../src/migrations.js';
 import { queueComponent } from '../../src/queue/schema.js';
 import { Queue } from '../../src/queue/store.js';

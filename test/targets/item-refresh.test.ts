@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { targetSchema, type Config } from '../../src/config/schema.js';
 import { defaultConfig } from '../../src/config/load.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { lookupCandidates } from '../../src/paths/sidecar.js';
 import { buildTargets } from '../../src/targets/build.js';
 import { embyTarget } from '../../src/targets/emby.js';

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiCaller } from '../../src/api-call.js';
 import { systemClock } from '../../src/clock.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { MediaBrowserFollower } from '../../src/targets/mediabrowser/follower.js';
 import { ItemLocator, MAX_FOLDERS } from '../../src/targets/mediabrowser/locate.js';
 import { MediaBrowserSocket } from '../../src/targets/mediabrowser/socket.js';

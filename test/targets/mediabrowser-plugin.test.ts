@@ -3,7 +3,7 @@
 // route is asked one path at a time; Jellyfin's 500 "Failed" for a path gone from disk reads as Removed.
 import { describe, expect, it } from 'vitest';
 import { apiCaller } from '../../src/api-call.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { TargetedScans } from '../../src/targets/mediabrowser/plugin.js';
 
 interface Sent {

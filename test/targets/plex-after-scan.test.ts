@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { createLogger, silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { auditedSink } from '../support/log-audit.js';
 import { PlexApi } from '../../src/plex/api.js';
 import type { AfterScanSettings } from '../../src/plex/after-scan.js';

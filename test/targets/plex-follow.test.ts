@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { PlexApi } from '../../src/plex/api.js';
 import { lookupFileViaApi } from '../../src/plex/confirm.js';
 import { FINISHED_TOGETHER } from '../../src/plex/follow/follow-state.js';

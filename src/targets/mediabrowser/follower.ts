@@ -11,7 +11,7 @@
 // Outcomes go to the follow-up stage, which stores the ticket, so a restart resumes every follow-up here.
 import type { ApiCaller } from '../../api-call.js';
 import type { Clock } from '../../clock.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/logger.js';
 import { reportFollowUp } from '../../follow/report.js';
 import type { Follower, FollowItem, FollowResult, SocketStatus } from '../../scan.js';
 import { sameForm, trimTrailingSeparator } from '../../paths/folder.js';

@@ -4,7 +4,7 @@
 import { MEDIABROWSER_USER } from '../../answer-caps.js';
 import type { ApiCaller } from '../../api-call.js';
 import type { Clock } from '../../clock.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/logger.js';
 import type { Dial } from '../../media-socket.js';
 import type { Library } from '../../scan.js';
 import { version } from '../../version.js';

@@ -5,7 +5,7 @@
 // What to send it is the scan flow's (mediabrowser/scan.ts): files with no item yet, and paths gone from disk.
 import { ACKNOWLEDGEMENT } from '../../answer-caps.js';
 import { ApiRefusal, retryAfterOf, type ApiCaller } from '../../api-call.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/logger.js';
 import { pluginAnswer } from './scan-plan.js';
 
 /** One path for the plugin: `gone` when it is gone from disk (the plugin deletes its item: Removed). */

@@ -13,7 +13,7 @@
 import { ACKNOWLEDGEMENT, MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
 import { ApiRefusal, type ApiCaller } from '../../api-call.js';
 import type { Clock } from '../../clock.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/logger.js';
 import type { Library, ScanContext } from '../../scan.js';
 import { EmbyPaths } from './emby-paths.js';
 import { FileItems } from './file-items.js';

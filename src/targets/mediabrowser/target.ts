@@ -4,7 +4,7 @@
 import { MEDIABROWSER_LIBRARIES, SERVER_STATUS } from '../../answer-caps.js';
 import { apiCaller, entryUrlKey } from '../../api-call.js';
 import { systemClock, type Clock } from '../../clock.js';
-import { silentLogger, type Logger } from '../../log.js';
+import { silentLogger, type Logger } from '../../log/logger.js';
 import { trimTrailingSeparator } from '../../paths/folder.js';
 import type { ItemLocation, Library, ScanContext, ScanOutcome } from '../../scan.js';
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities } from '../kind.js';

@@ -3,8 +3,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { escapeRawInJson, humanStream, type LogFormat } from './log-format.js';
-import { LogFile } from './log-file.js';
+import { escapeRawInJson, humanStream, type LogFormat } from './format.js';
+import { LogFile } from './file.js';
 
 export type { Logger };
 
@@ -21,9 +21,9 @@ export interface LogOptions {
    * write at its end, instead of one write per line. Flushed on exit and by flushLogs().
    */
   buffered?: boolean;
-  /** Console lines as JSON (default) or for a person (src/log-format.ts); the log file is always JSON. */
+  /** Console lines as JSON (default) or for a person (src/log/format.ts); the log file is always JSON. */
   format?: LogFormat;
-  /** LOG_MAX_SIZE in bytes (0 = never rotate) and LOG_KEEP rotated files (src/log-file.ts). */
+  /** LOG_MAX_SIZE in bytes (0 = never rotate) and LOG_KEEP rotated files (src/log/file.ts). */
   rotate?: { maxBytes: number; keep: number };
 }
 
@@ -135,7 +135,7 @@ export function createLogger(opts: LogOptions): Logger {
   }
   if (opts.file) {
     mkdirSync(dirname(opts.file), { recursive: true });
-    // Rotated by size (src/log-file.ts); in the server, one write per turn of the event loop.
+    // Rotated by size (src/log/file.ts); in the server, one write per turn of the event loop.
     const file = new LogFile(opts.file, { maxBytes: opts.rotate?.maxBytes ?? 0, keep: opts.rotate?.keep ?? 0, bufferBytes: opts.buffered ? 64 * 1024 : 0 });
     streams.push({ level, stream: opts.buffered ? new TurnBatch(file) : file });
   }

@@ -1,7 +1,7 @@
 // "One line per client per minute": a client that keeps sending what is refused (a wrong secret, a refused path,
 // more requests than the public routes take) writes one line a minute, and the next line tells how many were not
 // written. A scan of the LAN or a misconfigured app retrying every second writes one line a minute, not 60.
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 
 export class PerClientLog {
   private readonly seen = new Map<string, { at: number; more: number }>();

@@ -1,7 +1,7 @@
 // The log file, rotated by size: past LOG_MAX_SIZE it becomes <file>.1 (older ones shift up to <file>.<LOG_KEEP>)
 // and a new file starts, so the log never holds more than about LOG_MAX_SIZE × (LOG_KEEP + 1) bytes.
 import { EventEmitter } from 'node:events';
-import { PRIVATE_MODE } from './private-files.js';
+import { PRIVATE_MODE } from '../private-files.js';
 import { closeSync, fstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 
 export interface LogFileOptions {
@@ -74,7 +74,7 @@ export class LogFile extends EventEmitter {
     return true;
   }
 
-  /** A turn's lines (src/log.ts): each counted against LOG_MAX_SIZE, then written together. */
+  /** A turn's lines (src/log/logger.ts): each counted against LOG_MAX_SIZE, then written together. */
   writeLines(lines: string[]): void {
     for (const line of lines) this.write(line);
     this.flushSync();

@@ -1,8 +1,8 @@
 // "Say it once": a condition that persists (a database that cannot be opened, a drive that keeps failing, a folder
 // that cannot be read) is logged once when it starts, then as a summary with a count at most every 10 minutes while
 // it lasts, and once when it ends. Callers report what they see on every attempt; this decides what is written.
-import type { Clock } from './clock.js';
-import type { Logger } from './log.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from './logger.js';
 
 export interface ConditionLogOptions {
   logger: Logger;
