@@ -4,7 +4,7 @@
 // lives in memory only: after a restart the answered folder still waits in the queue until then, the others may
 // be sent early once, and the server's next "later" holds them again.
 import type { Logger } from '../log/logger.js';
-import { retryAfterMs } from '../retry-after.js';
+import { retryAfterMs } from '../http/retry-after.js';
 import type { ScanOutcome, Target } from '../scan.js';
 
 export interface ServerHold {

@@ -3,7 +3,7 @@
 // SCAN_CONCURRENCY, MAX_OUTSTANDING, PATH_MAPPINGS, INCLUDE/EXCLUDE and REFRESH_ITEMS, and the library-root guard
 // of the kinds whose scan of a library's own folder is the whole library's. What is Plex's alone (the first Plex,
 // the context of the Plex kinds) is in plex-context.ts.
-import { entryUrlKey } from '../api-call.js';
+import { entryUrlKey } from '../http/api-call.js';
 import type { ScanContext, Target, TargetPath } from '../scan.js';
 import type { Capabilities, Entry, KindContext } from './kind.js';
 import { buildOf } from './kinds.js';

@@ -12,7 +12,7 @@ import { PlexFollower } from '../plex/follow/follower.js';
 import { MatchFixer } from '../plex/match.js';
 import { PlexNotifications } from '../plex/follow/notifications.js';
 import { PlexScanWatch } from '../plex/follow/scan-watch.js';
-import type { Dial, Liveness } from '../media-socket.js';
+import type { Dial, Liveness } from '../http/media-socket.js';
 import { locatePlexItems, refreshPlexItem } from '../plex/items.js';
 import type { ItemLocation, ItemRefreshResult, Library, ScanContext, ScanOutcome } from '../scan.js';
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities, type Entry } from './kind.js';
@@ -86,7 +86,7 @@ export class PlexTarget implements Capabilities {
     this.items = plexItems(this.api, this.list);
     this.after = { ...NO_AFTER_SCAN, ...opts.after };
     this.confirmScans = opts.confirmScans ?? true;
-    // Its life is checked at the busy pace while Plex holds scans of ours (src/media-socket.ts, LIVENESS).
+    // Its life is checked at the busy pace while Plex holds scans of ours (src/http/media-socket.ts, LIVENESS).
     const busy = () => this.follower.outstanding() > 0;
     const socket = opts.notifications ? new PlexNotifications({ url: opts.url, token: opts.token, clock: opts.clock, busy, ...opts.notifications }) : undefined;
     this.follower = new PlexFollower({

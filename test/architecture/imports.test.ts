@@ -67,7 +67,7 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
   { layer: 'the queue, notifications, rclone, the scan commands', modules: ['queue/', 'notify/', 'rclone/', 'scan-commands.ts'] },
   {
     layer: 'calls, paths, triggers, logs and value rules',
-    modules: ['api-call.ts', 'http-fetch.ts', 'media-socket.ts', 'google/', 'triggers/', 'paths/', 'value-rules.ts', 'log/'],
+    modules: ['http/', 'google/', 'triggers/', 'paths/', 'value-rules.ts', 'log/'],
   },
   {
     layer: 'shared nouns and small means',
@@ -76,10 +76,6 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
       'request.ts',
       'clock.ts',
       'activity.ts',
-      'retry-after.ts',
-      'http-answer.ts',
-      'answer-caps.ts',
-      'url-credentials.ts',
       'file-system.ts',
       'private-files.ts',
       'sqlite.ts',

@@ -66,7 +66,7 @@ const NOT_AT_IDLE = [
   'src/server/dashboard-page.ts',
   'src/server/charts.ts',
   'node_modules/cli-progress/cli-progress.js',
-  // Imported with the first notification socket (src/media-socket.ts), not at start.
+  // Imported with the first notification socket (src/http/media-socket.ts), not at start.
   'node_modules/ws/lib/websocket.js',
 ];
 
@@ -124,7 +124,7 @@ describe('the bundle', () => {
       return sourcesOf(file).flatMap((source, i) => (source.startsWith('src/') ? [{ source, text: map.sourcesContent[i] }] : []));
     });
     // The server's own files among them (so the check cannot pass on an empty list).
-    expect(ours.map((o) => o.source)).toEqual(expect.arrayContaining(['src/server/schemas.ts', 'src/server/openapi.ts', 'src/media-socket.ts', 'src/cli/index.ts']));
+    expect(ours.map((o) => o.source)).toEqual(expect.arrayContaining(['src/server/schemas.ts', 'src/server/openapi.ts', 'src/http/media-socket.ts', 'src/cli/index.ts']));
     for (const { source, text } of ours) expect(text, source).toBe(readFileSync(join(repoRoot, source), 'utf8'));
   });
 

@@ -8,7 +8,7 @@ import { NO_AFTER_SCAN } from '../../src/plex/after-scan.js';
 import { PlexApi } from '../../src/plex/api.js';
 import { PlexFollower } from '../../src/plex/follow/follower.js';
 import { PlexNotifications } from '../../src/plex/follow/notifications.js';
-import { defaultDial, type Dial, type SocketLike } from '../../src/media-socket.js';
+import { defaultDial, type Dial, type SocketLike } from '../../src/http/media-socket.js';
 import { MAX_RUNNING } from '../../src/plex/follow/scan-items.js';
 import { PlexScanWatch } from '../../src/plex/follow/scan-watch.js';
 import type { FollowResult } from '../../src/scan.js';

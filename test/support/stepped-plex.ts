@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { httpFetch } from '../../src/http-fetch.js';
+import { httpFetch } from '../../src/http/fetch.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { createService, type Service } from '../../src/service.js';
 import { FakePlex } from '../fakes/plex.js';

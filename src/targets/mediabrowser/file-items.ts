@@ -5,8 +5,8 @@
 // (`ParentId`, `Filters=IsNotFolder`, not recursive: a season's episodes; a movie library's movies, whose parent
 // is the library's location), paged, and kept for a few seconds: a burst reads each level once. What the plugin
 // answers is learnt at once (a file it created is an item, a file it removed is not).
-import { MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
-import type { ApiCaller } from '../../api-call.js';
+import { MEDIABROWSER_ITEMS_PAGE } from '../../http/answer-caps.js';
+import type { ApiCaller } from '../../http/api-call.js';
 import type { Clock } from '../../clock.js';
 import { parentFolder, trimTrailingSeparator } from '../../paths/folder.js';
 import type { EmbyPaths } from './emby-paths.js';

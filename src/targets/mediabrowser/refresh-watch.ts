@@ -9,8 +9,8 @@
 // file) is not watched. One not seen to run is given up on once no library of the server has been refreshing
 // (RefreshStatus) for IDLE_GRACE_MS, the queue then being empty of walks (it ran and did not take the file in),
 // and in any case after WATCH_LIMIT_MS.
-import { MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
-import type { ApiCaller } from '../../api-call.js';
+import { MEDIABROWSER_ITEMS_PAGE } from '../../http/answer-caps.js';
+import type { ApiCaller } from '../../http/api-call.js';
 import type { Clock } from '../../clock.js';
 import { lookupCandidates } from '../../paths/sidecar.js';
 import { fileItemsQuery } from './items.js';

@@ -1,4 +1,4 @@
-// What httpFetch (src/http-fetch.ts) builds an answer and its request headers from, in place of Node's global
+// What httpFetch (src/http/fetch.ts) builds an answer and its request headers from, in place of Node's global
 // Headers and Response. Those two globals are undici's: touching either loads all of Node's fetch client, which
 // an idle relay then holds for good (docs/performance.md, "Idle memory"). The
 // callers read status, headers, text/json/bytes and cancel a body, so that is what these offer; the type stays

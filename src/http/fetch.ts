@@ -4,10 +4,10 @@
 // node:http and node:https come from process.getBuiltinModule when a request goes out, not from an ES import:
 // an ES import of node:http builds its whole namespace, whose WebSocket export loads undici on Node 22 and 24, and
 // node:https sets up TLS that a relay calling only http:// servers never uses (measured: docs/performance.md, "Built-ins").
-// Every answer is read up to the cap its call states (src/answer-caps.ts) and no further.
+// Every answer is read up to the cap its call states (src/http/answer-caps.ts) and no further.
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { sizeText, UNSTATED_BYTES } from './answer-caps.js';
-import { answerOf, HeaderFields } from './http-answer.js';
+import { answerOf, HeaderFields } from './answer.js';
 import { splitUserinfo } from './url-credentials.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -16,7 +16,7 @@ const NO_BODY = new Set([101, 103, 204, 205, 304]);
 
 type Init = NonNullable<Parameters<typeof fetch>[1]>;
 
-/** fetch's options, and the most bytes of the answer to read (`maxBytes`, a cap of src/answer-caps.ts). */
+/** fetch's options, and the most bytes of the answer to read (`maxBytes`, a cap of src/http/answer-caps.ts). */
 export type FetchInit = Init & { maxBytes?: number };
 /** fetch's signature with `maxBytes`: what every module that calls a server takes (Node's own fetch fits it too). */
 export type Fetch = (input: Parameters<typeof fetch>[0], init?: FetchInit) => Promise<Response>;

@@ -5,8 +5,8 @@
 // Plex (src/plex/follow/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser/socket.ts) speak through it.
 import type { WebSocket } from 'ws';
 import { NOTIFICATION_FRAME } from './answer-caps.js';
-import type { Clock } from './clock.js';
-import type { SocketState, SocketStatus } from './scan.js';
+import type { Clock } from '../clock.js';
+import type { SocketState, SocketStatus } from '../scan.js';
 
 /** The little of a websocket this module uses, so tests can hand it a fake one. */
 export interface SocketLike {

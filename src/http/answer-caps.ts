@@ -1,5 +1,5 @@
 // How many bytes of a server's answer each call scanrelay makes will read, in one table: httpFetch
-// (src/http-fetch.ts) stops reading and drops the connection past a call's cap, and the call fails as a 500 would.
+// (src/http/fetch.ts) stops reading and drops the connection past a call's cap, and the call fails as a 500 would.
 // A 1.5 GB answer to one /library/metadata call once took the relay to 3.1 GB that it never gave back: an answer
 // is read whole before it is parsed, so nothing but a cap keeps a wrong server, a proxy or a bug from filling the
 // 512 MB heap. Each cap is what the call needs with room to spare, and says why; none is a setting.

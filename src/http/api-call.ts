@@ -1,14 +1,14 @@
 // One call to a media server's (or another receiver's) HTTP API, the only way scanrelay calls one: the timeout
-// on the injected clock, the auth headers, redirects that leave the server refused (src/http-fetch.ts), the answer
-// read only up to the cap the call states (src/answer-caps.ts), a failure phrased with the server and the key to
+// on the injected clock, the auth headers, redirects that leave the server refused (src/http/fetch.ts), the answer
+// read only up to the cap the call states (src/http/answer-caps.ts), a failure phrased with the server and the key to
 // change, and every token, and the password a URL may hold, kept from what a person will read.
 import { sizeText, type AnswerCap } from './answer-caps.js';
-import { systemClock, timeoutSignal, type Clock } from './clock.js';
-import { AnswerTooLarge, httpFetch, RedirectRefused, type Fetch } from './http-fetch.js';
-import { silentLogger, type Logger } from './log/logger.js';
-import { ConditionLog } from './log/condition.js';
-import type { ItemRetry } from './scan.js';
-import { keepStart } from './text-cut.js';
+import { systemClock, timeoutSignal, type Clock } from '../clock.js';
+import { AnswerTooLarge, httpFetch, RedirectRefused, type Fetch } from './fetch.js';
+import { silentLogger, type Logger } from '../log/logger.js';
+import { ConditionLog } from '../log/condition.js';
+import type { ItemRetry } from '../scan.js';
+import { keepStart } from '../text-cut.js';
 import { ownAuthorization, splitUserinfo, withBasicAuth } from './url-credentials.js';
 
 /** How messages name a TARGETS entry's URL key ("set ... to https://..."). */
@@ -50,7 +50,7 @@ export class ApiRefusal extends Error {
 export type Query = Record<string, string | string[]>;
 
 export interface CallOptions {
-  /** The most of the answer this call reads (src/answer-caps.ts); past it the call fails. */
+  /** The most of the answer this call reads (src/http/answer-caps.ts); past it the call fails. */
   cap: AnswerCap;
   body?: unknown;
   query?: Query;
@@ -82,7 +82,7 @@ export interface ApiCaller {
 export interface ApiCallerOptions {
   /** e.g. "sonarr 'sonarr-4k'" or "Plex", for messages. */
   who: string;
-  /** As configured: a `user:pass@` in it is sent as Basic auth and never shown (src/url-credentials.ts). */
+  /** As configured: a `user:pass@` in it is sent as Basic auth and never shown (src/http/url-credentials.ts). */
   url: string;
   /** The config key holding `url`, named when the server is silent or redirects elsewhere. */
   urlKey: string;
