@@ -1,6 +1,6 @@
 // Benchmark: 200,000 Drive changes over a 50,000-folder tree, against the fake Drive API on 127.0.0.1, starting
 // from an empty cache. Prints changes/s and the files.get count, and checks each unknown folder is fetched once.
-import Database from '../src/sqlite.js';
+import Database from '../src/sqlite/binding.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -31,7 +31,7 @@ const PARTS: Part[] = [
   },
   {
     name: '+ better-sqlite3: a WAL database with a table',
-    imports: `import Database from './src/sqlite.ts';`,
+    imports: `import Database from './src/sqlite/binding.ts';`,
     setup: `{ const db = new Database(process.argv[3] + '/part.db'); db.pragma('journal_mode = WAL'); db.exec('CREATE TABLE IF NOT EXISTS t (a TEXT PRIMARY KEY)'); db.prepare('INSERT OR IGNORE INTO t VALUES (?)').run('x'); keep.push(db); }`,
   },
   {

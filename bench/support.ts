@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../src/clock.js';
 import { Queue, type FolderRequest } from '../src/queue/store.js';
-import { sqliteBindingPath } from '../src/sqlite.js';
+import { sqliteBindingPath } from '../src/sqlite/binding.js';
 import { writeConfigFile } from '../test/support/config-file.js';
 import { NODE_FLAGS } from '../test/support/launch.js';
 import { until } from '../test/support/until.js';

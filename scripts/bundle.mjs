@@ -3,7 +3,7 @@
 // other command, the Drive monitor, the dashboard's pages, the OpenAPI document), loaded by import() when needed.
 // Start-up is mostly Node finding, reading and compiling several hundred module files; one file cuts that, and
 // leaving out what a server does not run keeps an idle relay smaller (docs/performance.md).
-// The SQLite modules stay outside: they load native binaries (src/sqlite.ts picks the one for the running Node).
+// The SQLite modules stay outside: they load native binaries (src/sqlite/binding.ts picks the one for the running Node).
 // Every file of ours is bundled as written: what our own code loads late, it loads late in the source (import()),
 // so the tests run the program users run. Only what third-party packages require at
 // start is handed a stand-in here (below).

@@ -1,5 +1,5 @@
 // The SQLite module for a Node without Node-API 10 (Node 20, and Node 22 before 22.14), which the project's
-// better-sqlite3 13 needs: better-sqlite3 12 runs there, installed as `better-sqlite3-node20` (src/sqlite.ts
+// better-sqlite3 13 needs: better-sqlite3 12 runs there, installed as `better-sqlite3-node20` (src/sqlite/binding.ts
 // loads it on such a Node). Its prebuilt binaries are downloaded from outside the npm registry, so it is compiled
 // from source, against this Node's own headers. Nothing happens on a Node that has Node-API 10, nor when the
 // module is there already. Run by npm's prepare step in a checkout (scripts/prepare.mjs), or by hand:

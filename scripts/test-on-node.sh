@@ -54,6 +54,6 @@ export npm_config_build_from_source=true
 echo "== $(node --version) at $(command -v node); npm $(npm --version)"
 cd "$work/repo"
 npm ci --no-audit --no-fund --loglevel=error
-node --import tsx --input-type=module -e "const { default: D, sqliteBinding } = await import('./src/sqlite.ts'); const db = new D(':memory:'); console.log(sqliteBinding, 'loads on', process.version, 'sqlite', db.prepare('select sqlite_version() v').get().v)"
+node --import tsx --input-type=module -e "const { default: D, sqliteBinding } = await import('./src/sqlite/binding.ts'); const db = new D(':memory:'); console.log(sqliteBinding, 'loads on', process.version, 'sqlite', db.prepare('select sqlite_version() v').get().v)"
 echo "== running the suite on $(node --version)"
 node node_modules/vitest/vitest.mjs run "$@"

@@ -9,7 +9,7 @@ import { HashHold } from './hash/hold.js';
 import { HashReader } from './hash/read.js';
 import { placeForHash } from './hash/scope.js';
 import { Notifications } from './notify/notifications.js';
-import { Intake } from './intake.js';
+import { Intake } from './intake/intake.js';
 import { routeKnown } from './paths/route.js';
 import type { Logger } from './log/logger.js';
 import { diskPathState, type PathState } from './paths/disk.js';

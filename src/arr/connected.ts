@@ -7,7 +7,7 @@ import type { Activity, ActivityEvents } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { Doctor } from '../doctor/explain.js';
 import type { Config } from '../config/schema.js';
-import type { Intake } from '../intake.js';
+import type { Intake } from '../intake/intake.js';
 import type { Logger } from '../log/logger.js';
 import { foldersAskedSince } from '../queue/asked.js';
 import { AskedFolders } from './asked.js';

@@ -1,7 +1,7 @@
 // The intake's question, answered the path doctor's way: is a folder in no library of any target, and what
 // should the sender be told then? Also how the relay's own checks read a target's libraries without waiting long.
 import type { Config } from '../config/schema.js';
-import type { LibraryJudge, Unmatched } from '../intake.js';
+import type { LibraryJudge, Unmatched } from '../intake/intake.js';
 import type { MappingMatch } from '../paths/mapping.js';
 import type { Library, Target } from '../scan.js';
 import { closestCandidates, judgeTarget, suggestMapping, type LibraryReader } from './explain.js';

@@ -10,7 +10,7 @@ import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { HashReader } from './read.js';
 import type { Placement } from './scope.js';
-import type { Intake } from '../intake.js';
+import type { Intake } from '../intake/intake.js';
 import { ConditionLog } from '../log/condition.js';
 import type { Logger } from '../log/logger.js';
 import { preview } from '../paths/gate.js';

@@ -1,7 +1,7 @@
 // Read-only access to Plex's library database (com.plexapp.plugins.library.db): is a file already in the library,
 // and which folders are library roots. Plex writes it with its own SQLite build, so we never write, and a missing
 // or locked file means "unknown", not an error.
-import Database from '../sqlite.js';
+import Database from '../sqlite/binding.js';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { Logger } from '../log/logger.js';

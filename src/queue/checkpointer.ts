@@ -3,7 +3,7 @@
 // webhook in flight would wait with it.
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { sqliteBindingPath } from '../sqlite.js';
+import { sqliteBindingPath } from '../sqlite/binding.js';
 
 // CommonJS, evaluated in the worker: its own connection to the same file, closed when the queue closes.
 //

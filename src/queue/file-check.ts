@@ -2,7 +2,7 @@
 // SQLite database holding a scanrelay queue? The check never writes: no migration, no WAL or SHM files created
 // beside a file that may be damaged, nothing truncated. A person decides what happens to a bad file.
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import Database from '../sqlite.js';
+import Database from '../sqlite/binding.js';
 
 /** sysexits.h EX_CONFIG: the systemd unit does not restart on it (RestartPreventExitStatus), a person must act. */
 export const EX_CONFIG = 78;

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HashRefused, HoldFull, SHA256_HEX } from '../hash/hold.js';
-import { StorageError, TooManyPaths, type Admission } from '../intake.js';
+import { StorageError, TooManyPaths, type Admission } from '../intake/intake.js';
 import { PathRefused } from '../paths/gate.js';
 import type { ScanRequest } from '../request.js';
 import type { AppDeps } from './deps.js';

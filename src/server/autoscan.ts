@@ -3,7 +3,7 @@
 // typed into every arr keep working.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AUTOSCAN_TRIGGER_TYPES, type AutoscanConfig } from '../config/autoscan-schema.js';
-import { StorageError, TooManyPaths } from '../intake.js';
+import { StorageError, TooManyPaths } from '../intake/intake.js';
 import type { Logger } from '../log/logger.js';
 import { PathRefused } from '../paths/gate.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';

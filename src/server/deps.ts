@@ -6,7 +6,7 @@ import type { AutoscanConfig } from '../config/autoscan-schema.js';
 import type { Clock } from '../clock.js';
 import type { Doctor } from '../doctor/explain.js';
 import type { HashHold } from '../hash/hold.js';
-import type { Intake } from '../intake.js';
+import type { Intake } from '../intake/intake.js';
 import type { Logger } from '../log/logger.js';
 import type { Processor } from '../processor/processor.js';
 import type { Queue } from '../queue/store.js';

@@ -63,7 +63,7 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
   { layer: "the config, whose TARGETS keys are the kinds' own", modules: ['config/'] },
   { layer: 'the target kinds', modules: ['targets/'] },
   { layer: 'Plex', modules: ['plex/'] },
-  { layer: 'the follow-up stage, the intake and the Drive monitor', modules: ['follow/', 'intake.ts', 'intake-gate.ts', 'drive/'] },
+  { layer: 'the follow-up stage, the intake and the Drive monitor', modules: ['follow/', 'intake/', 'drive/'] },
   { layer: 'the queue, notifications, rclone, the scan commands', modules: ['queue/', 'notify/', 'rclone/', 'scan-commands.ts'] },
   {
     layer: 'calls, paths, triggers, logs and value rules',
@@ -78,8 +78,7 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
       'activity.ts',
       'file-system.ts',
       'private-files.ts',
-      'sqlite.ts',
-      'migrations.ts',
+      'sqlite/',
       'edit-distance.ts',
       'text-cut.ts',
       'version.ts',

@@ -1,4 +1,4 @@
-// The SQLite module a Node needs (src/sqlite.ts, scripts/sqlite-node20.mjs): only a Node without Node-API 10
+// The SQLite module a Node needs (src/sqlite/binding.ts, scripts/sqlite-node20.mjs): only a Node without Node-API 10
 // needs one compiled, and a missing module is one line saying what to install, never a stack.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 // `scanrelay build-caches` against the fake Drive API.
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';

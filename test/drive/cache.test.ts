@@ -1,5 +1,5 @@
 // The drive_ tables and the id -> path cache on their own.
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

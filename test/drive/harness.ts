@@ -1,6 +1,6 @@
 // Wires a DriveMonitor to the fake Drive API, the fake token endpoint, a real SQLite file and a small Plex
 // database in a temp folder, with a ManualClock and a log collector.
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 // The read-only Plex library database check, on a small SQLite file in Plex's schema.
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

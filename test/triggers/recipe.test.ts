@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { parseScanBody } from '../../src/triggers/index.js';
 import { FakePlex } from '../fakes/plex.js';
 import { killChildren, startServer } from '../support/child.js';

@@ -2,12 +2,12 @@
 // a sender's request with a refused path is refused whole (PathRefused, a 400) with one WARN, at most one a minute
 // per client (a script looping on a bad path, or someone probing the gate, writes one line a minute); Drive's
 // refused files are left out, each with its WARN, and the rest go on.
-import type { Clock } from './clock.js';
-import type { Logger } from './log/logger.js';
-import { PerClientLog, unwrittenTail } from './log/per-client.js';
-import { gateRequests, PathRefused, preview, type Refusal } from './paths/gate.js';
-import type { PathMappings } from './paths/mapping.js';
-import type { ScanRequest } from './request.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log/logger.js';
+import { PerClientLog, unwrittenTail } from '../log/per-client.js';
+import { gateRequests, PathRefused, preview, type Refusal } from '../paths/gate.js';
+import type { PathMappings } from '../paths/mapping.js';
+import type { ScanRequest } from '../request.js';
 
 export class IntakeGate {
   private readonly refusedLines: PerClientLog;

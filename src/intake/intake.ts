@@ -1,13 +1,13 @@
 // The intake: a trigger's requests become queued folders (mapped, filtered, prioritised, committed).
-import type { Activity } from './activity.js';
-import { systemClock, type Clock } from './clock.js';
-import type { Logger } from './log/logger.js';
-import { IntakeGate } from './intake-gate.js';
-import { priorityOf, type MappingMatch } from './paths/mapping.js';
-import type { PathState } from './paths/disk.js';
-import { routeKnown, routePath, type IntakeSettings, type Route } from './paths/route.js';
-import type { FolderRequest, Queue } from './queue/store.js';
-import type { ScanRequest } from './request.js';
+import type { Activity } from '../activity.js';
+import { systemClock, type Clock } from '../clock.js';
+import type { Logger } from '../log/logger.js';
+import { IntakeGate } from './gate.js';
+import { priorityOf, type MappingMatch } from '../paths/mapping.js';
+import type { PathState } from '../paths/disk.js';
+import { routeKnown, routePath, type IntakeSettings, type Route } from '../paths/route.js';
+import type { FolderRequest, Queue } from '../queue/store.js';
+import type { ScanRequest } from '../request.js';
 
 /** What became of one requested path. */
 export interface Admission {
