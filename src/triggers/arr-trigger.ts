@@ -1,10 +1,10 @@
-// What one arr app brings to the trigger table (src/triggers/families.ts): its name, its payload's key object,
+// What one arr app brings to the trigger table (src/triggers/arr-triggers.ts): its name, its payload's key object,
 // its own event names and the function that reads its payloads.
 import type { Source } from '../request.js';
 import type { Payload } from './payload.js';
 import type { AppOutcome } from './result.js';
 
-export interface Family<S extends string = string> {
+export interface ArrTrigger<S extends string = string> {
   /** The app's name, lower-case, as its User-Agent spells it ("Sonarr/4.0.17") and as logs, history and metrics show it. */
   source: S;
   /** The object every payload of this app carries (except Health and ApplicationUpdate), e.g. "series". */
