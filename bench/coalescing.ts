@@ -9,7 +9,7 @@ import { defaultConfig } from '../src/config/load.js';
 import type { Config } from '../src/config/schema.js';
 import { silentLogger } from '../src/log/logger.js';
 import { createService, type Service } from '../src/service.js';
-import { PlexTarget } from '../src/targets/plex.js';
+import { PlexTarget } from '../src/targets/plex/target.js';
 import { named } from '../test/support/target.js';
 import { FakePlex } from '../test/fakes/plex.js';
 import { log, SECRET, sonarrDownload, standalone, type Figure } from './support.js';

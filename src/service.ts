@@ -19,7 +19,7 @@ import { Queue } from './queue/store.js';
 import type { DriveMonitor } from './drive/monitor.js';
 import type { ConnectedApps } from './arr/connected.js';
 import { cacheRefresh } from './rclone/remote-control.js';
-import { plexDatabases } from './targets/plex-databases.js';
+import { plexDatabases } from './targets/plex/databases.js';
 import { mapPath } from './paths/mapping.js';
 import { describeRefusal, gatePath } from './paths/gate.js';
 import { buildApp, type AppDeps } from './server/app.js';

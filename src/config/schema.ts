@@ -12,7 +12,7 @@ import { FIRST_PLEX_NAME, targetSchema } from './target-schema.js';
 import { basePath, bool, choice, MAX_PASS_IN_URL, passTooLongReason, reservedPassReason, integer, logSize, optionalHttpUrl, pathMappings, positiveSeconds, seconds, stringList, text, trustProxy, withDefault } from '../value-rules.js';
 import { watchSchema } from './watch-schema.js';
 import { notifySchema } from '../notify/schema.js';
-import { PLEX_DATABASE_PATH_DEFAULT } from '../plex/keys.js';
+import { PLEX_DATABASE_PATH_DEFAULT } from '../targets/plex/keys.js';
 
 export { targetSchema };
 

@@ -46,10 +46,10 @@ export const PLEX_ITEM = cap(4 * MiB, 'a Plex metadata item');
 export const PLEX_CHILDREN = cap(32 * MiB, "a Plex item's children");
 /**
  * /library/sections/{id}/all?file=: the item holding one file. A server that ignores the undocumented filter
- * answers the whole section, which proves nothing (src/plex/confirm.ts) and is dropped here rather than read.
+ * answers the whole section, which proves nothing (src/targets/plex/confirm.ts) and is dropped here rather than read.
  */
 export const PLEX_FILE_LOOKUP = cap(4 * MiB, "a Plex lookup of one file's item");
-/** One page of 50 recently added items (src/plex/recently-added.ts), about 4 KB each: 80 KB an item is allowed. */
+/** One page of 50 recently added items (src/targets/plex/recently-added.ts), about 4 KB each: 80 KB an item is allowed. */
 export const PLEX_RECENT_PAGE = cap(4 * MiB, 'a page of recently added Plex items');
 /** /library/metadata/{key}/matches: the agent's candidates, some 20 of about 1 KB. */
 export const PLEX_MATCHES = cap(1 * MiB, "a Plex agent's match candidates");

@@ -2,7 +2,7 @@
 // injected clock, alive only once the server answered on it, and ended when a ping goes unanswered (a NAT or
 // proxy that forgets the connection leaves a socket that looks open and hears nothing, which would hide the very
 // fallback that polling is there for, and stall back-pressure on scan ends that never come).
-// Plex (src/plex/follow/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser/socket.ts) speak through it.
+// Plex (src/targets/plex/follow/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser/socket.ts) speak through it.
 import type { WebSocket } from 'ws';
 import { NOTIFICATION_FRAME } from './answer-caps.js';
 import type { Clock } from '../clock.js';

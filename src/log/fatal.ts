@@ -6,7 +6,7 @@
 // (`unhandledRejection`), among them the RangeErrors V8 throws when a Map or Set passes 2^24 entries or a string or
 // array its longest length. What cannot: V8 running out of heap ("Reached heap limit … JavaScript heap out of
 // memory") aborts the process from C++ without running another line of JavaScript, so no handler sees it; only
-// bounding what servers can make the relay hold prevents it (src/plex/follow/scan-items.ts, docs/security.md).
+// bounding what servers can make the relay hold prevents it (src/targets/plex/follow/scan-items.ts, docs/security.md).
 import { flushLogs, type Logger } from './logger.js';
 
 /** Node's own exit status for an uncaught error: systemd's Restart=on-failure starts the relay again. */

@@ -2,13 +2,13 @@
 // each built by its kind (kinds.ts) and given here what every target has alike: its name, SCAN_PAUSE,
 // SCAN_CONCURRENCY, MAX_OUTSTANDING, PATH_MAPPINGS, INCLUDE/EXCLUDE and REFRESH_ITEMS, and the library-root guard
 // of the kinds whose scan of a library's own folder is the whole library's. What is Plex's alone (the first Plex,
-// the context of the Plex kinds) is in plex-context.ts.
+// the context of the Plex kinds) is in plex/context.ts.
 import { entryUrlKey } from '../http/api-call.js';
 import type { ScanContext, Target, TargetPath } from '../scan.js';
 import type { Capabilities, Entry, KindContext } from './kind.js';
 import { buildOf } from './kinds.js';
 import { libraryRootRefusal } from './library-root.js';
-import { firstPlexEntry, plexContext, type FirstPlexKeys, type PlexDatabases } from './plex-context.js';
+import { firstPlexEntry, plexContext, type FirstPlexKeys, type PlexDatabases } from './plex/context.js';
 import { targetPath } from './rewrite.js';
 
 /** What building the targets is given beside the config: every kind's needs, and Plex's database for the Plex kinds. */

@@ -34,7 +34,7 @@ export type Capabilities = Omit<Target, 'name' | 'pauseMs' | 'concurrency' | 'ma
 
 /**
  * What building any kind's target may use besides its entry. A kind that needs more says so in its own context
- * (Plex: plex-context.ts), which the table hands to that kind alone.
+ * (Plex: plex/context.ts), which the table hands to that kind alone.
  */
 export interface KindContext {
   clock: Clock;

@@ -62,7 +62,6 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
   { layer: 'the stages around the queue, and the path doctor', modules: ['hash/', 'watch/', 'doctor/', 'processor/', 'arr/'] },
   { layer: "the config, whose TARGETS keys are the kinds' own", modules: ['config/'] },
   { layer: 'the target kinds', modules: ['targets/'] },
-  { layer: 'Plex', modules: ['plex/'] },
   { layer: 'the follow-up stage, the intake and the Drive monitor', modules: ['follow/', 'intake/', 'drive/'] },
   { layer: 'the queue, notifications, rclone, the scan commands', modules: ['queue/', 'notify/', 'rclone/', 'scan-commands.ts'] },
   {

@@ -9,7 +9,7 @@ import { DriveMonitor, type DriveMonitorDeps } from '../../src/drive/monitor.js'
 import { withGoogleDefaults, type GoogleSettings } from '../../src/drive/settings.js';
 import { writeTokenFile } from '../../src/drive/token-store.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
-import { openPlexDatabase, type PlexDatabase } from '../../src/plex/database.js';
+import { openPlexDatabase, type PlexDatabase } from '../../src/targets/plex/database.js';
 import type { ScanRequest } from '../../src/request.js';
 import { FakeDrive } from '../fakes/drive.js';
 import { auditedSink } from '../support/log-audit.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { openPlexDatabase } from '../../src/plex/database.js';
+import { openPlexDatabase } from '../../src/targets/plex/database.js';
 import { makePlexDb } from '../support/plex-db.js';
 
 let dir: string;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { ManualClock } from '../../src/clock.js';
 import { notifySchema } from '../../src/notify/schema.js';
-import { PlexNotifications } from '../../src/plex/follow/notifications.js';
+import { PlexNotifications } from '../../src/targets/plex/follow/notifications.js';
 import { socketAddress } from '../../src/targets/mediabrowser/socket.js';
 import { startRecorder, type Recorder } from '../fakes/recorder.js';
 import { SECRET, testService, type TestService } from '../support/service.js';

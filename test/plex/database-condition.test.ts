@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { ConditionLog } from '../../src/log/condition.js';
-import { openPlexDatabase } from '../../src/plex/database.js';
+import { openPlexDatabase } from '../../src/targets/plex/database.js';
 import { makePlexDb } from '../support/plex-db.js';
 import { logCollector } from '../drive/harness.js';
 

@@ -1,10 +1,10 @@
-// One Plex follow-up as a state machine (src/plex/follow/follow-up.ts): every entry point only tells it events,
+// One Plex follow-up as a state machine (src/targets/plex/follow/follow-up.ts): every entry point only tells it events,
 // and `nextStep` alone says whether it may be judged. One table per entry point (the socket's end with the section
 // line, the poll, the late path, the cross-check) and per fault (a uncertain line, a timeout); then when the verdict
 // asks Plex once more.
 import { describe, expect, it } from 'vitest';
-import { apply, nextStep, type FollowEvent, type FollowUp, type Moment } from '../../src/plex/follow/follow-up.js';
-import { verdict } from '../../src/plex/follow/verdict.js';
+import { apply, nextStep, type FollowEvent, type FollowUp, type Moment } from '../../src/targets/plex/follow/follow-up.js';
+import { verdict } from '../../src/targets/plex/follow/verdict.js';
 
 const T = Date.UTC(2026, 0, 1);
 const unknown = { state: 'unknown', reason: 'no database' } as const;

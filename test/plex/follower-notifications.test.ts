@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import type { FollowItem, FollowResult, ScanContext } from '../../src/scan.js';
-import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex.js';
+import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex/target.js';
 import { FakePlex } from '../fakes/plex.js';
 import { attachPlexNotifications, type FakePlexNotifications } from '../fakes/plex-notifications.js';
 import { until } from '../support/until.js';

@@ -4,10 +4,10 @@
 // not counted; a uncertain section gives no place that proves anything until a resync from /activities.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import type { FollowUp } from '../../src/plex/follow/follow-up.js';
-import type { PlexTicket } from '../../src/plex/follow/follow-state.js';
-import type { PlexScanWatch } from '../../src/plex/follow/scan-watch.js';
-import { SectionLines } from '../../src/plex/follow/section-line.js';
+import type { FollowUp } from '../../src/targets/plex/follow/follow-up.js';
+import type { PlexTicket } from '../../src/targets/plex/follow/follow-state.js';
+import type { PlexScanWatch } from '../../src/targets/plex/follow/scan-watch.js';
+import { SectionLines } from '../../src/targets/plex/follow/section-line.js';
 
 function setup() {
   const clock = new ManualClock();

@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import type { PathState } from '../../src/paths/disk.js';
 import { Processor, type ProcessorSettings } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
-import { PlexTarget } from '../../src/targets/plex.js';
+import { PlexTarget } from '../../src/targets/plex/target.js';
 import { named } from '../support/target.js';
 import type { Target } from '../../src/scan.js';
 import { FakePlex } from '../fakes/plex.js';

@@ -13,7 +13,7 @@ import { clockTime } from '../../src/processor/server-hold.js';
 import { Queue } from '../../src/queue/store.js';
 import type { Target } from '../../src/scan.js';
 import { jellyfinTarget } from '../../src/targets/jellyfin.js';
-import { PlexTarget } from '../../src/targets/plex.js';
+import { PlexTarget } from '../../src/targets/plex/target.js';
 import { startFakeJellyfin, type FakeMediaBrowser } from '../fakes/jellyfin.js';
 import { FakePlex } from '../fakes/plex.js';
 import { auditedSink } from '../support/log-audit.js';

@@ -9,7 +9,7 @@ import { lookupCandidates } from '../../src/paths/sidecar.js';
 import { buildTargets } from '../../src/targets/build.js';
 import { embyTarget } from '../../src/targets/emby.js';
 import { jellyfinTarget } from '../../src/targets/jellyfin.js';
-import { PlexTarget } from '../../src/targets/plex.js';
+import { PlexTarget } from '../../src/targets/plex/target.js';
 import { startFakeEmby } from '../fakes/emby.js';
 import { startFakeJellyfin, type FakeMediaBrowser } from '../fakes/jellyfin.js';
 import { FakePlex } from '../fakes/plex.js';

@@ -13,7 +13,7 @@ import { Queue } from '../../src/queue/store.js';
 import type { ScanContext, Target } from '../../src/scan.js';
 import { embyTarget } from '../../src/targets/emby.js';
 import { jellyfinTarget } from '../../src/targets/jellyfin.js';
-import { PlexTarget } from '../../src/targets/plex.js';
+import { PlexTarget } from '../../src/targets/plex/target.js';
 import { startFakeEmby } from '../fakes/emby.js';
 import { startFakeJellyfin, type FakeMediaBrowser } from '../fakes/jellyfin.js';
 import { FakePlex } from '../fakes/plex.js';

@@ -1,9 +1,9 @@
 // What a Plex follower learns from the server's notification socket: which sections are scanning, each section
 // scan's end with the items it touched, and whether the socket is connected at all (when it is not, the follower
 // polls /activities instead). One per Plex server, shared by every follow-up of that server.
-import type { Clock } from '../../clock.js';
-import type { Logger } from '../../log/logger.js';
-import type { SocketStatus } from '../../scan.js';
+import type { Clock } from '../../../clock.js';
+import type { Logger } from '../../../log/logger.js';
+import type { SocketStatus } from '../../../scan.js';
 import type { ItemCache } from './item-files.js';
 import type { PlexNotifications } from './notifications.js';
 import { SectionScans, type SectionScanEnded } from './scan-items.js';

@@ -1,10 +1,10 @@
 // The last leg of a Plex follow-up: the after-scan steps of a batch (trash once per section, each item analyzed
 // once, the match checked), then the outcomes recorded together. Kept apart from follow-up.ts, which decides
 // *when* a file is judged, and judge.ts, which gives the verdict; this decides nothing and only finishes.
-import type { Clock } from '../../clock.js';
-import type { Logger } from '../../log/logger.js';
-import { reportFollowUp } from '../../follow/report.js';
-import type { ExternalIds, FollowItem, FollowResult } from '../../scan.js';
+import type { Clock } from '../../../clock.js';
+import type { Logger } from '../../../log/logger.js';
+import { reportFollowUp } from '../../../follow/report.js';
+import type { ExternalIds, FollowItem, FollowResult } from '../../../scan.js';
 import { afterBatch, type AfterScanSettings, type DeletedCounter } from '../after-scan.js';
 import type { PlexApi } from '../api.js';
 import type { MatchFixer } from '../match.js';

@@ -1,8 +1,8 @@
 // The Plex item(s) holding a file, and their refresh: the sections whose folders hold the file are asked for the
 // item by file path (a sidecar by the video beside it), and each item found gets PUT /library/metadata/{key}/refresh.
-import { ACKNOWLEDGEMENT } from '../http/answer-caps.js';
-import { lookupCandidates } from '../paths/sidecar.js';
-import type { ItemLocation, Library } from '../scan.js';
+import { ACKNOWLEDGEMENT } from '../../http/answer-caps.js';
+import { lookupCandidates } from '../../paths/sidecar.js';
+import type { ItemLocation, Library } from '../../scan.js';
 import type { PlexApi } from './api.js';
 import { lookupFileViaApi } from './confirm.js';
 

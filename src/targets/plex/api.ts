@@ -1,10 +1,10 @@
 // The few Plex HTTP API calls scanrelay makes, through the one API caller (src/http/api-call.ts): the token in a
 // header, and errors a person can act on.
-import { apiCaller, type ApiCaller } from '../http/api-call.js';
-import { ACKNOWLEDGEMENT, PLEX_SECTIONS, SERVER_STATUS, type AnswerCap } from '../http/answer-caps.js';
-import type { Clock } from '../clock.js';
-import type { Fetch } from '../http/fetch.js';
-import type { Logger } from '../log/logger.js';
+import { apiCaller, type ApiCaller } from '../../http/api-call.js';
+import { ACKNOWLEDGEMENT, PLEX_SECTIONS, SERVER_STATUS, type AnswerCap } from '../../http/answer-caps.js';
+import type { Clock } from '../../clock.js';
+import type { Fetch } from '../../http/fetch.js';
+import type { Logger } from '../../log/logger.js';
 
 export interface PlexSection {
   id: string;

@@ -3,12 +3,12 @@
 // right match through Plex's matches API, match it, refresh it. Works with the legacy agents
 // ("com.plexapp.agents.thetvdb://ID?lang=…") and the current ones ("plex://…" with a Guid list of tvdb://, tmdb://,
 // imdb://). PLEX_FIX_MISMATCHED_DRY_RUN only logs what would be done.
-import { ACKNOWLEDGEMENT, PLEX_FILE_LOOKUP, PLEX_ITEM, PLEX_MATCHES } from '../http/answer-caps.js';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log/logger.js';
+import { ACKNOWLEDGEMENT, PLEX_FILE_LOOKUP, PLEX_ITEM, PLEX_MATCHES } from '../../http/answer-caps.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../log/logger.js';
 import type { PlexApi } from './api.js';
 
-import type { ExternalIds } from '../scan.js';
+import type { ExternalIds } from '../../scan.js';
 
 export type { ExternalIds };
 

@@ -2,9 +2,9 @@
 // It reads each NotificationContainer into typed events (every entry of a frame, not only the first) and hands
 // them to its subscribers, along with the socket opening and closing so a follower knows when to fall back to
 // polling /activities. The frame formats and their sources are in docs/targets.md, "What the servers say after a scan".
-import { splitUserinfo, withBasicAuth } from '../../http/url-credentials.js';
-import type { Clock } from '../../clock.js';
-import { MediaSocket, type Dial, type Liveness } from '../../http/media-socket.js';
+import { splitUserinfo, withBasicAuth } from '../../../http/url-credentials.js';
+import type { Clock } from '../../../clock.js';
+import { MediaSocket, type Dial, type Liveness } from '../../../http/media-socket.js';
 
 /** The path python-plexapi (plexapi/alert.py) and Tautulli (plexpy/web_socket.py) open. */
 export const NOTIFICATIONS_PATH = '/:/websockets/notifications';

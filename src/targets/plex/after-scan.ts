@@ -1,9 +1,9 @@
 // What follows a Plex scan once it has ended: empty the trash of its sections and analyze its items, once per batch.
-import { ACKNOWLEDGEMENT, PLEX_CHILDREN } from '../http/answer-caps.js';
-import type { Clock } from '../clock.js';
-import { access } from '../file-system.js';
-import type { Logger } from '../log/logger.js';
-import type { ExternalIds } from '../scan.js';
+import { ACKNOWLEDGEMENT, PLEX_CHILDREN } from '../../http/answer-caps.js';
+import type { Clock } from '../../clock.js';
+import { access } from '../../file-system.js';
+import type { Logger } from '../../log/logger.js';
+import type { ExternalIds } from '../../scan.js';
 import type { PlexApi } from './api.js';
 import type { MatchFixer } from './match.js';
 

@@ -1,23 +1,23 @@
 // The "plex" kind: a partial refresh of the folder in every section that holds it, through Plex's HTTP API. The
 // delivery ends when Plex took the refresh; what follows the scan's end is the Plex follower's (plex/follow/follower.ts).
-import type { Clock } from '../clock.js';
-import { bool, choice, integer, optional, stringList, text } from '../value-rules.js';
-import { silentLogger, type Logger } from '../log/logger.js';
-import { NO_AFTER_SCAN, trashWanted, type AfterScanSettings, type DeletedCounter } from '../plex/after-scan.js';
-import { PlexApi } from '../plex/api.js';
-import { waitUntilPlexAnswers } from '../plex/availability.js';
-import type { FileInLibrary } from '../plex/confirm.js';
-import type { PlexTicket } from '../plex/follow/follow-state.js';
-import { PlexFollower } from '../plex/follow/follower.js';
-import { MatchFixer } from '../plex/match.js';
-import { PlexNotifications } from '../plex/follow/notifications.js';
-import { PlexScanWatch } from '../plex/follow/scan-watch.js';
-import type { Dial, Liveness } from '../http/media-socket.js';
-import { locatePlexItems, refreshPlexItem } from '../plex/items.js';
-import type { ItemLocation, ItemRefreshResult, Library, ScanContext, ScanOutcome } from '../scan.js';
-import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities, type Entry } from './kind.js';
-import { LibraryList, holders } from './library-list.js';
-import type { PlexContext } from './plex-context.js';
+import type { Clock } from '../../clock.js';
+import { bool, choice, integer, optional, stringList, text } from '../../value-rules.js';
+import { silentLogger, type Logger } from '../../log/logger.js';
+import { NO_AFTER_SCAN, trashWanted, type AfterScanSettings, type DeletedCounter } from './after-scan.js';
+import { PlexApi } from './api.js';
+import { waitUntilPlexAnswers } from './availability.js';
+import type { FileInLibrary } from './confirm.js';
+import type { PlexTicket } from './follow/follow-state.js';
+import { PlexFollower } from './follow/follower.js';
+import { MatchFixer } from './match.js';
+import { PlexNotifications } from './follow/notifications.js';
+import { PlexScanWatch } from './follow/scan-watch.js';
+import type { Dial, Liveness } from '../../http/media-socket.js';
+import { locatePlexItems, refreshPlexItem } from './items.js';
+import type { ItemLocation, ItemRefreshResult, Library, ScanContext, ScanOutcome } from '../../scan.js';
+import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities, type Entry } from '../kind.js';
+import { LibraryList, holders } from '../library-list.js';
+import type { PlexContext } from './context.js';
 
 /** A Plex section as the target keeps it: its title as Plex names it, for details and the follower. */
 export interface PlexLibrary extends Library {
@@ -64,7 +64,7 @@ export interface PlexTargetOptions {
    * Off when left out, so a target built by hand polls /activities only; the config turns it on by default.
    */
   notifications?: false | { dial?: Dial; firstBackoffMs?: number; maxBackoffMs?: number; liveness?: Partial<Liveness> };
-  /** How long a scan may stay outstanding with its sections idle in /activities (src/plex/follow/poll.ts RELEASE_AFTER_MS). */
+  /** How long a scan may stay outstanding with its sections idle in /activities (src/targets/plex/follow/poll.ts RELEASE_AFTER_MS). */
   releaseAfterMs?: number;
 }
 

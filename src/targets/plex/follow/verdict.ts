@@ -2,8 +2,8 @@
 // match what is known: `confirmed` (seen in the library), `not-found` (only the database can say so, with what
 // to do about it), `scanned` (Plex took and finished the scan; nothing could tell more, even after asking once
 // more). `unconfirmed` is left for a scan whose end was never seen (PLEX_CONFIRM_TIMEOUT, or Plex stopped answering).
-import { lookupCandidates } from '../../paths/sidecar.js';
-import type { FollowResult } from '../../scan.js';
+import { lookupCandidates } from '../../../paths/sidecar.js';
+import type { FollowResult } from '../../../scan.js';
 import type { BatchConfirmation } from '../confirm.js';
 
 const HOW: Record<'notifications' | 'database' | 'listing', string> = {

@@ -3,8 +3,8 @@
 // (`/library/sections/{id}/all?type=1|4&sort=addedAt:desc` with X-Plex-Container-Start/Size, as Plex's own web
 // client pages its lists). A new file is among the first items, so a few pages settle it; the section is never
 // read whole, and the undocumented `?file=` filter is not used.
-import { PLEX_RECENT_PAGE } from '../http/answer-caps.js';
-import { ApiRefusal } from '../http/api-call.js';
+import { PLEX_RECENT_PAGE } from '../../http/answer-caps.js';
+import { ApiRefusal } from '../../http/api-call.js';
 import type { PlexApi } from './api.js';
 
 /** Plex's metadata type of the items that hold files, by section type (python-plexapi plexapi/utils.py). */

@@ -2,9 +2,9 @@
 // environment for the plain, sudo and docker routes, runs it without a shell, and turns the ways it fails
 // quietly into errors. Other scanner processes are looked for in scanner-processes.ts.
 import { spawn } from 'node:child_process';
-import type { Logger } from '../log/logger.js';
-import { baseName } from '../paths/folder.js';
-import { keepEnd, keepStart } from '../text-cut.js';
+import type { Logger } from '../../log/logger.js';
+import { baseName } from '../../paths/folder.js';
+import { keepEnd, keepStart } from '../../text-cut.js';
 
 export interface ScannerSettings {
   /** PLEX_SCANNER: path of the scanner executable (inside the container when useDocker). */

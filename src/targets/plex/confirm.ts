@@ -1,8 +1,8 @@
 // Is a file in Plex's library after its scan, when the notifications did not show it: the read-only database when
 // readable, else (only when the socket is down too) the recently added items. `lookupFileViaApi` (the
 // undocumented `?file=` filter) is kept for locating an item to refresh, never for following scans.
-import { PLEX_FILE_LOOKUP } from '../http/answer-caps.js';
-import { ApiRefusal } from '../http/api-call.js';
+import { PLEX_FILE_LOOKUP } from '../../http/answer-caps.js';
+import { ApiRefusal } from '../../http/api-call.js';
 import type { PlexApi } from './api.js';
 import { findRecentlyAdded, type FoundItem, type RecentSection } from './recently-added.js';
 

@@ -5,8 +5,8 @@
 // or run out of turn), contradicts the line and doubts the section: its follow-ups are judged by their files,
 // and the poll asks /activities until the section is idle to count again. An end with nothing of ours left to
 // end is not counted (section-line.ts).
-import { ConditionLog } from '../../log/condition.js';
-import { isInside, parentFolder } from '../../paths/folder.js';
+import { ConditionLog } from '../../../log/condition.js';
+import { isInside, parentFolder } from '../../../paths/folder.js';
 import type { FollowUp } from './follow-up.js';
 import type { FollowUps } from './follow-ups.js';
 import { LOOKUPS_AT_ONCE, type PlexFollowerOptions } from './follow-state.js';

@@ -7,7 +7,7 @@
 //    trusted, else /activities, and the cross-check that cannot stall; it ends the follow-ups of idle sections.
 // What may be judged, and how, is the judge's (judge.ts) through follow-up.ts's `nextStep`; what follows a verdict
 // (trash, analyze, the outcome recorded) is follow-outcomes.ts's.
-import type { Follower, FollowItem, FollowResult, SocketStatus } from '../../scan.js';
+import type { Follower, FollowItem, FollowResult, SocketStatus } from '../../../scan.js';
 import type { FollowUp } from './follow-up.js';
 import { FollowUps } from './follow-ups.js';
 import type { PlexFollowerOptions, PlexTicket } from './follow-state.js';

@@ -1,12 +1,12 @@
 // The running service's handles on Plex's database (PLEX_DATABASE_PATH): the one kept open for the "already in
 // Plex" check, and those the Plex kinds open for a section's files, its trash and the scanner's section list.
-import type { Clock } from '../clock.js';
-import { ConditionLog } from '../log/condition.js';
-import type { Logger } from '../log/logger.js';
-import { openPlexDatabase, type PlexDatabase } from '../plex/database.js';
-import { PLEX_DATABASE_PATH_DEFAULT } from '../plex/keys.js';
-import { groupLocations } from '../plex/locations.js';
-import type { PlexDatabases } from './plex-context.js';
+import type { Clock } from '../../clock.js';
+import { ConditionLog } from '../../log/condition.js';
+import type { Logger } from '../../log/logger.js';
+import { openPlexDatabase, type PlexDatabase } from './database.js';
+import { PLEX_DATABASE_PATH_DEFAULT } from './keys.js';
+import { groupLocations } from './locations.js';
+import type { PlexDatabases } from './context.js';
 
 /** The two keys this reads (the config's schema stands above the kinds: src/config/ gathers their keys). */
 type DatabaseKeys = { PLEX_DATABASE_PATH: string; GOOGLE: { ENABLED: boolean } };

@@ -1,14 +1,14 @@
 // Plex's own part of building targets: the first Plex (plex_autoscan's only one) as the TARGETS entry its PLEX_*
-// keys amount to, and the context the Plex kinds (plex.ts, plex-scanner.ts) are built with beyond every kind's:
+// keys amount to, and the context the Plex kinds (target.ts, scanner-target.ts) are built with beyond every kind's:
 // the PLEX_* keys a Plex entry falls back on, the keys its messages name, and Plex's read-only library database.
 // No other kind sees any of it.
 import { existsSync } from 'node:fs';
-import type { Logger } from '../log/logger.js';
-import type { DeletedCounter } from '../plex/after-scan.js';
-import type { FileInLibrary } from '../plex/confirm.js';
-import { PLEX_DATABASE_PATH_DEFAULT, type PlexKeys } from '../plex/keys.js';
-import type { SectionFolders } from '../plex/locations.js';
-import type { Entry, KindContext } from './kind.js';
+import type { Logger } from '../../log/logger.js';
+import type { DeletedCounter } from './after-scan.js';
+import type { FileInLibrary } from './confirm.js';
+import { PLEX_DATABASE_PATH_DEFAULT, type PlexKeys } from './keys.js';
+import type { SectionFolders } from './locations.js';
+import type { Entry, KindContext } from '../kind.js';
 
 /** The name the target built from the PLEX_* keys goes by (and its delivery key in the queue). */
 export const FIRST_PLEX_NAME = 'plex';

@@ -3,7 +3,7 @@
 // outstanding past RELEASE_AFTER_MS while /activities shows its sections idle is over, whatever the socket says.
 // Back-pressure must never wait on a signal that may not come (a socket whose pongs still come from a notifier
 // that hung, an `ended` Plex never sent).
-import { ConditionLog } from '../../log/condition.js';
+import { ConditionLog } from '../../../log/condition.js';
 import { PlexScanProgress } from './activities.js';
 import type { FollowUp } from './follow-up.js';
 import type { PlexFollowerOptions } from './follow-state.js';

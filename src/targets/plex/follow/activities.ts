@@ -3,8 +3,8 @@
 // Plex's refresh endpoint answers 200 as soon as the scan is queued; the scan itself runs later. The only
 // signals that it ended are an activity disappearing from /activities or the section's `refreshing` flag going
 // back to false. Both are per section, not per folder.
-import { PLEX_ACTIVITIES } from '../../http/answer-caps.js';
-import { ApiRefusal } from '../../http/api-call.js';
+import { PLEX_ACTIVITIES } from '../../../http/answer-caps.js';
+import { ApiRefusal } from '../../../http/api-call.js';
 import type { PlexApi } from '../api.js';
 
 /** Activity types that mean "this section is being scanned or its new items are being refreshed". */

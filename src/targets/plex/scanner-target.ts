@@ -1,19 +1,19 @@
 // The "plex-scanner" kind: Plex through its "Plex Media Scanner" executable, for servers whose HTTP API cannot be
 // used. Every section holding the folder is scanned; a scanner that fails is a retry of that folder.
-import { systemClock, type Clock } from '../clock.js';
-import { bool, optional, text } from '../value-rules.js';
-import { access } from '../file-system.js';
-import { silentLogger, type Logger } from '../log/logger.js';
-import { trimTrailingSeparator } from '../paths/folder.js';
-import type { PlexKeys } from '../plex/keys.js';
-import { PlexApi } from '../plex/api.js';
-import { scanSection, ScannerError, unescapeShellPath, type ScannerSettings } from '../plex/scanner.js';
-import { waitForExternalScanners, type WaitOptions } from '../plex/scanner-processes.js';
-import type { ScanContext, ScanOutcome } from '../scan.js';
-import { targetKind, type Capabilities, type Entry } from './kind.js';
-import type { PlexContext } from './plex-context.js';
-import { knownLocations, LibraryList } from './library-list.js';
-import { plexItems, plexLibrary, type PlexLibrary } from './plex.js';
+import { systemClock, type Clock } from '../../clock.js';
+import { bool, optional, text } from '../../value-rules.js';
+import { access } from '../../file-system.js';
+import { silentLogger, type Logger } from '../../log/logger.js';
+import { trimTrailingSeparator } from '../../paths/folder.js';
+import type { PlexKeys } from './keys.js';
+import { PlexApi } from './api.js';
+import { scanSection, ScannerError, unescapeShellPath, type ScannerSettings } from './scanner.js';
+import { waitForExternalScanners, type WaitOptions } from './scanner-processes.js';
+import type { ScanContext, ScanOutcome } from '../../scan.js';
+import { targetKind, type Capabilities, type Entry } from '../kind.js';
+import type { PlexContext } from './context.js';
+import { knownLocations, LibraryList } from '../library-list.js';
+import { plexItems, plexLibrary, type PlexLibrary } from './target.js';
 
 export interface SectionLocations {
   id: number | string;

@@ -1,6 +1,6 @@
 // What one section's scan did, from the notification events: the items its timeline entries created, updated
 // or deleted, handed over when the section's scan activity ends. A follower then needs one metadata request per
-// new item (src/plex/follow/item-files.ts) to confirm the delivered files, and never lists a section.
+// new item (src/targets/plex/follow/item-files.ts) to confirm the delivered files, and never lists a section.
 import type { PlexNotification, TimelineEvent } from './notifications.js';
 
 /** The activity of a library scan (a partial scan is one too); `library.refresh.items` is metadata work after it. */

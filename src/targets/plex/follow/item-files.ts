@@ -1,8 +1,8 @@
 // The files of one Plex item: GET /library/metadata/{ratingKey} → Metadata[0].Media[].Part[].file (the absolute
 // path as Plex sees it; python-plexapi plexapi/media.py MediaPart.file). One small answer per item, where the
 // undocumented `/library/sections/{id}/all?file=` may answer with a whole section.
-import { PLEX_ITEM } from '../../http/answer-caps.js';
-import { ANSWER_TOO_LARGE, ApiRefusal } from '../../http/api-call.js';
+import { PLEX_ITEM } from '../../../http/answer-caps.js';
+import { ANSWER_TOO_LARGE, ApiRefusal } from '../../../http/api-call.js';
 import type { PlexApi } from '../api.js';
 import type { SectionScanEnded } from './scan-items.js';
 import { holdsFiles, type TouchedItem } from './scan-items.js';

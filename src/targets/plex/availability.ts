@@ -3,9 +3,9 @@
 // plex_autoscan looped every 15 s until Plex answered, holding its global scan lock the whole time. Here the
 // wait is bounded: when Plex stays silent the scan comes back as "target down" and the processor's own probe
 // (which never blocks other targets) decides when to try again.
-import { SERVER_STATUS } from '../http/answer-caps.js';
-import type { Clock } from '../clock.js';
-import { ApiRefusal } from '../http/api-call.js';
+import { SERVER_STATUS } from '../../http/answer-caps.js';
+import type { Clock } from '../../clock.js';
+import { ApiRefusal } from '../../http/api-call.js';
 import type { PlexApi } from './api.js';
 
 export interface AvailabilityOptions {

@@ -1,8 +1,8 @@
 // What the Plex follower is built with: the ticket a delivery stores, the options, and how many lookups run at
 // once. Each follow-up's own state is follow-up.ts's.
-import type { Clock } from '../../clock.js';
-import type { Logger } from '../../log/logger.js';
-import type { ExternalIds } from '../../scan.js';
+import type { Clock } from '../../../clock.js';
+import type { Logger } from '../../../log/logger.js';
+import type { ExternalIds } from '../../../scan.js';
 import type { AfterScanSettings, DeletedCounter } from '../after-scan.js';
 import type { PlexApi } from '../api.js';
 import type { FileInLibrary } from '../confirm.js';

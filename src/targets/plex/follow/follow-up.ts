@@ -11,7 +11,7 @@
 //                                        ended: reads under way? wait · not looked up? look · then judge
 //                                        (a file not found, or an end the socket did not tell of, waits out
 //                                        its section's grace first)
-import type { FollowItem } from '../../scan.js';
+import type { FollowItem } from '../../../scan.js';
 import type { BatchConfirmation } from '../confirm.js';
 import type { PlexTicket } from './follow-state.js';
 

@@ -1,11 +1,11 @@
 // Finds Plex Media Scanner processes other than ours (on this host through /proc, in the Plex container through
 // `docker top`) and waits, bounded, while one runs: PLEX_WAIT_FOR_EXTERNAL_SCANNERS.
 import { spawn } from 'node:child_process';
-import { systemClock } from '../clock.js';
-import { readdir, readFile } from '../file-system.js';
-import type { Logger } from '../log/logger.js';
-import { baseName } from '../paths/folder.js';
-import { keepStart } from '../text-cut.js';
+import { systemClock } from '../../clock.js';
+import { readdir, readFile } from '../../file-system.js';
+import type { Logger } from '../../log/logger.js';
+import { baseName } from '../../paths/folder.js';
+import { keepStart } from '../../text-cut.js';
 import { unescapeShellPath, type ScannerSettings } from './scanner.js';
 
 export interface ScannerProcess {

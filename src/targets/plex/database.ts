@@ -1,12 +1,12 @@
 // Read-only access to Plex's library database (com.plexapp.plugins.library.db): is a file already in the library,
 // and which folders are library roots. Plex writes it with its own SQLite build, so we never write, and a missing
 // or locked file means "unknown", not an error.
-import Database from '../sqlite/binding.js';
-import type { Clock } from '../clock.js';
-import { systemClock } from '../clock.js';
-import type { Logger } from '../log/logger.js';
-import { silentLogger } from '../log/logger.js';
-import { ConditionLog } from '../log/condition.js';
+import Database from '../../sqlite/binding.js';
+import type { Clock } from '../../clock.js';
+import { systemClock } from '../../clock.js';
+import type { Logger } from '../../log/logger.js';
+import { silentLogger } from '../../log/logger.js';
+import { ConditionLog } from '../../log/condition.js';
 
 export interface SectionLocation {
   sectionId: number;

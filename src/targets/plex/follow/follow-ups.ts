@@ -1,7 +1,7 @@
 // The shared record of one Plex follower: every follow-up still followed, by delivery. It alone writes their
 // state (through follow-up.ts's `apply`), so what a follow-up knows changes in one place whichever entry point
 // learnt it, and a follow-up judged by one entry point is no longer there for the others.
-import type { FollowItem } from '../../scan.js';
+import type { FollowItem } from '../../../scan.js';
 import { apply, type FollowEvent, type FollowUp } from './follow-up.js';
 import type { PlexTicket } from './follow-state.js';
 
