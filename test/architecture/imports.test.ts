@@ -61,12 +61,12 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
   { layer: 'the HTTP edge', modules: ['server/'] },
   { layer: 'the stages around the queue, and the path doctor', modules: ['hash/', 'watch/', 'doctor/', 'processor/', 'arr/'] },
   { layer: "the config, whose TARGETS keys are the kinds' own", modules: ['config/'] },
-  { layer: 'the target kinds', modules: ['targets/'] },
+  { layer: 'the target kinds (Plex, Jellyfin and Emby each in a folder of their own)', modules: ['targets/'] },
   { layer: 'the follow-up stage, the intake and the Drive monitor', modules: ['follow/', 'intake/', 'drive/'] },
   { layer: 'the queue, notifications, rclone, the scan commands', modules: ['queue/', 'notify/', 'rclone/', 'scan-commands.ts'] },
   {
-    layer: 'calls, paths, triggers, logs and value rules',
-    modules: ['http/', 'google/', 'triggers/', 'paths/', 'value-rules.ts', 'log/'],
+    layer: 'calling servers, paths, triggers, the log and value rules',
+    modules: ['http/', 'google/', 'triggers/', 'paths/', 'log/', 'value-rules.ts'],
   },
   {
     layer: 'shared nouns and small means',
