@@ -1,9 +1,8 @@
 # The scanrelay image: built from source, runs scanrelay as PUID:PGID (a non-root user), keeps config, queue and log
 # under /config.
 # Node 24 LTS. better-sqlite3 13 ships prebuilt Node-API binaries and has no install script, so no compiler is
-# needed: install scripts are skipped, which leaves the optional better-sqlite3-node20 (only for Node 20, see
-# src/sqlite.ts) unbuilt, and the prune removes it. esbuild (the build's bundler) finds its binary in its
-# optional platform package, so optional packages are installed for the build.
+# needed and install scripts are skipped (prepare too: the build is run by name). esbuild (the build's bundler)
+# finds its binary in its optional platform package, so optional packages are installed for the build.
 # The build runs on the builder's own platform, also for an arm64 image: what it hands over is platform-free
 # (JavaScript, and better-sqlite3's prebuilt binaries for every platform), so only the last stage's one RUN is
 # emulated (.github/workflows/image.yml builds amd64 and arm64).
@@ -12,11 +11,11 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY scripts/bundle.mjs ./scripts/
 COPY src ./src
-RUN npm ci --ignore-scripts && npm run build && npm prune --omit=dev --omit=optional
+RUN npm ci --ignore-scripts && npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
-# glibc's malloc gives back what it frees (src/cli/node-flags.ts MALLOC_ENV says why).
+# glibc's malloc gives back what it frees (docs/configuration.md, "How Node is started").
 ENV MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
@@ -37,6 +36,6 @@ EXPOSE 3468
 # script asks the port and address the server listens on (SERVER_PORT, SERVER_IP: environment, else config.json).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=45s --retries=3 \
   CMD ["node", "/app/healthcheck.mjs", "/config/config.json"]
-# The Node flags are src/cli/node-flags.ts NODE_FLAGS (less memory under load; npm start and the unit pass them too).
-ENTRYPOINT ["/app/entrypoint.sh", "node", "--max-semi-space-size=8", "--max-old-space-size=512", "--expose-gc", "dist/scanrelay.mjs", "--config", "/config/config.json", "--queuefile", "/config/queue.db", "--logfile", "/config/scanrelay.log"]
+# The Node flags are npm start's: heap options that hold memory down under load (docs/configuration.md, "How Node is started").
+ENTRYPOINT ["/app/entrypoint.sh", "node", "--max-semi-space-size=8", "--max-old-space-size=512", "dist/scanrelay.mjs", "--config", "/config/config.json", "--queuefile", "/config/queue.db", "--logfile", "/config/scanrelay.log"]
 CMD ["server"]

@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ManualClock } from '../src/clock.js';
-import Database from '../src/sqlite.js';
+import Database from '../src/sqlite/binding.js';
 import { Queue } from '../src/queue/store.js';
 import { FakeArrApp } from '../test/fakes/arr-app.js';
 import { cleanup, log, peakRssMb, SECRET, standalone, startServer, tempDir, type Figure, type ServerChild } from './support.js';

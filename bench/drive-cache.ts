@@ -1,6 +1,6 @@
 // Benchmark: 200,000 Drive changes over a 50,000-folder tree, against the fake Drive API on 127.0.0.1, starting
 // from an empty cache. Prints changes/s and the files.get count, and checks each unknown folder is fetched once.
-import Database from '../src/sqlite.js';
+import Database from '../src/sqlite/binding.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { systemClock } from '../src/clock.js';
 import { DriveMonitor } from '../src/drive/monitor.js';
 import { withGoogleDefaults } from '../src/drive/settings.js';
 import type { AccessTokenSource } from '../src/drive/token-store.js';
-import { silentLogger } from '../src/log.js';
+import { silentLogger } from '../src/log/logger.js';
 import { FakeDrive } from '../test/fakes/drive.js';
 
 const FOLDERS = 50_000;

@@ -1,7 +1,7 @@
 // Benchmark 3 — durability: kill -9 the real server at a random moment of a 20,000-request burst (64 concurrent
 // keep-alive clients), restart it on the same queue file, drain to a fake Plex; every acknowledged folder must be
 // delivered. Several rounds, each killed at a different moment.
-import Database from '../src/sqlite.js';
+import Database from '../src/sqlite/binding.js';
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
 import { attachPlexNotifications } from '../test/fakes/plex-notifications.js';

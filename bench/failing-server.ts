@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../src/clock.js';
 import { defaultConfig } from '../src/config/load.js';
 import type { Config } from '../src/config/schema.js';
-import { silentLogger } from '../src/log.js';
+import { silentLogger } from '../src/log/logger.js';
 import { createService, type Service } from '../src/service.js';
 import { FakePlex } from '../test/fakes/plex.js';
 import { log, SECRET, sleep, sonarrDownload, standalone, type Figure } from './support.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { defaultConfig } from '../src/config/load.js';
 import type { Config } from '../src/config/schema.js';
-import { createLogger } from '../src/log.js';
+import { createLogger } from '../src/log/logger.js';
 import { createService } from '../src/service.js';
 import { FakePlex } from '../test/fakes/plex.js';
 import { log, median, SECRET, standalone, type Figure } from './support.js';

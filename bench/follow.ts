@@ -9,7 +9,7 @@
 // BENCH_FOLLOW=poll it refuses the upgrade and the follower polls /activities (the fallback, where the
 // PLEX_MAX_OUTSTANDING cap lets about that many scans out per PLEX_FOLLOW_INTERVAL).
 import { DEFAULT_MAX_OUTSTANDING } from '../src/processor/server-backlog.js';
-import Database from '../src/sqlite.js';
+import Database from '../src/sqlite/binding.js';
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.js';
 import { attachPlexNotifications } from '../test/fakes/plex-notifications.js';

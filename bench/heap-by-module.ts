@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FakePlex } from '../test/fakes/plex.js';
-import { node24, versionOf } from './other-node.js';
+import { nodeOfMajor, versionOf } from './other-node.js';
 import { cleanup, sleep, startServer, tempDir, writeConfig } from './support.js';
 
 interface Snapshot {
@@ -212,7 +212,7 @@ export function analyse(file: string, top: number): string {
 
 async function main(): Promise<void> {
   const top = Number(process.argv[process.argv.indexOf('--top') + 1]) || 25;
-  const node = process.argv.includes('--node24') ? node24() : process.execPath;
+  const node = process.argv.includes('--node24') ? nodeOfMajor(24) : process.execPath;
   if (!node) throw new Error('no Node 24 (see bench/other-node.ts)');
   const plex = await new FakePlex({ sections: [{ key: '2', title: 'TV', type: 'show', locations: ['/data/media/tv'] }] }).start();
   const dir = tempDir('heap-by-module');

@@ -7,7 +7,7 @@
 // before it answers) that show how much of bare is left for any receiver; and the p99 of a bare server that
 // burns 100 µs of CPU per request, about what the intake costs. The server's RSS is sampled every second; a
 // probe loaded with --import records event-loop stalls and GC. Afterwards the queue must hold every 2xx.
-import Database from '../src/sqlite.js';
+import Database from '../src/sqlite/binding.js';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -2,8 +2,7 @@
 // the relay's parts to the one before (bare node:http, then Fastify, the config schema in zod, better-sqlite3,
 // pino, prom-client, ws), then the relay itself, all started together on one Node. Each program is bundled as the
 // relay is (scripts/bundle.mjs's options, one ES module, node:http by require) and run with the relay's Node
-// flags, and each does the relay's one full collection once quiet (src/idle-memory.ts). The bare server is shown
-// twice, with the relay's flags and with none. `node --import tsx bench/memory.ts --by-part` prints the table.
+// flags. The bare server is shown twice, with the relay's flags and with none. `node --import tsx bench/memory.ts --by-part` prints the table.
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,8 +20,8 @@ interface Part {
 /** Each adds itself to all the parts before it. */
 const PARTS: Part[] = [
   {
-    name: '+ Fastify (one route) and the idle collection',
-    imports: `import Fastify from 'fastify'; import { trimWhenIdle } from './src/idle-memory.ts';`,
+    name: '+ Fastify (one route)',
+    imports: `import Fastify from 'fastify';`,
     setup: `const app = Fastify({ logger: false }); app.get('/health', async () => ({ ok: true })); keep.push(app);`,
   },
   {
@@ -32,12 +31,12 @@ const PARTS: Part[] = [
   },
   {
     name: '+ better-sqlite3: a WAL database with a table',
-    imports: `import Database from './src/sqlite.ts';`,
+    imports: `import Database from './src/sqlite/binding.ts';`,
     setup: `{ const db = new Database(process.argv[3] + '/part.db'); db.pragma('journal_mode = WAL'); db.exec('CREATE TABLE IF NOT EXISTS t (a TEXT PRIMARY KEY)'); db.prepare('INSERT OR IGNORE INTO t VALUES (?)').run('x'); keep.push(db); }`,
   },
   {
     name: '+ pino: the log file logger',
-    imports: `import { createLogger } from './src/log.ts';`,
+    imports: `import { createLogger } from './src/log/logger.ts';`,
     setup: `{ const logger = createLogger({ level: 'info', file: process.argv[3] + '/part.log', console: null, buffered: true }); logger.info('started'); keep.push(logger); }`,
   },
   {
@@ -57,7 +56,7 @@ function program(parts: Part[]): string {
     ...parts.map((p) => p.imports),
     `const keep = [];`,
     ...parts.map((p) => p.setup),
-    `await app.listen({ port: 0, host: '127.0.0.1' }); trimWhenIdle(app.server); console.log('http://127.0.0.1:' + app.server.address().port);`,
+    `await app.listen({ port: 0, host: '127.0.0.1' }); console.log('http://127.0.0.1:' + app.server.address().port);`,
     `process.on('SIGTERM', () => process.exit(0));`,
   ].join('\n');
 }

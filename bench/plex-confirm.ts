@@ -8,12 +8,12 @@
 import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { systemClock } from '../src/clock.js';
-import { PlexApi } from '../src/plex/api.js';
-import { NO_AFTER_SCAN } from '../src/plex/after-scan.js';
-import type { PlexTicket } from '../src/plex/follow/follow-state.js';
-import { PlexFollower } from '../src/plex/follow/follower.js';
-import { PlexNotifications } from '../src/plex/follow/notifications.js';
-import { PlexScanWatch } from '../src/plex/follow/scan-watch.js';
+import { PlexApi } from '../src/targets/plex/api.js';
+import { NO_AFTER_SCAN } from '../src/targets/plex/after-scan.js';
+import type { PlexTicket } from '../src/targets/plex/follow/follow-state.js';
+import { PlexFollower } from '../src/targets/plex/follow/follower.js';
+import { PlexNotifications } from '../src/targets/plex/follow/notifications.js';
+import { PlexScanWatch } from '../src/targets/plex/follow/scan-watch.js';
 import { FakePlex } from '../test/fakes/plex.js';
 import { attachPlexNotifications } from '../test/fakes/plex-notifications.js';
 import type { Figure } from './support.js';

@@ -14,7 +14,7 @@ import { startJellyfinServer, type JellyfinServer } from '../test/fakes/jellyfin
 import { FakeArrApp } from '../test/fakes/arr-app.js';
 import { FakePlex } from '../test/fakes/plex.js';
 import { writeConfigFile } from '../test/support/config-file.js';
-import { MALLOC_ENV } from '../src/cli/node-flags.js';
+import { MALLOC_ENV } from '../test/support/launch.js';
 import { builtCli, cleanup, log, peakRssMb, SECRET, serverFlags, standalone, tempDir, type Figure } from './support.js';
 
 const API_KEY = 'bench-arr-key-7e1d3c5a9b0f';

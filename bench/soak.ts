@@ -17,7 +17,7 @@ import { statSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { DEFAULT_MAX_OUTSTANDING } from '../src/processor/server-backlog.js';
-import Database from '../src/sqlite.js';
+import Database from '../src/sqlite/binding.js';
 import { FakePlex } from '../test/fakes/plex.js';
 import { attachPlexNotifications } from '../test/fakes/plex-notifications.js';
 import { cleanup, createMediaFiles, log, median, rssMb, SECRET, sleep, sonarrDownload, standalone, startServerWith, tempDir, writeConfig, type Figure } from './support.js';

@@ -5,11 +5,11 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writ
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_FLAGS } from '../src/cli/node-flags.js';
 import { ManualClock } from '../src/clock.js';
 import { Queue, type FolderRequest } from '../src/queue/store.js';
-import { sqliteBindingPath } from '../src/sqlite.js';
+import { sqliteBindingPath } from '../src/sqlite/binding.js';
 import { writeConfigFile } from '../test/support/config-file.js';
+import { NODE_FLAGS } from '../test/support/launch.js';
 import { until } from '../test/support/until.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -323,7 +323,7 @@ export async function spawnScript(node: string, nodeFlags: readonly string[], ar
   const proc = spawn(node, [...nodeFlags, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   const url = await new Promise<string>((res, rej) => {
-    const t = setTimeout(() => rej(new Error('bare server did not start')), 10_000);
+    const t = setTimeout(() => rej(new Error('bare server did not start')), 30_000);
     proc.stdout!.once('data', (d: Buffer) => {
       clearTimeout(t);
       res(d.toString().trim());
@@ -404,7 +404,7 @@ export function sonarrDownload(show: string, season = 1, episode = 1): string {
   });
 }
 
-const num = (v: number, unit?: string): string => {
+export const num = (v: number, unit?: string): string => {
   if (!Number.isFinite(v)) return String(v);
   const abs = Math.abs(v);
   const s = abs >= 1000 ? Math.round(v).toLocaleString('en-US') : abs >= 100 ? v.toFixed(0) : abs >= 10 ? v.toFixed(1) : v.toFixed(2);

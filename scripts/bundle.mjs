@@ -1,11 +1,11 @@
 // Builds dist/scanrelay.mjs, the program `npm start`, the `scanrelay` command and the image run: the CLI and its
 // dependencies in one ES module, and beside it in dist/chunks/ what the server does not load at start (every
 // other command, the Drive monitor, the dashboard's pages, the OpenAPI document), loaded by import() when needed.
-// Start-up is mostly Node finding, reading and compiling several hundred module files; one file cuts that by
-// about a third, and leaving out what a server does not run keeps an idle relay smaller (docs/performance.md).
-// The SQLite modules stay outside: they load native binaries (src/sqlite.ts picks the one for the running Node).
-// Every file of ours is bundled as written: what our own code loads late, it loads late in the source (import(),
-// process.getBuiltinModule), so the tests run the program users run. Only what third-party packages require at
+// Start-up is mostly Node finding, reading and compiling several hundred module files; one file cuts that, and
+// leaving out what a server does not run keeps an idle relay smaller (docs/performance.md).
+// The SQLite modules stay outside: they load native binaries (src/sqlite/binding.ts picks the one for the running Node).
+// Every file of ours is bundled as written: what our own code loads late, it loads late in the source (import()),
+// so the tests run the program users run. Only what third-party packages require at
 // start is handed a stand-in here (below).
 //
 //   node scripts/bundle.mjs [outfile]      default dist/scanrelay.mjs (chunks in its folder's chunks/)
@@ -20,15 +20,14 @@ const buildRequire = createRequire(import.meta.url);
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 // Built-in modules, and one package's own file, that third-party packages require at start but use only on some
-// paths: each is loaded at its first use instead. Each of these holds RSS for the life of the process once loaded,
-// measured on Node 24.21 in a one-line http server (Node 20 in brackets): https or tls +5.0 MB (+0.7), http2 +9.0,
-// crypto +1.8 (+0.7), dns +0.7 (+0.2), assert +0.5 (+0.1), zlib +0.4 (+0.1). Fastify requires https and http2 for
+// paths: each is loaded at its first use instead. Each of these holds memory for the life of the process once
+// loaded (docs/performance.md, "Built-ins"). Fastify requires https and http2 for
 // servers it is not asked to make and dns for a listen address that is a name; ws requires https, tls, zlib and
 // crypto for wss://, compression and its handshake; prom-client requires zlib and its Pushgateway, which the relay
 // never uses; find-my-way and Fastify call assert().
 //
-// Our own code is not touched: it takes what it needs when it needs it, in the source (a built-in through
-// process.getBuiltinModule where it is used, ws by import() with the first socket), so the tests run it as it runs.
+// Our own code is not touched: it takes what it needs when it needs it, in the source (ws by import() with the
+// first socket, node:http where a request goes out), so the tests run it as it runs.
 //
 // The stand-in loads the real module on the first property read: after their own loading, these packages only
 // read properties (assert's stand-in checks its condition and loads the real assert only to throw). It has the
@@ -89,8 +88,8 @@ module.exports = new Proxy(standIn, { get: (target, key) => (key in target || ke
 
 // Fastify's schema compilers (ajv, fast-json-stringify) and its inject() client (light-my-request) stay in
 // node_modules, loaded from there the first time a route's schema is used (src/server/lazy-compilers.ts) or a
-// request is injected. Fastify requires them only then, but in the bundle their 430 KB of source would be read
-// and parsed at every start: about 1.5 MB of RSS on Node 24 for code an idle relay never runs. They are found
+// request is injected. Fastify requires them only then, but in the bundle their source would be read and parsed
+// at every start, memory held for code an idle relay never runs (docs/performance.md). They are found
 // from fastify's own folder, where npm installs them.
 const FROM_FASTIFY = /^(@fastify\/ajv-compiler|@fastify\/fast-json-stringify-compiler|light-my-request)$/;
 const fastifyOnDemand = {
@@ -110,7 +109,7 @@ export const bundleOptions = {
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node22',
   // src/version.ts: the bundle may run from anywhere, so it does not look for package.json.
   define: { SCANRELAY_VERSION: JSON.stringify(version) },
   external: ['better-sqlite3', 'better-sqlite3-node20'],
@@ -119,7 +118,7 @@ export const bundleOptions = {
   banner: { js: "import { createRequire as scanrelayRequire } from 'node:module'; const require = scanrelayRequire(import.meta.url);" },
   // Whitespace and syntax minified, names left as written: renaming them would need esbuild's keepNames, which
   // calls a helper to set `name` on every function each time one is created, and Fastify creates several per
-  // request (4% of the intake's CPU, docs/performance.md). ASCII only: V8 keeps the source of a module for its
+  // request (docs/performance.md). ASCII only: V8 keeps the source of a module for its
   // lazily compiled functions, and one character outside Latin-1 (a comment was enough) made it keep all of it
   // two bytes a character. Licence comments go to scanrelay.mjs.LEGAL.txt.
   minifyWhitespace: true,

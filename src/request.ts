@@ -3,7 +3,7 @@
 import type { ExternalIds } from './scan.js';
 
 /**
- * The arr apps of the trigger table (src/triggers/families.ts), which adds their names here by declaration
+ * The arr apps of the trigger table (src/triggers/arr-triggers.ts), which adds their names here by declaration
  * merging, so these nouns need not import the table.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type

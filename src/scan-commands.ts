@@ -2,7 +2,7 @@
 // kind, are split into words and run. The processor runs the first before each delivery (processor/delivery.ts),
 // the follow-up stage the second once a scan ended (follow/stage.ts); both sit above this file.
 import { execFile } from 'node:child_process';
-import type { Logger } from './log.js';
+import type { Logger } from './log/logger.js';
 import { keepEnd } from './text-cut.js';
 
 /**

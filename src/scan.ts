@@ -53,7 +53,7 @@ export interface Folder {
   anyDeleted: boolean;
   /** Existence checks done. */
   checks: number;
-  /** Bumped by every new request: an answer for an older generation is moot. */
+  /** Bumped by every new request: an answer for an older generation is superseded. */
   generation: number;
   state: 'waiting' | 'dispatching';
   lastError?: string;
@@ -88,7 +88,7 @@ export const DELIVERY_STATES = ['pending', 'following', 'scanned', 'confirmed', 
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 export type FinalDeliveryState = Exclude<DeliveryState, 'pending' | 'following'>;
 
-/** Which generation of which folder a follow-up belongs to: a newer request makes its answer moot. */
+/** Which generation of which folder a follow-up belongs to: a newer request makes its answer superseded. */
 export interface DeliveryRef {
   folderId: number;
   generation: number;
@@ -265,11 +265,11 @@ export interface Follower {
   start(done: (item: FollowItem, result: FollowResult) => Promise<void>): void;
   follow(item: FollowItem): void;
   /**
-   * The server took a scan whose follow-up is moot (its folder was asked again while the scan was on its way, and
+   * The server took a scan whose follow-up is superseded (its folder was asked again while the scan was on its way, and
    * the newer request is what will be followed): nothing is recorded of it, but a follower that counts what the
    * server holds (`Target.outstanding`) counts it until its end is heard.
    */
-  moot?(ticket: unknown): void;
+  superseded?(ticket: unknown): void;
   /** Items currently followed (health, tests). */
   readonly size: number;
   /** Its notification socket, when it has one (health, the dashboard). */

@@ -2,10 +2,11 @@
 // each carrying the "expected ..." phrase the loader prints, e.g. "SERVER_PORT: expected an integer 1-65535".
 // Below both users: the config's schema (src/config/) and each target kind's own keys (src/targets/), which the
 // schema gathers from the table of kinds.
+import { isIP } from 'node:net';
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { regexRule, withRegexRules, type PathMappings, type RegexRule } from './paths/mapping.js';
-import { SIZE_PATTERN } from './log-file.js';
+import { SIZE_PATTERN } from './log/file.js';
 
 function isHttpUrl(value: string): boolean {
   try {
@@ -16,9 +17,8 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-// zod's mini API: one function per rule instead of methods on every schema object. The classic API's code and
-// the methods it installs on each schema cost 2.5 MB more in a probe and 1.2 MB more in the idle relay on Node 24
-// (docs/performance.md, memory).
+// zod's mini API: one function per rule instead of methods on every schema object, whose code and methods an idle
+// relay would hold (docs/performance.md, "Idle memory").
 // The mini API sets no language for zod's own messages (the classic one sets English): the few rules without a
 // message of ours ("Invalid input: expected string, received number") read as they did.
 z.config(en());
@@ -134,9 +134,7 @@ export function pathMappings() {
 function isProxyAddress(value: string): boolean {
   if (['loopback', 'linklocal', 'uniquelocal'].includes(value)) return true;
   const [ip, bits, extra] = value.split('/');
-  // node:net's isIP taken from Node, not imported: an ES import of node:net reads each of its exports, which loads
-  // its address-list and socket-address modules (about 0.2 MB of RSS on Node 20 and 24) for nothing.
-  const family = process.getBuiltinModule('node:net').isIP(ip);
+  const family = isIP(ip);
   if (family === 0 || extra !== undefined) return false;
   if (bits === undefined) return true;
   return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);

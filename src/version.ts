@@ -1,5 +1,5 @@
-// This scanrelay's version (`scanrelay --version`, the `version` on /health): written into the bundle when it is
-// built (scripts/bundle.mjs), else read once from package.json.
+// What the program calls itself: its version (`scanrelay --version`, the `version` on /health), written into the
+// bundle when it is built (scripts/bundle.mjs), else read once from package.json; and how its commands are typed.
 import { readFileSync } from 'node:fs';
 
 /** Defined by the bundler; absent when src/ runs (through tsx). */
@@ -17,3 +17,7 @@ function readVersion(): string {
 }
 
 export const version = readVersion();
+
+/** How the relay's advice writes a command: as typed in a checkout (package.json's bin, the built
+ * dist/scanrelay.mjs). README says once how the image runs the same command. */
+export const typed = (command: string): string => `npx scanrelay ${command}`;

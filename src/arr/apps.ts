@@ -143,5 +143,3 @@ export function eventsRead(f: ArrFlavour): string[] {
   return [...f.imports, f.fileDeleted, f.renamed, ...(f.retagged ? [f.retagged] : [])];
 }
 
-/** Every flavour, for the tests of the table against the apps' own documents. */
-export const FLAVOURS: readonly ArrFlavour[] = [sonarrFlavour, radarrFlavour, lidarrFlavour, readarrFlavour];

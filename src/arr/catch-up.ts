@@ -5,8 +5,8 @@
 // artists or authors deleted since the last catch-up, which the history cannot tell (deleted-items.ts).
 import type { Clock } from '../clock.js';
 import type { ArrEntry } from '../config/arr-schema.js';
-import type { Intake } from '../intake.js';
-import type { Logger } from '../log.js';
+import type { Intake } from '../intake/intake.js';
+import type { Logger } from '../log/logger.js';
 import type { ScanRequest, Source } from '../request.js';
 import type { Payload } from '../triggers/payload.js';
 import { eventsRead, flavourOf, type ArrFlavour } from './apps.js';

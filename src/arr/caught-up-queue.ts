@@ -1,7 +1,7 @@
 // What a catch-up hands the intake, as a webhook's requests: each batch's requests whose folder no request asked for
 // at or after the batch's event (asked.ts), due as SERVER_SCAN_DELAY(S) would have them, in chunks, a path the gate
 // refuses left out rather than the rest.
-import { delayOf, type Intake } from '../intake.js';
+import { delayOf, type Intake } from '../intake/intake.js';
 import { PathRefused } from '../paths/gate.js';
 import { routeKnown } from '../paths/route.js';
 import type { ScanRequest } from '../request.js';

@@ -1,8 +1,8 @@
-// An arr app's API, as scanrelay calls it: every request through src/api-call.ts with the key in X-Api-Key (never in
+// An arr app's API, as scanrelay calls it: every request through src/http/api-call.ts with the key in X-Api-Key (never in
 // the URL, so no log line or error can carry it), and every request one of the app's published OpenAPI operations
 // (`arrRequests`, checked against each app's document in test/arr/openapi-conformance.test.ts).
-import { ARR_HISTORY, ARR_ITEM, ARR_LIBRARY, ARR_SETTINGS, SERVER_STATUS, type AnswerCap } from '../answer-caps.js';
-import { ApiRefusal, apiCaller, type ApiCaller } from '../api-call.js';
+import { ARR_HISTORY, ARR_ITEM, ARR_LIBRARY, ARR_SETTINGS, SERVER_STATUS, type AnswerCap } from '../http/answer-caps.js';
+import { ApiRefusal, apiCaller, type ApiCaller } from '../http/api-call.js';
 import type { Clock } from '../clock.js';
 import type { ArrEntry } from '../config/arr-schema.js';
 import { API_BASE } from './apps.js';

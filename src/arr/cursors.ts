@@ -1,9 +1,9 @@
 // Where each app's catch-up stands, kept in the queue file beside the queue (the 'arr' component of
-// src/migrations.ts): the date of the newest history event handled, and the ids handled within the overlap before
+// src/sqlite/migrations.ts): the date of the newest history event handled, and the ids handled within the overlap before
 // it, so the next reading (from a minute before) skips them. The component's other table, the folders of each
 // app's items, is read and written by item-folders.ts.
 import type Database from 'better-sqlite3';
-import { migrate, type Component } from '../migrations.js';
+import { migrate, type Component } from '../sqlite/migrations.js';
 
 const STEPS: string[] = [
   // 1: one row per ARR entry, by its NAME.

@@ -5,7 +5,7 @@
 // queued, read by the webhook's own parser. Bounded: the first list only sets the baseline, a list that fails keeps
 // the old one, and a list that lost most of its folders at once is not taken for deletes.
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { HistorySource, ScanRequest, Source } from '../request.js';
 import type { ArrFlavour } from './apps.js';
 import type { ArrClient } from './client.js';

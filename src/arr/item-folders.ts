@@ -2,7 +2,7 @@
 // component's arr_item_folders): what the next list is compared with, and when it was read, so that a folder a
 // webhook asked for since is not queued again as a delete.
 import type Database from 'better-sqlite3';
-import { migrate } from '../migrations.js';
+import { migrate } from '../sqlite/migrations.js';
 import { arrComponent, storedList } from './cursors.js';
 
 export interface ItemFolderSet {

@@ -1,9 +1,9 @@
 // Whether an app answers, as the catch-up last found it: up, silent, refusing the key, or answering what is not
 // its history. One log line per change of state (never one per attempt), each saying what to do; webhooks and
 // scans never wait on it.
-import { ApiRefusal } from '../api-call.js';
+import { ApiRefusal } from '../http/api-call.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 
 export type LinkState = 'connecting' | 'up' | 'down' | 'refused' | 'failing';
 

@@ -2,7 +2,7 @@
 // URL (any secret after it) or by the name "scanrelay", made from the app's own template otherwise (GET
 // notification/schema), with the import, upgrade, rename and delete events the app has turned on. The app tests the
 // URL when it saves (ProviderControllerBase.cs: no forceSave), so a URL it cannot reach is said, not saved.
-import { ApiRefusal } from '../api-call.js';
+import { ApiRefusal } from '../http/api-call.js';
 import type { ArrFlavour } from './apps.js';
 import type { ArrClient, Notification } from './client.js';
 

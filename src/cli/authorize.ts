@@ -8,7 +8,7 @@ import { startLoopbackListener, type LoopbackListener } from '../google/loopback
 import { InvalidGrantError, exchangeCode, toTokenSet } from '../google/token-endpoint.js';
 import { DRIVE_SCOPE, tokenFilePath, type GoogleSettings } from '../drive/settings.js';
 import { writeTokenFile } from '../drive/token-store.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 
 export interface DriveCommandConfig {
   google: GoogleSettings;

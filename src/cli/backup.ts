@@ -1,6 +1,6 @@
 // `scanrelay backup <file>` and `scanrelay restore <file>`: a consistent copy of the queue file (queue, history,
 // Drive cache) taken with SQLite's online backup while the server runs, and putting one back.
-import Database from '../sqlite.js';
+import Database from '../sqlite/binding.js';
 import { Command } from 'commander';
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

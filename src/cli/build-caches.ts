@@ -10,7 +10,7 @@ import { DriveCursors } from '../drive/cursors.js';
 import { findWatchedDrives } from '../drive/drives.js';
 import { createTokenSource } from '../drive/sign-in.js';
 import { walkDrive } from '../drive/walk.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { keepStart } from '../text-cut.js';
 import type { DriveCommandConfig } from './authorize.js';
 

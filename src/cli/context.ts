@@ -4,9 +4,9 @@ import { dirname } from 'node:path';
 import { compatibilityNotes } from '../config/compat.js';
 import { Writable } from 'node:stream';
 import { ConfigError, LEGACY_KEYS, loadConfig, resolveSettings, secretsOf, type LoadedConfig, type Settings } from '../config/load.js';
-import { createLogger, normaliseLevel, type Logger } from '../log.js';
-import { consoleFormat, LogFormatError, parseLogFormat } from '../log-format.js';
-import { sizeInBytes } from '../log-file.js';
+import { createLogger, normaliseLevel, type Logger } from '../log/logger.js';
+import { consoleFormat, LogFormatError, parseLogFormat } from '../log/format.js';
+import { sizeInBytes } from '../log/file.js';
 
 export interface GlobalFlags {
   config?: string;

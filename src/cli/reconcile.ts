@@ -7,7 +7,7 @@ import { Presets, SingleBar } from 'cli-progress';
 import { arrClient } from '../arr/client.js';
 import { systemClock } from '../clock.js';
 import { createLibraryJudge } from '../doctor/judge.js';
-import { Intake } from '../intake.js';
+import { Intake } from '../intake/intake.js';
 import { diskPathState } from '../paths/disk.js';
 import { intakeSettingsOf } from '../paths/route.js';
 import { Queue } from '../queue/store.js';

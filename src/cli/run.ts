@@ -4,7 +4,6 @@
 import type { Command } from 'commander';
 import { addGlobalOptions } from './context.js';
 import { baseProgram, commandOf } from './base.js';
-import { relaunch } from './relaunch.js';
 import { serverCommand } from './server.js';
 
 /** The program for a command line: just the server for `server`, else every command. */
@@ -19,10 +18,7 @@ export async function programFor(args: readonly string[]): Promise<Command> {
 
 /** Parses and runs `argv` (process.argv's shape); help when no command is given. */
 export async function run(argv: readonly string[]): Promise<void> {
-  // The server only: it runs for months, the other commands for seconds. Help is printed as started.
-  const args = argv.slice(2);
-  if (commandOf(args) === 'server' && !args.some((a) => a === '--help' || a === '-h') && relaunch()) return;
-  const program = await programFor(args);
+  const program = await programFor(argv.slice(2));
   if (argv.length <= 2) {
     program.outputHelp();
     return;

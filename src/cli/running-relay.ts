@@ -2,8 +2,8 @@
 // (POST /api/<SERVER_PASS>/arr/reload), so an app just added is caught up and on /health without a restart. One
 // line says what happened, or what to do.
 import type { Config } from '../config/schema.js';
-import { httpFetch } from '../http-fetch.js';
-import { typed } from '../command-line.js';
+import { httpFetch } from '../http/fetch.js';
+import { typed } from '../version.js';
 
 type RelayConfig = Pick<Config, 'SERVER_IP' | 'SERVER_PORT' | 'SERVER_PASS' | 'SERVER_BASE_PATH'>;
 

@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { isInside, sameFolder } from '../paths/folder.js';
 import { describeRefusal, gatePath } from '../paths/gate.js';
-import { scanSection, ScannerError, type ScannerSettings } from '../plex/scanner.js';
+import { scanSection, ScannerError, type ScannerSettings } from '../targets/plex/scanner.js';
 
 export interface SectionLocation {
   id: number | string;

@@ -1,7 +1,7 @@
 // `scanrelay sections --scanner`: Plex's sections as the scanner's own --list reports them.
 import type { Config } from '../config/schema.js';
-import { listSections, type RunOptions, type ScannerSettings } from '../plex/scanner.js';
-import { scannerSettingsFrom } from '../targets/plex-scanner.js';
+import { listSections, type RunOptions, type ScannerSettings } from '../targets/plex/scanner.js';
+import { scannerSettingsFrom } from '../targets/plex/scanner-target.js';
 
 export interface SectionsOutput {
   out?: (line: string) => void;

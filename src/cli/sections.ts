@@ -1,6 +1,6 @@
 // `scanrelay sections`: list Plex library sections with their locations (plex_autoscan's `sections+`).
 import { Command } from 'commander';
-import { PlexApi } from '../plex/api.js';
+import { PlexApi } from '../targets/plex/api.js';
 import { globalFlags, loadContext } from './context.js';
 
 export function sectionsCommand(): Command {

@@ -2,9 +2,9 @@
 import { banner } from './banner.js';
 import { Command } from 'commander';
 import { tokenFilePath } from '../drive/settings.js';
-import { createLogger, flushLogs, type Logger } from '../log.js';
-import { logFatalErrors } from '../log-fatal.js';
-import { sizeInBytes } from '../log-file.js';
+import { createLogger, flushLogs, type Logger } from '../log/logger.js';
+import { logFatalErrors } from '../log/fatal.js';
+import { sizeInBytes } from '../log/file.js';
 import { octal, tightenPrivate } from '../private-files.js';
 import { loadConfig, secretsOf } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -12,9 +12,6 @@ import { checkQueueFile, damagedLine, EX_CONFIG } from '../queue/file-check.js';
 import { QueueLockedError } from '../queue/lock.js';
 import { createService, type Service } from '../service.js';
 import { globalFlags, loadContext } from './context.js';
-import { flagAdvice } from './node-flags.js';
-import { relaunchedWith } from './relaunch.js';
-import { trimWhenIdle } from '../idle-memory.js';
 
 export function serverCommand(): Command {
   return new Command('server')
@@ -22,7 +19,6 @@ export function serverCommand(): Command {
     .option('--port <port>', 'listen on this port instead of SERVER_PORT', (v) => Number(v))
     .option('--host <address>', 'listen on this address instead of SERVER_IP')
     .action(async (opts: { port?: number; host?: string }, cmd: Command) => {
-      const relaunched = relaunchedWith();
       const { settings, loaded, logger, configDir } = loadContext(globalFlags(cmd), { buffered: true });
       // From the first line on: an error nothing handled is the log file's last line, not only stderr's.
       logFatalErrors(logger);
@@ -66,9 +62,6 @@ export function serverCommand(): Command {
         process.exit(1);
       }
       logger.info({ queuefile: settings.queuefile, targets: service.targets.map((t) => t.name) }, `Listening on ${url.replace(/\/\/[^/]+/, `//${host}:${new URL(url).port}`)}`);
-      if (relaunched) logger.info(`Started again in place (same process) with ${relaunched}, as the image and the unit start it (docs/configuration.md, "How Node is started").`);
-      const advice = flagAdvice();
-      if (advice) logger.info(advice);
       // On the console only, at every start: the log file never holds the secret.
       flushLogs(logger);
       // A SERVER_PASS kept in a secret file stays there: the banner names the file instead.
@@ -84,7 +77,6 @@ export function serverCommand(): Command {
         logger.info('Stopped cleanly.');
         process.exit(0);
       };
-      trimWhenIdle(service.app.server, (reason) => logger.warn(`The idle memory trim is off: V8's full collection failed (${reason}). The relay runs on as before; idle, it may hold a few MB more.`));
       process.on('SIGTERM', () => void stop('SIGTERM'));
       process.on('SIGINT', () => void stop('SIGINT'));
     });

@@ -5,6 +5,7 @@ import { convertTargets, convertWebhooks } from './autopulse-targets.js';
 import { convertTriggers, given } from './autopulse-triggers.js';
 import { list, obj, str, type Conversion, type Obj } from './from-autoscan.js';
 import { newServerPass } from './schema.js';
+import { basePath } from '../value-rules.js';
 
 /** autopulse's own defaults (app.rs L51-64, auth.rs L16-24, opts.rs L72-87), where scanrelay's differ. */
 const AUTOPULSE_PORT = 2875;
@@ -54,18 +55,24 @@ function convertApp(app: Obj, config: Record<string, unknown>, report: string[])
   config.SERVER_PORT = typeof app.port === 'number' ? app.port : AUTOPULSE_PORT;
   const proxies = list(app.trusted_proxies).map(str).filter((p): p is string => !!p);
   if (proxies.length) config.SERVER_TRUST_PROXY = proxies;
+  // base_path (app.rs): autopulse served every route under this prefix, as SERVER_BASE_PATH does.
+  const prefix = str(app.base_path);
+  if (prefix) {
+    const checked = basePath().safeParse(prefix.startsWith('/') ? prefix : `/${prefix}`);
+    if (checked.success) config.SERVER_BASE_PATH = checked.data;
+    else report.push(`app.base_path: '${prefix}' is not a path SERVER_BASE_PATH takes (${checked.error.issues[0]?.message}); not carried over.`);
+  }
   const notes: Record<string, string> = {
     database_url: "scanrelay keeps its queue and history in one SQLite file (--queuefile); autopulse's events are not imported",
     log_level: 'pass --loglevel (or SCANRELAY_LOGLEVEL) instead',
     api_logging: 'scanrelay logs one line per request it acts on',
-    base_path: 'scanrelay serves from the root; have the reverse proxy strip the prefix (docs/guides/reverse-proxy.md)',
     secure_cookies: 'scanrelay has no login session; the dashboard is guarded by SERVER_PASS',
   };
   // Values equal to autopulse's defaults (app.rs L51-64) changed nothing there, so they need nothing here.
-  const defaults: Record<string, unknown> = { log_level: 'info', api_logging: false, base_path: '', secure_cookies: false };
+  const defaults: Record<string, unknown> = { log_level: 'info', api_logging: false, secure_cookies: false };
   for (const [key, note] of Object.entries(notes)) if (given(app[key]) && app[key] !== defaults[key]) report.push(`app.${key}: not carried over: ${note}.`);
   for (const key of Object.keys(app)) {
-    if (!['hostname', 'port', 'trusted_proxies', ...Object.keys(notes)].includes(key)) report.push(`app.${key}: not an autopulse key scanrelay knows; not carried over.`);
+    if (!['hostname', 'port', 'trusted_proxies', 'base_path', ...Object.keys(notes)].includes(key)) report.push(`app.${key}: not an autopulse key scanrelay knows; not carried over.`);
   }
 }
 

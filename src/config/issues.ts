@@ -4,7 +4,7 @@ import { isObject, kindOf, type JsonObject } from './json-file.js';
 import { keyPath } from './schema-walk.js';
 import { isSecretKey } from './secrets.js';
 import { keepStart } from '../text-cut.js';
-import { shownUrl } from '../url-credentials.js';
+import { shownUrl } from '../http/url-credentials.js';
 
 /** The "expected ..." phrase for issues whose schema did not carry its own. */
 export function genericExpected(issue: z.core.$ZodRawIssue): string | undefined {

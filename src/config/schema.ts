@@ -3,6 +3,7 @@
 //
 // Keys keep plex_autoscan's UPPERCASE names and nesting so an existing config.json works unchanged. The base
 // defaults here are what a missing key gets; a new install gets the friendlier values of defaults.ts instead.
+import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import { arrSchema } from './arr-schema.js';
 import { autoscanSchema } from './autoscan-schema.js';
@@ -11,15 +12,15 @@ import { FIRST_PLEX_NAME, targetSchema } from './target-schema.js';
 import { basePath, bool, choice, MAX_PASS_IN_URL, passTooLongReason, reservedPassReason, integer, logSize, optionalHttpUrl, pathMappings, positiveSeconds, seconds, stringList, text, trustProxy, withDefault } from '../value-rules.js';
 import { watchSchema } from './watch-schema.js';
 import { notifySchema } from '../notify/schema.js';
-import { PLEX_DATABASE_PATH_DEFAULT } from '../plex/keys.js';
-import { typed } from '../command-line.js';
+import { PLEX_DATABASE_PATH_DEFAULT } from '../targets/plex/keys.js';
+import { typed } from '../version.js';
 
 export { targetSchema };
 
 /** A fresh secret path segment: 32 lowercase hex characters, like plex_autoscan's uuid4().hex. */
 export function newServerPass(): string {
   // node:crypto from Node when a secret is made, not each time a config is read (src/server/secret.ts says why).
-  return process.getBuiltinModule('node:crypto').randomBytes(16).toString('hex');
+  return randomBytes(16).toString('hex');
 }
 
 export const PLEX_SCANNER_DEFAULT = '/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner';
@@ -28,7 +29,7 @@ export const PLEX_LD_LIBRARY_PATH_DEFAULT = '/usr/lib/plexmediaserver/lib';
 
 /**
  * The whole config's schema. Made anew for each reading of a config and let go after it: an idle relay keeps no
- * zod object (each carries its own methods; kept, they held about 2 MB, docs/performance.md).
+ * zod object (each carries its own methods; docs/performance.md, "Idle memory").
  */
 export function configSchema() {
   return z
@@ -123,7 +124,7 @@ export function configSchema() {
         /** Whose X-Forwarded-For/-Host/-Proto to believe; false: the address in the log is the socket's. */
         SERVER_TRUST_PROXY: withDefault(trustProxy(), false),
 
-        // --- bounded disk (src/queue/retention.ts, src/log-file.ts)
+        // --- bounded disk (src/queue/retention.ts, src/log/file.ts)
         HISTORY_DAYS: withDefault(z.number({ error: 'a number of days greater than 0' }).check(z.gt(0, { error: 'a number of days greater than 0' })), 30),
         HISTORY_MAX_ROWS: withDefault(integer(0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more (0 = no row limit)'), 200_000),
         LOG_MAX_SIZE: withDefault(logSize(), '10MB'),

@@ -1,6 +1,6 @@
 // The config keys that hold secrets, listed once: the logger scrubs their values and config error messages
 // never print them. The URL keys are listed too: a user and password written into a URL are secrets of their own.
-import { splitUserinfo } from '../url-credentials.js';
+import { splitUserinfo } from '../http/url-credentials.js';
 import type { Config } from './schema.js';
 
 /** Each secret's key path; "*" stands for every entry of a list. */
@@ -17,7 +17,7 @@ export const SECRET_KEYS: readonly (readonly string[])[] = [
   ['ARR', '*', 'API_KEY'],
 ];
 
-/** Each key that holds a URL a person may write `user:pass@` into (sent as Basic auth, src/url-credentials.ts). */
+/** Each key that holds a URL a person may write `user:pass@` into (sent as Basic auth, src/http/url-credentials.ts). */
 export const URL_KEYS: readonly (readonly string[])[] = [
   ['PLEX_LOCAL_URL'],
   ['TARGETS', '*', 'URL'],

@@ -3,7 +3,7 @@
 import * as z from 'zod/mini';
 import { commonKeys } from '../targets/kind.js';
 import { TARGET_TYPES, targetKinds } from '../targets/kinds.js';
-import { FIRST_PLEX_NAME } from '../targets/plex-context.js';
+import { FIRST_PLEX_NAME } from '../targets/plex/context.js';
 import { requiredTargetKeys } from './target-keys.js';
 import { choice } from '../value-rules.js';
 

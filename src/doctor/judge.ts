@@ -1,11 +1,11 @@
 // The intake's question, answered the path doctor's way: is a folder in no library of any target, and what
 // should the sender be told then? Also how the relay's own checks read a target's libraries without waiting long.
 import type { Config } from '../config/schema.js';
-import type { LibraryJudge, Unmatched } from '../intake.js';
+import type { LibraryJudge, Unmatched } from '../intake/intake.js';
 import type { MappingMatch } from '../paths/mapping.js';
 import type { Library, Target } from '../scan.js';
 import { closestCandidates, judgeTarget, suggestMapping, type LibraryReader } from './explain.js';
-import { typed } from '../command-line.js';
+import { typed } from '../version.js';
 
 /** A server that hangs must not hold the webhook: after this the path is queued as always. */
 const JUDGE_WAIT_MS = 3_000;
@@ -15,7 +15,7 @@ const FAILED_MAX_AGE_MS = 30_000;
 /**
  * A target's libraries as the relay's own checks read them: from the target's list, never waiting more than
  * JUDGE_WAIT_MS on its server, and not asking again within FAILED_MAX_AGE_MS a server that just failed (the
- * failure is thrown again). The intake's judge and hash= (src/hash-scope.ts) each keep one.
+ * failure is thrown again). The intake's judge and hash= (src/hash/scope.ts) each keep one.
  */
 export function boundedLibraryReader(now: () => number): LibraryReader {
   const failed = new Map<string, { at: number; error: unknown }>();

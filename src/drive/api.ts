@@ -1,14 +1,14 @@
 // Drive v3 over HTTP: the handful of calls the monitor needs, with a fresh bearer token on each try,
 // one retry after a 401, and exponential backoff on rate limits (403/429) and server errors (5xx).
-import { DRIVE_DRIVES_PAGE, DRIVE_ITEM, DRIVE_PAGE, sizeText, type AnswerCap } from '../answer-caps.js';
-import { ANSWER_TOO_LARGE } from '../api-call.js';
-import type { Logger } from '../log.js';
-import { ConditionLog } from '../log-condition.js';
+import { DRIVE_DRIVES_PAGE, DRIVE_ITEM, DRIVE_PAGE, sizeText, type AnswerCap } from '../http/answer-caps.js';
+import { ANSWER_TOO_LARGE } from '../http/api-call.js';
+import type { Logger } from '../log/logger.js';
+import { ConditionLog } from '../log/condition.js';
 import { systemClock } from '../clock.js';
 import { listSharedDrives, type DrivesPage, type SharedDrive } from '../google/shared-drives.js';
 import { trimUrl } from './settings.js';
 import type { AccessTokenSource } from './token-store.js';
-import { AnswerTooLarge, httpFetch, type Fetch } from '../http-fetch.js';
+import { AnswerTooLarge, httpFetch, type Fetch } from '../http/fetch.js';
 
 export const FOLDER_MIME = 'application/vnd.google-apps.folder';
 

@@ -2,7 +2,7 @@
 // filled by fetching only parents it has never seen (each once), and kept right when folders are renamed or moved.
 import type Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { FOLDER_MIME, type DriveFile } from './api.js';
 import { migrateDriveSchema } from './schema.js';
 

@@ -2,7 +2,7 @@
 // handed to the queue and its successor cursor saved, all in one transaction per page.
 import type Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { ScanRequest } from '../request.js';
 import type { DriveApi, DriveChange } from './api.js';
 import type { DriveCache } from './cache.js';

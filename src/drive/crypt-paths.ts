@@ -4,7 +4,7 @@
 import { configPath, ConfigStore } from '../rclone/store.js';
 import { CryptNames, plainSize, type FilenameEncoding, type FilenameEncryption } from '../rclone/crypt-names.js';
 import { reveal } from '../rclone/obscure.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 
 export interface DecodedName {
   path: string;

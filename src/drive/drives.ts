@@ -1,6 +1,6 @@
 // Which drives to watch: My Drive always, plus with GOOGLE.TEAMDRIVE each shared drive in TEAMDRIVES, matched
 // by ID or by name through drives.list; their root folders are registered in the cache.
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { SharedDrive } from '../google/shared-drives.js';
 import type { DriveApi } from './api.js';
 import { MY_DRIVE, MY_DRIVE_NAME, type DriveCache } from './cache.js';

@@ -2,8 +2,8 @@
 // (src/drive/changes.ts reads a feed), backs off a failing drive, and reports its status.
 import type Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import { ConditionLog } from '../log-condition.js';
+import type { Logger } from '../log/logger.js';
+import { ConditionLog } from '../log/condition.js';
 import type { ScanRequest } from '../request.js';
 import { DriveApi } from './api.js';
 import { DriveCache } from './cache.js';
@@ -54,7 +54,7 @@ export class DriveMonitor {
   private setupError: string | undefined;
   private setupRetryAt: number | undefined;
   private lastPollAt: number | undefined;
-  /** A start or a drive that keeps failing is said once, then summarized (src/log-condition.ts); keyed by drive, '*' for the start. */
+  /** A start or a drive that keeps failing is said once, then summarized (src/log/condition.ts); keyed by drive, '*' for the start. */
   private readonly failing: ConditionLog;
   private running = false;
   private timer: NodeJS.Timeout | undefined;

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Conf } from '../rclone/conf.js';
 import { configPath as rcloneConfigPath } from '../rclone/store.js';
 import { RefreshingTokenSource, type RefreshingTokenOptions, type StoredToken } from './token-store.js';
-import { typed } from '../command-line.js';
+import { typed } from '../version.js';
 
 /** rclone.conf's remotes as plain key/value maps, read by the rclone wizard's own parser (src/rclone/conf.ts). */
 export function parseRcloneConf(text: string): Map<string, Record<string, string>> {

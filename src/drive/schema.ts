@@ -1,7 +1,7 @@
 // The Drive tables in the service's SQLite file (id -> path cache, change cursors) and the steps that built them,
-// run by src/migrations.ts as the 'drive' component.
+// run by src/sqlite/migrations.ts as the 'drive' component.
 import type Database from 'better-sqlite3';
-import { migrate, type Component } from '../migrations.js';
+import { migrate, type Component } from '../sqlite/migrations.js';
 
 const MIGRATIONS: string[] = [
   // 1: the id -> path cache and one change cursor per drive.

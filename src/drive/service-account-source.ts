@@ -4,7 +4,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { readServiceAccountKey, serviceAccountGrant, type ServiceAccountKey } from '../google/service-account.js';
 import { InvalidGrantError, toTokenSet, type TokenSet } from '../google/token-endpoint.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { REFRESH_MARGIN_MS, type AccessTokenSource } from './token-store.js';
 
 const KEY_LABEL = 'GOOGLE.SERVICE_ACCOUNT_FILE';

@@ -1,6 +1,6 @@
 // Picks the token source GOOGLE configures: a service account, an rclone remote's token, or authorize's token file.
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { RcloneTokenSource, defaultRcloneConfigPath } from './rclone-token.js';
 import { ServiceAccountTokenSource } from './service-account-source.js';
 import { DRIVE_SCOPE, resolveFromConfig, signInMethod, tokenFilePath, type GoogleSettings } from './settings.js';

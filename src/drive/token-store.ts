@@ -3,9 +3,9 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { refreshGrant, toTokenSet, type TokenSet } from '../google/token-endpoint.js';
-import { typed } from '../command-line.js';
+import { typed } from '../version.js';
 
 /** Anything that can hand the Drive client a bearer token. */
 export interface AccessTokenSource {

@@ -1,6 +1,6 @@
 // Hands a follower's outcome to the follow-up stage. A failure to record it (the queue file busy or full) is
 // logged, not thrown: the delivery stays `following` in the queue file, so the next start follows it again.
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { FollowItem, FollowResult } from '../scan.js';
 
 export type RecordOutcome = (item: FollowItem, result: FollowResult) => Promise<void>;

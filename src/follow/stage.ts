@@ -2,7 +2,7 @@
 // resumed after a restart; then the after-command, and the outcome recorded. Nothing here holds a delivery slot.
 import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { DeliveryRef, Queue } from '../queue/store.js';
 import { runScanCommand, type CommandEnv, type CommandRunner } from '../scan-commands.js';
 import type { DueDelivery, FollowItem, FollowResult, ScanOutcome, Target } from '../scan.js';
@@ -30,7 +30,7 @@ export interface FollowStageDeps {
   rescanDelayMs: number;
   /** A delivery became due again (a rescan): the processor should look. */
   onRescan: (dueAt: number) => void;
-  /** A followed scan ended (whatever came of it, moot ones too): the processor's back-pressure frees its place. */
+  /** A followed scan ended (whatever came of it, superseded ones too): the processor's back-pressure frees its place. */
   onEnded?: (target: string, item: FollowItem) => void;
 }
 
@@ -93,8 +93,8 @@ export class FollowStage {
   }
 
   /** Accepted, but its folder was asked again meanwhile: not followed, still outstanding on the server. */
-  moot(target: Target, follow: string): void {
-    target.follower?.moot?.((JSON.parse(follow) as Envelope).ticket);
+  superseded(target: Target, follow: string): void {
+    target.follower?.superseded?.((JSON.parse(follow) as Envelope).ticket);
   }
 
   /** Something is followed, or an outcome is being recorded. */

@@ -1,7 +1,7 @@
 // The consent half of Google's OAuth for a user account: the consent URL with its state and PKCE challenge, and
 // reading back what a person pasted (the bare code or the whole redirected URL).
 import { createHash, randomBytes } from 'node:crypto';
-import { shownUrl } from '../url-credentials.js';
+import { shownUrl } from '../http/url-credentials.js';
 
 /** The out-of-band redirect; Google blocked it for all clients on 31 January 2023 (`authorize --oob` still offers it). */
 export const OOB_REDIRECT_URI = 'urn:ietf:wg:oauth:2.0:oob';

@@ -1,7 +1,7 @@
 // The shared drives an account can see (Drive API drives.list, every page): the monitor matches GOOGLE.TEAMDRIVES
 // against them, the rclone wizard offers them as team_drive.
-import { DRIVE_DRIVES_PAGE } from '../answer-caps.js';
-import { httpFetch } from '../http-fetch.js';
+import { DRIVE_DRIVES_PAGE } from '../http/answer-caps.js';
+import { httpFetch } from '../http/fetch.js';
 
 export interface SharedDrive {
   id: string;

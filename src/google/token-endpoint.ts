@@ -1,10 +1,10 @@
 // Google's OAuth 2.0 token endpoint: posts a grant (authorization code, refresh token, service-account JWT) and
 // reads the answer or the refusal (RFC 6749 §5). Shared by the Drive monitor and the rclone wizard.
-import { OAUTH_TOKEN, sizeText } from '../answer-caps.js';
-import { AnswerTooLarge, httpFetch, type Fetch } from '../http-fetch.js';
+import { OAUTH_TOKEN, sizeText } from '../http/answer-caps.js';
+import { AnswerTooLarge, httpFetch, type Fetch } from '../http/fetch.js';
 import { keepStart } from '../text-cut.js';
-import { shownUrl } from '../url-credentials.js';
-import { typed } from '../command-line.js';
+import { shownUrl } from '../http/url-credentials.js';
+import { typed } from '../version.js';
 
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 

@@ -4,7 +4,7 @@
 // "down past DOWN_AFTER" check and the summary (every second in the server, by hand in tests).
 import type { Activity, ActivityEvents } from '../activity.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { said, type Message } from './message.js';
 import type { NotifierConfig, NotifyEvent } from './schema.js';
 import { Sender, type SenderOptions } from './sender.js';

@@ -1,10 +1,10 @@
 // Sends one notifier's messages from a queue of its own, so a slow or failing receiver never slows a scan: the
 // processor only ever adds to a bounded list in memory. A failure (timeout, 4xx/5xx, refused connection) is
 // retried a few times, then logged and dropped; messages are spaced (rate limit) per notifier.
-import { NOTIFIER_ANSWER, sizeText } from '../answer-caps.js';
+import { NOTIFIER_ANSWER, sizeText } from '../http/answer-caps.js';
 import { timeoutSignal, type Clock } from '../clock.js';
-import { AnswerTooLarge, httpFetch, type Fetch } from '../http-fetch.js';
-import type { Logger } from '../log.js';
+import { AnswerTooLarge, httpFetch, type Fetch } from '../http/fetch.js';
+import type { Logger } from '../log/logger.js';
 import { CARRIERS } from './carriers.js';
 import type { Message } from './message.js';
 import type { NotifierConfig } from './schema.js';

@@ -3,7 +3,7 @@
 // Down is per server and only for silence: an answer that refuses one folder's scan is that folder's to back off.
 import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { Queue } from '../queue/store.js';
 import type { SocketState, Target } from '../scan.js';
 import { isHeld, type ServerHold } from './server-hold.js';

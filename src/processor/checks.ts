@@ -2,13 +2,13 @@
 // disk this service sees (SERVER_FILE_EXIST_PATH_MAPPINGS), checked SERVER_MAX_FILE_CHECKS times.
 import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { mapPath } from '../paths/mapping.js';
 import type { Queue } from '../queue/store.js';
 import type { Folder } from '../scan.js';
 import type { PathState } from '../paths/disk.js';
 import type { ProcessorSettings } from './settings.js';
-import { typed } from '../command-line.js';
+import { typed } from '../version.js';
 
 const CHECK_BATCH = 256;
 /** Folders remembered with the disk's spelling; beyond it the oldest fall back to the request's spelling. */

@@ -5,7 +5,7 @@
 import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
 import type { FollowStage } from '../follow/stage.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { Queue } from '../queue/store.js';
 import type { DueDelivery, ScanOutcome, Target } from '../scan.js';
 import { runScanCommand, type CommandEnv, type CommandRunner } from '../scan-commands.js';
@@ -15,7 +15,7 @@ import { backoffDelay } from './backoff.js';
 import { askedHold, holdServer } from './server-hold.js';
 import type { ServerBacklog } from './server-backlog.js';
 import type { ProcessorSettings } from './settings.js';
-import { typed } from '../command-line.js';
+import { typed } from '../version.js';
 
 export interface DeliveryDeps {
   queue: Queue;
@@ -77,7 +77,7 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
       if (queue.isCurrent({ folderId: row.id, generation: row.generation })) {
         deps.followUps.follow(state.target, row, follow, now);
         deps.backlog.accepted(state.target, row.id);
-      } else deps.followUps.moot(state.target, follow);
+      } else deps.followUps.superseded(state.target, follow);
     }
   } else if (outcome.status === 'unmatched') {
     const detail = `'${row.folder}' is in no library of ${name}, so nothing was scanned there.\n${outcome.detail} ${explainHint(row)}`;

@@ -3,7 +3,7 @@
 import type { Activity } from '../activity.js';
 import type { Clock } from '../clock.js';
 import { FollowStage } from '../follow/stage.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { diskPathState, type PathState } from '../paths/disk.js';
 import type { Queue } from '../queue/store.js';
 import type { CommandRunner } from '../scan-commands.js';

@@ -47,7 +47,7 @@ export class ServerBacklog {
     for (const target of targets) if (target.outstanding) for (const row of queue.following(target.name)) this.accepted(target, row.ref.folderId);
   }
 
-  /** The follow-up of the folder's scan ended (whatever its outcome, or moot because re-requested). */
+  /** The follow-up of the folder's scan ended (whatever its outcome, or superseded because re-requested). */
   ended(target: string, folderId: number): void {
     this.held.get(target)?.delete(folderId);
   }

@@ -3,8 +3,8 @@
 // Without the header, or with one that cannot be read, the folder backs off on its own as for any failure. The hold
 // lives in memory only: after a restart the answered folder still waits in the queue until then, the others may
 // be sent early once, and the server's next "later" holds them again.
-import type { Logger } from '../log.js';
-import { retryAfterMs } from '../retry-after.js';
+import type { Logger } from '../log/logger.js';
+import { retryAfterMs } from '../http/retry-after.js';
 import type { ScanOutcome, Target } from '../scan.js';
 
 export interface ServerHold {

@@ -3,14 +3,14 @@
 // webhook in flight would wait with it.
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { sqliteBindingPath } from '../sqlite.js';
+import { sqliteBindingPath } from '../sqlite/binding.js';
 
 // CommonJS, evaluated in the worker: its own connection to the same file, closed when the queue closes.
 //
 // Why PASSIVE alone lets the WAL grow without bound: a PASSIVE checkpoint never takes the write lock, so commits
 // on the main thread go on meanwhile. The WAL is only rewound to its start when a commit begins after a
 // checkpoint copied every frame; under a steady load some commit always lands while the checkpoint copies and
-// syncs (tens of milliseconds), so the WAL kept growing (163 MB at 100 webhooks/s, 300 MB in 40 s at 300/s).
+// syncs, so the WAL kept growing without bound (docs/performance.md, the soak).
 //
 // So, every round (everyMs, or sooner once the WAL file passes restartAt; its size is looked at every 100 ms), a
 // PASSIVE checkpoint copies the bulk without any lock. Past restartAt, a second PASSIVE copies what came during
@@ -179,8 +179,8 @@ export class Checkpointer {
   }
 
   // One stat of the WAL file. While it does not grow the looks space out (doubling up to 5 s): an idle relay
-  // wakes up a few times a minute instead of ten times a second (at 100 ms, V8 found Node's stat and timer code
-  // hot within seconds and optimized it, which touched megabytes of its optimizing compilers: docs/performance.md).
+  // wakes up a few times a minute instead of ten times a second (looked at that often, V8 found Node's stat and
+  // timer code hot and optimized it, which woke its optimizing compilers: docs/performance.md).
   private lookAtWal(): void {
     this.look = undefined;
     if (this.stopped) return;

@@ -2,8 +2,8 @@
 // SQLite database holding a scanrelay queue? The check never writes: no migration, no WAL or SHM files created
 // beside a file that may be damaged, nothing truncated. A person decides what happens to a bad file.
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import Database from '../sqlite.js';
-import { typed } from '../command-line.js';
+import Database from '../sqlite/binding.js';
+import { typed } from '../version.js';
 
 /** sysexits.h EX_CONFIG: the systemd unit does not restart on it (RestartPreventExitStatus), a person must act. */
 export const EX_CONFIG = 78;
@@ -17,8 +17,8 @@ const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 /**
  * A file this large is checked in place (read-only) rather than copied into memory first. In place, SQLite
  * creates empty -wal and -shm files beside a WAL-mode file; below this size nothing is created at all. Small,
- * because the copy costs twice the file's size at every start (the buffer and SQLite's own): a queue of 100,000
- * folders raised the server's peak RSS by 37 MB that way (benchmark 4).
+ * because the copy costs twice the file's size at every start (the buffer and SQLite's own), which shows in the
+ * peak memory of a server with a large queue (benchmark 4).
  */
 const IN_MEMORY_LIMIT = 8 * 1024 * 1024;
 /** SQLite's own detail after "damaged" is kept to this length: the first problem is enough to go on. */

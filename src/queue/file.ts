@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createPrivate } from '../private-files.js';
-import Database from '../sqlite.js';
+import Database from '../sqlite/binding.js';
 import { Checkpointer, type CheckpointerStats } from './checkpointer.js';
 import { GroupCommit } from './group-commit.js';
 import { migrate } from './schema.js';

@@ -1,4 +1,4 @@
-// Requests held until their file has the SHA-256 the sender named (autopulse's hash=, src/hash-hold.ts), kept in
+// Requests held until their file has the SHA-256 the sender named (autopulse's hash=, src/hash/hold.ts), kept in
 // the queue file: the sender was answered at once, so a restart must resume the wait, not forget the request.
 import type Database from 'better-sqlite3';
 import type { ScanRequest } from '../request.js';

@@ -4,6 +4,7 @@
 // section 2 TV." is one template for every folder, and the line keeps "0,8,200,2". The path as received (a file,
 // usually) keeps only what is not a run of its folder (receivedEdit). Reading undoes both and gives back the
 // texts exactly as they were written.
+import { hash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 
 /** Stand for the line's folder and for the next digit argument inside a stored template. */
@@ -44,7 +45,7 @@ export function detailOf(text: string, args: string | null, folder: string): str
 /** The key history_texts is looked up by: 48 bits of the template's SHA-1 (equal texts are compared too). */
 export function textKey(text: string): number {
   // node:crypto from Node when a line is first written, not at start (src/server/secret.ts says why).
-  return Buffer.from(process.getBuiltinModule('node:crypto').hash('sha1', text, 'hex').slice(0, 12), 'hex').readUIntBE(0, 6);
+  return Buffer.from(hash('sha1', text, 'hex').slice(0, 12), 'hex').readUIntBE(0, 6);
 }
 
 /** A run of the folder copied into the path as received: "\u0001<offset>.<length>." (base 36). */

@@ -1,6 +1,6 @@
 // One server per queue file: an exclusive lock on a side file, held while the server runs and released by the
 // operating system when the process ends, however it ends (SQLite's own file locks do the holding).
-import Database from '../sqlite.js';
+import Database from '../sqlite/binding.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 

@@ -2,7 +2,7 @@
 // beyond HISTORY_MAX_ROWS is deleted in small batches, and the WAL is checkpointed and truncated.
 import type Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { PRUNE_TEXTS } from './statements.js';
 
 export interface RetentionSettings {

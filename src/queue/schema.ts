@@ -1,6 +1,6 @@
-// The queue's tables (folders, deliveries, history) and the steps that built them, run by src/migrations.ts.
+// The queue's tables (folders, deliveries, history) and the steps that built them, run by src/sqlite/migrations.ts.
 import type Database from 'better-sqlite3';
-import { migrate as migrateComponent, type Component } from '../migrations.js';
+import { migrate as migrateComponent, type Component } from '../sqlite/migrations.js';
 import { storedColumns, textStatements } from './history-texts.js';
 
 /** A history line as schema 6 stored it. */

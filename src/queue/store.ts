@@ -222,7 +222,7 @@ export class Queue extends QueueFile {
 
   /**
    * A request for a folder in no target's library: straight into history as `unmatched`, never queued. Also a
-   * request held for its file's hash that never matched (`not-found`, src/hash-hold.ts).
+   * request held for its file's hash that never matched (`not-found`, src/hash/hold.ts).
    */
   recordUnmatched(r: { folder: string; received: string; source: string; event: string; detail: string; outcome?: 'unmatched' | 'not-found' }): void {
     const now = this.clock.now();

@@ -2,11 +2,11 @@
 // rclone (remote control, https://rclone.org/rc/) to re-read the folder it should be in, walking up a level while
 // rclone does not know that folder either, as plex_autoscan did. `cache/expire` serves the old cache backend;
 // once rclone says it has no such method, only `vfs/refresh` is used.
-import { RCLONE_ANSWER, sizeText } from '../answer-caps.js';
-import type { Logger } from '../log.js';
+import { RCLONE_ANSWER, sizeText } from '../http/answer-caps.js';
+import type { Logger } from '../log/logger.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
-import { AnswerTooLarge, httpFetch, type Fetch } from '../http-fetch.js';
-import { splitUserinfo } from '../url-credentials.js';
+import { AnswerTooLarge, httpFetch, type Fetch } from '../http/fetch.js';
+import { splitUserinfo } from '../http/url-credentials.js';
 
 export interface CacheRefresh {
   /** Refreshes the folder of `localPath` (a file or folder as this service checks it). Never throws. */

@@ -3,7 +3,7 @@
 // server or `scanrelay reconcile` ran it), and the counts of the last audit that was not held back, which the
 // next one is measured against (a server that suddenly lists far fewer items queues nothing).
 import type Database from 'better-sqlite3';
-import { migrate, type Component } from '../migrations.js';
+import { migrate, type Component } from '../sqlite/migrations.js';
 import { storedList } from '../arr/cursors.js';
 
 const STEPS: string[] = [

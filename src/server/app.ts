@@ -20,7 +20,7 @@ import { lazySchemaController } from './lazy-compilers.js';
 import { redactUrl, weakPassReason } from './secret.js';
 import { scanRoutes } from './scan.js';
 import { underBasePath } from './base-path.js';
-import { typed } from '../command-line.js';
+import { typed } from '../version.js';
 
 export type { AppDeps } from './deps.js';
 

@@ -2,9 +2,10 @@
 // POST with an empty body, answered with autopulse's ScanEvent JSON, so Bazarr's "Autopulse" integration and
 // Tdarr/FileFlows flows written for autopulse can point at scanrelay. Shapes from dan-online/autopulse
 // (crates/server/src/routes/triggers.rs, crates/database/src/models.rs; docs/configuration.md cites lines).
+import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HashRefused, HoldFull, SHA256_HEX } from '../hash-hold.js';
-import { StorageError, TooManyPaths, type Admission } from '../intake.js';
+import { HashRefused, HoldFull, SHA256_HEX } from '../hash/hold.js';
+import { StorageError, TooManyPaths, type Admission } from '../intake/intake.js';
 import { PathRefused } from '../paths/gate.js';
 import type { ScanRequest } from '../request.js';
 import type { AppDeps } from './deps.js';
@@ -33,7 +34,7 @@ const naive = (ms: number) => new Date(ms).toISOString().replace(/Z$/, '');
 
 function scanEvent(source: string, path: string, hash: string | null, now: number, dueAt: number, failed: boolean): ScanEvent {
   return {
-    id: process.getBuiltinModule('node:crypto').randomUUID(),
+    id: randomUUID(),
     event_source: source,
     event_timestamp: naive(now),
     file_path: path,

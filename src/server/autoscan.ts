@@ -3,8 +3,8 @@
 // typed into every arr keep working.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AUTOSCAN_TRIGGER_TYPES, type AutoscanConfig } from '../config/autoscan-schema.js';
-import { StorageError, TooManyPaths } from '../intake.js';
-import type { Logger } from '../log.js';
+import { StorageError, TooManyPaths } from '../intake/intake.js';
+import type { Logger } from '../log/logger.js';
 import { PathRefused } from '../paths/gate.js';
 import { mapPath, type PathMappings } from '../paths/mapping.js';
 import type { ScanRequest, Source } from '../request.js';

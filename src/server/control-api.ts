@@ -3,8 +3,8 @@
 // /api/<SERVER_PASS>/openapi.json is made from the routes registered here (openapi.ts, on its first request).
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type * as z from 'zod/mini';
+import { StorageError } from '../intake/intake.js';
 import { ConfigError } from '../config/error.js';
-import { StorageError } from '../intake.js';
 import { rule } from './access.js';
 import type { AppDeps } from './deps.js';
 import { PathRefused } from '../paths/gate.js';

@@ -10,7 +10,7 @@ import { chartData, FailureLog } from './chart-data.js';
 import type { DashboardView } from './dashboard-page.js';
 import { weakPassReason } from './secret.js';
 import { keepStart } from '../text-cut.js';
-import { typed } from '../command-line.js';
+import { typed } from '../version.js';
 
 type Params = { secret: string };
 const secret = rule('secret');

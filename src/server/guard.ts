@@ -3,8 +3,8 @@
 // docs/security.md explains each.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import { PerClientLog, unwrittenTail } from '../log-per-client.js';
+import type { Logger } from '../log/logger.js';
+import { PerClientLog, unwrittenTail } from '../log/per-client.js';
 import type { Access } from './access.js';
 import { outsideBasePath } from './base-path.js';
 import { basicAuthMatches, bearerMatches, secretMatches } from './secret.js';
@@ -19,7 +19,7 @@ const REFUSED: Record<Exclude<Access, 'public'>, string> = {
   bearer: 'a missing or wrong bearer token (SERVER_METRICS_TOKEN)',
 };
 
-/** One WARN per client and credential per minute (src/log-per-client.ts); the rest are counted and told with the next. */
+/** One WARN per client and credential per minute (src/log/per-client.ts); the rest are counted and told with the next. */
 export class RefusedCredentialLog {
   private readonly lines: PerClientLog;
 

@@ -2,6 +2,7 @@
 // "Every answer" includes the ones Fastify and Node write themselves, before any hook could run: 414 (a path
 // segment over maxParamLength), 400 (a URL that cannot be decoded), 503 while closing, and Node's own 431, 408
 // and 400 for a request it could not parse.
+import { hash } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { rule } from './access.js';
 import type { FastifyInstance } from 'fastify';
@@ -26,7 +27,7 @@ export function pagePolicy(html: string): string {
   const hashes = (tag: string) =>
     [...html.matchAll(new RegExp(`<${tag}(\\s[^>]*)?>([\\s\\S]*?)</${tag}>`, 'g'))]
       .filter((m) => !/\ssrc\s*=/i.test(m[1] ?? ''))
-      .map((m) => `'sha256-${process.getBuiltinModule('node:crypto').hash('sha256', m[2], 'base64')}'`);
+      .map((m) => `'sha256-${hash('sha256', m[2], 'base64')}'`);
   return [
     "default-src 'self'",
     `script-src 'self' ${hashes('script').join(' ')}`.trim(),
@@ -80,6 +81,8 @@ export function answerClientError(err: Error & { code?: string }, socket: Socket
     const body = JSON.stringify({ error });
     const headers = { ...ALWAYS, 'content-security-policy': NOTHING, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' };
     const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+    // node:http from process.getBuiltinModule, not an ES import: an ES import builds node:http's whole namespace,
+    // whose WebSocket export loads undici on Node 22 and 24 (measured: docs/performance.md, "Built-ins").
     socket.write(`HTTP/1.1 ${status} ${process.getBuiltinModule('node:http').STATUS_CODES[status]}\r\n${lines.join('\r\n')}\r\n\r\n${body}`);
   }
   socket.destroy(err);

@@ -1,6 +1,6 @@
 // The dashboard's list of requests waiting for their file's SHA-256 (autopulse's hash=): how many of the cap, and
 // each with its checks, so a flood of them is seen. Shown only while some wait.
-import type { HeldView } from '../hash-hold.js';
+import type { HeldView } from '../hash/hold.js';
 import { escapeHtml as h } from './page.js';
 
 export interface HeldList {

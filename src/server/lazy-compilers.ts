@@ -3,8 +3,8 @@
 //
 // Fastify compiles every route's validators and serializers when the app gets ready: an Ajv instance with its
 // meta-schemas, and a generated function per schema and status code (the control API has dozens). A relay
-// that sits idle answers none of those routes, and on Node 24 that compiling alone kept 8-10 MB of RSS
-// (docs/performance.md, memory). Here each compiled function is a stand-in that builds the real one on its first
+// that sits idle answers none of those routes, yet kept the memory of that compiling for good
+// (docs/performance.md, "Idle memory"). Here each compiled function is a stand-in that builds the real one on its first
 // call, with the same compiler and options Fastify would have used; nothing else changes (same validation, same
 // errors, same serialized output).
 import { createRequire } from 'node:module';
@@ -15,7 +15,7 @@ type Builder<F> = (externalSchemas: unknown, options: unknown) => (routeSchema: 
 
 /**
  * A compiler package, from fastify's own folder in node_modules, where npm installs it: the same from the sources
- * and from the bundle, which leaves these packages out (scripts/bundle.mjs: their 430 KB would be read at every
+ * and from the bundle, which leaves these packages out (scripts/bundle.mjs: their source would be read at every
  * start for code an idle relay never runs).
  */
 function load(name: '@fastify/ajv-compiler' | '@fastify/fast-json-stringify-compiler'): () => (...args: unknown[]) => unknown {

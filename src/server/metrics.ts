@@ -2,7 +2,7 @@
 // metrics-route.ts).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Activity, ActivityEvents } from '../activity.js';
-import { MAX_HELD } from '../hash-hold.js';
+import { MAX_HELD } from '../hash/hold.js';
 import type { Processor } from '../processor/processor.js';
 import type { Queue } from '../queue/store.js';
 import { eventsBySource } from '../triggers/events.js';
@@ -14,7 +14,7 @@ export interface MetricsSources {
   activity?: Activity;
   queue: Queue;
   processor?: Processor;
-  /** Requests waiting for their file's SHA-256 (autopulse's hash=, src/hash-hold.ts). */
+  /** Requests waiting for their file's SHA-256 (autopulse's hash=, src/hash/hold.ts). */
   holds?: () => number;
   /** Each ARR app × media server as last reconciled (src/reconcile/). */
   reconcile?: () => { app: string; target: string; missing: number; unknown: number; error: string | null }[];
@@ -37,8 +37,8 @@ export class Metrics {
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
     // The event loop's lag sampled once a second, not prom-client's default 10 ms: that timer woke an idle relay 100
-    // times a second all year (0.7% of a core, and a CPU kept out of its deep sleep states) for a figure a scrape
-    // every 15 s reads; a stall still shows, as the lateness of the next sample.
+    // times a second all year (a CPU kept out of its deep sleep states) for a figure a scrape every 15 s reads; a
+    // stall still shows, as the lateness of the next sample.
     collectDefaultMetrics({ register: this.registry, prefix: 'scanrelay_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
     // prom-client's totals of active handles, requests and resources are gauges named `_total`, which Prometheus
     // reserves for counters (`promtool check metrics` fails on them). The per-type gauges without the suffix stay.

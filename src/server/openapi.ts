@@ -2,8 +2,8 @@
 // routes as the control API registered them: their URLs, summaries, tags and the JSON schemas Fastify was given
 // (schemas.ts through jsonSchema()). Loaded by import() on that request, from the sources and from the bundle
 // alike; nothing is made at build time. The layout is @fastify/swagger's (test/server/openapi.test.ts compares
-// the two on every route), which the relay no longer loads: its 500 KB with yaml and a JSON Schema resolver were
-// for this one document (docs/performance.md, "One program").
+// the two on every route), which the relay no longer loads: it brought yaml and a JSON Schema resolver in
+// for this one document (docs/performance.md, "Idle memory").
 import type { RouteOptions } from 'fastify';
 
 declare module 'fastify' {

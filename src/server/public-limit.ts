@@ -4,8 +4,8 @@
 // refused for being many, and a wrong secret is answered by the gate (guard.ts) before this runs.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import { PerClientLog, unwrittenTail } from '../log-per-client.js';
+import type { Logger } from '../log/logger.js';
+import { PerClientLog, unwrittenTail } from '../log/per-client.js';
 
 export interface PublicRate {
   /** Requests a second one client may keep up. */

@@ -1,6 +1,6 @@
 // Whether the service has finished starting: the queue is open and every target has been probed once.
 // `/health?ready` answers 503 until then, so an orchestrator sends no traffic to a half-started instance.
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { Target } from '../scan.js';
 
 /** A target that does not answer its first probe within this counts as probed (and down) all the same. */

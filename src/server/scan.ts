@@ -1,6 +1,6 @@
 // /<SERVER_PASS>: webhooks and manual requests in (POST/PUT), the manual scan page out (GET).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { StorageError, TooManyPaths, type Admission } from '../intake.js';
+import { StorageError, TooManyPaths, type Admission } from '../intake/intake.js';
 import { parseScanBody, type TriggerResult } from '../triggers/index.js';
 import { rule } from './access.js';
 import type { AppDeps } from './deps.js';

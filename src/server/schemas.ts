@@ -3,7 +3,7 @@
 //
 // zod's mini API, each type made by a function when a route registers and let go once jsonSchema() has turned it
 // into the JSON schema Fastify keeps: the running relay holds no zod object for its routes, and the same code runs
-// from the sources (tests) and from the bundle (docs/performance.md, "One program").
+// from the sources (tests) and from the bundle (docs/performance.md, "Idle memory").
 import * as z from 'zod/mini';
 import { DELIVERY_STATES } from '../scan.js';
 

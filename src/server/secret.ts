@@ -1,10 +1,9 @@
 // The credentials the gate compares (the secret path segment, Basic auth, a bearer token): each in constant time,
 // and never echoed into logs.
 
-// node:crypto is taken from Node at the first comparison, not imported: an idle relay that nobody asks anything
-// never loads it (0.7 MB of RSS on Node 20, 1.8 MB on Node 24; docs/performance.md).
-const digest = (s: string): Buffer => process.getBuiltinModule('node:crypto').hash('sha256', s, 'buffer');
-const timingSafeEqual = (a: Buffer, b: Buffer): boolean => process.getBuiltinModule('node:crypto').timingSafeEqual(a, b);
+import { hash, timingSafeEqual } from 'node:crypto';
+
+const digest = (s: string): Buffer => hash('sha256', s, 'buffer');
 
 /** Constant-time comparison whatever the lengths: both sides are hashed to 32 bytes first. */
 export function secretMatches(given: string, expected: string): boolean {

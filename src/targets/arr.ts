@@ -1,7 +1,7 @@
 // The "sonarr" and "radarr" kinds: the series or movie whose folder holds the path is rescanned
 // (POST /api/v3/command RescanSeries / RescanMovie), so the app notices files it did not import itself.
-import { ACKNOWLEDGEMENT, ARR_LIBRARY, SERVER_STATUS } from '../answer-caps.js';
-import { apiCaller, entryUrlKey } from '../api-call.js';
+import { ACKNOWLEDGEMENT, ARR_LIBRARY, SERVER_STATUS } from '../http/answer-caps.js';
+import { apiCaller, entryUrlKey } from '../http/api-call.js';
 import { systemClock } from '../clock.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanOutcome } from '../scan.js';

@@ -1,7 +1,7 @@
 // The "audiobookshelf" kind: finds the library holding the folder (GET /api/libraries) and tells its watcher that
 // the file changed (POST /api/watcher/update), the way Audiobookshelf's own folder watcher would.
-import { ACKNOWLEDGEMENT, LIBRARY_LIST, SERVER_STATUS } from '../answer-caps.js';
-import { apiCaller, entryUrlKey } from '../api-call.js';
+import { ACKNOWLEDGEMENT, LIBRARY_LIST, SERVER_STATUS } from '../http/answer-caps.js';
+import { apiCaller, entryUrlKey } from '../http/api-call.js';
 import { systemClock } from '../clock.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanContext, ScanOutcome } from '../scan.js';

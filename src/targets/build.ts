@@ -2,13 +2,13 @@
 // each built by its kind (kinds.ts) and given here what every target has alike: its name, SCAN_PAUSE,
 // SCAN_CONCURRENCY, MAX_OUTSTANDING, PATH_MAPPINGS, INCLUDE/EXCLUDE and REFRESH_ITEMS, and the library-root guard
 // of the kinds whose scan of a library's own folder is the whole library's. What is Plex's alone (the first Plex,
-// the context of the Plex kinds) is in plex-context.ts.
-import { entryUrlKey } from '../api-call.js';
+// the context of the Plex kinds) is in plex/context.ts.
+import { entryUrlKey } from '../http/api-call.js';
 import type { ScanContext, Target, TargetPath } from '../scan.js';
 import type { Capabilities, Entry, KindContext } from './kind.js';
 import { buildOf } from './kinds.js';
 import { libraryRootRefusal } from './library-root.js';
-import { firstPlexEntry, plexContext, type FirstPlexKeys, type PlexDatabases } from './plex-context.js';
+import { firstPlexEntry, plexContext, type FirstPlexKeys, type PlexDatabases } from './plex/context.js';
 import { targetPath } from './rewrite.js';
 
 /** What building the targets is given beside the config: every kind's needs, and Plex's database for the Plex kinds. */
@@ -37,7 +37,7 @@ export function configured(entry: Entry, made: Capabilities, refreshItemsByDefau
   const pathOf = (folder: string) => targetPath(folder, rules);
   const table: Table = { name: entry.NAME, pathOf };
   // Each capability by its way; one the kind did not make is left out, as the kind left it out.
-  const handed = (Object.keys(ways) as (keyof Capabilities)[]).map((key) => [key, ways[key](made, table, key as never)] as const);
+  const handed = (Object.keys(handOver) as (keyof Capabilities)[]).map((key) => [key, handOver[key](made, table, key as never)] as const);
   const capabilities = Object.fromEntries(handed.filter(([, member]) => member !== undefined)) as Capabilities;
   return {
     ...capabilities,
@@ -62,7 +62,7 @@ interface Table {
  * are listed once), so one added there does not compile until it is given its way here: as the kind made it, or
  * (when it takes a folder or a file) in the target's own path form.
  */
-type Ways = { [K in keyof Capabilities]-?: (made: Capabilities, table: Table, key: K) => Capabilities[K] };
+type HandOver = { [K in keyof Capabilities]-?: (made: Capabilities, table: Table, key: K) => Capabilities[K] };
 
 /** As the kind made it (a method bound to its kind's object: a class keeps its methods where a spread does not look). */
 function asMade<K extends keyof Capabilities>(made: Capabilities, _table: Table, key: K): Capabilities[K] {
@@ -78,7 +78,7 @@ function byFile<R>(table: Table, call: (path: string) => Promise<R>) {
   };
 }
 
-const ways: Ways = {
+const handOver: HandOver = {
   kind: asMade,
   follower: asMade,
   outstanding: asMade,

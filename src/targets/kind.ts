@@ -4,7 +4,7 @@
 import type * as z from 'zod/mini';
 import type { Clock } from '../clock.js';
 import { bool, integer, optional, optionalHttpUrl, pathMappings, seconds, stringList, text, withDefault } from '../value-rules.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { ItemLocation, ItemRefreshResult, ItemRetry, Target } from '../scan.js';
 
 /** The keys of every TARGETS entry beside NAME and TYPE, whatever its kind (made while a config is read, then let go). */
@@ -34,7 +34,7 @@ export type Capabilities = Omit<Target, 'name' | 'pauseMs' | 'concurrency' | 'ma
 
 /**
  * What building any kind's target may use besides its entry. A kind that needs more says so in its own context
- * (Plex: plex-context.ts), which the table hands to that kind alone.
+ * (Plex: plex/context.ts), which the table hands to that kind alone.
  */
 export interface KindContext {
   clock: Clock;

@@ -7,13 +7,13 @@ import { command } from './command.js';
 import { emby } from './emby.js';
 import { jellyfin } from './jellyfin.js';
 import type { KindContext, TargetKind } from './kind.js';
-import type { PlexContext } from './plex-context.js';
-import { plexScanner } from './plex-scanner.js';
-import { plex } from './plex.js';
+import type { PlexContext } from './plex/context.js';
+import { plexScanner } from './plex/scanner-target.js';
+import { plex } from './plex/target.js';
 import { relay } from './relay.js';
 import { tdarr } from './tdarr.js';
 
-/** The Plex kinds: built with Plex's own context (plex-context.ts); the first Plex, of the PLEX_* keys, is one. */
+/** The Plex kinds: built with Plex's own context (plex/context.ts); the first Plex, of the PLEX_* keys, is one. */
 const plexKinds = { plex, 'plex-scanner': plexScanner } as const;
 
 export const targetKinds = {

@@ -6,7 +6,7 @@
 // folder is below the library's, and its burst shares one refresh.
 import { sameFolder } from '../paths/folder.js';
 import type { Library, ScanContext, ScanOutcome, Target } from '../scan.js';
-import { typed } from '../command-line.js';
+import { typed } from '../version.js';
 
 /** Where a whole-library scan may be asked for, as every refusal and the CLI name it. */
 export const WHOLE_LIBRARY_ASKED = `from the manual page, the API or \`${typed('scan --library-root')}\``;

@@ -1,9 +1,9 @@
 // The "relay" kind: hands the folder to another scanrelay or an autoscan through its manual trigger
 // (POST /triggers/manual?dir=<folder>, HTTP Basic auth), for chaining across machines. It takes any folder.
-import { ACKNOWLEDGEMENT, SERVER_STATUS } from '../answer-caps.js';
-import { apiCaller, entryUrlKey } from '../api-call.js';
+import { ACKNOWLEDGEMENT, SERVER_STATUS } from '../http/answer-caps.js';
+import { apiCaller, entryUrlKey } from '../http/api-call.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { optional, text } from '../value-rules.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanOutcome } from '../scan.js';

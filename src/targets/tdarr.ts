@@ -1,6 +1,6 @@
 // The "tdarr" kind: asks Tdarr to look for new files in the folder (POST /api/v2/scan-files) for one library.
-import { ACKNOWLEDGEMENT, SERVER_STATUS } from '../answer-caps.js';
-import { apiCaller, entryUrlKey } from '../api-call.js';
+import { ACKNOWLEDGEMENT, SERVER_STATUS } from '../http/answer-caps.js';
+import { apiCaller, entryUrlKey } from '../http/api-call.js';
 import { optional, text } from '../value-rules.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanContext, ScanOutcome } from '../scan.js';

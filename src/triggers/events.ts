@@ -1,6 +1,6 @@
 // The arr event names we know, spelled the way the apps send them today, and why the ones that
 // name no changed file are answered 200 without a scan.
-import { families, lookalikes } from './families.js';
+import { arrTriggers, lookalikes } from './arr-triggers.js';
 
 /** The events every arr app sends; each app's own are in its entry of the trigger table. */
 const commonEvents = [
@@ -16,12 +16,12 @@ const commonEvents = [
   'ImportFailure',
 ];
 
-const knownEvents = [...new Set(['Manual', 'Refresh', ...commonEvents, ...families.flatMap((f) => f.events)])];
+const knownEvents = [...new Set(['Manual', 'Refresh', ...commonEvents, ...arrTriggers.flatMap((f) => f.events)])];
 
 const byLowerCase = new Map<string, string>(knownEvents.map((name) => [name.toLowerCase(), name]));
 
 /** "series, movie, artist or author": the key objects of the trigger table. */
-const familyKeys = families.map((f) => f.key).join(', ').replace(/, ([^,]*)$/, ' or $1');
+const payloadKeys = arrTriggers.map((f) => f.key).join(', ').replace(/, ([^,]*)$/, ' or $1');
 
 /**
  * The PascalCase spelling of a known event, so that Lidarr's old lower-case "download" is logged and
@@ -54,20 +54,20 @@ export function ignoredReason(event: string, family: string | undefined): string
   const silent = silentReasons[event];
   if (silent !== undefined) return silent;
   if (!byLowerCase.has(event.toLowerCase())) return `${event} is not an event scanrelay scans for`;
-  if (family === undefined) return `${event} event names no ${familyKeys}`;
+  if (family === undefined) return `${event} event names no ${payloadKeys}`;
   return `${event} events do not apply to a ${family} payload`;
 }
 
 // What each app's webhooks can be reported as (after canonicalEvent; an upgrading Download is "Upgrade").
 const arrCommon = [...commonEvents, 'Upgrade'];
-const ownEvents = (source: string): readonly string[] => families.find((f) => f.source === source)?.events ?? [];
+const ownEvents = (source: string): readonly string[] => arrTriggers.find((f) => f.source === source)?.events ?? [];
 
 /**
  * The closed set of event names per source, for metric labels: a name outside it is counted as "other", so
  * a sender cannot mint a new time series with every made-up eventType.
  */
 const arrEvents: [string, string[]][] = [
-  ...families.map((f): [string, string[]] => [f.source, [...arrCommon, ...f.events]]),
+  ...arrTriggers.map((f): [string, string[]] => [f.source, [...arrCommon, ...f.events]]),
   ...lookalikes.map((l): [string, string[]] => [l.source, [...arrCommon, ...l.sends.flatMap(ownEvents)]]),
 ];
 

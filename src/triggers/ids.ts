@@ -1,5 +1,5 @@
 // The series/movie IDs of a Sonarr or Radarr download (series.tvdbId, movie.tmdbId, imdbId, the title), carried on
-// its file requests for PLEX_FIX_MISMATCHED (src/plex/match.ts).
+// its file requests for PLEX_FIX_MISMATCHED (src/targets/plex/match.ts).
 import type { ExternalIds } from '../scan.js';
 import type { ScanRequest } from '../request.js';
 import { objectAt, type Payload } from './payload.js';

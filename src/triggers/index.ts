@@ -1,7 +1,7 @@
 // Turns a decoded scan body (arr webhook JSON or manual form fields) into the scans it asks for.
 import { canonicalEvent, ignoredReason } from './events.js';
-import type { Family } from './family.js';
-import { families } from './families.js';
+import type { ArrTrigger } from './arr-trigger.js';
+import { arrTriggers } from './arr-triggers.js';
 import { manualRequest } from './manual.js';
 import { isPlainObject, objectAt } from './payload.js';
 import { type TriggerResult } from './result.js';
@@ -26,11 +26,11 @@ export function parseScanBody(body: unknown, userAgent?: string): TriggerResult 
   const fromAgent = sourceFromUserAgent(userAgent);
   // The key object decides; without it (an older release, a script, another relay), the app the User-Agent
   // names, else the app whose own file fields the payload carries: the paths are read wherever they are.
-  const family =
-    families.find((f) => objectAt(body, f.key) !== undefined) ??
-    families.find((f) => f.source === fromAgent) ??
-    families.find((f) => (f as Family).marks?.some((m) => body[m] !== undefined && body[m] !== null));
-  const source = fromAgent ?? family?.source;
+  const trigger =
+    arrTriggers.find((f) => objectAt(body, f.key) !== undefined) ??
+    arrTriggers.find((f) => f.source === fromAgent) ??
+    arrTriggers.find((f) => (f as ArrTrigger).marks?.some((m) => body[m] !== undefined && body[m] !== null));
+  const source = fromAgent ?? trigger?.source;
 
   // plex_autoscan also answered Test under the key "EventType".
   const aliased = body.EventType;
@@ -40,12 +40,12 @@ export function parseScanBody(body: unknown, userAgent?: string): TriggerResult 
   if (event === 'Manual' || event === 'Refresh') return manualRequest(body, event);
   if (event === undefined) return { kind: 'invalid', reason: noEventType };
 
-  if (family === undefined) {
+  if (trigger === undefined) {
     return { kind: 'ignored', source: source ?? 'unknown', event, reason: ignoredReason(event, undefined) };
   }
   // The payload's shape decides how it is read; the User-Agent only decides what it is reported as.
-  const reportedAs = source ?? family.source;
-  const outcome = family.parse(body, event, reportedAs);
-  if (outcome.kind === 'unhandled') return { kind: 'ignored', source: reportedAs, event: outcome.event, reason: ignoredReason(outcome.event, family.key) };
+  const reportedAs = source ?? trigger.source;
+  const outcome = trigger.parse(body, event, reportedAs);
+  if (outcome.kind === 'unhandled') return { kind: 'ignored', source: reportedAs, event: outcome.event, reason: ignoredReason(outcome.event, trigger.key) };
   return { ...outcome, source: reportedAs };
 }

@@ -1,11 +1,11 @@
 // Lidarr: which files an event changed. Track files carry absolute paths only.
 import type { Source } from '../request.js';
 import { filePathOf, objectAt, objectsAt, pathAt, type Payload } from './payload.js';
-import type { Family } from './family.js';
+import type { ArrTrigger } from './arr-trigger.js';
 import { ignored, unhandled, type AppOutcome } from './result.js';
 import { ScanList } from './scan-list.js';
 
-export const lidarr: Family<'lidarr'> = {
+export const lidarr: ArrTrigger<'lidarr'> = {
   source: 'lidarr',
   key: 'artist',
   marks: ['trackFile', 'trackFiles', 'renamedTrackFiles'],

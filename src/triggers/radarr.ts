@@ -1,12 +1,12 @@
 // Radarr (and Whisparr v3, which sends the same shapes): which files an event changed.
 import type { Source } from '../request.js';
 import { filePathOf, objectAt, objectsAt, pathAt, type Payload } from './payload.js';
-import type { Family } from './family.js';
+import type { ArrTrigger } from './arr-trigger.js';
 import { ignored, unhandled, type AppOutcome } from './result.js';
 import { externalIds, withIds } from './ids.js';
 import { ScanList } from './scan-list.js';
 
-export const radarr: Family<'radarr'> = {
+export const radarr: ArrTrigger<'radarr'> = {
   source: 'radarr',
   key: 'movie',
   marks: ['movieFile', 'renamedMovieFiles'],

@@ -1,11 +1,11 @@
 // Readarr: which files an event changed. Book files carry absolute paths (relative ones are joined to author.path).
 import type { Source } from '../request.js';
 import { filePathOf, objectAt, objectsAt, pathAt, type Payload } from './payload.js';
-import type { Family } from './family.js';
+import type { ArrTrigger } from './arr-trigger.js';
 import { ignored, unhandled, type AppOutcome } from './result.js';
 import { ScanList } from './scan-list.js';
 
-export const readarr: Family<'readarr'> = {
+export const readarr: ArrTrigger<'readarr'> = {
   source: 'readarr',
   key: 'author',
   marks: ['bookFile', 'bookFiles', 'renamedBookFiles'],

@@ -1,12 +1,12 @@
 // Sonarr (and Whisparr v2, which sends the same shapes): which files an event changed.
 import type { Source } from '../request.js';
 import { filePathOf, objectAt, objectsAt, pathAt, type Payload } from './payload.js';
-import type { Family } from './family.js';
+import type { ArrTrigger } from './arr-trigger.js';
 import { ignored, unhandled, type AppOutcome } from './result.js';
 import { externalIds, withIds } from './ids.js';
 import { ScanList } from './scan-list.js';
 
-export const sonarr: Family<'sonarr'> = {
+export const sonarr: ArrTrigger<'sonarr'> = {
   source: 'sonarr',
   key: 'series',
   marks: ['episodeFile', 'episodeFiles', 'renamedEpisodeFiles'],

@@ -1,9 +1,9 @@
 // Which app sent a webhook, read from its User-Agent ("Sonarr/4.0.17.2952 (ubuntu 24.04)").
 import type { Source } from '../request.js';
-import { families, lookalikes } from './families.js';
+import { arrTriggers, lookalikes } from './arr-triggers.js';
 
 // "sonarr|radarr|…|whisparr": the apps of the trigger table (their names are plain words).
-const products = [...families, ...lookalikes].map((app) => app.source).join('|');
+const products = [...arrTriggers, ...lookalikes].map((app) => app.source).join('|');
 const arrProduct = new RegExp(`(?:^|\\s)(${products})\\/\\S`, 'i');
 
 /**

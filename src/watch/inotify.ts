@@ -4,7 +4,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { lstat } from '../file-system.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { PathFilter } from './filter.js';
 import { raiseAdvice } from './limits.js';
 import { walkFolders } from './walk.js';

@@ -1,6 +1,6 @@
 // The kernel's inotify watch limit: read at start, and the sysctl to raise it said plainly when a tree needs more.
 import { readFileSync } from 'node:fs';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 
 export const MAX_USER_WATCHES = '/proc/sys/fs/inotify/max_user_watches';
 

@@ -4,8 +4,8 @@
 import { dirname, join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { lstat } from '../file-system.js';
-import type { Logger } from '../log.js';
-import { ConditionLog } from '../log-condition.js';
+import type { Logger } from '../log/logger.js';
+import { ConditionLog } from '../log/condition.js';
 import type { PathFilter } from './filter.js';
 import type { FolderChange } from './inotify.js';
 import { walkFolders } from './walk.js';
@@ -48,7 +48,7 @@ export class PollWatcher {
   private stopped = false;
   private walking = false;
   last?: PollSummary;
-  /** Folders that cannot be read are said once, not on every walk (src/log-condition.ts). */
+  /** Folders that cannot be read are said once, not on every walk (src/log/condition.ts). */
   private readonly unreadable: ConditionLog;
 
   constructor(private readonly opts: PollOptions) {

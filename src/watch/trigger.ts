@@ -3,8 +3,8 @@
 import { Stats } from 'node:fs';
 import type { WatchConfig, WatchPathConfig } from '../config/watch-schema.js';
 import { stat } from '../file-system.js';
-import { StorageError, type Intake } from '../intake.js';
-import type { Logger } from '../log.js';
+import { StorageError, type Intake } from '../intake/intake.js';
+import type { Logger } from '../log/logger.js';
 import { mapPath } from '../paths/mapping.js';
 import type { ScanRequest } from '../request.js';
 import { FolderDebounce, type Scheduler } from './debounce.js';

@@ -1,5 +1,5 @@
 // Where each app's catch-up stands, in the queue file beside the queue: the 'arr' component of the one migrator
-// (src/migrations.ts), created on first use in a file that already holds a queue, kept across openings, and a file
+// (src/sqlite/migrations.ts), created on first use in a file that already holds a queue, kept across openings, and a file
 // whose arr tables are newer than this scanrelay refused with what to do. And what the queue file tells of the
 // folders asked for (src/queue/asked.ts), which the catch-up reads at start.
 import { mkdtempSync } from 'node:fs';
@@ -9,10 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { ArrCursors, arrComponent } from '../../src/arr/cursors.js';
 import { ItemFolders } from '../../src/arr/item-folders.js';
 import { ManualClock } from '../../src/clock.js';
-import { migrate, recordedVersion } from '../../src/migrations.js';
+import { migrate, recordedVersion } from '../../src/sqlite/migrations.js';
 import { foldersAskedSince } from '../../src/queue/asked.js';
 import { Queue } from '../../src/queue/store.js';
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 
 const file = () => join(mkdtempSync(join(tmpdir(), 'scanrelay-arr-cursors-')), 'queue.db');
 

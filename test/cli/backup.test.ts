@@ -1,6 +1,6 @@
 // `scanrelay backup` and `scanrelay restore` as a user runs them, against a queue file another process keeps
 // open and writes to (as the running server does).
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { ManualClock } from '../../src/clock.js';
 import { buildTargets } from '../../src/targets/build.js';
 import { configFiles } from '../support/config-file.js';

@@ -151,6 +151,16 @@ describe('convertAutopulse, single mappings', () => {
     expect(passwords[1]).not.toBe(passwords[0]);
   });
 
+  it("app.base_path becomes SERVER_BASE_PATH (the same prefix before every route); one it cannot take is reported", () => {
+    const { config, text } = convert({ app: { base_path: '/autopulse/' } });
+    expect(config.SERVER_BASE_PATH).toBe('/autopulse');
+    expect(text).not.toMatch(/base_path/);
+    expect(convert({ app: { base_path: 'pulse' } }).config.SERVER_BASE_PATH).toBe('/pulse');
+    const refused = convert({ app: { base_path: '/a b' } });
+    expect(refused.config.SERVER_BASE_PATH).toBeUndefined();
+    expect(refused.text).toMatch(/^app.base_path: '\/a b' is not a path SERVER_BASE_PATH takes \(a path like "\/scanrelay"/m);
+  });
+
   it('a password of its own is carried over as it is, and nothing is generated', () => {
     const { config, generated } = convert({ auth: { password: 'yoghurt' } });
     expect(config.AUTOSCAN).toMatchObject({ USER: 'admin', PASSWORD: 'yoghurt' });

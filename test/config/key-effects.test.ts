@@ -9,7 +9,7 @@ import { ManualClock } from '../../src/clock.js';
 import { compatibilityNotes } from '../../src/config/compat.js';
 import { defaultConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import type { PathState } from '../../src/paths/disk.js';
 import { buildTargets } from '../../src/targets/build.js';
 import { freePort } from '../support/net.js';

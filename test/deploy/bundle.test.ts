@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE_FLAGS } from '../../src/cli/node-flags.js';
+import { NODE_FLAGS } from '../support/launch.js';
 import { FakePlex } from '../fakes/plex.js';
 import { attachPlexNotifications } from '../fakes/plex-notifications.js';
 import { killChildren, runCli, startServer } from '../support/child.js';
@@ -66,7 +66,7 @@ const NOT_AT_IDLE = [
   'src/server/dashboard-page.ts',
   'src/server/charts.ts',
   'node_modules/cli-progress/cli-progress.js',
-  // Imported with the first notification socket (src/media-socket.ts), not at start.
+  // Imported with the first notification socket (src/http/media-socket.ts), not at start.
   'node_modules/ws/lib/websocket.js',
 ];
 
@@ -124,7 +124,7 @@ describe('the bundle', () => {
       return sourcesOf(file).flatMap((source, i) => (source.startsWith('src/') ? [{ source, text: map.sourcesContent[i] }] : []));
     });
     // The server's own files among them (so the check cannot pass on an empty list).
-    expect(ours.map((o) => o.source)).toEqual(expect.arrayContaining(['src/server/schemas.ts', 'src/server/openapi.ts', 'src/media-socket.ts', 'src/cli/index.ts']));
+    expect(ours.map((o) => o.source)).toEqual(expect.arrayContaining(['src/server/schemas.ts', 'src/server/openapi.ts', 'src/http/media-socket.ts', 'src/cli/index.ts']));
     for (const { source, text } of ours) expect(text, source).toBe(readFileSync(join(repoRoot, source), 'utf8'));
   });
 

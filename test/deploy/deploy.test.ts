@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ManualClock } from '../../src/clock.js';
-import { MALLOC_ENV, NODE_FLAGS } from '../../src/cli/node-flags.js';
+import { MALLOC_ENV, NODE_FLAGS } from '../support/launch.js';
 import { loadConfig } from '../../src/config/load.js';
 import { EX_CONFIG } from '../../src/queue/file-check.js';
 import { Queue } from '../../src/queue/store.js';
@@ -103,20 +103,21 @@ describe('deploy/compose.yaml', () => {
 });
 
 describe('Dockerfile', () => {
-  it('builds and runs on Node 24 LTS, without the Node 20 binding, runs the bundle, and checks readiness', () => {
+  it('builds and runs on Node 24 LTS, runs the bundle, and checks readiness', () => {
     expect([...dockerfile.matchAll(/^FROM (?:--platform=\S+ )?(\S+)/gm)].map((m) => m[1])).toEqual(['node:24-bookworm-slim', 'node:24-bookworm-slim']);
     // The build stage runs natively for any target (what it makes is platform-free); the last stage is the target's.
     expect(dockerfile).toMatch(/^FROM --platform=\$BUILDPLATFORM node:24-bookworm-slim AS build$/m);
-    // No install script runs (none compiles better-sqlite3-node20); the build is run by name, then pruned.
-    expect(dockerfile).toMatch(/npm ci --ignore-scripts && npm run build && npm prune --omit=dev --omit=optional/);
+    // No install script runs (Node 24 needs none compiled); the build is run by name, then pruned.
+    expect(dockerfile).toMatch(/npm ci --ignore-scripts && npm run build && npm prune --omit=dev$/m);
     expect(dockerfile).toMatch(/COPY scripts\/bundle\.mjs/);
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
-    // The same Node flags on every launcher (src/cli/node-flags.ts says why).
+    // The same Node flags on every launcher: npm start's heap options, and no testing flag of V8's.
+    expect(NODE_FLAGS).toEqual(['--max-semi-space-size=8', '--max-old-space-size=512']);
     expect(dockerfile).toContain(`ENTRYPOINT ["/app/entrypoint.sh", "node", ${NODE_FLAGS.map((f) => `"${f}"`).join(', ')}, "${pkg.bin.scanrelay}",`);
     expect(pkg.scripts.start).toBe(`node ${NODE_FLAGS.join(' ')} ${pkg.bin.scanrelay} server`);
     const unit = readFileSync(join(repoRoot, 'deploy', 'scanrelay.service'), 'utf8');
     expect(unit).toContain(`ExecStart=/usr/bin/node ${NODE_FLAGS.join(' ')} /opt/scanrelay/${pkg.bin.scanrelay} server`);
-    // And the same malloc setting where the launcher sets the environment (npm start gets it from the relaunch).
+    // And the same malloc setting where the launcher sets the environment (npm start leaves the environment to its user).
     for (const [key, value] of Object.entries(MALLOC_ENV)) {
       expect(dockerfile).toMatch(new RegExp(`^ENV ${key}=${value}$`, 'm'));
       expect(unit).toMatch(new RegExp(`^Environment=${key}=${value}$`, 'm'));

@@ -23,6 +23,8 @@ beforeAll(() => {
   standIn.scripts = { ...pkg.scripts, build: `node -e "require('fs').writeFileSync('built', '')"` };
   writeFileSync(join(checkout, 'package.json'), JSON.stringify(standIn, null, 2));
   cpSync(join(repoRoot, 'scripts', 'prepare.mjs'), join(checkout, 'scripts', 'prepare.mjs'));
+  // The stand-in has no SQLite module to compile (scripts/sqlite-node20.mjs is tested on its own).
+  writeFileSync(join(checkout, 'scripts', 'sqlite-node20.mjs'), 'export const installNode20Sqlite = () => 0;\n');
   const bin = join(checkout, pkg.bin.scanrelay);
   mkdirSync(dirname(bin), { recursive: true });
   writeFileSync(bin, "#!/usr/bin/env node\nconsole.log('scanrelay ran', process.argv.slice(2).join(' '));\n");

@@ -1,12 +1,12 @@
 // `scanrelay build-caches` against the fake Drive API.
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildCachesCommand } from '../../src/cli/build-caches.js';
 import { DriveCache } from '../../src/drive/cache.js';
 import { DriveCursors } from '../../src/drive/cursors.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { startHarness, tvTree, type Harness } from './harness.js';
 
 let h: Harness;

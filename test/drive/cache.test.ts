@@ -1,5 +1,5 @@
 // The drive_ tables and the id -> path cache on their own.
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import type { DriveFile } from '../../src/drive/api.js';
 import { DriveCache, MY_DRIVE } from '../../src/drive/cache.js';
 import { DRIVE_SCHEMA_VERSION, migrateDriveSchema } from '../../src/drive/schema.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 
 const FOLDER = 'application/vnd.google-apps.folder';
 let dir: string;

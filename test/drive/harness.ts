@@ -1,6 +1,6 @@
 // Wires a DriveMonitor to the fake Drive API, the fake token endpoint, a real SQLite file and a small Plex
 // database in a temp folder, with a ManualClock and a log collector.
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +8,8 @@ import { ManualClock } from '../../src/clock.js';
 import { DriveMonitor, type DriveMonitorDeps } from '../../src/drive/monitor.js';
 import { withGoogleDefaults, type GoogleSettings } from '../../src/drive/settings.js';
 import { writeTokenFile } from '../../src/drive/token-store.js';
-import { createLogger, type Logger } from '../../src/log.js';
-import { openPlexDatabase, type PlexDatabase } from '../../src/plex/database.js';
+import { createLogger, type Logger } from '../../src/log/logger.js';
+import { openPlexDatabase, type PlexDatabase } from '../../src/targets/plex/database.js';
 import type { ScanRequest } from '../../src/request.js';
 import { FakeDrive } from '../fakes/drive.js';
 import { auditedSink } from '../support/log-audit.js';

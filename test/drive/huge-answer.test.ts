@@ -1,8 +1,8 @@
 // A Drive (or a gateway in front of it) answering a changes page with 50 MB, replayed against the fake Drive on
-// 127.0.0.1: each try stops at the page's cap (src/answer-caps.ts) and is retried with backoff as a 5xx is, the
+// 127.0.0.1: each try stops at the page's cap (src/http/answer-caps.ts) and is retried with backoff as a 5xx is, the
 // poll then fails as any failing poll does, and the cap is said in one line however many answers it dropped.
 import { afterEach, describe, expect, it } from 'vitest';
-import { DRIVE_PAGE } from '../../src/answer-caps.js';
+import { DRIVE_PAGE } from '../../src/http/answer-caps.js';
 import { until } from '../support/until.js';
 import { startHarness, tvTree, type Harness } from './harness.js';
 

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DriveCache } from '../../src/drive/cache.js';
 import { DriveCursors } from '../../src/drive/cursors.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { SERVER_ROOT, startHarness, tvTree, type Harness } from './harness.js';
 import { until } from '../support/until.js';
 

@@ -1,11 +1,11 @@
 // The read-only Plex library database check, on a small SQLite file in Plex's schema.
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { openPlexDatabase } from '../../src/plex/database.js';
+import { openPlexDatabase } from '../../src/targets/plex/database.js';
 import { makePlexDb } from '../support/plex-db.js';
 
 let dir: string;

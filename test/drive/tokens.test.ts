@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseRcloneConf, parseRcloneToken, readRcloneRemoteToken } from '../../src/drive/rclone-token.js';
 import { REFRESH_MARGIN_MS, TokenFileSource, readTokenFile, writeTokenFile } from '../../src/drive/token-store.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { startHarness, tvTree, type Harness } from './harness.js';
 
 let h: Harness;

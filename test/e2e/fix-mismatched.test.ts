@@ -1,6 +1,6 @@
 // PLEX_FIX_MISMATCHED end to end: one Sonarr Download through the real server; once the follow-up confirms the
 // episode, a show Plex matched wrongly is fixed, for a legacy-agent and a current-agent item; off, or without
-// PLEX_CONFIRM_SCANS, it is left as it is (the rule the Plex kind applies, src/targets/plex.ts).
+// PLEX_CONFIRM_SCANS, it is left as it is (the rule the Plex kind applies, src/targets/plex/target.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { SECRET, testService, type TestService } from '../support/service.js';

@@ -66,7 +66,7 @@ describe('the cross-check that cannot stall', () => {
 describe("Plex's scan order contradicted: 6 imports 150 ms apart in one section, no database", () => {
   const SIX = { folders: 6, spacingMs: 150, limitMs: 60_000 };
 
-  it('one partial scan taken and never run: the line is doubted, the dropped folder is asked once more, all 6 are items and confirmed within 40 s, 7 refreshes', async () => {
+  it('one partial scan taken and never run: the line is uncertain, the dropped folder is asked once more, all 6 are items and confirmed within 40 s, 7 refreshes', async () => {
     let dropped = 0;
     const r = await runBurst({ ...SIX, scanMs: 100, plex: (plex) => (plex.faults.drop = (_section, path) => path === folderOf(2) && dropped++ === 0) });
     expect(r.plex.swallowed).toEqual([{ section: '2', path: folderOf(2), how: 'dropped' }]);

@@ -1,6 +1,6 @@
 // Jellyfin's websocket with a user's token going silent 1.5 s into a burst of 60 season folders, through the real
 // service against the model Jellyfin on 127.0.0.1 on simulated time (test/support/jellyfin-service.ts): its
-// unanswered ping ends it (src/media-socket.ts), so no follow-up waits out the 45 s the socket is trusted for
+// unanswered ping ends it (src/http/media-socket.ts), so no follow-up waits out the 45 s the socket is trusted for
 // LibraryChanged; the listing of each refreshed season confirms every file.
 import { afterEach, describe, expect, it } from 'vitest';
 import { episodeFile, tvLibrary } from '../fakes/jellyfin-libraries.js';

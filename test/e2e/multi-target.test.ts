@@ -4,7 +4,7 @@
 // second Plex with its own database empties its own trash.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Source } from '../../src/request.js';
 import { startFakeEmby } from '../fakes/emby.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { defaultConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { createLogger, flushLogs } from '../../src/log.js';
+import { createLogger, flushLogs } from '../../src/log/logger.js';
 import { createService } from '../../src/service.js';
 import type { Target } from '../../src/scan.js';
 

@@ -1,13 +1,13 @@
 // A Plex that answers far more than a call needs (a fake Plex on 127.0.0.1 streaming 50 MB, or announcing 1.5 GB),
 // replaying the /library/metadata answer that once took the relay to 3.1 GB: the read stops at the call's cap
-// (src/answer-caps.ts), the call fails as a 500 would (the folder backs off, the server stays up), one log line
+// (src/http/answer-caps.ts), the call fails as a 500 would (the folder backs off, the server stays up), one log line
 // names the server, the call and the cap however often it happens, and the flood is never held in memory.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ACKNOWLEDGEMENT, PLEX_ITEM } from '../../src/answer-caps.js';
-import { ANSWER_TOO_LARGE, ApiRefusal } from '../../src/api-call.js';
+import { ACKNOWLEDGEMENT, PLEX_ITEM } from '../../src/http/answer-caps.js';
+import { ANSWER_TOO_LARGE, ApiRefusal } from '../../src/http/api-call.js';
 import { ManualClock } from '../../src/clock.js';
-import { PlexApi } from '../../src/plex/api.js';
-import { itemFiles, plexGet } from '../../src/plex/follow/item-files.js';
+import { PlexApi } from '../../src/targets/plex/api.js';
+import { itemFiles, plexGet } from '../../src/targets/plex/follow/item-files.js';
 import { logCollector } from '../drive/harness.js';
 import { FakePlex } from '../fakes/plex.js';
 import { peakArrayBuffers } from '../support/memory-peak.js';

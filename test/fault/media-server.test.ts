@@ -1,7 +1,7 @@
 // Media server faults from a fake Plex: 401, 403, 404, 500, timeouts, connection resets, down for a simulated
 // hour (ManualClock). Nothing is lost, no folder blocks another, retries are bounded and visible in the queue.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { PlexTarget } from '../../src/targets/plex.js';
+import { PlexTarget } from '../../src/targets/plex/target.js';
 import { named } from '../support/target.js';
 import { FakePlex, type Failure } from '../fakes/plex.js';
 import { leakedSecrets } from '../support/log-audit.js';

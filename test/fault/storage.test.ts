@@ -1,6 +1,6 @@
 // Storage faults: a queue that cannot be written (read-only, locked by another process, disk full) makes the
 // webhook answer 503, the log says why, nothing is believed queued that was not, and service resumes after.
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { leakedSecrets } from '../support/log-audit.js';
 import { SECRET, serviceLogs, testService, type TestService } from '../support/service.js';

@@ -1,11 +1,11 @@
 // A password written into a server's URL (http://user:pass@host as PLEX_LOCAL_URL or a TARGETS URL), through the
 // real service with fake servers on 127.0.0.1: the server gets it as Basic auth, and /health, the dashboard, the
-// log and a notification show the URL without it. Before src/url-credentials.ts all four carried it.
+// log and a notification show the URL without it. Before src/http/url-credentials.ts all four carried it.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { ManualClock } from '../../src/clock.js';
 import { notifySchema } from '../../src/notify/schema.js';
-import { PlexNotifications } from '../../src/plex/follow/notifications.js';
+import { PlexNotifications } from '../../src/targets/plex/follow/notifications.js';
 import { socketAddress } from '../../src/targets/mediabrowser/socket.js';
 import { startRecorder, type Recorder } from '../fakes/recorder.js';
 import { SECRET, testService, type TestService } from '../support/service.js';

@@ -1,5 +1,5 @@
-// hash= reads only a regular file inside a library folder, of at most HASH_MAX_BYTES (src/hash-scope.ts,
-// src/hash-read.ts). Each test replays one way hash= was abused: /dev/zero, a path in no library, a link out of the
+// hash= reads only a regular file inside a library folder, of at most HASH_MAX_BYTES (src/hash/scope.ts,
+// src/hash/read.ts). Each test replays one way hash= was abused: /dev/zero, a path in no library, a link out of the
 // library, a FIFO, a file too large, and the SHA-256 of a file the relay can read landing in history, the log and
 // the notifications. A refused request is a 400 with the reason, holds and stores nothing, and is logged once.
 import { execFileSync } from 'node:child_process';
@@ -7,7 +7,7 @@ import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
-import { HASH_MAX_BYTES } from '../../src/hash-read.js';
+import { HASH_MAX_BYTES } from '../../src/hash/read.js';
 import { notifySchema } from '../../src/notify/schema.js';
 import { startRecorder, type Recorder } from '../fakes/recorder.js';
 import { hashLibrary, sha256, type HashLibrary } from '../support/hash-library.js';

@@ -1,4 +1,4 @@
-// The reader of src/hash-read.ts on its own: what it opens when a path changed after it was looked at (a link, a
+// The reader of src/hash/read.ts on its own: what it opens when a path changed after it was looked at (a link, a
 // FIFO swapped in), how many files it reads at once, and a wait for its turn ended by stop.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { HashReader } from '../../src/hash-read.js';
+import { HashReader } from '../../src/hash/read.js';
 import { sha256 } from '../support/hash-library.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'scanrelay-reader-'));

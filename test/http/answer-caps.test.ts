@@ -1,13 +1,13 @@
-// src/http-fetch.ts's answer caps against a real server on 127.0.0.1 sending far more than a call needs: 50 MB
+// src/http/fetch.ts's answer caps against a real server on 127.0.0.1 sending far more than a call needs: 50 MB
 // chunked, and a Content-Length of 1.5 GB (the /library/metadata answer that once took the relay to 3.1 GB). The
 // read stops at the cap and drops the connection, so the server cannot hand over more than the socket buffers hold,
 // and the relay's memory never holds the flood. The notification sockets' frames have their cap too.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { NOTIFICATION_FRAME, sizeText, UNSTATED_BYTES } from '../../src/answer-caps.js';
-import { AnswerTooLarge, httpFetch } from '../../src/http-fetch.js';
-import { defaultDial } from '../../src/media-socket.js';
+import { NOTIFICATION_FRAME, sizeText, UNSTATED_BYTES } from '../../src/http/answer-caps.js';
+import { AnswerTooLarge, httpFetch } from '../../src/http/fetch.js';
+import { defaultDial } from '../../src/http/media-socket.js';
 import { flood, type FloodResult } from '../fakes/flood.js';
 import { peakArrayBuffers } from '../support/memory-peak.js';
 import { closeServer, listenLocal } from '../support/net.js';

@@ -1,8 +1,8 @@
-// What the API caller (src/api-call.ts) echoes of a server's refusal: the start of its answer, cut on a character,
+// What the API caller (src/http/api-call.ts) echoes of a server's refusal: the start of its answer, cut on a character,
 // so an emoji or a CJK name in an arr's validation message never reaches an error or a log line as half of itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_STATUS } from '../../src/answer-caps.js';
-import { apiCaller, ApiRefusal } from '../../src/api-call.js';
+import { SERVER_STATUS } from '../../src/http/answer-caps.js';
+import { apiCaller, ApiRefusal } from '../../src/http/api-call.js';
 import { startRecorder, type Recorder } from '../fakes/recorder.js';
 import { LONE_SURROGATE } from '../support/surrogates.js';
 

@@ -1,9 +1,9 @@
-// src/http-fetch.ts against a real server on 127.0.0.1: what scanrelay's callers read from fetch (status, text,
+// src/http/fetch.ts against a real server on 127.0.0.1: what scanrelay's callers read from fetch (status, text,
 // JSON, headers, body cancel), what they send (JSON strings, forms), redirects, and fetch's error shapes, which
 // the targets turn into "unreachable" and "no answer within" messages.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpFetch, RedirectRefused, staysHome } from '../../src/http-fetch.js';
+import { httpFetch, RedirectRefused, staysHome } from '../../src/http/fetch.js';
 import { closeServer, freePort, listenLocal } from '../support/net.js';
 
 let server: Server;

@@ -1,7 +1,7 @@
 // Retry-After as RFC 9110 §10.2.3 defines it: delay-seconds or an HTTP-date in any of the three forms a recipient
 // must accept (§5.6.7); a value that is neither asks for nothing, so the caller's own backoff applies.
 import { describe, expect, it } from 'vitest';
-import { httpDate, retryAfterMs } from '../../src/retry-after.js';
+import { httpDate, retryAfterMs } from '../../src/http/retry-after.js';
 
 const now = Date.UTC(2026, 0, 1, 12, 0, 0);
 

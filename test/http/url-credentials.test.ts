@@ -1,10 +1,10 @@
-// A user and password written into a configured URL (src/url-credentials.ts): split off once, sent as Basic auth
+// A user and password written into a configured URL (src/http/url-credentials.ts): split off once, sent as Basic auth
 // to the URL without them (httpFetch and the API caller), never shown; a call's own Authorization is the one sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_STATUS } from '../../src/answer-caps.js';
-import { apiCaller } from '../../src/api-call.js';
-import { httpFetch } from '../../src/http-fetch.js';
-import { shownUrl, splitUserinfo, withBasicAuth } from '../../src/url-credentials.js';
+import { SERVER_STATUS } from '../../src/http/answer-caps.js';
+import { apiCaller } from '../../src/http/api-call.js';
+import { httpFetch } from '../../src/http/fetch.js';
+import { shownUrl, splitUserinfo, withBasicAuth } from '../../src/http/url-credentials.js';
 import { startRecorder, type Recorder } from '../fakes/recorder.js';
 import { logCollector } from '../drive/harness.js';
 

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { Intake, StorageError } from '../../src/intake.js';
-import { silentLogger } from '../../src/log.js';
+import { Intake, StorageError } from '../../src/intake/intake.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { Queue, type FolderRequest } from '../../src/queue/store.js';
 import type { ScanRequest } from '../../src/request.js';
 

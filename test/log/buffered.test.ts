@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createLogger, flushLogs } from '../../src/log.js';
+import { createLogger, flushLogs } from '../../src/log/logger.js';
 import { until } from '../support/until.js';
 
 const SECRET = 'f00dfeedcafe4b2a8c6e0f1d2b3a4c5d';
@@ -40,7 +40,7 @@ describe('buffered logging (the server)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'scanrelay-log-'));
     const file = join(dir, 'scanrelay.log');
     const script = `
-      import { createLogger } from ${JSON.stringify(resolve('src/log.ts'))};
+      import { createLogger } from ${JSON.stringify(resolve('src/log/logger.ts'))};
       const logger = createLogger({ level: 'info', file: ${JSON.stringify(file)}, buffered: true });
       for (let i = 0; i < 2000; i++) logger.info('exit line ' + i);
       process.exit(0);

@@ -1,10 +1,10 @@
-// A server that stops on an error nothing handled says why in its own log file (src/log-fatal.ts): the real
+// A server that stops on an error nothing handled says why in its own log file (src/log/fatal.ts): the real
 // `scanrelay server` as a child process, made to throw (or to leave a rejected promise) once it runs, then read.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FATAL_EXIT } from '../../src/log-fatal.js';
+import { FATAL_EXIT } from '../../src/log/fatal.js';
 import { killChildren, startServer } from '../support/child.js';
 import { writeConfigFile } from '../support/config-file.js';
 

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger, flushLogs } from '../../src/log.js';
-import { humanLine, humanStream } from '../../src/log-format.js';
+import { createLogger, flushLogs } from '../../src/log/logger.js';
+import { humanLine, humanStream } from '../../src/log/format.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 
 const FORGED = '\n2026-11-27 00:00:00 ERROR forged';

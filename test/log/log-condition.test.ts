@@ -1,7 +1,7 @@
 // The "say it once" logger on its own: a start line, summaries with a count at most every 10 minutes, an end line.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { ConditionLog, duration } from '../../src/log-condition.js';
+import { ConditionLog, duration } from '../../src/log/condition.js';
 import { logCollector } from '../drive/harness.js';
 
 type Line = { level: string; msg: string; times?: number; folder?: string };

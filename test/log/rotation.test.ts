@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sizeInBytes } from '../../src/log-file.js';
-import { createLogger, flushLogs } from '../../src/log.js';
+import { sizeInBytes } from '../../src/log/file.js';
+import { createLogger, flushLogs } from '../../src/log/logger.js';
 import { runCli } from '../support/child.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'scanrelay-rotate-'));

@@ -1,6 +1,6 @@
 // Each log line's time: pino's ISO form, formatted once per millisecond and never stale across milliseconds.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger, isoTime } from '../../src/log.js';
+import { createLogger, isoTime } from '../../src/log/logger.js';
 
 afterEach(() => vi.useRealTimers());
 

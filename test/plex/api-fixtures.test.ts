@@ -1,6 +1,6 @@
 // What Plex answers to GET /library/sections and GET /identity (test/fixtures/plex), as the Plex client reads it.
 import { describe, expect, it } from 'vitest';
-import { PlexApi } from '../../src/plex/api.js';
+import { PlexApi } from '../../src/targets/plex/api.js';
 import { ownFixtureText } from '../support/fixtures.js';
 
 /** A Plex that answers each path with a fixture, recording what it was asked. */

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { ConditionLog } from '../../src/log-condition.js';
-import { openPlexDatabase } from '../../src/plex/database.js';
-import { PLEX_DATABASE_PATH_DEFAULT } from '../../src/plex/keys.js';
+import { ConditionLog } from '../../src/log/condition.js';
+import { openPlexDatabase } from '../../src/targets/plex/database.js';
+import { PLEX_DATABASE_PATH_DEFAULT } from '../../src/targets/plex/keys.js';
 import { makePlexDb } from '../support/plex-db.js';
 import { logCollector } from '../drive/harness.js';
 

@@ -8,13 +8,13 @@
 // the lookup that says "scanned".
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
-import { silentLogger } from '../../src/log.js';
-import { NO_AFTER_SCAN } from '../../src/plex/after-scan.js';
-import { PlexApi } from '../../src/plex/api.js';
-import { PlexFollower } from '../../src/plex/follow/follower.js';
-import { plexGet, type PlexGet } from '../../src/plex/follow/item-files.js';
-import { PlexNotifications } from '../../src/plex/follow/notifications.js';
-import { PlexScanWatch } from '../../src/plex/follow/scan-watch.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { NO_AFTER_SCAN } from '../../src/targets/plex/after-scan.js';
+import { PlexApi } from '../../src/targets/plex/api.js';
+import { PlexFollower } from '../../src/targets/plex/follow/follower.js';
+import { plexGet, type PlexGet } from '../../src/targets/plex/follow/item-files.js';
+import { PlexNotifications } from '../../src/targets/plex/follow/notifications.js';
+import { PlexScanWatch } from '../../src/targets/plex/follow/scan-watch.js';
 import type { FollowResult } from '../../src/scan.js';
 import { FakePlex } from '../fakes/plex.js';
 import { attachPlexNotifications, type FakePlexNotifications } from '../fakes/plex-notifications.js';
@@ -64,13 +64,13 @@ async function setUp(fake: (plex: FakePlex) => void) {
   follower = new PlexFollower({ api, clock: still, logger: silentLogger, pollMs: 1_000, graceMs: 5_000, timeoutMs: 300_000, after: NO_AFTER_SCAN, analyze: false, watch, get });
   const results = new Map<string, FollowResult>();
   follower.start(async (item, result) => void results.set(item.folder, result));
-  // As after the relay's first scan: the socket opens with it (src/plex/follow/follower.ts, watchScans).
+  // As after the relay's first scan: the socket opens with it (src/targets/plex/follow/follower.ts, watchScans).
   follower.watchScans();
   await until(() => watch.connected, { what: 'the socket open' });
   /** A refresh Plex takes from the relay, counted in the section's line as the target does. */
   const scan = async (folder: string, file?: string) => {
     if (file) plex.onDisk.add(file);
-    // Its entries are kept from before Plex can answer, as the target has it (src/targets/plex.ts).
+    // Its entries are kept from before Plex can answer, as the target has it (src/targets/plex/target.ts).
     follower!.watchScans(['2']);
     await api.refresh('2', folder);
     return { folder, file, accepted: follower!.accepted('2') };
@@ -89,7 +89,7 @@ describe('a follow-up and the scan ends heard before it is judged', () => {
     // A first follow-up, so the follower's one poll is behind us: from here on only the socket ends follow-ups.
     follow(await scan(episode(0).folder, episode(0).file));
     await until(() => results.size === 1, { what: 'the first follow-up' });
-    // 99 more scans end (their follow-ups ended or were moot): their items are never read.
+    // 99 more scans end (their follow-ups ended or were superseded): their items are never read.
     for (let n = 1; n < 100; n++) await scan(episode(n).folder, episode(n).file);
     const mine = await scan(episode(100).folder, episode(100).file);
     await until(() => ends.heard === 101, { what: () => `101 scan ends heard, ${ends.heard} so far` });

@@ -1,10 +1,10 @@
-// One Plex follow-up as a state machine (src/plex/follow/follow-up.ts): every entry point only tells it events,
+// One Plex follow-up as a state machine (src/targets/plex/follow/follow-up.ts): every entry point only tells it events,
 // and `nextStep` alone says whether it may be judged. One table per entry point (the socket's end with the section
-// line, the poll, the late path, the cross-check) and per fault (a doubted line, a timeout); then when the verdict
+// line, the poll, the late path, the cross-check) and per fault (a uncertain line, a timeout); then when the verdict
 // asks Plex once more.
 import { describe, expect, it } from 'vitest';
-import { apply, nextStep, type FollowEvent, type FollowUp, type Moment } from '../../src/plex/follow/follow-up.js';
-import { verdict } from '../../src/plex/follow/verdict.js';
+import { apply, nextStep, type FollowEvent, type FollowUp, type Moment } from '../../src/targets/plex/follow/follow-up.js';
+import { verdict } from '../../src/targets/plex/follow/verdict.js';
 
 const T = Date.UTC(2026, 0, 1);
 const unknown = { state: 'unknown', reason: 'no database' } as const;
@@ -103,16 +103,16 @@ describe('the cross-check', () => {
 });
 
 describe('faults', () => {
-  it('a doubted line: an end known only by position is undone, the place dropped; a file seen is judged at once', () => {
-    const f = told(followUp({ '2': 3 }), { kind: 'ended', by: 'line' }, { kind: 'doubted' });
+  it('a uncertain line: an end known only by position is undone, the place dropped; a file seen is judged at once', () => {
+    const f = told(followUp({ '2': 3 }), { kind: 'ended', by: 'line' }, { kind: 'uncertain' });
     expect([f.ended, f.place, f.unheard]).toEqual([undefined, undefined, true]);
     expect(nextStep(f, at())).toBe('wait');
-    const g = told(followUp({ '2': 4 }), { kind: 'evidence', evidence: confirmed }, { kind: 'doubted' });
+    const g = told(followUp({ '2': 4 }), { kind: 'evidence', evidence: confirmed }, { kind: 'uncertain' });
     expect(nextStep(g, at())).toBe('judge');
   });
 
-  it('an end found by a poll stays so when doubted', () => {
-    const f = told(followUp(), { kind: 'ended', by: 'idle' }, { kind: 'doubted' });
+  it('an end found by a poll stays so when uncertain', () => {
+    const f = told(followUp(), { kind: 'ended', by: 'idle' }, { kind: 'uncertain' });
     expect(f.ended).toBe('idle');
   });
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import type { FollowItem, FollowResult, ScanContext } from '../../src/scan.js';
-import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex.js';
+import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex/target.js';
 import { FakePlex } from '../fakes/plex.js';
 import { attachPlexNotifications, type FakePlexNotifications } from '../fakes/plex-notifications.js';
 import { until } from '../support/until.js';
@@ -122,10 +122,10 @@ describe('the Plex follower on notifications', () => {
     const second = await target!.scan(episode(1).folder, ctx(`${episode(1).folder}/Show 1 S01E02.mkv`));
     if (second.status !== 'scanned' || second.follow === undefined) throw new Error('not followed');
     target!.follower.follow({ ref: { folderId: 99, generation: 1 }, folder: 'second', event: 'Download', deliveredAt: Date.now(), ticket: second.follow });
-    // A third Plex took whose follow-up was moot (its folder asked again meanwhile): Plex holds it all the same.
+    // A third Plex took whose follow-up was superseded (its folder asked again meanwhile): Plex holds it all the same.
     const third = await target!.scan(episode(2).folder, ctx(episode(2).file));
     if (third.status !== 'scanned') throw new Error('not scanned');
-    target!.follower.moot!(third.follow);
+    target!.follower.superseded!(third.follow);
     expect(target!.follower.outstanding()).toBe(3);
     plex.stepFifo(1);
     await until(() => results.size === 1);

@@ -2,8 +2,8 @@
 // current-agent item: validated, fixed through the matches API, split first when merged, and the dry run.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { PlexApi } from '../../src/plex/api.js';
-import { MatchFixer, type MatchRequest } from '../../src/plex/match.js';
+import { PlexApi } from '../../src/targets/plex/api.js';
+import { MatchFixer, type MatchRequest } from '../../src/targets/plex/match.js';
 import { logCollector } from '../drive/harness.js';
 import { FakePlex } from '../fakes/plex.js';
 import { parseScanBody } from '../../src/triggers/index.js';

@@ -1,9 +1,9 @@
-// Plex's notification socket (src/plex/follow/notifications.ts) against a scripted socket: the frames pinned in
+// Plex's notification socket (src/targets/plex/follow/notifications.ts) against a scripted socket: the frames pinned in
 // test/fixtures/plex/notifications, the token in a header, reconnection with capped backoff, liveness: alive once
 // the server answered, a ping after a quiet spell (5 s while scans are outstanding), dead without an answer in 5 s.
 import { describe, expect, it } from 'vitest';
-import { LIVENESS } from '../../src/media-socket.js';
-import { parseNotification, PlexNotifications, type PlexNotification } from '../../src/plex/follow/notifications.js';
+import { LIVENESS } from '../../src/http/media-socket.js';
+import { parseNotification, PlexNotifications, type PlexNotification } from '../../src/targets/plex/follow/notifications.js';
 import { ownFixtureText } from '../support/fixtures.js';
 import { scriptedDial, settle, SteppedClock } from '../support/fake-socket.js';
 

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { FollowResult } from '../../src/scan.js';
-import { PlexTarget } from '../../src/targets/plex.js';
+import { PlexTarget } from '../../src/targets/plex/target.js';
 import { FakePlex } from '../fakes/plex.js';
 import { until } from '../support/until.js';
 

@@ -1,9 +1,9 @@
-// From a section scan's notification events to the items it touched (src/plex/follow/scan-items.ts), and from those
-// to the delivered files, one metadata request per item that can hold a file (src/plex/follow/item-files.ts).
+// From a section scan's notification events to the items it touched (src/targets/plex/follow/scan-items.ts), and from those
+// to the delivered files, one metadata request per item that can hold a file (src/targets/plex/follow/item-files.ts).
 import { describe, expect, it } from 'vitest';
-import { filesOfScan, itemFiles, type PlexGet } from '../../src/plex/follow/item-files.js';
-import { parseNotification, type PlexNotification } from '../../src/plex/follow/notifications.js';
-import { SectionScans, type SectionScanEnded } from '../../src/plex/follow/scan-items.js';
+import { filesOfScan, itemFiles, type PlexGet } from '../../src/targets/plex/follow/item-files.js';
+import { parseNotification, type PlexNotification } from '../../src/targets/plex/follow/notifications.js';
+import { SectionScans, type SectionScanEnded } from '../../src/targets/plex/follow/scan-items.js';
 import { ownFixtureText } from '../support/fixtures.js';
 
 const frame = (name: string) => parseNotification(ownFixtureText(`plex/notifications/${name}.json`));

@@ -1,13 +1,13 @@
 // The section line's count: when the notification socket opens, a scan Plex took whose delivery is still being
 // recorded (a group commit away from its follow-up) is still ahead in the line, so a later follow-up is not passed
 // one scan early, and a scan with nothing to follow counts as ended. An end with nothing of ours left to end is
-// not counted; a doubted section gives no place that proves anything until a resync from /activities.
+// not counted; a uncertain section gives no place that proves anything until a resync from /activities.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import type { FollowUp } from '../../src/plex/follow/follow-up.js';
-import type { PlexTicket } from '../../src/plex/follow/follow-state.js';
-import type { PlexScanWatch } from '../../src/plex/follow/scan-watch.js';
-import { SectionLines } from '../../src/plex/follow/section-line.js';
+import type { FollowUp } from '../../src/targets/plex/follow/follow-up.js';
+import type { PlexTicket } from '../../src/targets/plex/follow/follow-state.js';
+import type { PlexScanWatch } from '../../src/targets/plex/follow/scan-watch.js';
+import { SectionLines } from '../../src/targets/plex/follow/section-line.js';
 
 function setup() {
   const clock = new ManualClock();
@@ -72,24 +72,24 @@ describe('the section line when Plex contradicts it', () => {
     expect(line.passedInLine([second])).toEqual([second]);
   });
 
-  it('doubted (an end\'s items held a later place\'s file): no place is given until /activities shows the section idle, then the count is exact', () => {
+  it('uncertain (an end\'s items held a later place\'s file): no place is given until /activities shows the section idle, then the count is exact', () => {
     const { line, connect, placedFollowUp } = setup();
     connect([]);
     placedFollowUp();
     placedFollowUp();
     line.doubt('2');
-    expect(line.doubted).toEqual(['2']);
+    expect(line.uncertain).toEqual(['2']);
     expect(placedFollowUp().place).toBeUndefined();
     // /activities, asked when Plex had taken 3, shows the section idle: all three are over.
     line.resync('2', 3);
-    expect(line.doubted).toEqual([]);
+    expect(line.uncertain).toEqual([]);
     const fourth = placedFollowUp();
     expect(fourth.place).toEqual({ '2': 4 });
     expect(line.ended('2')).toBe(true);
     expect(line.passedInLine([fourth])).toEqual([fourth]);
   });
 
-  it('a doubted section gives no place, and an end passes no place of it, until it is resynchronised', () => {
+  it('a uncertain section gives no place, and an end passes no place of it, until it is resynchronised', () => {
     const { line, connect, placedFollowUp } = setup();
     connect([]);
     const first = placedFollowUp();

@@ -1,15 +1,15 @@
-// What a Plex's notification socket may make the relay hold (src/plex/notifications.ts, scan-items.ts,
+// What a Plex's notification socket may make the relay hold (src/targets/plex/notifications.ts, scan-items.ts,
 // scan-watch.ts, section-line.ts): entries of sections no scan is followed in are dropped as they come (a frame of
 // nothing else is not even parsed), those of a followed section are capped, scan activities `started` and never
 // `ended` are capped and forgotten once silent (on the injected clock), the ends kept for late follow-ups hold a
 // bounded number of items, and ends of scans before the relay asked for one in a section do not move its line.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { silentLogger } from '../../src/log.js';
-import { unwantedTimeline, type PlexNotification, type PlexNotifications } from '../../src/plex/follow/notifications.js';
-import { MAX_RUNNING, MAX_TOUCHED, RUNNING_SILENT_MS, SectionScans, type SectionScanEnded } from '../../src/plex/follow/scan-items.js';
-import { PlexScanWatch } from '../../src/plex/follow/scan-watch.js';
-import { SectionLines } from '../../src/plex/follow/section-line.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { unwantedTimeline, type PlexNotification, type PlexNotifications } from '../../src/targets/plex/follow/notifications.js';
+import { MAX_RUNNING, MAX_TOUCHED, RUNNING_SILENT_MS, SectionScans, type SectionScanEnded } from '../../src/targets/plex/follow/scan-items.js';
+import { PlexScanWatch } from '../../src/targets/plex/follow/scan-watch.js';
+import { SectionLines } from '../../src/targets/plex/follow/section-line.js';
 import { ownFixtureText } from '../support/fixtures.js';
 
 const entry = (sectionId: string, itemId: string, state = 5, type = 4): PlexNotification => ({ kind: 'timeline', sectionId, itemId, state, type });

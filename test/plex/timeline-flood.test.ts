@@ -3,16 +3,16 @@
 // bounded while the follower still confirms a real scan in another section from its own entries.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { silentLogger } from '../../src/log.js';
-import { NO_AFTER_SCAN } from '../../src/plex/after-scan.js';
-import { PlexApi } from '../../src/plex/api.js';
-import { PlexFollower } from '../../src/plex/follow/follower.js';
-import { PlexNotifications } from '../../src/plex/follow/notifications.js';
-import { defaultDial, type Dial, type SocketLike } from '../../src/media-socket.js';
-import { MAX_RUNNING } from '../../src/plex/follow/scan-items.js';
-import { PlexScanWatch } from '../../src/plex/follow/scan-watch.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { NO_AFTER_SCAN } from '../../src/targets/plex/after-scan.js';
+import { PlexApi } from '../../src/targets/plex/api.js';
+import { PlexFollower } from '../../src/targets/plex/follow/follower.js';
+import { PlexNotifications } from '../../src/targets/plex/follow/notifications.js';
+import { defaultDial, type Dial, type SocketLike } from '../../src/http/media-socket.js';
+import { MAX_RUNNING } from '../../src/targets/plex/follow/scan-items.js';
+import { PlexScanWatch } from '../../src/targets/plex/follow/scan-watch.js';
 import type { FollowResult } from '../../src/scan.js';
-import { PlexTarget } from '../../src/targets/plex.js';
+import { PlexTarget } from '../../src/targets/plex/target.js';
 import { FakePlex } from '../fakes/plex.js';
 import { attachPlexNotifications, type FakePlexNotifications } from '../fakes/plex-notifications.js';
 import { until } from '../support/until.js';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { Checkpointer } from '../../src/queue/checkpointer.js';
 import { Queue } from '../../src/queue/store.js';
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { until } from '../support/until.js';
 
 const open: { close: () => void }[] = [];

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { GroupCommit } from '../../src/queue/group-commit.js';
 
 const dbs: Database.Database[] = [];

@@ -10,7 +10,7 @@ import { detailOf, receivedEdit, receivedOf, storeDetail } from '../../src/queue
 import { Retention } from '../../src/queue/retention.js';
 import { queueComponent } from '../../src/queue/schema.js';
 import { Queue } from '../../src/queue/store.js';
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 
 let dir: string;
 let file: string;

@@ -1,6 +1,6 @@
 // One migrator for the queue and Drive tables: a file written before schema_versions (queue in PRAGMA user_version
 // at 6, Drive in its own drive_schema table at 1) opens in place with every row kept; a newer file is refused.
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,8 +9,8 @@ import { ManualClock } from '../../src/clock.js';
 import { DriveCache } from '../../src/drive/cache.js';
 import { DriveCursors } from '../../src/drive/cursors.js';
 import { driveComponent } from '../../src/drive/schema.js';
-import { silentLogger } from '../../src/log.js';
-import { migrate, recordedVersion } from '../../src/migrations.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { migrate, recordedVersion } from '../../src/sqlite/migrations.js';
 import { queueComponent } from '../../src/queue/schema.js';
 import { Queue } from '../../src/queue/store.js';
 

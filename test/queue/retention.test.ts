@@ -108,7 +108,7 @@ describe('history retention', () => {
     const { q, clock, file } = queue();
     history(q, 2_000, clock.now());
     const r = new Retention(q.db, clock, { days: 30, maxRows: 0 });
-    const Database = (await import('../../src/sqlite.js')).default;
+    const Database = (await import('../../src/sqlite/binding.js')).default;
     const reader = new Database(file, { readonly: true });
     reader.exec('BEGIN');
     reader.prepare('SELECT COUNT(*) FROM history').get();

@@ -1,7 +1,7 @@
 // SERVER_SCAN_DELAYS: per-source and per-event delays over SERVER_SCAN_DELAY. Upgrades and renames go out fast,
 // new imports are batched, and a folder's requests still make one scan, due at the shortest delay any asked for.
 import { afterEach, describe, expect, it } from 'vitest';
-import { delayOf } from '../../src/intake.js';
+import { delayOf } from '../../src/intake/intake.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 
 let t: TestService;

@@ -1,4 +1,4 @@
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,9 +2,9 @@
 // /library/sections/{id}/all with the section's leaf type and X-Plex-Container-Start/-Size (every part of every
 // media), Jellyfin's /Items below the library, recursive, file item types only, with Path, by StartIndex/Limit.
 import { afterEach, describe, expect, it } from 'vitest';
-import { PlexApi } from '../../src/plex/api.js';
-import { sectionFiles } from '../../src/plex/section-files.js';
-import { apiCaller } from '../../src/api-call.js';
+import { PlexApi } from '../../src/targets/plex/api.js';
+import { sectionFiles } from '../../src/targets/plex/section-files.js';
+import { apiCaller } from '../../src/http/api-call.js';
 import { embyTarget } from '../../src/targets/emby.js';
 import { jellyfinFlavour, jellyfinTarget } from '../../src/targets/jellyfin.js';
 import { libraryFiles } from '../../src/targets/mediabrowser/library-files.js';

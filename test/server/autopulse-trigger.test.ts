@@ -165,7 +165,7 @@ describe('hash=: the scan waits until the file has that SHA-256', () => {
     await until(() => t.service.queue.history().length === 1);
     const [line] = t.service.queue.history();
     expect(line).toMatchObject({ outcome: 'not-found', folder: '/data/media/tv/Show/Season 1' });
-    // Only "does not match": the file's own SHA-256 is never written anywhere (src/hash-read.ts).
+    // Only "does not match": the file's own SHA-256 is never written anywhere (src/hash/read.ts).
     expect(line.detail).toContain('on the last check it did not have the SHA-256 asked for');
     expect(line.detail).not.toContain(sha('another file'));
     expect(line.detail).toContain('checked 3 time(s)');

@@ -134,7 +134,7 @@ describe('drive status', () => {
       allowManualScan: true,
       queue: t.service.queue,
       intake: t.service.intake,
-      logger: (await import('../../src/log.js')).silentLogger,
+      logger: (await import('../../src/log/logger.js')).silentLogger,
       status: () => ({ drive: { state: 'polling', lastPollAt: 1 } }),
     });
     expect((await app.inject({ url: api('/drive') })).json()).toEqual({ drive: { state: 'polling', lastPollAt: 1 } });

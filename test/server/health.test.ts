@@ -84,7 +84,7 @@ describe('/health', () => {
     const mute = heldTarget('mute');
     const r = new Readiness(['mute']);
     r.queueOpened();
-    const { silentLogger } = await import('../../src/log.js');
+    const { silentLogger } = await import('../../src/log/logger.js');
     await r.probeTargets([mute.target], silentLogger, 20);
     expect(r.state()).toEqual({ ready: true, waitingFor: [], targets: [{ name: 'mute', ok: false, error: 'no answer within 0 s' }] });
   });

@@ -13,7 +13,7 @@ import { SECRET, testService, type TestService } from '../support/service.js';
  * family appears once; histogram buckets are cumulative and end with le="+Inf" equal to _count.
  */
 export function parsePrometheus(text: string) {
-  const families = new Map<string, { type?: string; help?: string; samples: { name: string; labels: Record<string, string>; value: number }[] }>();
+  const arrTriggers = new Map<string, { type?: string; help?: string; samples: { name: string; labels: Record<string, string>; value: number }[] }>();
   const done = new Set<string>();
   let current: string | undefined;
   const metricName = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -25,8 +25,8 @@ export function parsePrometheus(text: string) {
       if (done.has(name)) throw new Error(`family ${name} appears twice`);
       current = name;
     }
-    if (!families.has(name)) families.set(name, { samples: [] });
-    return families.get(name)!;
+    if (!arrTriggers.has(name)) arrTriggers.set(name, { samples: [] });
+    return arrTriggers.get(name)!;
   };
   const lines = text.slice(0, -1).split('\n');
   lines.forEach((line, i) => {
@@ -70,7 +70,7 @@ export function parsePrometheus(text: string) {
     const owner = current && (name === current || name.startsWith(current + '_')) ? current : name;
     family(owner).samples.push({ name, labels, value });
   });
-  for (const [name, f] of families) {
+  for (const [name, f] of arrTriggers) {
     if (f.type !== 'histogram') continue;
     const series = new Map<string, { le: number; v: number }[]>();
     for (const s of f.samples.filter((x) => x.name === `${name}_bucket`)) {
@@ -87,7 +87,7 @@ export function parsePrometheus(text: string) {
       if (buckets[buckets.length - 1].le !== Infinity || count?.value !== buckets[buckets.length - 1].v) throw new Error(`${name}${key}: +Inf bucket != _count`);
     }
   }
-  return families;
+  return arrTriggers;
 }
 
 let t: TestService | undefined;
@@ -96,9 +96,9 @@ afterEach(async () => {
   t = undefined;
 });
 
-const sample = (families: ReturnType<typeof parsePrometheus>, name: string, labels: Record<string, string> = {}) => {
-  const base = [...families.keys()].find((f) => name === f || name.startsWith(f + '_'))!;
-  return families.get(base)?.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+const sample = (arrTriggers: ReturnType<typeof parsePrometheus>, name: string, labels: Record<string, string> = {}) => {
+  const base = [...arrTriggers.keys()].find((f) => name === f || name.startsWith(f + '_'))!;
+  return arrTriggers.get(base)?.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 };
 
 describe('the event loop lag', () => {
@@ -134,30 +134,30 @@ describe('GET /metrics', () => {
     let res = await app.inject({ url: '/metrics' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
-    let families = parsePrometheus(res.body);
-    expect(sample(families, 'scanrelay_requests_total', { source: 'manual', event: 'Manual', outcome: 'queued' })).toBe(2);
-    expect(sample(families, 'scanrelay_queue_depth', { state: 'waiting' })).toBe(2);
-    expect(sample(families, 'scanrelay_target_up', { target: 'plex' })).toBe(1);
-    expect(sample(families, 'scanrelay_drive_polls_total', { drive: 'My Drive', outcome: 'ok' })).toBe(1);
-    expect(sample(families, 'scanrelay_drive_poll_errors_total', { drive: 'Team "A"\nB' })).toBe(1);
-    expect(families.get('scanrelay_request_to_scan_seconds')?.type).toBe('histogram');
+    let arrTriggers = parsePrometheus(res.body);
+    expect(sample(arrTriggers, 'scanrelay_requests_total', { source: 'manual', event: 'Manual', outcome: 'queued' })).toBe(2);
+    expect(sample(arrTriggers, 'scanrelay_queue_depth', { state: 'waiting' })).toBe(2);
+    expect(sample(arrTriggers, 'scanrelay_target_up', { target: 'plex' })).toBe(1);
+    expect(sample(arrTriggers, 'scanrelay_drive_polls_total', { drive: 'My Drive', outcome: 'ok' })).toBe(1);
+    expect(sample(arrTriggers, 'scanrelay_drive_poll_errors_total', { drive: 'Team "A"\nB' })).toBe(1);
+    expect(arrTriggers.get('scanrelay_request_to_scan_seconds')?.type).toBe('histogram');
 
     t.clock.advance(200_000);
     await processor.drain();
     res = await app.inject({ url: '/metrics' });
-    families = parsePrometheus(res.body);
-    expect(sample(families, 'scanrelay_scans_total', { target: 'plex', outcome: 'scanned' })).toBe(2);
-    expect(sample(families, 'scanrelay_queue_depth', { state: 'waiting' })).toBe(0);
-    expect(sample(families, 'scanrelay_request_to_scan_seconds_count', { target: 'plex' })).toBe(2);
-    expect(sample(families, 'scanrelay_request_to_scan_seconds_bucket', { target: 'plex', le: '180' })).toBe(0);
-    expect(sample(families, 'scanrelay_request_to_scan_seconds_bucket', { target: 'plex', le: '300' })).toBe(2);
+    arrTriggers = parsePrometheus(res.body);
+    expect(sample(arrTriggers, 'scanrelay_scans_total', { target: 'plex', outcome: 'scanned' })).toBe(2);
+    expect(sample(arrTriggers, 'scanrelay_queue_depth', { state: 'waiting' })).toBe(0);
+    expect(sample(arrTriggers, 'scanrelay_request_to_scan_seconds_count', { target: 'plex' })).toBe(2);
+    expect(sample(arrTriggers, 'scanrelay_request_to_scan_seconds_bucket', { target: 'plex', le: '180' })).toBe(0);
+    expect(sample(arrTriggers, 'scanrelay_request_to_scan_seconds_bucket', { target: 'plex', le: '300' })).toBe(2);
     // Both stages: each delivery, and each follow-up with what it found (the fake never adds these files).
-    expect(families.get('scanrelay_delivery_seconds')?.type).toBe('histogram');
-    expect(sample(families, 'scanrelay_delivery_seconds_count', { target: 'plex' })).toBe(2);
-    expect(families.get('scanrelay_follow_seconds')?.type).toBe('histogram');
-    expect(sample(families, 'scanrelay_follow_seconds_count', { target: 'plex', outcome: 'scanned' })).toBe(2);
-    expect(sample(families, 'scanrelay_follow_ups_total', { target: 'plex', outcome: 'scanned' })).toBe(2);
-    expect(sample(families, 'scanrelay_deliveries_following', { target: 'plex' }) ?? 0).toBe(0);
+    expect(arrTriggers.get('scanrelay_delivery_seconds')?.type).toBe('histogram');
+    expect(sample(arrTriggers, 'scanrelay_delivery_seconds_count', { target: 'plex' })).toBe(2);
+    expect(arrTriggers.get('scanrelay_follow_seconds')?.type).toBe('histogram');
+    expect(sample(arrTriggers, 'scanrelay_follow_seconds_count', { target: 'plex', outcome: 'scanned' })).toBe(2);
+    expect(sample(arrTriggers, 'scanrelay_follow_ups_total', { target: 'plex', outcome: 'scanned' })).toBe(2);
+    expect(sample(arrTriggers, 'scanrelay_deliveries_following', { target: 'plex' }) ?? 0).toBe(0);
   });
 
   it('with SERVER_METRICS_TOKEN, needs the bearer token and never logs it', async () => {

@@ -4,7 +4,7 @@
 import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeConfigFile } from '../support/config-file.js';
 import { runCli, type Child } from '../support/child.js';

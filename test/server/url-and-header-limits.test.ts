@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import { MAX_PASS_IN_URL } from '../../src/value-rules.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/logger.js';
 import { buildApp } from '../../src/server/app.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 

@@ -1,7 +1,7 @@
-// A socket and a clock that tests drive by hand, for the notification clients (src/media-socket.ts): the test
+// A socket and a clock that tests drive by hand, for the notification clients (src/http/media-socket.ts): the test
 // opens, feeds and closes each dialled socket, and decides when each sleep of the client ends.
 import type { Clock } from '../../src/clock.js';
-import type { Dial, SocketLike } from '../../src/media-socket.js';
+import type { Dial, SocketLike } from '../../src/http/media-socket.js';
 
 export class ScriptedSocket implements SocketLike {
   readonly sent: string[] = [];

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { defaultConfig } from '../../src/config/load.js';
 import { targetSchema, type Config } from '../../src/config/schema.js';
 import type { Clock } from '../../src/clock.js';
-import { httpFetch } from '../../src/http-fetch.js';
-import { createLogger } from '../../src/log.js';
+import { httpFetch } from '../../src/http/fetch.js';
+import { createLogger } from '../../src/log/logger.js';
 import { createService, type Service } from '../../src/service.js';
 import { startJellyfinServer, type JellyfinServer, type JellyfinServerOptions } from '../fakes/jellyfin-server.js';
 

@@ -1,6 +1,6 @@
 // Builds a small SQLite file with the tables and columns of Plex's library database that scanrelay reads
 // (library_sections, section_locations, metadata_items, media_items, media_parts), for tests.
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 
 export interface PlexDbPart {
   file: string;

@@ -1,7 +1,7 @@
 // The fake Plex Media Scanner (test/fakes/plex-scanner.mjs) and the scanner settings the tests start from.
 import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ScannerSettings } from '../../src/plex/scanner.js';
+import type { ScannerSettings } from '../../src/targets/plex/scanner.js';
 import { repoRoot } from './fixtures.js';
 
 /** Records its argv, environment and user to $FAKE_SCANNER_LOG, and fails on demand. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../../src/clock.js';
 import { defaultConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/logger.js';
 import type { PathState } from '../../src/paths/disk.js';
 import { createService, type Service, type ServiceOptions } from '../../src/service.js';
 import type { Target } from '../../src/scan.js';

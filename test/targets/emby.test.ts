@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { defaultConfig } from '../../src/config/load.js';
 import { targetSchema, type Config } from '../../src/config/schema.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { buildTargets } from '../../src/targets/build.js';
 import { embyTarget } from '../../src/targets/emby.js';
 import type { ScanContext } from '../../src/scan.js';

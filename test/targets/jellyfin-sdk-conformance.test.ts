@@ -16,23 +16,23 @@ const jellyfinSent = jellyfinRequests.filter((r) => !r.exception);
 const jellyfinExceptions = jellyfinRequests.filter((r) => r.exception);
 
 const plexRequests: OurRequest[] = [
-  { method: 'GET', template: '/activities', query: [], from: 'src/plex/follow/activities.ts' },
-  { method: 'GET', template: '/identity', query: [], from: 'src/plex/api.ts' },
-  { method: 'PUT', template: '/library/sections/{id}/emptyTrash', query: [], from: 'src/plex/after-scan.ts' },
-  { method: 'PUT', template: '/library/metadata/{key}/analyze', query: [], from: 'src/plex/after-scan.ts' },
-  { method: 'PUT', template: '/library/metadata/{key}/split', query: [], from: 'src/plex/match.ts' },
-  { method: 'PUT', template: '/library/metadata/{key}/match', query: ['guid', 'name'], from: 'src/plex/match.ts' },
-  { method: 'PUT', template: '/library/metadata/{key}/refresh', query: [], from: 'src/plex/match.ts, src/plex/refresh-item.ts' },
+  { method: 'GET', template: '/activities', query: [], from: 'src/targets/plex/follow/activities.ts' },
+  { method: 'GET', template: '/identity', query: [], from: 'src/targets/plex/api.ts' },
+  { method: 'PUT', template: '/library/sections/{id}/emptyTrash', query: [], from: 'src/targets/plex/after-scan.ts' },
+  { method: 'PUT', template: '/library/metadata/{key}/analyze', query: [], from: 'src/targets/plex/after-scan.ts' },
+  { method: 'PUT', template: '/library/metadata/{key}/split', query: [], from: 'src/targets/plex/match.ts' },
+  { method: 'PUT', template: '/library/metadata/{key}/match', query: ['guid', 'name'], from: 'src/targets/plex/match.ts' },
+  { method: 'PUT', template: '/library/metadata/{key}/refresh', query: [], from: 'src/targets/plex/match.ts, src/targets/plex/refresh-item.ts' },
 ];
 
 /** Plex requests plexjs does not list as sent, each with why we keep it. */
 const plexExceptions: (OurRequest & { why: string })[] = [
-  { method: 'GET', template: '/library/sections', query: [], from: 'src/plex/api.ts', why: 'the long-standing section list every Plex answers; plexjs lists only /library/sections/all' },
-  { method: 'GET', template: '/library/sections/{id}/refresh', query: ['path'], from: 'src/plex/api.ts', why: 'plexjs says POST; Plex has answered GET for a partial scan for a decade (plex_autoscan, python-plexapi send GET)' },
-  { method: 'GET', template: '/library/sections/{id}/all', query: ['file'], from: 'src/plex/confirm.ts, src/plex/match.ts', why: 'file is a filter field; plexjs models filters as one free-form mediaQuery object' },
-  { method: 'GET', template: '/library/metadata/{key}', query: ['includeGuids'], from: 'src/plex/match.ts', why: 'includeGuids (the tvdb/tmdb/imdb ids of an item) is not in plexjs’s list of this route’s flags' },
-  { method: 'GET', template: '/library/metadata/{key}/children', query: [], from: 'src/plex/after-scan.ts', why: 'a season’s or show’s children; plexjs does not list the route' },
-  { method: 'GET', template: '/library/metadata/{key}/matches', query: ['manual', 'title', 'agent', 'language'], from: 'src/plex/match.ts', why: 'plexjs says PUT; Plex answers GET, which is what its web app sends for the Match dialog' },
+  { method: 'GET', template: '/library/sections', query: [], from: 'src/targets/plex/api.ts', why: 'the long-standing section list every Plex answers; plexjs lists only /library/sections/all' },
+  { method: 'GET', template: '/library/sections/{id}/refresh', query: ['path'], from: 'src/targets/plex/api.ts', why: 'plexjs says POST; Plex has answered GET for a partial scan for a decade (plex_autoscan, python-plexapi send GET)' },
+  { method: 'GET', template: '/library/sections/{id}/all', query: ['file'], from: 'src/targets/plex/confirm.ts, src/targets/plex/match.ts', why: 'file is a filter field; plexjs models filters as one free-form mediaQuery object' },
+  { method: 'GET', template: '/library/metadata/{key}', query: ['includeGuids'], from: 'src/targets/plex/match.ts', why: 'includeGuids (the tvdb/tmdb/imdb ids of an item) is not in plexjs’s list of this route’s flags' },
+  { method: 'GET', template: '/library/metadata/{key}/children', query: [], from: 'src/targets/plex/after-scan.ts', why: 'a season’s or show’s children; plexjs does not list the route' },
+  { method: 'GET', template: '/library/metadata/{key}/matches', query: ['manual', 'title', 'agent', 'language'], from: 'src/targets/plex/match.ts', why: 'plexjs says PUT; Plex answers GET, which is what its web app sends for the Match dialog' },
 ];
 
 describe('Jellyfin requests are operations of @jellyfin/sdk', () => {

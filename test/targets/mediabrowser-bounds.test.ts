@@ -3,9 +3,9 @@
 // and the folder listings the item locator keeps stop at a bounded number of folders, however long a server
 // lists (src/targets/mediabrowser/locate.ts).
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApiCaller } from '../../src/api-call.js';
+import type { ApiCaller } from '../../src/http/api-call.js';
 import { systemClock } from '../../src/clock.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { MediaBrowserFollower } from '../../src/targets/mediabrowser/follower.js';
 import { ItemLocator, MAX_FOLDERS } from '../../src/targets/mediabrowser/locate.js';
 import { MediaBrowserSocket } from '../../src/targets/mediabrowser/socket.js';

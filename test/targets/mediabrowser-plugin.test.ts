@@ -2,8 +2,8 @@
 // wait and go together in the next, as one ScanPaths; an answer is read by its path; a plugin without the batch
 // route is asked one path at a time; Jellyfin's 500 "Failed" for a path gone from disk reads as Removed.
 import { describe, expect, it } from 'vitest';
-import { apiCaller } from '../../src/api-call.js';
-import { silentLogger } from '../../src/log.js';
+import { apiCaller } from '../../src/http/api-call.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { TargetedScans } from '../../src/targets/mediabrowser/plugin.js';
 
 interface Sent {

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { plexScannerTarget, type SectionLocations } from '../../src/targets/plex-scanner.js';
+import { plexScannerTarget, type SectionLocations } from '../../src/targets/plex/scanner-target.js';
 import type { ScanContext } from '../../src/scan.js';
 import { prepareFakeScanner, scannerSettings } from '../support/scanner.js';
 

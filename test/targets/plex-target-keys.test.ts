@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../src/clock.js';
 import { configSchema } from '../../src/config/schema.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/logger.js';
 import { buildTargets } from '../../src/targets/build.js';
 import type { ScanContext } from '../../src/scan.js';
 import { FakePlex } from '../fakes/plex.js';

@@ -19,8 +19,8 @@ const KEY = 'papyrus-key-7d7d';
 /** Step 1: the module, written the way src/targets/audiobookshelf.ts is. */
 const MODULE = `// The "papyrus" kind (a made-up reading server): finds the shelf holding the folder (GET /shelves) and asks it to
 // rescan that folder (POST /shelves/{id}/rescan?path=...).
-import { ACKNOWLEDGEMENT, LIBRARY_LIST, SERVER_STATUS } from '../answer-caps.js';
-import { apiCaller } from '../api-call.js';
+import { ACKNOWLEDGEMENT, LIBRARY_LIST, SERVER_STATUS } from '../http/answer-caps.js';
+import { apiCaller } from '../http/api-call.js';
 import { choice, optional } from '../value-rules.js';
 import { trimTrailingSeparator } from '../paths/folder.js';
 import type { ScanOutcome } from '../scan.js';

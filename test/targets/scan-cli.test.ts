@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { scanCommand, type SectionLocation } from '../../src/cli/scan.js';
 import { printScannerSections } from '../../src/cli/sections-scanner.js';
 import type { Config } from '../../src/config/schema.js';
-import type { ScannerSettings } from '../../src/plex/scanner.js';
+import type { ScannerSettings } from '../../src/targets/plex/scanner.js';
 import { fakeScanner, scannerSettings } from '../support/scanner.js';
 
 // Records its argv, drops the variables a real sudo would reset, then runs the rest (after "-u <user>").

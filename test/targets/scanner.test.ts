@@ -13,8 +13,8 @@ import {
   ScannerError,
   unescapeShellPath,
   type ScannerSettings,
-} from '../../src/plex/scanner.js';
-import { findScannerProcesses, waitForExternalScanners } from '../../src/plex/scanner-processes.js';
+} from '../../src/targets/plex/scanner.js';
+import { findScannerProcesses, waitForExternalScanners } from '../../src/targets/plex/scanner-processes.js';
 import { fakeScanner, prepareFakeScanner, scannerSettings } from '../support/scanner.js';
 import { logCollector } from '../drive/harness.js';
 import { LONE_SURROGATE } from '../support/surrogates.js';

@@ -9,7 +9,7 @@ import { ManualClock } from '../../src/clock.js';
 import { defaultConfig } from '../../src/config/load.js';
 import { targetSchema, type Config } from '../../src/config/schema.js';
 import { explainPath } from '../../src/doctor/explain.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
 import type { ScanContext, Target } from '../../src/scan.js';

@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Database from '../../src/sqlite.js';
+import Database from '../../src/sqlite/binding.js';
 import { parseScanBody } from '../../src/triggers/index.js';
 import { FakePlex } from '../fakes/plex.js';
 import { killChildren, startServer } from '../support/child.js';
@@ -18,12 +18,12 @@ const SECRET = 'c0c0a1c0c0a1c0c0a1c0c0a1c0c0a1c0';
 /** Step 1: the new file, written the way src/triggers/readarr.ts is. */
 const NEW_FILE = `// Comicarr (a made-up app): which files an event changed.
 import type { Source } from '../request.js';
-import type { Family } from './family.js';
+import type { ArrTrigger } from './arr-trigger.js';
 import { objectAt, pathAt, type Payload } from './payload.js';
 import { ignored, unhandled, type AppOutcome } from './result.js';
 import { ScanList } from './scan-list.js';
 
-export const comicarr: Family<'comicarr'> = {
+export const comicarr: ArrTrigger<'comicarr'> = {
   source: 'comicarr',
   key: 'comic',
   events: ['ComicAdded', 'ComicFileDelete'],
@@ -69,7 +69,7 @@ describe('where to add a new trigger: one new file plus one line in the table', 
       symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'), 'dir');
       writeFileSync(join(copy, 'src/triggers/comicarr.ts'), NEW_FILE);
       // Step 2: the table line, and the import it needs.
-      const table = join(copy, 'src/triggers/families.ts');
+      const table = join(copy, 'src/triggers/arr-triggers.ts');
       const before = readFileSync(table, 'utf8');
       const after = before
         .replace("import { sonarr } from './sonarr.js';\n", "import { sonarr } from './sonarr.js';\nimport { comicarr } from './comicarr.js';\n")

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/logger.js';
 import { FolderDebounce, type Scheduler } from '../../src/watch/debounce.js';
 import { PathFilter } from '../../src/watch/filter.js';
 import { checkWatchLimit, readMaxUserWatches } from '../../src/watch/limits.js';

@@ -3,8 +3,8 @@
 // the refresh of a library is still running (Jellyfin's RefreshStatus in /Library/VirtualFolders), and whether
 // the refreshed folder now holds the file (its children listed once, paged; never the whole library). The words a
 // follow-up ends with are in mediabrowser/verdict.ts; when to ask is the follower's (mediabrowser/follower.ts).
-import { MEDIABROWSER_ITEMS_PAGE, MEDIABROWSER_LIBRARIES } from '../../answer-caps.js';
-import type { ApiCaller } from '../../api-call.js';
+import { MEDIABROWSER_ITEMS_PAGE, MEDIABROWSER_LIBRARIES } from '../../http/answer-caps.js';
+import type { ApiCaller } from '../../http/api-call.js';
 import { lookupCandidates } from '../../paths/sidecar.js';
 import { fileItemsQuery } from './items.js';
 import type { Located } from './locate.js';

@@ -4,8 +4,8 @@
 // Emby is closed source, so what the filter matches is checked on every answer: only an item whose Path is the
 // path asked counts, and an answer with items but none of that path means the filter was not applied; from then
 // on this server is walked down as Jellyfin is.
-import { MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
-import type { ApiCaller } from '../../api-call.js';
+import { MEDIABROWSER_ITEMS_PAGE } from '../../http/answer-caps.js';
+import type { ApiCaller } from '../../http/api-call.js';
 import { isInside, parentFolder, sameForm, trimTrailingSeparator } from '../../paths/folder.js';
 import { ItemLocator, type FolderItem, type LibraryRoot, type Located } from './locate.js';
 

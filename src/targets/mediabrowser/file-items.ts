@@ -7,8 +7,8 @@
 // episodes straight in a series folder (no season folders) would never be seen. Kept for a few seconds: a burst
 // reads each level once. What the plugin answers is learnt at once (a file it created is an item, a file it
 // removed is not).
-import { MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
-import type { ApiCaller } from '../../api-call.js';
+import { MEDIABROWSER_ITEMS_PAGE } from '../../http/answer-caps.js';
+import type { ApiCaller } from '../../http/api-call.js';
 import type { Clock } from '../../clock.js';
 import { parentFolder, trimTrailingSeparator } from '../../paths/folder.js';
 import type { EmbyPaths } from './emby-paths.js';

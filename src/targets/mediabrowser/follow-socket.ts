@@ -3,7 +3,7 @@
 // so there is no socket and no reconnect loop against a server there is nothing to ask. It says since when it has
 // been open (the follower's "did the socket watch this follow-up") and hands each LibraryChanged on.
 import type { Clock } from '../../clock.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/logger.js';
 import type { LibraryChangedEvent, MediaBrowserEvent, MediaBrowserSocket } from './socket.js';
 
 export interface FollowSocketOptions {

@@ -9,9 +9,9 @@
 // folder is listed again later, and past the time limit the follow-up says `scanned`, never `not-found`.
 // A deleted folder's follow-up looks for its item's removal instead: in ItemsRemoved, or looked up by id.
 // Outcomes go to the follow-up stage, which stores the ticket, so a restart resumes every follow-up here.
-import type { ApiCaller } from '../../api-call.js';
+import type { ApiCaller } from '../../http/api-call.js';
 import type { Clock } from '../../clock.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/logger.js';
 import { reportFollowUp } from '../../follow/report.js';
 import type { Follower, FollowItem, FollowResult, SocketStatus } from '../../scan.js';
 import { sameForm, trimTrailingSeparator } from '../../paths/folder.js';

@@ -1,11 +1,11 @@
 // Builds the follower of a Jellyfin or Emby target from the target's own parts: its API caller, its library list
 // and item locator (so the listing finds the refreshed folder's item as the scan did), its websocket, and, on
 // Jellyfin, how to tell whether the token belongs to a user (only then does LibraryChanged reach the socket).
-import { MEDIABROWSER_USER } from '../../answer-caps.js';
-import type { ApiCaller } from '../../api-call.js';
+import { MEDIABROWSER_USER } from '../../http/answer-caps.js';
+import type { ApiCaller } from '../../http/api-call.js';
 import type { Clock } from '../../clock.js';
-import type { Logger } from '../../log.js';
-import type { Dial } from '../../media-socket.js';
+import type { Logger } from '../../log/logger.js';
+import type { Dial } from '../../http/media-socket.js';
 import type { Library } from '../../scan.js';
 import { version } from '../../version.js';
 import type { LibraryList } from '../library-list.js';

@@ -1,8 +1,8 @@
 // The Jellyfin or Emby item(s) holding a file: the libraries holding it are paged through (GET /Items with
 // Fields=Path, Filters=IsNotFolder: GetItems binds no IsFolder parameter) for the item whose Path is the file (a sidecar: the video beside it). Refreshing one is
 // POST /Items/{id}/Refresh.
-import { ACKNOWLEDGEMENT, MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
-import type { ApiCaller } from '../../api-call.js';
+import { ACKNOWLEDGEMENT, MEDIABROWSER_ITEMS_PAGE } from '../../http/answer-caps.js';
+import type { ApiCaller } from '../../http/api-call.js';
 import { lookupCandidates } from '../../paths/sidecar.js';
 import type { ItemLocation, Library } from '../../scan.js';
 

@@ -3,8 +3,8 @@
 // paged by StartIndex/Limit against TotalRecordCount (jellyfin@c3ed1407ca Jellyfin.Api/Controllers/ItemsController.cs
 // L171-261; Path only with Fields: Emby.Server.Implementations/Dto/DtoService.cs L1135; MediaBrowser.Model/Querying/
 // QueryResult.cs L47-59).
-import { MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
-import type { ApiCaller } from '../../api-call.js';
+import { MEDIABROWSER_ITEMS_PAGE } from '../../http/answer-caps.js';
+import type { ApiCaller } from '../../http/api-call.js';
 import type { Library } from '../../scan.js';
 
 /** BaseItemKind names of the items that are one file each (a Series, Season or folder is no file). */

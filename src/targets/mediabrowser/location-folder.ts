@@ -6,8 +6,8 @@
 // EnableCaseSensitiveItemIds is off (ServerConfiguration.cs L89, on by default), printed as a .NET Guid ("N"). Each
 // id is checked with GET /Items?Ids= before use: a server that answers no such item gets the library refresh.
 import { createHash } from 'node:crypto';
-import { MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
-import type { ApiCaller } from '../../api-call.js';
+import { MEDIABROWSER_ITEMS_PAGE } from '../../http/answer-caps.js';
+import type { ApiCaller } from '../../http/api-call.js';
 import { isInside, trimTrailingSeparator } from '../../paths/folder.js';
 import type { FolderItem } from './locate.js';
 

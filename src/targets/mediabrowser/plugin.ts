@@ -3,9 +3,9 @@
 // the next: one path is POST /Library/ScanPath, several POST /Library/ScanPaths (the batch route, in the plugin
 // since its first release), so a burst of files to one server costs a few calls, none of them delayed.
 // What to send it is the scan flow's (mediabrowser/scan.ts): files with no item yet, and paths gone from disk.
-import { ACKNOWLEDGEMENT } from '../../answer-caps.js';
-import { ApiRefusal, retryAfterOf, type ApiCaller } from '../../api-call.js';
-import type { Logger } from '../../log.js';
+import { ACKNOWLEDGEMENT } from '../../http/answer-caps.js';
+import { ApiRefusal, retryAfterOf, type ApiCaller } from '../../http/api-call.js';
+import type { Logger } from '../../log/logger.js';
 import { pluginAnswer } from './scan-plan.js';
 
 /** One path for the plugin: `gone` when it is gone from disk (the plugin deletes its item: Removed). */

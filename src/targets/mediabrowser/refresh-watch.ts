@@ -12,8 +12,8 @@
 // (a probe and the remote metadata). So while several of ours wait, each is judged by its files alone; the last
 // one left is given up on once no library has been refreshing for IDLE_GRACE_MS or twice the longest one of ours
 // took to be seen (it ran and did not take its file in), and any of them after WATCH_LIMIT_MS.
-import { MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
-import type { ApiCaller } from '../../api-call.js';
+import { MEDIABROWSER_ITEMS_PAGE } from '../../http/answer-caps.js';
+import type { ApiCaller } from '../../http/api-call.js';
 import type { Clock } from '../../clock.js';
 import { lookupCandidates } from '../../paths/sidecar.js';
 import { fileItemsQuery } from './items.js';

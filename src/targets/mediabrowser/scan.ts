@@ -10,10 +10,10 @@
 //  - refreshes of the same item in flight at once are sent once.
 // No request here asks for ReplaceAllMetadata or a FullRefresh: every refresh is the web client's "Scan for new and
 // updated files" (Default, nothing replaced; refreshQuery).
-import { ACKNOWLEDGEMENT, MEDIABROWSER_ITEMS_PAGE } from '../../answer-caps.js';
-import { ApiRefusal, type ApiCaller } from '../../api-call.js';
+import { ACKNOWLEDGEMENT, MEDIABROWSER_ITEMS_PAGE } from '../../http/answer-caps.js';
+import { ApiRefusal, type ApiCaller } from '../../http/api-call.js';
 import type { Clock } from '../../clock.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/logger.js';
 import type { Library, ScanContext } from '../../scan.js';
 import { EmbyPaths } from './emby-paths.js';
 import { FileItems } from './file-items.js';

@@ -1,11 +1,11 @@
-// The websocket of a Jellyfin or Emby server: one per server, reopened when it drops (src/media-socket.ts) while
+// The websocket of a Jellyfin or Emby server: one per server, reopened when it drops (src/http/media-socket.ts) while
 // its follower wants it (mediabrowser/follow-socket.ts: only while follow-ups wait), answering the
 // server's ForceKeepAlive with KeepAlive messages, and reading LibraryChanged into typed events. Jellyfin sends
 // LibraryChanged only to sessions of a user: a socket opened with an API key has none and hears nothing of it
 // (docs/targets.md), so a follower must not wait for it there. Formats and sources: docs/targets.md, "What the servers say after a scan".
-import { splitUserinfo, withBasicAuth } from '../../url-credentials.js';
+import { splitUserinfo, withBasicAuth } from '../../http/url-credentials.js';
 import type { Clock } from '../../clock.js';
-import { MediaSocket, type Dial } from '../../media-socket.js';
+import { MediaSocket, type Dial } from '../../http/media-socket.js';
 import type { SocketStatus } from '../../scan.js';
 
 export type MediaBrowserKind = 'jellyfin' | 'emby';

@@ -1,10 +1,10 @@
 // The MediaBrowser API that Jellyfin and Emby share: tell the server a folder changed, after checking that one of
 // its libraries holds the folder, and refresh the item holding a file. The two differ only in auth header and
 // library listing (jellyfin.ts, emby.ts).
-import { MEDIABROWSER_LIBRARIES, SERVER_STATUS } from '../../answer-caps.js';
-import { apiCaller, entryUrlKey } from '../../api-call.js';
+import { MEDIABROWSER_LIBRARIES, SERVER_STATUS } from '../../http/answer-caps.js';
+import { apiCaller, entryUrlKey } from '../../http/api-call.js';
 import { systemClock, type Clock } from '../../clock.js';
-import { silentLogger, type Logger } from '../../log.js';
+import { silentLogger, type Logger } from '../../log/logger.js';
 import { trimTrailingSeparator } from '../../paths/folder.js';
 import type { ItemLocation, Library, ScanContext, ScanOutcome } from '../../scan.js';
 import { needsToken, needsUrl, refreshingItems, targetKind, type Capabilities } from '../kind.js';
@@ -37,7 +37,7 @@ export interface MediaBrowserOptions {
   rootHoldMs?: number;
   clock?: Clock;
   logger?: Logger;
-  /** Defaults to httpFetch (src/http-fetch.ts). */
+  /** Defaults to httpFetch (src/http/fetch.ts). */
   fetch?: typeof fetch;
   /**
    * Follow each scan of a delivered file to what the server made of it (mediabrowser/follower.ts). Off when left

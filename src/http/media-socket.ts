@@ -1,0 +1,279 @@
+// One notification socket to one media server, kept open: reconnected with capped exponential backoff on the
+// injected clock, alive only once the server answered on it, and ended when a ping goes unanswered (a NAT or
+// proxy that forgets the connection leaves a socket that looks open and hears nothing, which would hide the very
+// fallback that polling is there for, and stall back-pressure on scan ends that never come).
+// Plex (src/targets/plex/follow/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser/socket.ts) speak through it.
+import type { WebSocket } from 'ws';
+import { NOTIFICATION_FRAME } from './answer-caps.js';
+import type { Clock } from '../clock.js';
+import type { SocketState, SocketStatus } from '../scan.js';
+
+/** The little of a websocket this module uses, so tests can hand it a fake one. */
+export interface SocketLike {
+  on(event: 'open', fn: () => void): void;
+  on(event: 'text', fn: (text: string) => void): void;
+  on(event: 'pong', fn: () => void): void;
+  on(event: 'close', fn: (why: string) => void): void;
+  send(text: string): void;
+  ping(): void;
+  /** Ends the connection at once (no closing handshake): used when it went silent. */
+  terminate(): void;
+}
+
+/** Opens a socket to `url` with `headers` on the upgrade request. */
+export type Dial = (url: string, headers: Record<string, string>) => SocketLike;
+
+/** How a socket's life is checked: see MediaSocket.watchLife. */
+export interface Liveness {
+  /** While scans are outstanding, a ping goes out after this long without a frame. */
+  pingMs: number;
+  /** While nothing is outstanding, after this long: an answered ping also keeps a NAT's or proxy's mapping warm. */
+  idlePingMs: number;
+  /** No frame and no pong this long after a ping: the socket is dead. */
+  pongDeadlineMs: number;
+}
+
+/**
+ * The stated limits: a socket that goes quiet while scans are outstanding is found dead within 10 s (5 s of
+ * quiet, then 5 s for the pong), so back-pressure falls back to polling before a burst stalls behind it. A pong
+ * is a round trip the server's network layer answers: 5 s is far beyond a busy server's.
+ */
+export const LIVENESS: Liveness = { pingMs: 5_000, idlePingMs: 30_000, pongDeadlineMs: 5_000 };
+
+/** The handshake gives up after this long: an upgrade a proxy sits on must not hold the fallback back. */
+const HANDSHAKE_MS = 10_000;
+/**
+ * Dials with `ws`: no redirects (the token would go with them), a handshake timeout, and a cap on frame size
+ * (notification frames are small JSON; a huge one is a wrong server, not a message: ws closes the socket with
+ * 1009 and the socket is dialled again after its backoff).
+ */
+const wsDial = (WebSocket: typeof import('ws').WebSocket): Dial => (url, headers) => {
+  const ws = new WebSocket(url, { headers, followRedirects: false, handshakeTimeout: HANDSHAKE_MS, maxPayload: NOTIFICATION_FRAME.bytes, perMessageDeflate: false });
+  let closed = false;
+  const listeners = { close: [] as ((why: string) => void)[] };
+  const closeOnce = (why: string) => {
+    if (closed) return;
+    closed = true;
+    for (const fn of listeners.close) fn(why);
+  };
+  // An upgrade answered with a status (401, 404 from a proxy) is the likeliest failure: say which.
+  ws.on('unexpected-response', (_req, res) => {
+    closeOnce(`the server answered the upgrade with HTTP ${res.statusCode}`);
+    ws.terminate();
+  });
+  ws.on('error', (err) => closeOnce(err.message));
+  ws.on('close', (code) => closeOnce(`closed (${code})`));
+  return {
+    on(event: string, fn: (...args: never[]) => void) {
+      if (event === 'open') ws.on('open', fn as () => void);
+      else if (event === 'pong') ws.on('pong', fn as () => void);
+      else if (event === 'text') ws.on('message', (data, isBinary) => !isBinary && (fn as (t: string) => void)(data.toString()));
+      else if (event === 'close') listeners.close.push(fn as (why: string) => void);
+    },
+    send: (text) => ws.readyState === WebSocket.OPEN && ws.send(text),
+    ping: () => ws.readyState === WebSocket.OPEN && ws.ping(),
+    terminate: () => ws.terminate(),
+  } as SocketLike;
+};
+
+let loadedDial: Promise<Dial> | undefined;
+/**
+ * The `ws` dial, imported when the first socket is dialled: a relay that never opens one (no scan sent yet, or
+ * no server that has a socket) loads neither ws nor what it requires (node:crypto, TLS, zlib).
+ */
+export const defaultDial = (): Promise<Dial> => (loadedDial ??= import('ws').then((m) => wsDial(m.WebSocket)));
+
+export interface MediaSocketOptions {
+  url: string;
+  headers?: Record<string, string>;
+  clock: Clock;
+  dial?: Dial;
+  /** First wait after a failure; doubled per failure in a row, up to `maxBackoffMs`. */
+  firstBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** How its life is checked (LIVENESS by default); false: a socket that opened is taken as alive until it closes. */
+  liveness?: Partial<Liveness> | false;
+  /** Scans are outstanding: pings at `pingMs`, not `idlePingMs`. Always, when left out (a socket open only while needed). */
+  busy?: () => boolean;
+  onText(text: string): void;
+  /** Told when the socket is alive (its first frame or pong) and when it closes (with why), for the follower's fallback. */
+  onState?(connected: boolean, why?: string): void;
+}
+
+export class MediaSocket {
+  private running = false;
+  private socket?: SocketLike;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  /** Ends the wait between two pings early: scans became outstanding (heedNow). */
+  private heed?: () => void;
+  /** The last frame or pong of the socket now open; undefined until its first. */
+  private heardAt?: number;
+  /** The last frame or pong of any socket, for health. */
+  private lastFrameAt?: number;
+  /** Failed attempts in a row (0 while connected): how long the next wait is. */
+  private failures = 0;
+  /** Aborted by stop(): every wait of this socket (backoff, liveness, keep-alive) ends at once with it. */
+  private stopping = new AbortController();
+  private readonly liveness?: Liveness;
+  private state: SocketState = 'closed';
+  private why?: string;
+  /** Alive: the server answered on the socket now open (a frame or a pong). Events flow only while it is. */
+  connected = false;
+
+  constructor(private readonly opts: MediaSocketOptions) {
+    if (opts.liveness !== false) this.liveness = { ...LIVENESS, ...opts.liveness };
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.state = 'opening';
+    this.stopping = new AbortController();
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.state = 'closed';
+    this.stopping.abort();
+    this.socket?.terminate();
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** Its state, why it is not open, and when it last heard the server (health, the dashboard). */
+  status(): SocketStatus {
+    return { state: this.state, ...(this.lastFrameAt !== undefined ? { lastFrameAt: this.lastFrameAt } : {}), ...(this.why && this.state === 'reconnecting' ? { why: this.why } : {}) };
+  }
+
+  /** Scans became outstanding: the socket's life is checked at the busy pace from now on, not at the next idle ping. */
+  heedNow(): void {
+    this.heed?.();
+  }
+
+  /** Waits on the socket's clock; ends early (and lets the process exit) once the socket is stopped. */
+  wait(ms: number): Promise<void> {
+    return this.opts.clock.sleep(ms, this.stopping.signal);
+  }
+
+  send(text: string): void {
+    if (this.connected) this.socket?.send(text);
+  }
+
+  /** The wait before attempt n+1 after n failures in a row: 1, 2, 4 … s up to the cap. */
+  backoffMs(failures: number): number {
+    const first = this.opts.firstBackoffMs ?? 1000;
+    return Math.min(this.opts.maxBackoffMs ?? 30_000, first * 2 ** Math.max(0, failures - 1));
+  }
+
+  private async run(): Promise<void> {
+    const dial = this.opts.dial ?? (await defaultDial());
+    while (this.running) {
+      const alive = await this.connectOnce(dial);
+      if (!this.running) break;
+      // A socket that was alive and later dropped starts the count again: its first retry is quick. One that
+      // opened and never answered counts as a failure, so a server that stays mute is dialled less and less often.
+      this.failures = alive ? 1 : this.failures + 1;
+      await this.pause(this.backoffMs(this.failures));
+    }
+  }
+
+  /** Resolves when the socket closes, with whether it had been alive. */
+  private connectOnce(dial: Dial): Promise<boolean> {
+    return new Promise((resolve) => {
+      const socket = dial(this.opts.url, this.opts.headers ?? {});
+      this.socket = socket;
+      this.heardAt = undefined;
+      let dead: string | undefined;
+      const kill = (why: string) => {
+        dead = why;
+        socket.terminate();
+      };
+      socket.on('open', () => {
+        if (this.socket !== socket) return;
+        if (this.liveness) void this.watchLife(socket, this.liveness, kill);
+        else this.heard(socket);
+      });
+      socket.on('text', (text) => {
+        if (!this.heard(socket)) return;
+        this.opts.onText(text);
+      });
+      socket.on('pong', () => this.heard(socket));
+      socket.on('close', (closed) => {
+        if (this.socket === socket) this.socket = undefined;
+        const why = dead ?? closed;
+        const wasAlive = this.connected;
+        this.connected = false;
+        if (this.running) [this.state, this.why] = ['reconnecting', why];
+        if (wasAlive || this.running) this.opts.onState?.(false, why);
+        resolve(wasAlive);
+      });
+    });
+  }
+
+  /** A frame or pong of `socket`; the first makes it alive. False for a socket no longer ours. */
+  private heard(socket: SocketLike): boolean {
+    if (this.socket !== socket) return false;
+    this.heardAt = this.lastFrameAt = this.opts.clock.now();
+    if (!this.connected) {
+      this.connected = true;
+      this.state = 'open';
+      this.opts.onState?.(true);
+    }
+    return true;
+  }
+
+  /**
+   * A new socket answers a ping sent at once (Plex says nothing until something happens), then a ping goes out
+   * after each quiet spell: `pingMs` while scans are outstanding, `idlePingMs` otherwise. No frame and no pong
+   * within `pongDeadlineMs` of a ping: the socket is dead (a NAT or proxy that dropped the flow, a notifier that
+   * hung, a laptop that slept) and is ended, so the follower falls back and the socket is dialled again.
+   */
+  private async watchLife(socket: SocketLike, live: Liveness, kill: (why: string) => void): Promise<void> {
+    const { clock } = this.opts;
+    const within = `${(live.pongDeadlineMs / 1000).toFixed(1).replace(/\.0$/, '')} s`;
+    while (this.socket === socket) {
+      const pingedAt = clock.now();
+      socket.ping();
+      // Not cut short by heedNow: a deadline ended early would find a live socket silent.
+      await this.wait(live.pongDeadlineMs);
+      if (this.socket !== socket) return;
+      if (this.heardAt === undefined || this.heardAt < pingedAt) {
+        return kill(this.connected ? `it went silent: no frame and no pong within ${within} of a ping` : `it opened but answered no ping within ${within}`);
+      }
+      for (;;) {
+        const every = (this.opts.busy?.() ?? true) ? live.pingMs : live.idlePingMs;
+        const quiet = clock.now() - this.heardAt;
+        if (quiet >= every) break;
+        await this.quiet(every - quiet);
+        if (this.socket !== socket) return;
+      }
+    }
+  }
+
+  /** The wait between two pings: ended by heedNow, or stop. */
+  private quiet(ms: number): Promise<void> {
+    const wait = new AbortController();
+    const end = () => wait.abort();
+    const stopping = this.stopping.signal;
+    stopping.addEventListener('abort', end, { once: true });
+    return new Promise<void>((resolve) => {
+      wait.signal.addEventListener('abort', () => resolve(), { once: true });
+      this.heed = end;
+      void this.opts.clock.sleep(ms, wait.signal).then(end);
+    }).finally(() => {
+      if (this.heed === end) this.heed = undefined;
+      stopping.removeEventListener('abort', end);
+    });
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+      void this.opts.clock.sleep(ms, this.stopping.signal).then(resolve);
+    }).then(() => {
+      this.wake = undefined;
+    });
+  }
+}

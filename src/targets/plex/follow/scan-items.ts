@@ -1,0 +1,176 @@
+// What one section's scan did, from the notification events: the items its timeline entries created, updated
+// or deleted, handed over when the section's scan activity ends. A follower then needs one metadata request per
+// new item (src/targets/plex/follow/item-files.ts) to confirm the delivered files, and never lists a section.
+import type { PlexNotification, TimelineEvent } from './notifications.js';
+
+/** The activity of a library scan (a partial scan is one too); `library.refresh.items` is metadata work after it. */
+export const SCAN_ACTIVITY = 'library.update.section';
+
+/** Timeline states (python-plexapi plexapi/alert.py): 0 created … 5 processed; 9 deleted. */
+export const STATE_CREATED = 0;
+export const STATE_DELETED = 9;
+
+/** Metadata types whose items hold files (Media → Part): movie, episode, clip, track, photo. */
+const TYPES_WITH_FILES = new Set([1, 4, 10, 12, 13]);
+
+export interface TouchedItem {
+  ratingKey: string;
+  type: number;
+  /** A state-0 entry was seen: new to the library, not an existing item processed again. */
+  created: boolean;
+}
+
+export interface SectionScanEnded {
+  sectionId: string;
+  /** The scan activity that ended. */
+  uuid: string;
+  /** Items created or updated since the section's previous scan ended (or since watching began). */
+  touched: TouchedItem[];
+  /** Item ids a state-9 entry deleted in the same span. */
+  deleted: string[];
+}
+
+/** Whether an item of this type can hold a delivered file (shows, seasons, artists and albums do not). */
+export const holdsFiles = (item: TouchedItem): boolean => TYPES_WITH_FILES.has(item.type);
+
+/** Items handed over as created, remembered so their later processing entries are not a second change. */
+const REMEMBERED = 10_000;
+
+/**
+ * Items kept per followed section until its scan ends (past it, the first heard of is dropped): about 0.5 MB.
+ * A partial scan touches a folder's few items (a season pack: a few dozen), but entries of the agents' and
+ * scheduled tasks' refreshes in that section are kept too while its scan is followed. A follow-up whose file was
+ * among those dropped is judged as any file the events did not show: by the database, or `scanned`.
+ */
+export const MAX_TOUCHED = 5_000;
+/** Deleted ids kept per followed section (handed over, never looked up): the same reasoning, fewer needed. */
+export const MAX_DELETED = 1_000;
+/**
+ * Scan activities known to run, at most: Plex runs a few scans at a time, one per section at most. A server
+ * sending `started` after `started` with no `ended` has the oldest-heard forgotten first.
+ */
+export const MAX_RUNNING = 64;
+/**
+ * A scan activity nothing was heard of for this long is forgotten: Plex sends `updated` with a scan's progress
+ * as it goes, so a scan silent for ten minutes ended unheard (a frame lost, a server that never sends `ended`),
+ * and its section must not look busy for ever. Twice the default PLEX_CONFIRM_TIMEOUT, which ends a follow-up
+ * first.
+ */
+export const RUNNING_SILENT_MS = 10 * 60_000;
+
+interface Pending {
+  touched: Map<string, TouchedItem>;
+  deleted: Set<string>;
+}
+
+export interface SectionScansOptions {
+  /** Whether a scan of this section is followed: only then are its timeline entries kept. Default: every section. */
+  follows?: (sectionId: string) => boolean;
+  /** The clock scans are aged on (ms). */
+  now?: () => number;
+}
+
+/**
+ * Feed it every notification; it calls `ended` once per section scan that ends. Timeline entries of a followed
+ * section are kept until that section's next scan end, so entries that arrive before the scan's `started` (or
+ * while the activity's section id is not known yet: Plex adds Context.librarySectionID a little into the scan)
+ * still count. Entries of any other section are dropped as they come: a real Plex sends them all day for its
+ * agents' and scheduled tasks' refreshes, and nothing here needs them.
+ */
+export class SectionScans {
+  /** Scan activities by uuid, with their section once a frame named it; oldest-heard first. */
+  private readonly activities = new Map<string, { section?: string; heardAt: number }>();
+  private readonly pending = new Map<string, Pending>();
+  /** Items handed over as created: Plex goes on processing them (states 1-5) after the scan ended. */
+  private readonly reported = new Set<string>();
+  private readonly follows: (sectionId: string) => boolean;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly ended: (scan: SectionScanEnded) => void,
+    opts: SectionScansOptions = {},
+  ) {
+    this.follows = opts.follows ?? (() => true);
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Sections with a scan running now, as far as the events tell. */
+  scanning(): Set<string> {
+    this.forgetSilent();
+    return new Set([...this.activities.values()].flatMap((a) => (a.section === undefined ? [] : [a.section])));
+  }
+
+  /** What is held now, for the bounds' tests: scans running, sections with entries, entries in all. */
+  held(): { running: number; sections: number; entries: number } {
+    let entries = 0;
+    for (const p of this.pending.values()) entries += p.touched.size + p.deleted.size;
+    return { running: this.activities.size, sections: this.pending.size, entries };
+  }
+
+  handle(e: PlexNotification): void {
+    if (e.kind === 'connection') {
+      // While the socket was down an `ended` may have been missed: forget what ran. The entries seen stay,
+      // they are still what the server did; the follower asks /activities once to learn what ended meanwhile.
+      if (!e.connected) this.activities.clear();
+      return;
+    }
+    if (e.kind === 'timeline') return this.timeline(e);
+    if (e.type !== SCAN_ACTIVITY) return;
+    const section = e.sectionId ?? this.activities.get(e.uuid)?.section;
+    this.activities.delete(e.uuid);
+    if (e.event !== 'ended') {
+      this.activities.set(e.uuid, { section, heardAt: this.now() });
+      if (this.activities.size > MAX_RUNNING) this.activities.delete(this.activities.keys().next().value!);
+      this.forgetSilent();
+      return;
+    }
+    // An end whose section no frame ever named cannot be placed; the follower's timeout covers it.
+    if (section === undefined) return;
+    const p = this.pending.get(section);
+    this.pending.delete(section);
+    const touched = p ? [...p.touched.values()] : [];
+    for (const t of touched) if (t.created) this.remember(t.ratingKey);
+    this.ended({ sectionId: section, uuid: e.uuid, touched, deleted: p ? [...p.deleted] : [] });
+  }
+
+  private timeline(e: TimelineEvent): void {
+    if (!this.follows(e.sectionId)) {
+      // What was kept while a scan of it was followed is of no use any more either.
+      this.pending.delete(e.sectionId);
+      return;
+    }
+    const p = this.pendingOf(e.sectionId);
+    if (e.state === STATE_DELETED) {
+      p.deleted.add(e.itemId);
+      if (p.deleted.size > MAX_DELETED) p.deleted.delete(p.deleted.values().next().value!);
+      p.touched.delete(e.itemId);
+      return;
+    }
+    const known = p.touched.get(e.itemId);
+    // Matching and metadata of an item already handed over as new: not a change of its files.
+    if (!known && e.state !== STATE_CREATED && this.reported.has(e.itemId)) return;
+    const created = (known?.created ?? false) || e.state === STATE_CREATED || e.metadataState === 'created';
+    p.touched.set(e.itemId, { ratingKey: e.itemId, type: e.type, created });
+    if (p.touched.size > MAX_TOUCHED) p.touched.delete(p.touched.keys().next().value!);
+  }
+
+  /** Scans heard of longest ago first: those silent past RUNNING_SILENT_MS are forgotten. */
+  private forgetSilent(): void {
+    const before = this.now() - RUNNING_SILENT_MS;
+    for (const [uuid, a] of this.activities) {
+      if (a.heardAt >= before) break;
+      this.activities.delete(uuid);
+    }
+  }
+
+  private remember(ratingKey: string): void {
+    this.reported.add(ratingKey);
+    if (this.reported.size > REMEMBERED) this.reported.delete(this.reported.values().next().value!);
+  }
+
+  private pendingOf(section: string): Pending {
+    let p = this.pending.get(section);
+    if (!p) this.pending.set(section, (p = { touched: new Map(), deleted: new Set() }));
+    return p;
+  }
+}
