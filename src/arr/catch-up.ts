@@ -241,7 +241,7 @@ export class AppCatchUp {
         chunk.push(scans[i]);
       }
       // A queue that cannot be written throws here: the cursor stays after the last chunk committed.
-      await this.submit(chunk.map((s) => ({ requests: s.requests, date: Math.max(...s.records.map((r) => r.date)) })));
+      await this.submit(chunk.map((s) => ({ requests: s.requests, date: s.records.reduce((at, r) => Math.max(at, r.date), -Infinity) })));
       for (const scan of chunk) {
         for (const r of scan.records) {
           done.add(r);
