@@ -5,6 +5,7 @@
 import { sizeText, type AnswerCap } from './answer-caps.js';
 import { systemClock, timeoutSignal, type Clock } from './clock.js';
 import { AnswerTooLarge, httpFetch, RedirectRefused, type Fetch } from './http-fetch.js';
+import { AnswerTooCostly } from './json-cost.js';
 import { silentLogger, type Logger } from './log.js';
 import { ConditionLog } from './log-condition.js';
 import type { ItemRetry } from './scan.js';
@@ -169,7 +170,8 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
     const response = await call(method, path, o);
     try {
       return (await response.json()) as T;
-    } catch {
+    } catch (err) {
+      if (err instanceof AnswerTooCostly) throw new ApiRefusal(scrub(`${at} sent an answer to ${method} ${path} that was not parsed: ${err.why}, more than ${o.cap.what} needs`), ANSWER_TOO_LARGE);
       throw new ApiRefusal(`${at} sent an answer to ${method} ${path} that is not JSON: check ${opts.urlKey}`, response.status);
     }
   }
