@@ -5,7 +5,9 @@ import { ARR_HISTORY, ARR_ITEM, ARR_LIBRARY, ARR_SETTINGS, SERVER_STATUS, type A
 import { ApiRefusal, apiCaller, type ApiCaller } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { ArrEntry } from '../config/arr-schema.js';
+import { shownUrl } from '../url-credentials.js';
 import { API_BASE } from './apps.js';
+import { appText } from './app-text.js';
 
 /** Every request the client sends, by method, path template (after the API base) and query names. */
 export const arrRequests = [
@@ -86,8 +88,8 @@ export function arrClient(entry: ArrEntry, opts: ArrClientOptions = {}): ArrClie
     who,
     async status() {
       const body = await api.json<unknown>('GET', '/system/status', { cap: SERVER_STATUS });
-      if (!isObject(body) || typeof body.version !== 'string') throw new ApiRefusal(`${who} answered GET /system/status without a version: is ${entry.URL} a ${entry.TYPE}?`, 200);
-      return { appName: typeof body.appName === 'string' ? body.appName : entry.TYPE, version: body.version };
+      if (!isObject(body) || typeof body.version !== 'string') throw new ApiRefusal(`${who} answered GET /system/status without a version: is ${shownUrl(entry.URL)} a ${entry.TYPE}?`, 200);
+      return { appName: appText(typeof body.appName === 'string' ? body.appName : entry.TYPE), version: appText(body.version) };
     },
     historySince: (since, eventType) => list('GET', '/history/since', history, { date: new Date(since).toISOString(), eventType }, ARR_HISTORY),
     async rootFolders() {

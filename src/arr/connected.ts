@@ -2,6 +2,7 @@
 // events against (asked.ts), the cursors and the items' folders in the queue file, and what /health and the
 // dashboard show of each app.
 // Built by src/service.ts only when ARR has entries: an idle relay without them loads nothing of src/arr/.
+import { APP_SENTENCE_MAX, appText } from './app-text.js';
 import type Database from 'better-sqlite3';
 import type { Activity, ActivityEvents } from '../activity.js';
 import type { Clock } from '../clock.js';
@@ -47,6 +48,8 @@ export interface AppView {
   lastCatchUp: string | null;
   intervalSeconds: number;
   error: string | null;
+  /** The last answer of the app's that was skipped unread (too costly to read), and why: /health is degraded while it stands. */
+  skipped: string | null;
 }
 
 const CHUNK = 500;
@@ -132,7 +135,8 @@ export class ConnectedApps {
       cursor: iso(a.cursorAt),
       lastCatchUp: iso(a.lastCatchUpAt),
       intervalSeconds: a.intervalSeconds,
-      error: a.link.up ? null : (a.link.error ?? null),
+      error: a.link.up || a.link.error === undefined ? null : appText(a.link.error, APP_SENTENCE_MAX),
+      skipped: a.skipped === undefined ? null : appText(a.skipped, APP_SENTENCE_MAX),
     }));
   }
 

@@ -4,6 +4,7 @@
 // a folder gone is what that app's delete webhook (SeriesDelete, MovieDelete, ArtistDelete, AuthorDelete) would have
 // queued, read by the webhook's own parser. Bounded: the first list only sets the baseline, a list that fails keeps
 // the old one, and a list that lost most of its folders at once is not taken for deletes.
+import { ANSWER_TOO_LARGE, ApiRefusal } from '../api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { HistorySource, ScanRequest, Source } from '../request.js';
@@ -42,6 +43,8 @@ export interface DeletedItemsDeps {
 export class DeletedItems {
   /** The list failed last time: said once, and once when it reads again. */
   private listFailing = false;
+  /** The last list was skipped unread (past its cap or its parse's weight), and why. */
+  skipped: string | undefined;
   /** Since when the list has been too small to believe (ms, the relay's clock). */
   private shrunkSince: number | undefined;
 
@@ -55,12 +58,14 @@ export class DeletedItems {
     try {
       folders = await client.libraryFolders(flavour.library);
     } catch (err) {
+      this.skipped = err instanceof ApiRefusal && err.status === ANSWER_TOO_LARGE ? `its ${noun} list was skipped unread: ${(err as Error).message}` : undefined;
       if (!this.listFailing) {
         logger.warn({ app: client.who }, `Could not read ${client.who}'s ${noun} list: ${(err as Error).message}. What it deleted is compared with its last list when it answers; nothing is lost meanwhile.`);
       }
       this.listFailing = true;
       return undefined;
     }
+    this.skipped = undefined;
     if (this.listFailing) logger.info({ app: client.who }, `${client.who}'s ${noun} list is read again.`);
     this.listFailing = false;
     const now = clock.now();

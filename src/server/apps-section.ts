@@ -24,6 +24,7 @@ export function appsSection(apps: AppView[] | undefined): string {
         ${fact('Every', `${a.intervalSeconds}s`)}
       </dl>
       ${a.error ? `<p class="err">${h(a.error)}</p>` : ''}
+      ${a.skipped ? `<p class="err">${h(a.skipped)}</p>` : ''}
     </li>`,
   );
   return `<section aria-labelledby="apps-h"><h2 id="apps-h">Connected apps</h2><ul class="cards" id="apps">${items.join('')}</ul></section>`;
