@@ -92,6 +92,8 @@ export interface ApiCallerOptions {
   secrets: string[];
   /** Per request, counted on `clock` (the wall clock by default). */
   timeoutMs?: number;
+  /** Ends every request in flight and every later one at once when it aborts (shutdown: aborts, never waits). */
+  signal?: AbortSignal;
   fetch?: Fetch;
   clock?: Clock;
   /** Where an answer dropped for its size is said (once per kind of call, src/log-condition.ts). */
@@ -135,7 +137,7 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
           ...(o.auth === false ? basicOnly : headers),
         },
         body: o.body === undefined ? undefined : JSON.stringify(o.body),
-        signal: timeoutSignal(opts.clock, timeoutMs),
+        signal: opts.signal ? AbortSignal.any([timeoutSignal(opts.clock, timeoutMs), opts.signal]) : timeoutSignal(opts.clock, timeoutMs),
         maxBytes: o.cap.bytes,
       });
     } catch (err) {

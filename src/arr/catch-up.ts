@@ -162,6 +162,8 @@ export class AppCatchUp {
       const cursor = cursors.get(entry.NAME);
       if (cursor) read = await this.read(flavour, cursor);
     } catch (err) {
+      // Stopped: the calls in flight were aborted, which says nothing of the app.
+      if (this.ended) return;
       return this.link.failed(err);
     }
     if (!read) this.firstContact(status.appName, status.version);
@@ -321,6 +323,7 @@ export class AppCatchUp {
     if (!flavour.ownerPath) return this.owners;
     const wanted = new Set(records.filter((r) => flavour.imports.includes(r.eventType) && r.owner !== undefined).map((r) => r.owner!));
     for (const id of wanted) {
+      if (this.ended) break;
       if (this.owners.has(id)) continue;
       const item = await this.deps.client.item(flavour.ownerPath, id).catch(() => undefined);
       if (!item) continue;

@@ -58,6 +58,8 @@ export interface ArrClientOptions {
   fetch?: typeof fetch;
   /** Per request; a week of history read at once is allowed twice the usual time. */
   timeoutMs?: number;
+  /** Aborted when scanrelay stops: every call in flight ends at once. */
+  signal?: AbortSignal;
 }
 
 export function arrClient(entry: ArrEntry, opts: ArrClientOptions = {}): ArrClient {
@@ -71,6 +73,7 @@ export function arrClient(entry: ArrEntry, opts: ArrClientOptions = {}): ArrClie
       headers: { 'X-Api-Key': entry.API_KEY },
       secrets: [entry.API_KEY],
       timeoutMs: ms,
+      signal: opts.signal,
       fetch: opts.fetch,
       clock: opts.clock,
       authHint: `check API_KEY of ARR entry "${entry.NAME}" (${entry.TYPE}: Settings > General > Security > API Key)`,

@@ -60,6 +60,8 @@ export class ConnectedApps {
   private readonly cursors: ArrCursors;
   private readonly detach: () => void;
   private noted = 0;
+  /** Aborted at stop: a catch-up in flight (a slow history answer, series look-ups) ends at once, not at its timeouts. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: ConnectedAppsDeps) {
     this.cursors = new ArrCursors(deps.db);
@@ -69,7 +71,7 @@ export class ConnectedApps {
       (entry) =>
         new AppCatchUp({
           entry,
-          client: arrClient(entry, { clock: deps.clock, fetch: deps.fetch }),
+          client: arrClient(entry, { clock: deps.clock, fetch: deps.fetch, signal: this.stopping.signal }),
           cursors: this.cursors,
           folders,
           asked: this.asked,
@@ -108,6 +110,7 @@ export class ConnectedApps {
 
   async stop(): Promise<void> {
     this.detach();
+    this.stopping.abort(new Error('scanrelay is stopping'));
     await Promise.all(this.apps.map((a) => a.stop()));
   }
 

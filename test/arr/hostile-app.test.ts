@@ -6,6 +6,7 @@ import { secretsOf } from '../../src/config/secrets.js';
 import type { Config } from '../../src/config/schema.js';
 import { FakeArrApp } from '../fakes/arr-app.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
+import { until } from '../support/until.js';
 import { ARR_KEYS } from './harness.js';
 
 const PASSWORD = 'proxy-pass-9e1c44d0';
@@ -103,5 +104,39 @@ describe('finding 5: a record dated 9999-12-31', () => {
     await s.t.service.arr!.catchUp();
     await s.t.service.arr!.catchUp();
     expect(s.t.service.queue.list(100).map((f) => f.folder).sort()).toEqual(['/data/media/tv/Show 7/Season 01', '/data/media/tv/Show 8/Season 01']);
+  });
+});
+
+describe('finding 5: stopping while a catch-up waits on the app', () => {
+  it.each([
+    ['a history answer that never comes', /history\/since/],
+    ['series look-ups that never answer', /\/series\/\d+/],
+  ])('%s: the service closes at once, without a warning about the app', async (_, path) => {
+    const s = await start();
+    await s.t.service.arr!.catchUp();
+    s.sonarr.owners.clear();
+    for (let n = 1; n <= 20; n++) s.sonarr.write(imported(n), s.t.clock.now() + 1_000);
+    s.t.clock.advance(2_000);
+    s.sonarr.failureFor = path;
+    s.sonarr.failure = 'hang';
+    const pending = s.t.service.arr!.catchUp();
+    await until(() => s.sonarr.requests.some((r) => path.test(r.path)));
+    // Nothing moves the manual clock: a stop that waited for the calls' timeouts would never end.
+    await s.t.service.arr!.stop();
+    await pending;
+    expect(warnings(s.t).filter((w) => w.includes('sonarr'))).toEqual([]);
+  });
+});
+
+describe('finding 6: the record of folders asked for while an app is down', () => {
+  it('is bounded: past its bound the folder noted longest ago goes, the newest stay', async () => {
+    const { AskedFolders, MAX_ASKED } = await import('../../src/arr/asked.js');
+    const asked = new AskedFolders();
+    for (let i = 0; i < MAX_ASKED + 5_000; i++) asked.note(`/data/media/tv/Show ${i}`, i);
+    asked.note('/data/media/tv/Show 5000', MAX_ASKED + 5_000);
+    expect(asked.size).toBe(MAX_ASKED);
+    expect(asked.askedSince(`/data/media/tv/Show ${MAX_ASKED + 4_999}`, 0)).toBe(true);
+    expect(asked.askedSince('/data/media/tv/Show 5000', MAX_ASKED + 5_000)).toBe(true);
+    expect(asked.askedSince('/data/media/tv/Show 4999', 0)).toBe(false);
   });
 });
