@@ -2,11 +2,12 @@
 // secret from its PARENT__KEY_FILE or LIST__<NAME>__KEY_FILE file, read where the environment is read
 // (src/config/environment.ts); an unreadable or empty file, or a key given both ways, stops the start naming the
 // variable and the file, never the content.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { fileVariable } from '../../src/config/environment.js';
+import { fileVariable, SECRET_FILE_MAX_BYTES } from '../../src/config/environment.js';
 import { ConfigError, loadConfig, secretsOf } from '../../src/config/load.js';
 import { SECRET_KEYS } from '../../src/config/secrets.js';
 import { FakePlex } from '../fakes/plex.js';
@@ -119,6 +120,23 @@ describe('a top-level KEY_FILE', () => {
       expect(message).toContain(file);
       expect(message).toContain(why);
     }
+  });
+
+  // Issue 52, finding 6: a FIFO hung the start, /dev/zero aborted it, 300 MB were taken as a token.
+  it('that is a FIFO, a device or larger than 64 KiB is refused at once, unread, naming the variable and the file', () => {
+    const fifo = join(dir, `fifo-${n++}`);
+    execFileSync('mkfifo', [fifo]);
+    const large = secretFile('t'.repeat(SECRET_FILE_MAX_BYTES + 1));
+    for (const [file, why] of [
+      [fifo, 'it is not a regular file'],
+      ['/dev/zero', 'it is not a regular file'],
+      [large, 'it is larger than 64 KiB'],
+    ]) {
+      const message = problem({}, { PLEX_TOKEN_FILE: file });
+      expect(message).toContain(`config error in environment variable PLEX_TOKEN_FILE: cannot read the file ${file}: ${why}`);
+      expect(message).not.toContain('ttttttttt');
+    }
+    expect(load({}, { PLEX_TOKEN_FILE: secretFile(`${'t'.repeat(SECRET_FILE_MAX_BYTES - 1)}\n`) }).config.PLEX_TOKEN).toHaveLength(SECRET_FILE_MAX_BYTES - 1);
   });
 
   it('with a value the key refuses names the variable and the file, never the content', () => {
