@@ -25,6 +25,7 @@ const benches: { id: string; name: string; load: () => Promise<{ run: () => Prom
   { id: '13', name: 'backpressure', load: () => import('./backpressure.js') },
   { id: '14', name: 'timeline-flood', load: () => import('./timeline-flood.js') },
   { id: '15', name: 'catch-up', load: () => import('./catch-up.js') },
+  { id: '16', name: 'hostile-sonarr', load: () => import('./hostile-sonarr.js') },
 ];
 
 const args = process.argv.slice(2);
