@@ -5,7 +5,7 @@
 import { sizeText, type AnswerCap } from './answer-caps.js';
 import { systemClock, timeoutSignal, type Clock } from './clock.js';
 import { AnswerTooLarge, httpFetch, RedirectRefused, type Fetch } from './http-fetch.js';
-import { AnswerTooCostly } from './json-cost.js';
+import { AnswerTooCostly, parseAnswer, parseListAnswer, startsAsList } from './json-cost.js';
 import { silentLogger, type Logger } from './log.js';
 import { ConditionLog } from './log-condition.js';
 import type { ItemRetry } from './scan.js';
@@ -71,6 +71,8 @@ export interface ApiCaller {
   call(method: string, path: string, opts: CallOptions): Promise<Response>;
   /** Like call, then the body as JSON (a body that is not JSON is a refusal, not a crash). */
   json<T = unknown>(method: string, path: string, opts: CallOptions): Promise<T>;
+  /** Like json, for an answer that is a long list: read entry by entry, the event loop given back as it goes. */
+  list(method: string, path: string, opts: CallOptions): Promise<unknown>;
   /** Any error of a scan as the queue's retry outcome, with secrets scrubbed. */
   retry(err: unknown): { status: 'retry'; error: string; targetDown: boolean; tokenRefused?: true; retryAfter?: string };
   /** The same for an item's lookup or refresh, which reports a refused token as the server's (it has no probe of its own). */
@@ -169,9 +171,22 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
   }
 
   async function json<T>(method: string, path: string, o: CallOptions): Promise<T> {
+    return read(method, path, o, async (response) => (await response.json()) as T);
+  }
+
+  /** A list answer read entry by entry (parseListAnswer): the event loop is given back as it is read. */
+  async function list(method: string, path: string, o: CallOptions): Promise<unknown> {
+    return read(method, path, o, async (response) => {
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      // Not a list: parsed whole (bounded the same way) for the caller to say what it is instead.
+      return startsAsList(bytes) ? parseListAnswer(bytes) : parseAnswer(bytes);
+    });
+  }
+
+  async function read<T>(method: string, path: string, o: CallOptions, parse: (response: Response) => Promise<T>): Promise<T> {
     const response = await call(method, path, o);
     try {
-      return (await response.json()) as T;
+      return await parse(response);
     } catch (err) {
       if (err instanceof AnswerTooCostly) throw new ApiRefusal(scrub(`${at} sent an answer to ${method} ${path} that was not parsed: ${err.why}, more than ${o.cap.what} needs`), ANSWER_TOO_LARGE);
       throw new ApiRefusal(`${at} sent an answer to ${method} ${path} that is not JSON: check ${opts.urlKey}`, response.status);
@@ -190,6 +205,7 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
     base,
     call,
     json,
+    list,
     retry,
     itemRetry(err) {
       const outcome = retry(err);

@@ -28,6 +28,8 @@ export const RETRY_MS = 30_000;
 
 /** The rest of this turn of the event loop to webhooks and /health: a week's history is read in several steps. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Records read between two turns given back: an answer of 100,000 records holds the event loop in short steps. */
+const RECORDS_A_TURN = 5_000;
 
 export interface CatchUpDeps {
   entry: ArrEntry;
@@ -252,10 +254,11 @@ export class AppCatchUp {
         poisoned.push(`the ${eventType} records: ${err.message}`);
         continue;
       }
-      for (const raw of answer) {
-        const r = readRecord(raw, flavour);
+      for (let i = 0; i < answer.length; i++) {
+        const r = readRecord(answer[i], flavour);
         if (r.ok) byId.set(r.record.id, r.record);
         else unreadable.push(r.reason);
+        if (i % RECORDS_A_TURN === RECORDS_A_TURN - 1) await nextTurn();
       }
       await nextTurn();
     }

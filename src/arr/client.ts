@@ -82,7 +82,7 @@ export function arrClient(entry: ArrEntry, opts: ArrClientOptions = {}): ArrClie
   const api = caller(timeoutMs);
   const history = caller(timeoutMs * 2);
   const list = async <T>(method: string, path: string, from: ApiCaller = api, query?: Record<string, string>, cap: AnswerCap = ARR_SETTINGS): Promise<T[]> => {
-    const body = await from.json<unknown>(method, path, { query, cap });
+    const body = await from.list(method, path, { query, cap });
     if (!Array.isArray(body)) throw new ApiRefusal(api.scrub(`${who} answered ${method} ${path} with ${describe(body)}, not a list: check the URL of ARR entry "${entry.NAME}"`), 200);
     return body as T[];
   };

@@ -30,14 +30,18 @@ const base = await listenLocal(server);
 const api = apiCaller({ who: 'the answer server', url: base, urlKey: 'its URL', headers: {}, secrets: [], authHint: '', timeoutMs: 600_000 });
 for (const size of [...new Set(all.map((c) => c.bytes))].sort((a, b) => a - b)) {
   const cap = all.find((c) => c.bytes === size)!;
-  for (const [shape, make] of Object.entries(SHAPES)) {
-    body = make(size);
-    const outcome = await api.json('GET', '/', { cap }).then(
-      () => 'parsed',
-      (err: Error) => `refused: ${err.message}`,
-    );
-    body = Buffer.alloc(0);
-    process.stdout.write(JSON.stringify({ bytes: size, cap: cap.what, shape, outcome, heapMb: Math.round(process.memoryUsage().heapUsed / 1048576) }) + '\n');
+  // The arr apps' lists are read entry by entry (api.list), every other answer whole (api.json).
+  const readers = size === caps.ARR_HISTORY.bytes ? (['json', 'list'] as const) : (['json'] as const);
+  for (const reader of readers) {
+    for (const [shape, make] of Object.entries(SHAPES)) {
+      body = make(size);
+      const outcome = await api[reader]('GET', '/', { cap }).then(
+        () => 'parsed',
+        (err: Error) => `refused: ${err.message}`,
+      );
+      body = Buffer.alloc(0);
+      process.stdout.write(JSON.stringify({ bytes: size, cap: cap.what, reader, shape, outcome, heapMb: Math.round(process.memoryUsage().heapUsed / 1048576) }) + '\n');
+    }
   }
 }
 await closeServer(server);
