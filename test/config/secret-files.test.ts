@@ -3,6 +3,8 @@
 // (src/config/environment.ts); an unreadable or empty file, or a key given both ways, stops the start naming the
 // variable and the file, never the content.
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -243,6 +245,28 @@ describe('the server with PLEX_TOKEN only in PLEX_TOKEN_FILE', () => {
       }
     } finally {
       await plex.stop();
+    }
+  }, 60_000);
+});
+
+// Issue 52, finding 6: the address read from SERVER_IP_FILE was printed in the listen error.
+describe('the server with SERVER_IP only in SERVER_IP_FILE', () => {
+  it('names the variable, not the address, when it cannot listen there', async () => {
+    const busy = createServer();
+    const port = await new Promise<number>((resolve) => busy.listen(0, '127.0.0.1', () => resolve((busy.address() as AddressInfo).port)));
+    try {
+      const sub = join(dir, 'listen');
+      mkdirSync(sub);
+      const config = writeConfigFile(sub, { SERVER_PASS: 'f00dcafef00dcafef00dcafef00dcafe', PLEX_ENABLED: false });
+      const child = runCli(['--config', config, '--queuefile', join(sub, 'queue.db'), '--logfile', join(sub, 'scanrelay.log'), 'server', '--port', String(port)], {
+        cwd: sub,
+        env: { SERVER_IP_FILE: secretFile('127.0.0.1\n') },
+      });
+      expect(await child.exited).toBe(1);
+      expect(child.output()).toContain(`Could not listen on the address in SERVER_IP_FILE:${port}: another program uses that port.`);
+      expect(child.output()).not.toContain(`Could not listen on 127.0.0.1`);
+    } finally {
+      busy.close();
     }
   }, 60_000);
 });
