@@ -79,6 +79,7 @@ export const LAYERS: { layer: string; modules: string[] }[] = [
       'retry-after.ts',
       'http-answer.ts',
       'answer-caps.ts',
+      'json-cost.ts',
       'url-credentials.ts',
       'log-per-client.ts',
       'file-system.ts',
