@@ -35,7 +35,7 @@ EXPOSE 3468
 # /health?ready is 503 until the queue is open and every media server has been asked once (at most 30 s); the
 # script asks the port and address the server listens on (SERVER_PORT, SERVER_IP: environment, else config.json).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=45s --retries=3 \
-  CMD ["node", "/app/healthcheck.mjs", "/config/config.json"]
+  CMD ["/app/entrypoint.sh", "healthcheck", "node", "/app/healthcheck.mjs", "/config/config.json"]
 # The Node flags are npm start's: heap options that hold memory down under load (docs/configuration.md, "How Node is started").
 ENTRYPOINT ["/app/entrypoint.sh", "node", "--max-semi-space-size=8", "--max-old-space-size=512", "dist/scanrelay.mjs", "--config", "/config/config.json", "--queuefile", "/config/queue.db", "--logfile", "/config/scanrelay.log"]
 CMD ["server"]

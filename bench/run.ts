@@ -26,6 +26,7 @@ const benches: { id: string; name: string; title: string; measures: string; load
   { id: '14', name: 'timeline-flood', title: 'Timeline flood', measures: "a hostile Plex flooding the notification socket: the relay's RSS, /health's latency, folders still refreshed.", load: () => import('./timeline-flood.js') },
   { id: '15', name: 'catch-up', title: 'Catch-up', measures: "a week down, caught up from Sonarr's history: time, /health meanwhile, RSS, folders against the same events as webhooks.", load: () => import('./catch-up.js') },
   { id: '16', name: 'reconcile', title: 'Reconcile', measures: "`scanrelay reconcile` with 20,000 episode files against a Plex section and a Jellyfin library of 20,000 items each: time, bytes read, peak RSS.", load: () => import('./reconcile.js') },
+  { id: '17', name: 'hostile-sonarr', title: 'A hostile Sonarr', measures: "the relay catching up every second on a hostile Sonarr's worst answers: /health's latency, webhooks delivered to Plex meanwhile, peak RSS.", load: () => import('./hostile-sonarr.js') },
 ];
 
 const args = process.argv.slice(2);

@@ -25,11 +25,31 @@ say() {
 
 case "$puid" in '' | *[!0-9]*) say "PUID must be a number (a uid), not '$puid'"; exit 64 ;; esac
 case "$pgid" in '' | *[!0-9]*) say "PGID must be a number (a gid), not '$pgid'"; exit 64 ;; esac
+# 1-65534 (65535 and up are not users: setpriv takes 4294967296 for 0, root), or 0 written plainly for root.
+in_range() {
+  case "$1" in
+    0 | [1-9] | [1-9][0-9] | [1-9][0-9][0-9] | [1-9][0-9][0-9][0-9]) return 0 ;;
+    [1-9][0-9][0-9][0-9][0-9]) [ "$1" -le 65534 ] ;;
+    *) return 1 ;;
+  esac
+}
+in_range "$puid" || { say "PUID must be a uid from 1 to 65534 (or 0, for root), not '$puid'"; exit 64; }
+in_range "$pgid" || { say "PGID must be a gid from 1 to 65534 (or 0, for root), not '$pgid'"; exit 64; }
 case "$umask_value" in
   [0-7][0-7][0-7] | [0-7][0-7][0-7][0-7]) ;;
   *) say "UMASK must be three or four octal digits (022, 0027), not '$umask_value'"; exit 64 ;;
 esac
 umask "$umask_value"
+
+# The image's health check (the Dockerfile's HEALTHCHECK): run as the user scanrelay runs as, never as root on the
+# files that user owns; nothing of /config is changed.
+if [ "${1:-}" = healthcheck ]; then
+  shift
+  if [ "$(id -u)" = 0 ] && [ "$puid" != 0 ]; then
+    exec setpriv --reuid="$puid" --regid="$pgid" --clear-groups -- "$@"
+  fi
+  exec "$@"
+fi
 
 # The host folder mounted at $config_dir as this container's mount table names it, else a placeholder: a hint
 # for the chown line (a bind mount from a file system mounted elsewhere on the host shows its path inside it).

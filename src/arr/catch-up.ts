@@ -3,6 +3,7 @@
 // the intake in bounded chunks, the cursor saved after each. At start, every CATCH_UP_INTERVAL while the app
 // answers, and sooner while it does not: the first answer after silence catches up at once. Then the series, movies,
 // artists or authors deleted since the last catch-up, which the history cannot tell (deleted-items.ts).
+import { ANSWER_TOO_LARGE, ApiRefusal } from '../http/api-call.js';
 import type { Clock } from '../clock.js';
 import type { ArrEntry } from '../config/arr-schema.js';
 import type { Intake } from '../intake/intake.js';
@@ -27,6 +28,8 @@ export const RETRY_MS = 30_000;
 
 /** The rest of this turn of the event loop to webhooks and /health: a week's history is read in several steps. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Records read between two turns given back: an answer of 100,000 records holds the event loop in short steps. */
+const RECORDS_A_TURN = 5_000;
 
 export interface CatchUpDeps {
   entry: ArrEntry;
@@ -55,6 +58,10 @@ interface Read {
   /** Records the cursor's overlap had already handled. */
   old: HistoryRecord[];
   unreadable: string[];
+  /** Answers skipped unread (past their cap or their parse's weight), each with why: the cursor moves past them. */
+  poisoned: string[];
+  /** When the history was asked for (the relay's clock): as far as a skipped answer moves the cursor, never further. */
+  askedAt: number;
 }
 
 export class AppCatchUp {
@@ -75,6 +82,8 @@ export class AppCatchUp {
   private ended = false;
   private readonly owners = new Map<number, Payload>();
   private readonly deletes: DeletedItems;
+  /** The last history answer skipped unread, and why; cleared by a catch-up that reads every answer. */
+  private historySkipped: string | undefined;
 
   constructor(private readonly deps: CatchUpDeps) {
     this.link = new AppLink(deps.client.who, deps.logger, deps.clock);
@@ -95,6 +104,11 @@ export class AppCatchUp {
 
   get intervalSeconds(): number {
     return this.deps.entry.CATCH_UP_INTERVAL;
+  }
+
+  /** An answer of this app's skipped unread (its history or its item list), and why: /health is degraded while it stands. */
+  get skipped(): string | undefined {
+    return this.historySkipped ?? this.deletes.skipped;
   }
 
   /** Where the next reading starts (the app's clock), once the app was first reached. */
@@ -150,6 +164,8 @@ export class AppCatchUp {
       const cursor = cursors.get(entry.NAME);
       if (cursor) read = await this.read(flavour, cursor);
     } catch (err) {
+      // Stopped: the calls in flight were aborted, which says nothing of the app.
+      if (this.ended) return;
       return this.link.failed(err);
     }
     if (!read) this.firstContact(status.appName, status.version);
@@ -161,6 +177,7 @@ export class AppCatchUp {
   private async caughtUpOn(status: AppStatus, read: Read): Promise<boolean> {
     const { entry, client, clock } = this.deps;
     this.link.answered(status.appName, status.version, read.cursor.at);
+    this.notePoisoned(read);
     if (read.unreadable.length) {
       this.deps.logger.warn({ app: client.who, count: read.unreadable.length }, `Set aside ${read.unreadable.length} record(s) of ${client.who}'s history that are not history records as ${entry.TYPE} writes them (${read.unreadable[0]}): is the URL of ARR entry "${entry.NAME}" this app's?`);
     }
@@ -173,6 +190,20 @@ export class AppCatchUp {
       this.deps.logger.warn({ app: client.who }, `Could not queue what ${client.who}'s history holds: ${(err as Error).message}. The catch-up stays where it was and reads it again next time.`);
       return false;
     }
+  }
+
+  /**
+   * An answer too large or too costly to read is skipped, not read again at every catch-up (the app would answer it
+   * again, and no restart would get past it): said once, shown on /health and the dashboard, the cursor moved on.
+   */
+  private notePoisoned(read: Read): void {
+    const { client, logger } = this.deps;
+    if (read.poisoned.length === 0) return void (this.historySkipped = undefined);
+    const first = this.historySkipped === undefined;
+    this.historySkipped = `its history since ${new Date(read.cursor.at - OVERLAP_MS).toISOString()} was skipped unread: ${read.poisoned[0]}`;
+    const line = `${client.who}'s history since ${new Date(read.cursor.at - OVERLAP_MS).toISOString()} was skipped: ${read.poisoned.join('; ')}. The catch-up moves on from ${new Date(read.askedAt).toISOString()}: what the app did in between is not scanned, so scan its folders by hand if it matters, and look at what the app answers (GET /history/since).`;
+    if (first) logger.warn({ app: client.who }, line);
+    else logger.debug({ app: client.who }, line);
   }
 
   /** The items deleted since the last list, queued as their delete webhooks would have; the list kept once queued. */
@@ -211,21 +242,33 @@ export class AppCatchUp {
     const seen = new Set(cursor.seen);
     const byId = new Map<number, HistoryRecord>();
     const unreadable: string[] = [];
+    const poisoned: string[] = [];
+    const askedAt = this.deps.clock.now();
     for (const eventType of eventsRead(flavour)) {
-      for (const raw of await this.deps.client.historySince(cursor.at - OVERLAP_MS, eventType)) {
-        const r = readRecord(raw, flavour);
+      let answer: unknown[];
+      try {
+        answer = await this.deps.client.historySince(cursor.at - OVERLAP_MS, eventType);
+      } catch (err) {
+        // Silence or an error is read again next time; an answer that is itself the problem would be met again.
+        if (!(err instanceof ApiRefusal) || err.status !== ANSWER_TOO_LARGE) throw err;
+        poisoned.push(`the ${eventType} records: ${err.message}`);
+        continue;
+      }
+      for (let i = 0; i < answer.length; i++) {
+        const r = readRecord(answer[i], flavour);
         if (r.ok) byId.set(r.record.id, r.record);
         else unreadable.push(r.reason);
+        if (i % RECORDS_A_TURN === RECORDS_A_TURN - 1) await nextTurn();
       }
       await nextTurn();
     }
     const all = [...byId.values()].sort(byDate);
-    return { flavour, cursor, fresh: all.filter((r) => !seen.has(r.id)), old: all.filter((r) => seen.has(r.id)), unreadable };
+    return { flavour, cursor, fresh: all.filter((r) => !seen.has(r.id)), old: all.filter((r) => seen.has(r.id)), unreadable, poisoned, askedAt };
   }
 
   private async handOn(read: Read): Promise<void> {
     const { fresh } = read;
-    if (fresh.length === 0) return;
+    if (fresh.length === 0) return read.poisoned.length ? this.save(read, new Set(), 0) : undefined;
     const app = this.sourceOf(read.flavour);
     const owners = await this.ownersOf(read.flavour, fresh);
     await nextTurn();
@@ -241,7 +284,7 @@ export class AppCatchUp {
         chunk.push(scans[i]);
       }
       // A queue that cannot be written throws here: the cursor stays after the last chunk committed.
-      await this.submit(chunk.map((s) => ({ requests: s.requests, date: Math.max(...s.records.map((r) => r.date)) })));
+      await this.submit(chunk.map((s) => ({ requests: s.requests, date: s.records.reduce((at, r) => Math.max(at, r.date), -Infinity) })));
       for (const scan of chunk) {
         for (const r of scan.records) {
           done.add(r);
@@ -259,10 +302,15 @@ export class AppCatchUp {
     this.deps.onCaughtUp?.(this.name, events);
   }
 
-  /** Moves the cursor to the first record not yet handed on; remembers the ids handled within the overlap. */
+  /**
+   * Moves the cursor to the first record not yet handed on (past a skipped answer, to when it was asked); remembers
+   * the ids handled within the overlap. Never past now: a record an app dates 9999-12-31 would stop every later
+   * reading; it stays among the ids handled instead.
+   */
   private save(read: Read, done: Set<HistoryRecord>, next: number): void {
     const { fresh, old, cursor } = read;
-    const at = next < fresh.length ? fresh[next].date : Math.max(cursor.at, fresh[fresh.length - 1].date);
+    const end = Math.max(cursor.at, fresh.length ? fresh[fresh.length - 1].date : -Infinity, read.poisoned.length ? read.askedAt : -Infinity);
+    const at = Math.min(next < fresh.length ? fresh[next].date : end, this.deps.clock.now());
     const handled = [...old, ...fresh.filter((r, index) => index < next || done.has(r))];
     const seen = handled.filter((r) => r.date >= at - OVERLAP_MS).map((r) => r.id);
     this.deps.cursors.set(this.name, this.deps.entry.TYPE, { at, seen }, this.deps.clock.now());
@@ -278,6 +326,7 @@ export class AppCatchUp {
     if (!flavour.ownerPath) return this.owners;
     const wanted = new Set(records.filter((r) => flavour.imports.includes(r.eventType) && r.owner !== undefined).map((r) => r.owner!));
     for (const id of wanted) {
+      if (this.ended) break;
       if (this.owners.has(id)) continue;
       const item = await this.deps.client.item(flavour.ownerPath, id).catch(() => undefined);
       if (!item) continue;

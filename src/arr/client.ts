@@ -5,7 +5,9 @@ import { ARR_HISTORY, ARR_ITEM, ARR_LIBRARY, ARR_SETTINGS, SERVER_STATUS, type A
 import { ApiRefusal, apiCaller, type ApiCaller } from '../http/api-call.js';
 import type { Clock } from '../clock.js';
 import type { ArrEntry } from '../config/arr-schema.js';
+import { shownUrl } from '../http/url-credentials.js';
 import { API_BASE } from './apps.js';
+import { appText } from './app-text.js';
 
 /** Every request the client sends, by method, path template (after the API base) and query names. */
 export const arrRequests = [
@@ -61,6 +63,8 @@ export interface ArrClientOptions {
   fetch?: typeof fetch;
   /** Per request; a week of history read at once is allowed twice the usual time. */
   timeoutMs?: number;
+  /** Aborted when scanrelay stops: every call in flight ends at once. */
+  signal?: AbortSignal;
 }
 
 export function arrClient(entry: ArrEntry, opts: ArrClientOptions = {}): ArrClient {
@@ -74,6 +78,7 @@ export function arrClient(entry: ArrEntry, opts: ArrClientOptions = {}): ArrClie
       headers: { 'X-Api-Key': entry.API_KEY },
       secrets: [entry.API_KEY],
       timeoutMs: ms,
+      signal: opts.signal,
       fetch: opts.fetch,
       clock: opts.clock,
       authHint: `check API_KEY of ARR entry "${entry.NAME}" (${entry.TYPE}: Settings > General > Security > API Key)`,
@@ -82,7 +87,7 @@ export function arrClient(entry: ArrEntry, opts: ArrClientOptions = {}): ArrClie
   const api = caller(timeoutMs);
   const history = caller(timeoutMs * 2);
   const list = async <T>(method: string, path: string, from: ApiCaller = api, query?: Record<string, string>, cap: AnswerCap = ARR_SETTINGS): Promise<T[]> => {
-    const body = await from.json<unknown>(method, path, { query, cap });
+    const body = await from.list(method, path, { query, cap });
     if (!Array.isArray(body)) throw new ApiRefusal(api.scrub(`${who} answered ${method} ${path} with ${describe(body)}, not a list: check the URL of ARR entry "${entry.NAME}"`), 200);
     return body as T[];
   };
@@ -91,8 +96,8 @@ export function arrClient(entry: ArrEntry, opts: ArrClientOptions = {}): ArrClie
     who,
     async status() {
       const body = await api.json<unknown>('GET', '/system/status', { cap: SERVER_STATUS });
-      if (!isObject(body) || typeof body.version !== 'string') throw new ApiRefusal(`${who} answered GET /system/status without a version: is ${entry.URL} a ${entry.TYPE}?`, 200);
-      return { appName: typeof body.appName === 'string' ? body.appName : entry.TYPE, version: body.version };
+      if (!isObject(body) || typeof body.version !== 'string') throw new ApiRefusal(`${who} answered GET /system/status without a version: is ${shownUrl(entry.URL)} a ${entry.TYPE}?`, 200);
+      return { appName: appText(typeof body.appName === 'string' ? body.appName : entry.TYPE), version: appText(body.version) };
     },
     historySince: (since, eventType) => list('GET', '/history/since', history, { date: new Date(since).toISOString(), eventType }, ARR_HISTORY),
     async rootFolders() {

@@ -3,6 +3,7 @@
 // dashboard show of each app. The entries can be read again while the relay runs (`scanrelay connect`, an edited
 // config.json): an app added starts, one removed stops, one changed starts again, each keeping its cursor.
 // Built by src/service.ts only when ARR has entries: an idle relay without them loads nothing of src/arr/.
+import { APP_SENTENCE_MAX, appText } from './app-text.js';
 import type Database from 'better-sqlite3';
 import type { Activity, ActivityEvents } from '../activity.js';
 import type { Clock } from '../clock.js';
@@ -49,6 +50,8 @@ export interface AppView {
   lastCatchUp: string | null;
   intervalSeconds: number;
   error: string | null;
+  /** The last answer of the app's that was skipped unread (too costly to read), and why: /health is degraded while it stands. */
+  skipped: string | null;
 }
 
 /** What reading the ARR entries again changed, by NAME. */
@@ -70,6 +73,8 @@ export class ConnectedApps {
   private readonly entries = new Map<AppCatchUp, string>();
   private started = false;
   private noted = 0;
+  /** Aborted at stop: a catch-up in flight (a slow history answer, series look-ups) ends at once, not at its timeouts. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: ConnectedAppsDeps) {
     this.cursors = new ArrCursors(deps.db);
@@ -134,6 +139,7 @@ export class ConnectedApps {
 
   async stop(): Promise<void> {
     this.detach();
+    this.stopping.abort(new Error('scanrelay is stopping'));
     await Promise.all(this.apps.map((a) => a.stop()));
   }
 
@@ -161,7 +167,8 @@ export class ConnectedApps {
       cursor: iso(a.cursorAt),
       lastCatchUp: iso(a.lastCatchUpAt),
       intervalSeconds: a.intervalSeconds,
-      error: a.link.up ? null : (a.link.error ?? null),
+      error: a.link.up || a.link.error === undefined ? null : appText(a.link.error, APP_SENTENCE_MAX),
+      skipped: a.skipped === undefined ? null : appText(a.skipped, APP_SENTENCE_MAX),
     }));
   }
 
@@ -169,7 +176,7 @@ export class ConnectedApps {
     const { config, clock, logger } = this.deps;
     const app = new AppCatchUp({
       entry,
-      client: arrClient(entry, { clock, fetch: this.deps.fetch }),
+      client: arrClient(entry, { clock, fetch: this.deps.fetch, signal: this.stopping.signal }),
       cursors: this.cursors,
       folders: this.folders,
       asked: this.asked,

@@ -4,6 +4,7 @@
 // a folder gone is what that app's delete webhook (SeriesDelete, MovieDelete, ArtistDelete, AuthorDelete) would have
 // queued, read by the webhook's own parser. Bounded: the first list only sets the baseline, a list that fails keeps
 // the old one, and a list that lost most of its folders at once is not taken for deletes.
+import { ANSWER_TOO_LARGE, ApiRefusal } from '../http/api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log/logger.js';
 import type { HistorySource, ScanRequest, Source } from '../request.js';
@@ -42,8 +43,12 @@ export interface DeletedItemsDeps {
 export class DeletedItems {
   /** The list failed last time: said once, and once when it reads again. */
   private listFailing = false;
+  /** The last list was skipped unread (past its cap or its parse's weight), and why. */
+  skipped: string | undefined;
   /** Since when the list has been too small to believe (ms, the relay's clock). */
   private shrunkSince: number | undefined;
+  /** Since when the list has been more than half again as large as the one kept (ms, the relay's clock). */
+  private grewSince: number | undefined;
 
   constructor(private readonly deps: DeletedItemsDeps) {}
 
@@ -55,12 +60,14 @@ export class DeletedItems {
     try {
       folders = await client.libraryFolders(flavour.library);
     } catch (err) {
+      this.skipped = err instanceof ApiRefusal && err.status === ANSWER_TOO_LARGE ? `its ${noun} list was skipped unread: ${(err as Error).message}` : undefined;
       if (!this.listFailing) {
         logger.warn({ app: client.who }, `Could not read ${client.who}'s ${noun} list: ${(err as Error).message}. What it deleted is compared with its last list when it answers; nothing is lost meanwhile.`);
       }
       this.listFailing = true;
       return undefined;
     }
+    this.skipped = undefined;
     if (this.listFailing) logger.info({ app: client.who }, `${client.who}'s ${noun} list is read again.`);
     this.listFailing = false;
     const now = clock.now();
@@ -72,9 +79,18 @@ export class DeletedItems {
     if (gone.length > 1 && gone.length > last.folders.size * MOST_GONE) return this.shrunk(flavour, last, current, gone.length);
     if (this.shrunkSince !== undefined) logger.info({ app: client.who }, `${client.who}'s ${noun} list is whole again (${current.folders.size} folders).`);
     this.shrunkSince = undefined;
+    // What the guard above counts against is the list kept. A list that grew by more than half at once (an import,
+    // or folders an app invents to pad it) is kept only once it has held a day: else the next answer could drop the
+    // real folders, fewer than half of the padded list, and have them all queued as deleted.
+    const added = folders.reduce((n, f) => (last.folders.has(f) ? n : n + 1), 0);
+    const grew = added > 1 && added > last.folders.size * MOST_GONE;
+    if (grew) this.grewSince ??= now;
+    else this.grewSince = undefined;
+    const keep: ItemFolderSet = grew && now - this.grewSince! < SHRUNK_TAKEN_MS ? { ...last, folders: new Set([...last.folders].filter((f) => current.folders.has(f))), readAt: now } : current;
+    if (keep === current) this.grewSince = undefined;
     if (gone.length === 0) {
-      if (current.folders.size === last.folders.size) store.touch(app, now);
-      else store.set(app, current);
+      if (keep.folders.size === last.folders.size && keep === current) store.touch(app, now);
+      else store.set(app, keep);
       return undefined;
     }
     return {
@@ -82,7 +98,7 @@ export class DeletedItems {
       items: gone.length,
       since: last.readAt,
       commit: () => {
-        store.set(app, current);
+        store.set(app, keep);
         const shown = gone.slice(0, 3).join(', ') + (gone.length > 3 ? ', …' : '');
         logger.info({ app: client.who, count: gone.length }, `${client.who} no longer lists ${gone.length} ${noun} folder(s) (${shown}): queued as its ${flavour.payload.ownerDelete} webhook would have.`);
       },

@@ -47,7 +47,8 @@ export function historyScans(
     return known ? { [p.owner]: known } : {};
   };
   const indexOf = new Map(records.map((r, i) => [r, i]));
-  const firstOf = (group: HistoryRecord[]) => Math.min(...group.map((r) => indexOf.get(r) ?? 0));
+  // A loop, not Math.min(...): a group can hold every record of an answer, more than a call's arguments may.
+  const firstOf = (group: HistoryRecord[]) => group.reduce((first, r) => Math.min(first, indexOf.get(r) ?? 0), Infinity);
   const add = (group: HistoryRecord[], payload: Payload, event: string) => {
     const outcome = flavour.parse(payload, event, app);
     if (outcome.kind !== 'scan') {
@@ -60,22 +61,30 @@ export function historyScans(
 
   // An upgrade's old file: deleted with reason Upgrade, then the new one imported for the same episode, movie, track
   // or book. The Download webhook carries it as isUpgrade with deletedFiles; history has two records.
-  const upgrades = new Map<number, HistoryRecord[]>();
+  // Every step below is linear in the records: one answer may hold 100,000 records of one file.
+  const upgrades = new Map<number, { deletes: HistoryRecord[]; next: number }>();
   for (const r of records) {
     if (r.eventType !== flavour.fileDeleted || r.data.reason !== 'Upgrade' || r.item === undefined || !r.sourceTitle) continue;
-    upgrades.set(r.item, [...(upgrades.get(r.item) ?? []), r]);
+    const waiting = upgrades.get(r.item);
+    if (waiting) waiting.deletes.push(r);
+    else upgrades.set(r.item, { deletes: [r], next: 0 });
   }
   const paired = new Set<HistoryRecord>();
+  // Imports come in date order and so do an item's deletes: what one import passed over, or took, no later one takes.
   const takeUpgrade = (r: HistoryRecord): HistoryRecord[] => {
-    const waiting = r.item === undefined ? [] : (upgrades.get(r.item) ?? []);
-    const found = waiting.filter((d) => !paired.has(d) && d.date <= r.date + 60_000 && r.date - d.date <= UPGRADE_PAIR_MS);
+    const waiting = r.item === undefined ? undefined : upgrades.get(r.item);
+    if (!waiting) return [];
+    const { deletes } = waiting;
+    while (waiting.next < deletes.length && r.date - deletes[waiting.next].date > UPGRADE_PAIR_MS) waiting.next++;
+    const found: HistoryRecord[] = [];
+    while (waiting.next < deletes.length && deletes[waiting.next].date <= r.date + 60_000) found.push(deletes[waiting.next++]);
     for (const d of found) paired.add(d);
     return found;
   };
 
   // Imports: one Download per file (Sonarr, Radarr: a multi-episode file has a record per episode), or per
   // release (Lidarr, Readarr: an album's tracks share the download's id).
-  type ImportGroup = { records: HistoryRecord[]; paths: string[]; replaced: HistoryRecord[] };
+  type ImportGroup = { records: HistoryRecord[]; paths: Set<string>; replaced: HistoryRecord[] };
   const imports = new Map<string, ImportGroup>();
   const importGroups: ImportGroup[] = [];
   const renames = new Map<string, { records: HistoryRecord[] }>();
@@ -88,23 +97,27 @@ export function historyScans(
       // The records of one import are written together; the same file imported again later is another Download.
       const key = 'one' in p.imported ? `file\0${path}\0${r.downloadId}` : `release\0${r.downloadId ?? r.owner}`;
       const open = imports.get(key);
-      const group = open && r.date - open.records[open.records.length - 1].date <= SAME_IMPORT_MS ? open : { records: [], paths: [], replaced: [] };
+      const group = open && r.date - open.records[open.records.length - 1].date <= SAME_IMPORT_MS ? open : { records: [], paths: new Set<string>(), replaced: [] };
       if (group !== open) {
         imports.set(key, group);
         importGroups.push(group);
       }
       group.records.push(r);
-      if (!group.paths.includes(path)) group.paths.push(path);
-      group.replaced.push(...takeUpgrade(r));
+      group.paths.add(path);
+      for (const d of takeUpgrade(r)) group.replaced.push(d);
     } else if (r.eventType === flavour.renamed) {
       if (!r.data.path && !r.data.sourcePath) return `${r.eventType} record has no data.path or data.sourcePath`;
       const key = `${r.data.sourcePath}\0${r.data.path}`;
-      renames.set(key, { records: [...(renames.get(key)?.records ?? []), r] });
+      const group = renames.get(key);
+      if (group) group.records.push(r);
+      else renames.set(key, { records: [r] });
     } else if (r.eventType === flavour.fileDeleted || r.eventType === flavour.retagged) {
       if (!r.sourceTitle) return `${r.eventType} record has no sourceTitle (the file's path)`;
       const event = r.eventType === flavour.fileDeleted ? 'delete' : 'retag';
       const key = `${event}\0${r.sourceTitle}`;
-      single.set(key, { records: [...(single.get(key)?.records ?? []), r], event });
+      const group = single.get(key);
+      if (group) group.records.push(r);
+      else single.set(key, { records: [r], event });
     } else {
       return `${r.eventType} records name no file scanrelay scans for`;
     }
@@ -117,13 +130,13 @@ export function historyScans(
 
   for (const g of importGroups) {
     const replaced = [...new Set(g.replaced)];
-    const files = g.paths.map((path) => ({ path }));
+    const files = [...g.paths].map((path) => ({ path }));
     const payload: Payload = {
       ...ownerOf(g.records[0]),
       ...('one' in p.imported ? { [p.imported.one]: files[0] } : { [p.imported.many]: files }),
       ...(replaced.length ? { isUpgrade: true, deletedFiles: replaced.map((d) => ({ path: d.sourceTitle })) } : {}),
     };
-    add([...g.records, ...replaced], payload, 'Download');
+    add(g.records.concat(replaced), payload, 'Download');
   }
   for (const g of renames.values()) {
     const { sourcePath, path } = g.records[0].data;

@@ -19,10 +19,18 @@ export interface RootVerdict {
   mapping: string | null;
 }
 
+/**
+ * The most root folders explained: an app has a handful, and each costs the doctor a look at every library; an
+ * app answering 115,000 of them held the doctor page for 15 s. The rest are counted, not explained.
+ */
+export const MAX_ROOTS = 200;
+
 export interface AppRoots {
   app: string;
   type: string;
   roots: RootVerdict[];
+  /** Root folders past MAX_ROOTS, not explained. */
+  more: number;
   /** Why the root folders could not be read. */
   error: string | null;
 }
@@ -32,10 +40,10 @@ export async function appRoots(app: { name: string; type: string; client: ArrCli
   try {
     paths = await app.client.rootFolders();
   } catch (err) {
-    return { app: app.name, type: app.type, roots: [], error: (err as Error).message };
+    return { app: app.name, type: app.type, roots: [], more: 0, error: (err as Error).message };
   }
   const roots = await Promise.all(
-    paths.map(async (path): Promise<RootVerdict> => {
+    paths.slice(0, MAX_ROOTS).map(async (path): Promise<RootVerdict> => {
       // A root folder is a folder: the doctor must not take a missing one for a file because of a dot in its name.
       const e = await explain(path.endsWith('/') || path.endsWith('\\') ? path : `${path}${path.includes('\\') && !path.includes('/') ? '\\' : '/'}`);
       return {
@@ -48,7 +56,7 @@ export async function appRoots(app: { name: string; type: string; client: ArrCli
       };
     }),
   );
-  return { app: app.name, type: app.type, roots, error: null };
+  return { app: app.name, type: app.type, roots, more: Math.max(0, paths.length - MAX_ROOTS), error: null };
 }
 
 /** The report as lines for a terminal. */
@@ -62,5 +70,6 @@ export function rootsText(r: AppRoots): string {
     else if (root.verdict === 'gives-up') out.push(`  ${shown}: ${root.libraries.join('; ')}; but scanrelay does not see this folder where it checks that files exist (set SERVER_FILE_EXIST_PATH_MAPPINGS, or SERVER_MAX_FILE_CHECKS 0)`);
     else out.push(`  ${shown}: ${root.summary}${root.mapping ? `\n    ${root.mapping}` : ''}`);
   }
+  if (r.more) out.push(`  and ${r.more} more root folders, not explained (only the first ${MAX_ROOTS} are)`);
   return out.join('\n') + '\n';
 }

@@ -12,17 +12,29 @@ import type { ArrEntry } from '../config/arr-schema.js';
 import { createDoctor } from '../doctor/explain.js';
 import { diskPathState } from '../paths/disk.js';
 import { buildTargets } from '../targets/build.js';
+import { escapeControls } from '../log/format.js';
 import { globalFlags, loadContext } from './context.js';
 import { reloadRunningRelay } from './running-relay.js';
 
-function relayUrl(value: string): string {
+/**
+ * --url as the app is given it: an http(s) URL with no user, password, query or fragment (the app appends the
+ * secret to it as a path), written as the URL parser reads it, never as typed (a space or a control character).
+ */
+export function relayUrl(value: string): string {
+  let url: URL | undefined;
   try {
-    const url = new URL(value);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return value.replace(/\/+$/, '');
+    url = new URL(value);
   } catch {
     // said below
   }
-  throw new InvalidArgumentError('expected this relay\'s http:// or https:// URL as the app reaches it, like http://scanrelay:3468');
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new InvalidArgumentError('expected this relay\'s http:// or https:// URL as the app reaches it, like http://scanrelay:3468');
+  if (url.username || url.password || url.search || url.hash) throw new InvalidArgumentError("expected this relay's URL without a user, password, query or fragment (the app appends the secret to it), like http://scanrelay:3468");
+  return (url.origin + url.pathname).replace(/\/+$/, '');
+}
+
+/** What an app answered, as printed: each line's control characters (a terminal's escape sequences) written as escapes. */
+export function printable(text: string): string {
+  return text.split('\n').map(escapeControls).join('\n');
 }
 
 export function connectCommand(): Command {
@@ -37,7 +49,7 @@ export function connectCommand(): Command {
       const pass = config.SERVER_PASS;
       // The secret is in the URL the app is given; printed, it is a placeholder.
       const shown = (text: string) => [pass, encodeURIComponent(pass)].reduce((t, p) => t.split(p).join('<SERVER_PASS>'), text);
-      const say = (text: string) => process.stdout.write(shown(text));
+      const say = (text: string) => process.stdout.write(printable(shown(text)));
       const entries = name === undefined ? config.ARR : config.ARR.filter((e) => e.NAME.toLowerCase() === name.toLowerCase());
       if (entries.length === 0) {
         const known = config.ARR.map((e) => e.NAME).join(', ');
@@ -57,7 +69,7 @@ export function connectCommand(): Command {
           const result = await connectWebhook(client, flavourOf(entry.TYPE, status.version), opts.url, hook, opts.force === true);
           say(`${client.who} (${status.appName} ${status.version}): ${described(result, entry, hook)}\n`);
         } catch (err) {
-          process.stderr.write(shown(client.scrub(`${client.who}: ${(err as Error).message}\n`)));
+          process.stderr.write(printable(shown(client.scrub(`${client.who}: ${(err as Error).message}\n`))));
           process.exitCode = 1;
         }
         say(rootsText(await appRoots({ name: entry.NAME, type: entry.TYPE, client }, doctor)));

@@ -51,11 +51,15 @@ export function serverCommand(): Command {
           refuseQueueFile(damagedLine(settings.queuefile, (err as Error).message), logger, settings.logfile, loaded.config);
         }
         const inUse = (err as { code?: string }).code === 'EADDRINUSE';
+        // A value read from a _FILE is in no message: the address is named by its variable, also in Node's error.
+        const ipFile = opts.host === undefined ? loaded.fromFiles.find((f) => f.key === 'SERVER_IP') : undefined;
+        const where = ipFile ? `the address in ${ipFile.variable}` : host;
+        const said = ipFile && host ? (err as Error).message.split(host).join(where) : (err as Error).message;
         // Not "change SERVER_PORT": that advice starts a second relay beside the first, and both scan everything.
         logger.error(
           inUse
-            ? `Could not listen on ${host}:${port}: another program uses that port. If it is scanrelay, it is already running (curl http://127.0.0.1:${port}/health): stop it rather than start a second one. If it is another program, set SERVER_PORT to a free port.`
-            : `Could not listen on ${host}:${port}: ${(err as Error).message}.`,
+            ? `Could not listen on ${where}:${port}: another program uses that port. If it is scanrelay, it is already running (curl http://127.0.0.1:${port}/health): stop it rather than start a second one. If it is another program, set SERVER_PORT to a free port.`
+            : `Could not listen on ${where}:${port}: ${said}.`,
         );
         await service.close();
         flushLogs(logger);

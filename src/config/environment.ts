@@ -1,7 +1,7 @@
 // What the environment says of the config, read in this one place: each top-level KEY from its variable or from
 // the file its KEY_FILE names (Docker and systemd secrets), and the nested secrets from the files named by their
 // PARENT__KEY_FILE or LIST__<NAME>__KEY_FILE variables. A value read from a file is never printed.
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type * as z from 'zod/mini';
 import { ConfigError, errorText } from './error.js';
 import { expectedOf, genericExpected } from './issues.js';
@@ -152,15 +152,36 @@ function setAt(root: JsonObject, path: readonly (string | number)[], value: stri
   else if (isObject(at)) at[String(last)] = value;
 }
 
+/**
+ * The most a _FILE is read: a secret is short, and a JSON value for a key (a list of TARGETS) a few KB. A file
+ * past it is refused unread beyond it, as a FIFO or a device is refused unopened for reading: /dev/zero read
+ * whole aborted the start, and a FIFO nobody writes to hung it.
+ */
+export const SECRET_FILE_MAX_BYTES = 64 * 1024;
+
 /** The file's text less its trailing newlines; an unreadable or empty file names the variable and the file only. */
 function readSecretFile(variable: string, file: string): string {
   let text: string;
+  const refused = (why: string) => new ConfigError(`config error in environment variable ${variable}: cannot read the file ${file}: ${why}`);
+  let fd: number | undefined;
   try {
-    text = readFileSync(file, 'utf8');
+    // Non-blocking: opening a FIFO with no writer returns at once (a blocking open would wait for one).
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw refused('it is a folder');
+    if (!stat.isFile()) throw refused('it is not a regular file (a pipe, a socket or a device): write the secret into a file');
+    const bytes = Buffer.alloc(SECRET_FILE_MAX_BYTES + 1);
+    let read = 0;
+    for (let n; read < bytes.length && (n = readSync(fd, bytes, read, bytes.length - read, read)) > 0; ) read += n;
+    if (read > SECRET_FILE_MAX_BYTES) throw refused(`it is larger than ${SECRET_FILE_MAX_BYTES / 1024} KiB, far more than a secret or a key's value`);
+    text = bytes.subarray(0, read).toString('utf8');
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'there is no such file' : code === 'EACCES' ? 'permission denied (is it readable by the user scanrelay runs as?)' : code === 'EISDIR' ? 'it is a folder' : errorText(err);
-    throw new ConfigError(`config error in environment variable ${variable}: cannot read the file ${file}: ${why}`);
+    throw refused(why);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   const value = text.replace(/[\r\n]+$/, '');
   if (value.trim() === '') throw new ConfigError(`config error in environment variable ${variable}: the file ${file} is empty`);

@@ -26,6 +26,7 @@ export const URL_KEYS: readonly (readonly string[])[] = [
   ['GOOGLE', 'AUTH_URL'],
   ['GOOGLE', 'TOKEN_URL'],
   ['GOOGLE', 'API_URL'],
+  ['ARR', '*', 'URL'],
 ];
 
 /** Whether `path` (as in a zod issue: TARGETS, 0, TOKEN) names a secret. */

@@ -2,7 +2,10 @@
 // (src/http/fetch.ts) stops reading and drops the connection past a call's cap, and the call fails as a 500 would.
 // A 1.5 GB answer to one /library/metadata call once took the relay to 3.1 GB that it never gave back: an answer
 // is read whole before it is parsed, so nothing but a cap keeps a wrong server, a proxy or a bug from filling the
-// 512 MB heap. Each cap is what the call needs with room to spare, and says why; none is a setting.
+// 512 MB heap. Each cap is what the call needs with room to spare, and says why; none is a setting. Bytes are not
+// the whole cost: an answer shaped for the parser ([{},{},…]) costs some 20 times its size once parsed, so every
+// answer is also weighed before it is parsed (src/json-cost.ts), and no cap is larger than what that weighing lets
+// a common answer through at.
 
 /** A cap on one kind of answer: its bytes, and what the answer is, for the log line that says it was dropped. */
 export interface AnswerCap {
@@ -72,15 +75,14 @@ export const MEDIABROWSER_USER = cap(1 * MiB, 'a Jellyfin user');
 
 /**
  * /api/v3/series, /api/v3/movie, /api/v1/artist or /api/v1/author: the app's whole library, about 4 KB an entry
- * (images, ratings, file): 30,000 movies. Parsed, an answer this size already takes much of the 512 MB heap the
- * launchers allow.
+ * (images, ratings, file): 8,000 movies. The most a common answer is let through by its parse's weight.
  */
-export const ARR_LIBRARY = cap(128 * MiB, "an arr app's library list");
+export const ARR_LIBRARY = cap(32 * MiB, "an arr app's library list");
 /**
  * An arr app's `history/since` for one event type (ARR catch-up): about 1-2 KB a record; a week down with a busy
  * Sonarr is some 10,000 records, 20 MB. The catch-up reads one event type at a time, so this bounds one answer.
  */
-export const ARR_HISTORY = cap(64 * MiB, "an arr app's history since a date");
+export const ARR_HISTORY = cap(32 * MiB, "an arr app's history since a date");
 /** One series, movie, artist or author of an arr app (its seasons and images): tens of KB. */
 export const ARR_ITEM = cap(4 * MiB, "an arr app's item");
 /** An arr app's root folders, Connect entries or their templates, or a saved entry: a few KB each. */

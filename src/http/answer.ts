@@ -4,6 +4,8 @@
 // callers read status, headers, text/json/bytes and cancel a body, so that is what these offer; the type stays
 // fetch's, so a caller or a test may pass Node's own fetch instead.
 
+import { parseAnswer } from './json-cost.js';
+
 type HeaderInit = NonNullable<NonNullable<Parameters<typeof fetch>[1]>['headers']>;
 
 /** Header fields by lower-case name, as Headers keeps them: a repeated field joined with ", ". */
@@ -104,7 +106,8 @@ class Answer {
     return new TextDecoder().decode(this.take());
   }
   async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
+    // Never JSON.parse unbounded: what the parse would cost is counted first (src/json-cost.ts).
+    return parseAnswer(this.take());
   }
 }
 

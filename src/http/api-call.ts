@@ -3,6 +3,7 @@
 // read only up to the cap the call states (src/http/answer-caps.ts), a failure phrased with the server and the key to
 // change, and every token, and the password a URL may hold, kept from what a person will read.
 import { sizeText, type AnswerCap } from './answer-caps.js';
+import { AnswerTooCostly, parseAnswer, parseListAnswer, startsAsList } from './json-cost.js';
 import { systemClock, timeoutSignal, type Clock } from '../clock.js';
 import { AnswerTooLarge, httpFetch, RedirectRefused, type Fetch } from './fetch.js';
 import { silentLogger, type Logger } from '../log/logger.js';
@@ -70,6 +71,8 @@ export interface ApiCaller {
   call(method: string, path: string, opts: CallOptions): Promise<Response>;
   /** Like call, then the body as JSON (a body that is not JSON is a refusal, not a crash). */
   json<T = unknown>(method: string, path: string, opts: CallOptions): Promise<T>;
+  /** Like json, for an answer that is a long list: read entry by entry, the event loop given back as it goes. */
+  list(method: string, path: string, opts: CallOptions): Promise<unknown>;
   /** Any error of a scan as the queue's retry outcome, with secrets scrubbed. */
   retry(err: unknown): { status: 'retry'; error: string; targetDown: boolean; tokenRefused?: true; retryAfter?: string };
   /** The same for an item's lookup or refresh, which reports a refused token as the server's (it has no probe of its own). */
@@ -91,6 +94,8 @@ export interface ApiCallerOptions {
   secrets: string[];
   /** Per request, counted on `clock` (the wall clock by default). */
   timeoutMs?: number;
+  /** Ends every request in flight and every later one at once when it aborts (shutdown: aborts, never waits). */
+  signal?: AbortSignal;
   fetch?: Fetch;
   clock?: Clock;
   /** Where an answer dropped for its size is said (once per kind of call, src/log/condition.ts). */
@@ -134,7 +139,7 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
           ...(o.auth === false ? basicOnly : headers),
         },
         body: o.body === undefined ? undefined : JSON.stringify(o.body),
-        signal: timeoutSignal(opts.clock, timeoutMs),
+        signal: opts.signal ? AbortSignal.any([timeoutSignal(opts.clock, timeoutMs), opts.signal]) : timeoutSignal(opts.clock, timeoutMs),
         maxBytes: o.cap.bytes,
       });
     } catch (err) {
@@ -166,10 +171,24 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
   }
 
   async function json<T>(method: string, path: string, o: CallOptions): Promise<T> {
+    return read(method, path, o, async (response) => (await response.json()) as T);
+  }
+
+  /** A list answer read entry by entry (parseListAnswer): the event loop is given back as it is read. */
+  async function list(method: string, path: string, o: CallOptions): Promise<unknown> {
+    return read(method, path, o, async (response) => {
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      // Not a list: parsed whole (bounded the same way) for the caller to say what it is instead.
+      return startsAsList(bytes) ? parseListAnswer(bytes) : parseAnswer(bytes);
+    });
+  }
+
+  async function read<T>(method: string, path: string, o: CallOptions, parse: (response: Response) => Promise<T>): Promise<T> {
     const response = await call(method, path, o);
     try {
-      return (await response.json()) as T;
-    } catch {
+      return await parse(response);
+    } catch (err) {
+      if (err instanceof AnswerTooCostly) throw new ApiRefusal(scrub(`${at} sent an answer to ${method} ${path} that was not parsed: ${err.why}, more than ${o.cap.what} needs`), ANSWER_TOO_LARGE);
       throw new ApiRefusal(`${at} sent an answer to ${method} ${path} that is not JSON: check ${opts.urlKey}`, response.status);
     }
   }
@@ -186,6 +205,7 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
     base,
     call,
     json,
+    list,
     retry,
     itemRetry(err) {
       const outcome = retry(err);

@@ -2,7 +2,7 @@
 // each app's root folders with the library that holds them, or the mapping line to add. Never an API key: the
 // views carry none.
 import type { AppView } from '../arr/connected.js';
-import type { AppRoots } from '../arr/roots.js';
+import { MAX_ROOTS, type AppRoots } from '../arr/roots.js';
 import { escapeHtml as h } from './page.js';
 
 const TONE: Record<string, string> = { up: 'ok', connecting: 'neutral', down: 'bad', refused: 'bad', failing: 'warn' };
@@ -25,6 +25,7 @@ export function appsSection(apps: AppView[] | undefined, sinceStart = 'since sta
         ${fact('Every', `${a.intervalSeconds}s`)}
       </dl>
       ${a.error ? `<p class="err">${h(a.error)}</p>` : ''}
+      ${a.skipped ? `<p class="err">${h(a.skipped)}</p>` : ''}
     </li>`,
   );
   return `<section aria-labelledby="apps-h"><h2 id="apps-h">Connected apps</h2><ul class="cards" id="apps">${items.join('')}</ul></section>`;
@@ -44,7 +45,7 @@ export function appRootsSection(apps: AppRoots[] | undefined): string {
               const mapping = r.mapping ? `<br><code class="mapping">${h(r.mapping)}</code>` : '';
               return `<li><code>${h(r.path)}</code>${r.folder !== r.path.replace(/[\\/]+$/, '') ? ` → <code>${h(r.folder)}</code>` : ''} <span class="badge b-${held ? 'ok' : 'bad'}">${held ? 'in a library' : h(r.verdict)}</span>: ${where}${mapping}</li>`;
             })
-            .join('')}</ul>`;
+            .join('')}</ul>${a.more ? `<p class="muted">And ${a.more} more root folders, not explained (only the first ${MAX_ROOTS} are).</p>` : ''}`;
     return `<li><strong>${h(a.app)}</strong> <span class="muted">${h(a.type)}</span>${roots}</li>`;
   });
   return `<section aria-labelledby="roots-h" id="app-roots"><h2 id="roots-h">Root folders of the connected apps</h2><ul>${items.join('')}</ul></section>`;

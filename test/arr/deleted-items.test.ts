@@ -127,6 +127,28 @@ describe('the item list, bounded', () => {
     expect(await caughtUp(h, 'sonarr')).toEqual({ health: 2, dashboard: 2, metric: 2 });
   });
 
+  // Issue 52, finding 6: padding the list with invented folders first let the next answer drop every real one.
+  it('a list padded with folders at once is kept only after a day: dropping the real ones next is still most of the list gone', async () => {
+    h = await arrHarness(['sonarr']);
+    const [sonarr] = h.apps;
+    for (let n = 1; n <= 10; n++) sonarr.addItem(show(n));
+    await h.arr.catchUp();
+    const real = [...sonarr.library];
+    for (let n = 1; n <= 30; n++) sonarr.addItem(`/tv/Padding ${n}`);
+    h.clock.advance(300_000);
+    await h.arr.catchUp();
+    sonarr.library = sonarr.library.filter((i) => !real.includes(i));
+    h.clock.advance(300_000);
+    await h.arr.catchUp();
+    expect(queued(h)).toEqual([]);
+    expect(levels(h, 'warn')).toEqual([expect.stringMatching(/^sonarr 'sonarr''s series list lost 10 of its 10 folders at once/)]);
+    // A real delete among the kept folders is still found while the growth is held.
+    sonarr.library = [...real.slice(1), ...sonarr.library];
+    h.clock.advance(300_000);
+    await h.arr.catchUp();
+    expect(queued(h).map((f) => f.folder)).toEqual(['/data/media/tv/Show 1']);
+  });
+
   it('a list that fails keeps the last one (one WARN) and the history is still caught up; the delete is found when the list answers', async () => {
     h = await arrHarness(['sonarr']);
     const [sonarr] = h.apps;

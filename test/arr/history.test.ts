@@ -167,3 +167,33 @@ describe('reading a record', () => {
     expect(r).toEqual({ ok: true, record: { id: 9, date: Date.UTC(2026, 2, 1, 20, 5, 12), eventType: 'downloadFolderImported', item: 3, owner: 4, data: { importedPath: '/tv/a.mkv' } } });
   });
 });
+
+// Issue 52, finding 1: records of one file were grouped by copying arrays (quadratic) and their places taken with
+// Math.min(...) over the group (past the stack at 200,000 records). An app's answer may hold that many.
+describe('an answer of 200,000 records of one file', () => {
+  const sonarr = flavourOf('sonarr', '4');
+  const at = Date.UTC(2026, 2, 1, 12);
+  const many = (make: (i: number) => HistoryRecord): HistoryRecord[] => Array.from({ length: 200_000 }, (_, i) => make(i));
+
+  it('imports of one file are one Download, its records all kept', () => {
+    const records = many((i) => ({ id: i + 1, date: at + i, eventType: 'downloadFolderImported', downloadId: 'D', item: 5, data: { importedPath: '/tv/S/Season 01/e.mkv' } }));
+    const { scans } = historyScans(sonarr, 'sonarr', records);
+    expect(scans).toHaveLength(1);
+    expect(scans[0]).toMatchObject({ event: 'Download', first: 0 });
+    expect(scans[0].records).toHaveLength(200_000);
+  });
+
+  it('renames and deletes of one file are one Rename and one delete, upgrades each paired once', () => {
+    const rename = (i: number): HistoryRecord => ({ id: i + 1, date: at + i, eventType: 'episodeFileRenamed', data: { sourcePath: '/tv/S/a.mkv', path: '/tv/S/b.mkv' } });
+    const del = (i: number): HistoryRecord => ({ id: 300_001 + i, date: at + i, eventType: 'episodeFileDeleted', sourceTitle: '/tv/S/c.mkv', item: 9, data: { reason: i % 2 ? 'Upgrade' : 'Manual' } });
+    const imported = (i: number): HistoryRecord => ({ id: 600_001 + i, date: at + i, eventType: 'downloadFolderImported', downloadId: `D${i}`, item: 9, data: { importedPath: `/tv/S/n${i}.mkv` } });
+    const records = [...many(rename), ...many(del), ...many(imported)].sort(byDate);
+    const { scans } = historyScans(sonarr, 'sonarr', records);
+    const byEvent = new Map<string, number>();
+    for (const s of scans) byEvent.set(s.event, (byEvent.get(s.event) ?? 0) + s.records.length);
+    expect(byEvent.get('Rename')).toBe(200_000);
+    // Each Upgrade delete goes with the import a millisecond after it (or its own, at the same time): none twice.
+    expect(scans.filter((s) => s.event === 'Upgrade').flatMap((s) => s.records).filter((r) => r.eventType === 'episodeFileDeleted')).toHaveLength(100_000);
+    expect(byEvent.get('EpisodeFileDelete')).toBe(100_000);
+  }, 60_000);
+});

@@ -44,6 +44,7 @@ describe('the connected apps', () => {
         lastCatchUp: '2026-01-01T00:00:01.000Z',
         intervalSeconds: 300,
         error: null,
+        skipped: null,
       },
       expect.objectContaining({ name: 'radarr', state: 'down', reachable: false, version: '5.21.1.9799', caughtUp: 0, error: expect.stringMatching(/did not answer GET \/system\/status/) }),
     ]);

@@ -2,11 +2,14 @@
 // secret from its PARENT__KEY_FILE or LIST__<NAME>__KEY_FILE file, read where the environment is read
 // (src/config/environment.ts); an unreadable or empty file, or a key given both ways, stops the start naming the
 // variable and the file, never the content.
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { fileVariable } from '../../src/config/environment.js';
+import { fileVariable, SECRET_FILE_MAX_BYTES } from '../../src/config/environment.js';
 import { ConfigError, loadConfig, secretsOf } from '../../src/config/load.js';
 import { SECRET_KEYS } from '../../src/config/secrets.js';
 import { FakePlex } from '../fakes/plex.js';
@@ -121,6 +124,23 @@ describe('a top-level KEY_FILE', () => {
     }
   });
 
+  // Issue 52, finding 6: a FIFO hung the start, /dev/zero aborted it, 300 MB were taken as a token.
+  it('that is a FIFO, a device or larger than 64 KiB is refused at once, unread, naming the variable and the file', () => {
+    const fifo = join(dir, `fifo-${n++}`);
+    execFileSync('mkfifo', [fifo]);
+    const large = secretFile('t'.repeat(SECRET_FILE_MAX_BYTES + 1));
+    for (const [file, why] of [
+      [fifo, 'it is not a regular file'],
+      ['/dev/zero', 'it is not a regular file'],
+      [large, 'it is larger than 64 KiB'],
+    ]) {
+      const message = problem({}, { PLEX_TOKEN_FILE: file });
+      expect(message).toContain(`config error in environment variable PLEX_TOKEN_FILE: cannot read the file ${file}: ${why}`);
+      expect(message).not.toContain('ttttttttt');
+    }
+    expect(load({}, { PLEX_TOKEN_FILE: secretFile(`${'t'.repeat(SECRET_FILE_MAX_BYTES - 1)}\n`) }).config.PLEX_TOKEN).toHaveLength(SECRET_FILE_MAX_BYTES - 1);
+  });
+
   it('with a value the key refuses names the variable and the file, never the content', () => {
     const pass = problem({}, { SERVER_PASS_FILE: secretFile('has/a/slash-s3cr3t\n') });
     expect(pass).toMatch(/^config error in environment variable SERVER_PASS_FILE \(the file .*secret-\d+\): expected a non-empty string without "\/"/);
@@ -225,6 +245,28 @@ describe('the server with PLEX_TOKEN only in PLEX_TOKEN_FILE', () => {
       }
     } finally {
       await plex.stop();
+    }
+  }, 60_000);
+});
+
+// Issue 52, finding 6: the address read from SERVER_IP_FILE was printed in the listen error.
+describe('the server with SERVER_IP only in SERVER_IP_FILE', () => {
+  it('names the variable, not the address, when it cannot listen there', async () => {
+    const busy = createServer();
+    const port = await new Promise<number>((resolve) => busy.listen(0, '127.0.0.1', () => resolve((busy.address() as AddressInfo).port)));
+    try {
+      const sub = join(dir, 'listen');
+      mkdirSync(sub);
+      const config = writeConfigFile(sub, { SERVER_PASS: 'f00dcafef00dcafef00dcafef00dcafe', PLEX_ENABLED: false });
+      const child = runCli(['--config', config, '--queuefile', join(sub, 'queue.db'), '--logfile', join(sub, 'scanrelay.log'), 'server', '--port', String(port)], {
+        cwd: sub,
+        env: { SERVER_IP_FILE: secretFile('127.0.0.1\n') },
+      });
+      expect(await child.exited).toBe(1);
+      expect(child.output()).toContain(`Could not listen on the address in SERVER_IP_FILE:${port}: another program uses that port.`);
+      expect(child.output()).not.toContain(`Could not listen on 127.0.0.1`);
+    } finally {
+      busy.close();
     }
   }, 60_000);
 });

@@ -36,9 +36,11 @@ const healthCommand = JSON.parse(/^\s+CMD (\[.*\])$/m.exec(dockerfile.slice(dock
 
 /** Runs the image's health check here: /app/healthcheck.mjs is docker/healthcheck.mjs, /config a folder of the test's. */
 function healthCheck(command: string[], env: NodeJS.ProcessEnv, configDir: string): Promise<number> {
-  const [cmd, ...args] = command;
+  const [cmd, ...args] = command.map((a) => a.replace('/app/entrypoint.sh', join(repoRoot, 'docker', 'entrypoint.sh')));
   const local = args.map((a) => a.replace('/app/healthcheck.mjs', join(repoRoot, 'docker', 'healthcheck.mjs')).replace(/^\/config\//, `${configDir}/`));
-  return run(cmd === 'node' ? process.execPath : cmd, local, { timeout: 10_000, env: { PATH: process.env.PATH, ...env } }).then(() => 0, (e: { code?: number }) => e.code ?? 1);
+  // Through the entrypoint as the user the test runs as (its PUID: 0 when that is root).
+  const user = { PUID: String(process.getuid?.() ?? 1000), PGID: String(process.getgid?.() ?? 1000) };
+  return run(cmd === 'node' ? process.execPath : cmd, local, { timeout: 10_000, env: { PATH: process.env.PATH, ...user, ...env } }).then(() => 0, (e: { code?: number }) => e.code ?? 1);
 }
 
 describe('deploy/compose.yaml', () => {
@@ -122,7 +124,8 @@ describe('Dockerfile', () => {
       expect(dockerfile).toMatch(new RegExp(`^ENV ${key}=${value}$`, 'm'));
       expect(unit).toMatch(new RegExp(`^Environment=${key}=${value}$`, 'm'));
     }
-    expect(healthCommand).toEqual(['node', '/app/healthcheck.mjs', '/config/config.json']);
+    // Through the entrypoint: as PUID:PGID, not as root on the files the relay's user owns.
+    expect(healthCommand).toEqual(['/app/entrypoint.sh', 'healthcheck', 'node', '/app/healthcheck.mjs', '/config/config.json']);
   });
 
   it('puts `scanrelay` on PATH, and a command run with docker exec reads the files the server was started with', () => {

@@ -143,6 +143,38 @@ describe('the Dockerfile starts scanrelay through docker/entrypoint.sh', () => {
     }
   });
 
+  // Issue 52, finding 6: the image's health check ran as root on files the relay's user owns.
+  it.skipIf(!root)(`runs the health check as PUID:PGID, changing nothing of /config${asRoot}`, () => {
+    const dir = configDir();
+    const r = spawnSync('sh', [script, 'healthcheck', 'node', '/app/healthcheck.mjs'], {
+      env: { PATH: `${stubBin}:${process.env.PATH}`, SCANRELAY_CONFIG_DIR: dir, PUID: '1234', PGID: '4321' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    // The stub node writes its probe into the folder: it could, as the folder is root's and 0755, only as root.
+    expect(r.status).not.toBe(0);
+    chmodSync(dir, 0o777);
+    const ok = spawnSync('sh', [script, 'healthcheck', 'node', '/app/healthcheck.mjs'], { env: { PATH: `${stubBin}:${process.env.PATH}`, SCANRELAY_CONFIG_DIR: dir, PUID: '1234', PGID: '4321' }, encoding: 'utf8', timeout: 20_000 });
+    expect(JSON.parse(ok.stdout.trim())).toMatchObject({ uid: 1234, gid: 4321, args: ['/app/healthcheck.mjs'] });
+    expect(statSync(dir).uid).toBe(0);
+  });
+
+  // Issue 52, finding 6: setpriv took PUID=4294967296 for 0 and 4294967295 for -1, and ran scanrelay as root.
+  it('refuses a PUID or PGID outside 1-65534, or a 0 not written plainly, before anything runs', () => {
+    for (const [env, said] of [
+      [{ PUID: '4294967296' }, "PUID must be a uid from 1 to 65534 (or 0, for root), not '4294967296'"],
+      [{ PUID: '4294967295' }, "PUID must be a uid from 1 to 65534 (or 0, for root), not '4294967295'"],
+      [{ PUID: '65535' }, "PUID must be a uid from 1 to 65534 (or 0, for root), not '65535'"],
+      [{ PUID: '000' }, "PUID must be a uid from 1 to 65534 (or 0, for root), not '000'"],
+      [{ PGID: '0100' }, "PGID must be a gid from 1 to 65534 (or 0, for root), not '0100'"],
+    ] as const) {
+      const r = start(configDir(), env);
+      expect(r.status).toBe(64);
+      expect(r.stderr.trim()).toBe(`scanrelay: ${said}`);
+      expect(r.stub).toBeUndefined();
+    }
+  });
+
   it('with --user and a /config that user cannot write (a folder Docker made for root), exits with one line giving the exact chown', () => {
     const dir = configDir();
     if (!root) chmodSync(dir, 0o555);
