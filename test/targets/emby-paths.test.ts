@@ -99,15 +99,19 @@ describe('emby: /Library/VirtualFolders/Query', () => {
 describe('emby: the Targeted Scans plugin', () => {
   it('reads its 200 "Failed" as a failure: the item refresh takes the folder', async () => {
     const { server, webhook, run } = await emby({ plugin: true, entry: { SCAN_METHOD: 'auto' } });
-    // A file in a folder the plugin cannot resolve (no season, series or episode there).
-    const file = `${seasonFolder('/tv', 1, 1)}/extras/trailer.mkv`;
+    // A new series (its nearest item is the library's own, so the plugin is asked), whose file lies in a folder the
+    // plugin cannot resolve (no season or episode there).
+    const file = '/tv/A New Show (2026)/Season 01/A New Show - S01E01.strm';
     server.model.writeFile(file);
     await webhook('sonarr', sonarrDownload(file));
     await run(5_000);
     const answered = server.requests.filter((r) => r.path === '/Library/ScanPath' && (r.body as { Path: string }).Path === file);
     expect(answered.map((r) => r.status)).toEqual([200]);
     expect(t!.logged('could not make an item of')).toHaveLength(1);
-    expect(refreshed(server)).toEqual([seasonFolder('/tv', 1, 1)]);
+    // Nothing of the new series was an item to scanrelay: the refresh that takes the folder is the library's.
+    await run(60_000);
+    const refreshes = server.requests.filter((r) => r.method === 'POST' && /\/Refresh$/.test(r.path)).map((r) => r.path);
+    expect(refreshes).toEqual([`/Items/${server.model.libraries[0].id}/Refresh`]);
     expect(server.model.replacements).toEqual([]);
   });
 });
