@@ -3,9 +3,9 @@
 // that does not apply the Path filter walked down as Jellyfin is. Through the real service against the model
 // server answering as Emby.
 import { afterEach, describe, expect, it } from 'vitest';
-import { episodeFile, seasonFolder, tvLibrary } from '../fakes/jellyfin-libraries.js';
+import { episodeFile, movieFile, seasonFolder, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import type { JellyfinServer } from '../fakes/jellyfin-server.js';
-import { jellyfinService, sonarrDownload, type JellyfinService, type JellyfinServiceOptions } from '../support/jellyfin-service.js';
+import { jellyfinService, radarrDownload, sonarrDownload, type JellyfinService, type JellyfinServiceOptions } from '../support/jellyfin-service.js';
 
 let t: JellyfinService | undefined;
 afterEach(async () => {
@@ -112,6 +112,31 @@ describe('emby: the Targeted Scans plugin', () => {
     await run(60_000);
     const refreshes = server.requests.filter((r) => r.method === 'POST' && /\/Refresh$/.test(r.path)).map((r) => r.path);
     expect(refreshes).toEqual([`/Items/${server.model.libraries[0].id}/Refresh`]);
+    expect(server.model.replacements).toEqual([]);
+  });
+});
+
+describe('emby: a library with several locations', () => {
+  it('a burst of new movies in one location refreshes that location, found by its path, not the whole library', async () => {
+    const { server, webhook, run } = await emby({
+      setup: (s) => {
+        s.model.addLibrary('Movies', 'movies', ['/movies', '/movies-4k']);
+        for (const [i, l] of ['/movies', '/movies-4k'].entries()) for (const m of [1, 2, 3]) s.model.writeFile(movieFile(l, 10 * i + m));
+        s.model.settle();
+      },
+    });
+    await run(1_000);
+    const added = [movieFile('/movies-4k', 31), movieFile('/movies-4k', 32)];
+    for (const f of added) {
+      server.model.writeFile(f);
+      await webhook('radarr', radarrDownload(f));
+      await run(200);
+    }
+    await run(30_000);
+    for (const f of added) expect(server.model.itemAt(f)?.Type).toBe('Movie');
+    // The location's own item, asked for by its path, is the one refreshed: the other location is not walked.
+    expect(byPath(server)).toContain('/movies-4k');
+    expect(refreshed(server)).toEqual(['/movies-4k']);
     expect(server.model.replacements).toEqual([]);
   });
 });

@@ -5,6 +5,8 @@
 // MediaBrowser.Common/Extensions/BaseExtensions.cs L30-35 GetMD5), the path lower-cased when
 // EnableCaseSensitiveItemIds is off (ServerConfiguration.cs L89, on by default), printed as a .NET Guid ("N"). Each
 // id is checked with GET /Items?Ids= before use: a server that answers no such item gets the library refresh.
+// Emby's ids are not derived from paths, but its /Items takes a Path filter (emby-paths.ts): there each location's
+// item is asked for by its path, and the same rule holds (one not found, the library refresh).
 import { createHash } from 'node:crypto';
 import { MEDIABROWSER_ITEMS_PAGE } from '../../http/answer-caps.js';
 import type { ApiCaller } from '../../http/api-call.js';
@@ -25,10 +27,19 @@ export function folderItemId(path: string, caseSensitive = true): string {
  * The items of the locations holding `folders`, each checked with the server; undefined when the library has one
  * location (its own refresh is the same walk) or any of them cannot be confirmed.
  */
-export async function locationFolders(api: ApiCaller, locations: string[], folders: string[]): Promise<FolderItem[] | undefined> {
+export async function locationFolders(
+  api: ApiCaller,
+  locations: string[],
+  folders: string[],
+  byPath?: (path: string) => Promise<FolderItem | null | undefined>,
+): Promise<FolderItem[] | undefined> {
   if (locations.length < 2) return undefined;
   const holding = locations.map(trimTrailingSeparator).filter((l) => folders.some((f) => isInside(f, l)));
   if (holding.length === 0 || holding.length === locations.length) return undefined;
+  if (byPath) {
+    const items = await Promise.all(holding.map((path) => byPath(path).catch(() => undefined)));
+    return items.every((i) => i) ? items.map((i, n) => ({ id: i!.id, path: holding[n], type: 'Folder' })) : undefined;
+  }
   const candidates = holding.flatMap((path) => [true, false].map((exact) => ({ id: folderItemId(path, exact), path })));
   const page = await api.json<{ Items?: { Id?: unknown; Path?: unknown }[] }>('GET', '/Items', { cap: MEDIABROWSER_ITEMS_PAGE, query: { Ids: candidates.map((c) => c.id).join(','), Fields: 'Path' } }).catch(() => undefined);
   const found = (Array.isArray(page?.Items) ? page.Items : []).filter((i) => typeof i.Id === 'string' && typeof i.Path === 'string');

@@ -217,8 +217,10 @@ export class MediaBrowserScans {
   /** A held library refresh goes: once for every folder of its burst. */
   private async sendRoot(item: FolderItem, library: string, folders: string[]): Promise<SentOutcome> {
     try {
-      // Of a library with several locations, only the ones holding the burst (Jellyfin's ids: location-folder.ts).
-      const parts = this.opts.kind === 'jellyfin' && this.opts.method !== 'library' ? await locationFolders(this.opts.api, this.locations.get(item.id) ?? [], folders) : undefined;
+      // Of a library with several locations, only the ones holding the burst (Jellyfin's ids, Emby's Path filter:
+      // location-folder.ts); an Emby that does not filter by path gets the library refresh.
+      const byPath = this.paths?.usable ? (path: string) => this.paths!.itemAt(path) : undefined;
+      const parts = this.opts.method !== 'library' && (this.opts.kind === 'jellyfin' || byPath) ? await locationFolders(this.opts.api, this.locations.get(item.id) ?? [], folders, byPath) : undefined;
       this.opts.log.info({ target: this.opts.name, library, folders }, libraryWalkNote(this.opts.kind, library, folders, parts?.map((p) => p.path)));
       for (const part of parts ?? [item]) await this.refreshOnce(part);
       const what = parts ? `location(s) ${parts.map((p) => `'${p.path}'`).join(', ')}` : 'as a whole';
