@@ -20,6 +20,10 @@ import { until } from '../support/until.js';
 
 let plex: FakePlex;
 let queue: Queue | undefined;
+// What Node warns of while this file runs: a follower woken early, again and again, once left a listener on one
+// signal per wake until its sleep ran out (MaxListenersExceededWarning in a green run).
+const warnings: string[] = [];
+process.on('warning', (w) => warnings.push(`${w.name}: ${w.message}`));
 let processor: Processor | undefined;
 
 beforeEach(async () => {
@@ -301,5 +305,11 @@ describe('a library scan in progress', () => {
     // One interval (100 ms) plus the batch's lookups; generous for a loaded machine.
     expect(Date.now() - idleAt).toBeLessThan(1_000);
     expect(queue.history().map((h) => h.outcome)).toEqual(Array(30).fill('confirmed'));
+  });
+});
+
+describe('the follower over the whole file', () => {
+  it('woken early again and again, leaves no listener behind: Node warned of nothing', () => {
+    expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
   });
 });

@@ -131,10 +131,17 @@ export class PlexFollower implements Follower {
     while (this.running) {
       if (this.record.size === 0 || clock.now() < this.lastPollAt + pollMs) {
         const wait = this.record.size === 0 ? undefined : this.lastPollAt + pollMs - clock.now();
+        // A wait of its own: a wake-up ends its sleep (and the listener the sleep holds), so waits woken early do
+        // not pile listeners on one signal until their timers run out.
+        const waiting = new AbortController();
+        const stop = () => waiting.abort();
+        this.stopping.signal.addEventListener('abort', stop, { once: true });
         await new Promise<void>((resolve) => {
           this.wakeUp = resolve;
-          if (wait !== undefined) void clock.sleep(wait, this.stopping.signal).then(resolve);
+          if (wait !== undefined) void clock.sleep(wait, waiting.signal).then(resolve);
         });
+        waiting.abort();
+        this.stopping.signal.removeEventListener('abort', stop);
         this.wakeUp = undefined;
         continue;
       }
