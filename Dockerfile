@@ -26,10 +26,12 @@ COPY --chmod=0755 docker/entrypoint.sh docker/healthcheck.mjs ./
 # --read-only and a tmpfs /tmp. The image starts as root only for docker/entrypoint.sh, which gives /config to
 # PUID:PGID (1000:1000 unless set), applies UMASK and runs scanrelay as that user; with --user it only checks
 # /config and says the chown that fixes it. The folder belongs to the built-in "node" user (uid 1000), so a new
-# named volume starts out as that user's. `scanrelay` is on PATH and finds the relay's own files, so a command
-# is `docker exec -u 1000:1000 scanrelay scanrelay <command>` (as PUID:PGID: what it writes in /config stays theirs).
+# named volume starts out as that user's. `scanrelay` is on PATH (docker/scanrelay: the ENTRYPOINT's Node flags)
+# and finds the relay's own files, so a command is `docker exec -u 1000:1000 scanrelay scanrelay <command>`
+# (as PUID:PGID: what it writes in /config stays theirs).
 ENV SCANRELAY_CONFIG=/config/config.json SCANRELAY_QUEUEFILE=/config/queue.db SCANRELAY_LOGFILE=/config/scanrelay.log
-RUN mkdir -p /config && chown node:node /config && ln -s /app/dist/scanrelay.mjs /usr/local/bin/scanrelay
+COPY --chmod=0755 docker/scanrelay /usr/local/bin/scanrelay
+RUN mkdir -p /config && chown node:node /config
 VOLUME ["/config"]
 EXPOSE 3468
 # /health?ready is 503 until the queue is open and every media server has been asked once (at most 30 s); the

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,7 +130,11 @@ describe('Dockerfile', () => {
 
   it('puts `scanrelay` on PATH, and a command run with docker exec reads the files the server was started with', () => {
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string> };
-    expect(dockerfile).toMatch(new RegExp(`ln -s /app/${pkg.bin.scanrelay} /usr/local/bin/scanrelay$`, 'm'));
+    expect(dockerfile).toMatch(/^COPY --chmod=0755 docker\/scanrelay \/usr\/local\/bin\/scanrelay$/m);
+    // With the server's heap options: a long command (reconcile) holds its memory as the server does.
+    const command = readFileSync(join(repoRoot, 'docker', 'scanrelay'), 'utf8');
+    expect(command).toMatch(new RegExp(`^exec node ${NODE_FLAGS.join(' ')} /app/${pkg.bin.scanrelay} "\\$@"$`, 'm'));
+    expect(spawnSync('sh', ['-n', join(repoRoot, 'docker', 'scanrelay')]).status).toBe(0);
     const entry = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)![1]) as string[];
     const env = /^ENV (SCANRELAY_.*)$/m.exec(dockerfile)![1];
     for (const flag of ['config', 'queuefile', 'logfile']) expect(env).toContain(`SCANRELAY_${flag.toUpperCase()}=${entry[entry.indexOf(`--${flag}`) + 1]}`);
