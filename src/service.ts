@@ -208,6 +208,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       if (listening) arr.start();
     }
     const update = await arr.update(entries);
+    reconcile?.read(entries);
     const said = (['added', 'changed', 'removed'] as const).filter((k) => update[k].length).map((k) => `${k} ${update[k].join(', ')}`);
     logger.info({ ...update }, `ARR read again from the config file: ${said.join('; ') || 'nothing changed'}.`);
     return update;

@@ -47,22 +47,35 @@ export class ReconcileSchedule {
   private readonly startedAt: number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private entries: readonly ArrEntry[] = [];
+  private started = false;
 
   constructor(private readonly deps: ReconcileScheduleDeps) {
     this.startedAt = deps.clock.now();
-    for (const entry of deps.entries) this.clients.set(entry.NAME, arrClient(entry, { clock: deps.clock, fetch: deps.fetch }));
+    this.read(deps.entries);
     // Where each app stands: its last audit in the queue file, whoever ran it.
     for (const a of deps.audits.all()) this.lastRun.set(a.app, Math.max(this.lastRun.get(a.app) ?? 0, a.at));
   }
 
   start(): void {
-    if (!this.deps.entries.some((e) => e.RECONCILE_INTERVAL > 0)) return;
+    this.started = true;
+    if (this.timer || !this.entries.some((e) => e.RECONCILE_INTERVAL > 0)) return;
     this.timer = setInterval(() => void this.tick(), CHECK_EVERY_MS);
     this.timer.unref();
   }
 
+  /** The ARR entries to audit, at start and whenever the config's ARR is read again (`scanrelay connect`). */
+  read(entries: readonly ArrEntry[]): void {
+    this.entries = entries;
+    this.clients.clear();
+    for (const entry of entries) this.clients.set(entry.NAME, arrClient(entry, { clock: this.deps.clock, fetch: this.deps.fetch }));
+    if (this.started) this.start();
+  }
+
   async stop(): Promise<void> {
+    this.started = false;
     clearInterval(this.timer);
+    this.timer = undefined;
     await this.running;
   }
 
@@ -93,13 +106,13 @@ export class ReconcileSchedule {
     const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
     return {
       running: this.running !== undefined,
-      apps: this.deps.entries.map((e) => ({ app: e.NAME, intervalHours: e.RECONCILE_INTERVAL, next: iso(this.dueAt(e)), error: this.appError.get(e.NAME) ?? null })),
+      apps: this.entries.map((e) => ({ app: e.NAME, intervalHours: e.RECONCILE_INTERVAL, next: iso(this.dueAt(e)), error: this.appError.get(e.NAME) ?? null })),
       audits: this.deps.audits.all().map(({ samples, ...a }) => ({ ...a, at: new Date(a.at).toISOString(), ...(withPaths ? { samples } : {}) })),
     };
   }
 
   private async pass(): Promise<void> {
-    const due = this.deps.entries.filter((e) => {
+    const due = this.entries.filter((e) => {
       const at = this.dueAt(e);
       return at !== undefined && this.deps.clock.now() >= at;
     });
@@ -118,7 +131,9 @@ export class ReconcileSchedule {
 
   private async audit(due: ArrEntry[]): Promise<void> {
     for (const entry of due) {
-      const report = await auditApp(entry, this.clients.get(entry.NAME)!, this.deps);
+      const client = this.clients.get(entry.NAME);
+      if (!client) continue; // removed from ARR while the pass ran
+      const report = await auditApp(entry, client, this.deps);
       this.lastRun.set(entry.NAME, this.deps.clock.now());
       const why = report.error ?? report.held;
       if (why) this.appError.set(entry.NAME, why);

@@ -67,6 +67,21 @@ describe('the reconcile in the server', () => {
     expect(seriesReads(t)).toBe(2);
   });
 
+  it('takes the ARR entries read again while it runs (connect): an app removed is not audited, one added is', async () => {
+    const t = await setUp(2, []);
+    const reconcile = t.service.reconcile!;
+    const [entry] = t.service.config.ARR;
+    reconcile.read([]);
+    t.clock.advance(FIRST_AFTER_MS);
+    await reconcile.tick();
+    expect(seriesReads(t)).toBe(0);
+    expect(reconcile.status().apps).toEqual([]);
+    reconcile.read([entry]);
+    await reconcile.tick();
+    expect(seriesReads(t)).toBe(1);
+    expect(reconcile.status().apps.map((a) => a.app)).toEqual(['sonarr']);
+  });
+
   it('never runs twice at once: a tick while an audit runs waits for it and starts none', async () => {
     const t = await setUp(2, []);
     t.clock.advance(FIRST_AFTER_MS);
