@@ -18,6 +18,7 @@ import { lockQueue } from './queue/lock.js';
 import { Queue } from './queue/store.js';
 import type { DriveMonitor } from './drive/monitor.js';
 import type { ConnectedApps } from './arr/connected.js';
+import { ArrEntries } from './arr/entries.js';
 import type { ReconcileSchedule } from './reconcile/schedule.js';
 import type { ArrEntry } from './config/arr-schema.js';
 import { cacheRefresh } from './rclone/remote-control.js';
@@ -197,45 +198,14 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   // The history catch-up loads only when ARR has entries (at start, or once they are read again).
   const connectApps = async (entries: readonly ArrEntry[]) =>
     new (await import('./arr/connected.js')).ConnectedApps({ config: { ...config, ARR: [...entries] }, db: queue.db, intake, activity, clock, logger, fetch: opts.fetch, onCaughtUp: (app, n) => metrics.caughtUp(app, n) });
-  let arr = config.ARR.length ? await connectApps(config.ARR) : undefined;
-  let listening = false;
+  const arrEntries = await ArrEntries.open(config.ARR, connectApps, logger, (entries) => reconcile?.read(entries));
   const readArr = opts.readArr;
-  const reread = async (read: () => readonly ArrEntry[]) => {
-    const entries = read();
-    if (!arr && entries.length === 0) return { added: [], changed: [], removed: [], unchanged: [] };
-    if (!arr) {
-      arr = await connectApps([]);
-      if (listening) arr.start();
-    }
-    const update = await arr.update(entries);
-    reconcile?.read(entries);
-    const said = (['added', 'changed', 'removed'] as const).filter((k) => update[k].length).map((k) => `${k} ${update[k].join(', ')}`);
-    logger.info({ ...update }, `ARR read again from the config file: ${said.join('; ') || 'nothing changed'}.`);
-    return update;
-  };
-  // One reading at a time: two at once would each start the app the other starts.
-  let reading: Promise<unknown> = Promise.resolve();
-  const reloadArr = readArr
-    ? () => {
-        const next = reading.then(() => reread(readArr));
-        reading = next.catch(() => undefined);
-        return next;
-      }
-    : undefined;
+  const reloadArr = readArr ? () => arrEntries.reload(readArr) : undefined;
   // The reconcile loads only when ARR has entries too; its audits share the queue file and the intake.
   if (config.ARR.length) {
-    const { ReconcileSchedule } = await import('./reconcile/schedule.js');
-    const { ReconcileAudits } = await import('./reconcile/audits.js');
-    reconcile = new ReconcileSchedule({
-      entries: config.ARR,
-      targets,
-      pathMappings: config.SERVER_PATH_MAPPINGS,
-      audits: new ReconcileAudits(queue.db),
-      clock,
-      logger,
-      fetch: opts.fetch,
-      queue: { intake, scanDelayMs: config.SERVER_SCAN_DELAY * 1000, scanDelays: config.SERVER_SCAN_DELAYS, chunk: Math.min(500, config.SERVER_MAX_REQUEST_PATHS) },
-    });
+    const [{ ReconcileSchedule }, { ReconcileAudits }] = await Promise.all([import('./reconcile/schedule.js'), import('./reconcile/audits.js')]);
+    const queueing = { intake, scanDelayMs: config.SERVER_SCAN_DELAY * 1000, scanDelays: config.SERVER_SCAN_DELAYS, chunk: Math.min(500, config.SERVER_MAX_REQUEST_PATHS) };
+    reconcile = new ReconcileSchedule({ entries: config.ARR, targets, pathMappings: config.SERVER_PATH_MAPPINGS, audits: new ReconcileAudits(queue.db), clock, logger, fetch: opts.fetch, queue: queueing });
   }
   const explain = createDoctor({ config, targets, pathState });
   const app = await buildApp({
@@ -251,10 +221,10 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     metricsToken: config.SERVER_METRICS_TOKEN,
     trustProxy: config.SERVER_TRUST_PROXY,
     explain,
-    appRoots: arr || reloadArr ? async () => (arr ? arr.roots(explain) : []) : undefined,
+    appRoots: arrEntries.current || reloadArr ? async () => (arrEntries.current ? arrEntries.current.roots(explain) : []) : undefined,
     reloadArr,
     reconcile: reconcile && (() => reconcile!.status(true)),
-    status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false }, notify: notifications.status(), arr: arr ? arr.status() : [], ...(reconcile ? { reconcile: reconcile.status() } : {}) }),
+    status: () => ({ drive: drive ? drive.status() : { enabled: false }, watch: watch ? watch.status() : { enabled: false }, notify: notifications.status(), arr: arrEntries.current?.status() ?? [], ...(reconcile ? { reconcile: reconcile.status() } : {}) }),
     limits: opts.limits,
     autoscan: config.AUTOSCAN,
     hashHold,
@@ -276,7 +246,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     drive,
     watch,
     get arr() {
-      return arr;
+      return arrEntries.current;
     },
     reconcile,
     retention,
@@ -297,8 +267,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       // A large tree takes a while to walk: requests are served meanwhile.
       watch?.start().catch((err: Error) => logger.error(`WATCH could not start: ${err.message}. Check WATCH.PATHS.`));
       // After listening: the apps' webhooks are taken while their history is read.
-      listening = true;
-      arr?.start();
+      arrEntries.start();
       reconcile?.start();
       const address = app.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
@@ -308,7 +277,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       if (closed) return;
       closed = true;
       await app.close();
-      await arr?.stop();
+      await arrEntries.stop();
       await reconcile?.stop();
       await watch?.stop();
       metrics.close();

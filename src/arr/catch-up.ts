@@ -1,35 +1,28 @@
-// One app's catch-up: its history since the cursor (a minute of overlap, deduplicated by the app's event ids) read
-// one event type at a time, turned into the scans its webhooks would have asked for (history.ts), and handed to
+// One app's catch-up: its history since the cursor (history-read.ts: a minute of overlap, deduplicated by the
+// app's event ids), turned into the scans its webhooks would have asked for (history.ts), and handed to
 // the intake in bounded chunks, the cursor saved after each. At start, every CATCH_UP_INTERVAL while the app
 // answers, and sooner while it does not: the first answer after silence catches up at once. Then the series, movies,
 // artists or authors deleted since the last catch-up, which the history cannot tell (deleted-items.ts).
-import { ANSWER_TOO_LARGE, ApiRefusal } from '../http/api-call.js';
 import type { Clock } from '../clock.js';
 import type { ArrEntry } from '../config/arr-schema.js';
 import type { Intake } from '../intake/intake.js';
 import type { Logger } from '../log/logger.js';
 import type { ScanRequest, Source } from '../request.js';
 import type { Payload } from '../triggers/payload.js';
-import { eventsRead, flavourOf, type ArrFlavour } from './apps.js';
+import { flavourOf, type ArrFlavour } from './apps.js';
 import type { AskedFolders } from './asked.js';
 import { queueCaughtUp, type CaughtUpBatch } from './caught-up-queue.js';
 import type { AppStatus, ArrClient } from './client.js';
-import type { ArrCursors, Cursor } from './cursors.js';
+import type { ArrCursors } from './cursors.js';
 import { DeletedItems } from './deleted-items.js';
 import { historyScans, type HistoryScan } from './history.js';
 import type { ItemFolders } from './item-folders.js';
 import { AppLink } from './link.js';
-import { byDate, readRecord, type HistoryRecord } from './records.js';
+import { cursorAfter, nextTurn, OVERLAP_MS, readHistory, type HistoryRead } from './history-read.js';
+import type { HistoryRecord } from './records.js';
 
-/** Read again before the cursor: an event the app dated a little before one already read may be written after it. */
-export const OVERLAP_MS = 60_000;
 /** How often an app that does not answer is asked again (or CATCH_UP_INTERVAL, when shorter). */
 export const RETRY_MS = 30_000;
-
-/** The rest of this turn of the event loop to webhooks and /health: a week's history is read in several steps. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-/** Records read between two turns given back: an answer of 100,000 records holds the event loop in short steps. */
-const RECORDS_A_TURN = 5_000;
 
 export interface CatchUpDeps {
   entry: ArrEntry;
@@ -48,20 +41,6 @@ export interface CatchUpDeps {
   chunk: number;
   /** Events caught up (metrics): history events and items found deleted, as `caughtUp` counts them. */
   onCaughtUp?: (app: string, events: number) => void;
-}
-
-interface Read {
-  flavour: ArrFlavour;
-  cursor: Cursor;
-  /** Records not read before, oldest first. */
-  fresh: HistoryRecord[];
-  /** Records the cursor's overlap had already handled. */
-  old: HistoryRecord[];
-  unreadable: string[];
-  /** Answers skipped unread (past their cap or their parse's weight), each with why: the cursor moves past them. */
-  poisoned: string[];
-  /** When the history was asked for (the relay's clock): as far as a skipped answer moves the cursor, never further. */
-  askedAt: number;
 }
 
 export class AppCatchUp {
@@ -155,14 +134,14 @@ export class AppCatchUp {
 
   private async pass(): Promise<void> {
     const { entry, client, clock, cursors } = this.deps;
-    let read: Read | undefined;
+    let read: HistoryRead | undefined;
     let status: AppStatus;
     let flavour: ArrFlavour;
     try {
       status = await client.status();
       flavour = flavourOf(entry.TYPE, status.version);
       const cursor = cursors.get(entry.NAME);
-      if (cursor) read = await this.read(flavour, cursor);
+      if (cursor) read = await readHistory(client, flavour, cursor, clock);
     } catch (err) {
       // Stopped: the calls in flight were aborted, which says nothing of the app.
       if (this.ended) return;
@@ -174,7 +153,7 @@ export class AppCatchUp {
   }
 
   /** Hands on what the history holds; false when the queue could not take it (it is read again next time). */
-  private async caughtUpOn(status: AppStatus, read: Read): Promise<boolean> {
+  private async caughtUpOn(status: AppStatus, read: HistoryRead): Promise<boolean> {
     const { entry, client, clock } = this.deps;
     this.link.answered(status.appName, status.version, read.cursor.at);
     this.notePoisoned(read);
@@ -196,7 +175,7 @@ export class AppCatchUp {
    * An answer too large or too costly to read is skipped, not read again at every catch-up (the app would answer it
    * again, and no restart would get past it): said once, shown on /health and the dashboard, the cursor moved on.
    */
-  private notePoisoned(read: Read): void {
+  private notePoisoned(read: HistoryRead): void {
     const { client, logger } = this.deps;
     if (read.poisoned.length === 0) return void (this.historySkipped = undefined);
     const first = this.historySkipped === undefined;
@@ -238,35 +217,7 @@ export class AppCatchUp {
     this.lastCatchUpAt = now;
   }
 
-  private async read(flavour: ArrFlavour, cursor: Cursor): Promise<Read> {
-    const seen = new Set(cursor.seen);
-    const byId = new Map<number, HistoryRecord>();
-    const unreadable: string[] = [];
-    const poisoned: string[] = [];
-    const askedAt = this.deps.clock.now();
-    for (const eventType of eventsRead(flavour)) {
-      let answer: unknown[];
-      try {
-        answer = await this.deps.client.historySince(cursor.at - OVERLAP_MS, eventType);
-      } catch (err) {
-        // Silence or an error is read again next time; an answer that is itself the problem would be met again.
-        if (!(err instanceof ApiRefusal) || err.status !== ANSWER_TOO_LARGE) throw err;
-        poisoned.push(`the ${eventType} records: ${err.message}`);
-        continue;
-      }
-      for (let i = 0; i < answer.length; i++) {
-        const r = readRecord(answer[i], flavour);
-        if (r.ok) byId.set(r.record.id, r.record);
-        else unreadable.push(r.reason);
-        if (i % RECORDS_A_TURN === RECORDS_A_TURN - 1) await nextTurn();
-      }
-      await nextTurn();
-    }
-    const all = [...byId.values()].sort(byDate);
-    return { flavour, cursor, fresh: all.filter((r) => !seen.has(r.id)), old: all.filter((r) => seen.has(r.id)), unreadable, poisoned, askedAt };
-  }
-
-  private async handOn(read: Read): Promise<void> {
+  private async handOn(read: HistoryRead): Promise<void> {
     const { fresh } = read;
     if (fresh.length === 0) return read.poisoned.length ? this.save(read, new Set(), 0) : undefined;
     const app = this.sourceOf(read.flavour);
@@ -302,18 +253,8 @@ export class AppCatchUp {
     this.deps.onCaughtUp?.(this.name, events);
   }
 
-  /**
-   * Moves the cursor to the first record not yet handed on (past a skipped answer, to when it was asked); remembers
-   * the ids handled within the overlap. Never past now: a record an app dates 9999-12-31 would stop every later
-   * reading; it stays among the ids handled instead.
-   */
-  private save(read: Read, done: Set<HistoryRecord>, next: number): void {
-    const { fresh, old, cursor } = read;
-    const end = Math.max(cursor.at, fresh.length ? fresh[fresh.length - 1].date : -Infinity, read.poisoned.length ? read.askedAt : -Infinity);
-    const at = Math.min(next < fresh.length ? fresh[next].date : end, this.deps.clock.now());
-    const handled = [...old, ...fresh.filter((r, index) => index < next || done.has(r))];
-    const seen = handled.filter((r) => r.date >= at - OVERLAP_MS).map((r) => r.id);
-    this.deps.cursors.set(this.name, this.deps.entry.TYPE, { at, seen }, this.deps.clock.now());
+  private save(read: HistoryRead, done: Set<HistoryRecord>, next: number): void {
+    this.deps.cursors.set(this.name, this.deps.entry.TYPE, cursorAfter(read, done, next, this.deps.clock.now()), this.deps.clock.now());
   }
 
   private submit(batches: CaughtUpBatch[]): Promise<void> {
