@@ -11,6 +11,6 @@ export default defineConfig({
     // half idle, since much of the suite waits on real child processes, sockets and SQLite files rather than computing
     // (user + system time was 291 s of a 302 s run). One worker per core, never fewer than two.
     maxWorkers: Math.max(2, availableParallelism()),
-    globalSetup: ['test/support/log-audit-global.ts'],
+    globalSetup: ['test/support/dist-global.ts', 'test/support/log-audit-global.ts'],
   },
 });

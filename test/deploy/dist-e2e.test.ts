@@ -1,10 +1,8 @@
 // A slice of the end-to-end tests against dist/scanrelay.mjs, the program users start (npm start, the scanrelay
 // command, the image), run as a child process with the launchers' Node flags: a Sonarr webhook to a Plex refresh,
 // the dashboard, the OpenAPI document (the same as the sources serve), and a config error. dist/ is what
-// `npm run build` makes (`npm ci` runs it as `prepare`); when it is missing or older than the sources, the bundle
-// step of that build runs first, and says so.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+// `npm run build` makes (`npm ci` runs it as `prepare`; test/support/dist.ts builds it when stale, and says so).
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,49 +11,18 @@ import { FakePlex } from '../fakes/plex.js';
 import { killChildren, runCli, startServer } from '../support/child.js';
 import { writeConfigFile } from '../support/config-file.js';
 import { repoRoot } from '../support/fixtures.js';
+import { DIST, ensureDist } from '../support/dist.js';
 import { until } from '../support/until.js';
 
 const SECRET = 'd157d157d157d157d157d157d157d157';
-const DIST = join(repoRoot, 'dist', 'scanrelay.mjs');
 const SEASON = '/data/media/tv/The Expanse (2015)/Season 01';
 let plex: FakePlex;
 
-/** The newest change to what the bundle is made of: the sources, the bundle script, the dependencies. */
-function newestSource(): { file: string; ms: number } {
-  let newest = { file: '', ms: 0 };
-  const see = (file: string) => {
-    const ms = statSync(file).mtimeMs;
-    if (ms > newest.ms) newest = { file, ms };
-  };
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(join(dir, entry.name));
-      else see(join(dir, entry.name));
-    }
-  };
-  walk(join(repoRoot, 'src'));
-  for (const file of ['scripts/bundle.mjs', 'package.json', 'package-lock.json']) see(join(repoRoot, file));
-  return newest;
-}
-
-/** dist/scanrelay.mjs as `npm run build` leaves it: built here when missing or stale, with a line saying why. */
-function ensureDist(): void {
-  const newest = newestSource();
-  const why = !existsSync(DIST) ? 'is missing' : statSync(DIST).mtimeMs < newest.ms ? `is older than ${newest.file.slice(repoRoot.length + 1)}` : undefined;
-  if (!why) return;
-  console.warn(`dist/scanrelay.mjs ${why}: building it with node scripts/bundle.mjs (the bundle step of npm run build).`);
-  try {
-    execFileSync(process.execPath, [join(repoRoot, 'scripts', 'bundle.mjs')], { cwd: repoRoot, stdio: 'pipe' });
-  } catch (err) {
-    throw new Error(`dist/scanrelay.mjs ${why} and could not be built (run npm run build): ${(err as { stderr?: Buffer }).stderr?.toString() ?? err}`);
-  }
-}
-
 /** `node <NODE_FLAGS> dist/scanrelay.mjs ... server`, as npm start runs it, on a config of `values`. */
-async function startDist(values: object, entry: string | undefined = DIST) {
+async function startDist(values: object, from: 'dist' | 'sources' = 'dist') {
   const dir = mkdtempSync(join(tmpdir(), 'scanrelay-dist-'));
   const config = writeConfigFile(dir, { SERVER_PASS: SECRET, SERVER_IP: '127.0.0.1', ...values });
-  return startServer({ config, queuefile: join(dir, 'queue.db'), dir, entry, nodeArgs: entry ? NODE_FLAGS : [], timeoutMs: 30_000 });
+  return startServer({ config, queuefile: join(dir, 'queue.db'), dir, ...(from === 'dist' ? { entry: DIST, nodeArgs: NODE_FLAGS } : { root: repoRoot }), timeoutMs: 30_000 });
 }
 
 beforeAll(async () => {
@@ -84,7 +51,7 @@ describe('dist/scanrelay.mjs as users start it', { timeout: 90_000 }, () => {
 
   it('serves the OpenAPI document the sources serve, key for key', async () => {
     const values = { PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token };
-    const [built, source] = await Promise.all([startDist(values), startDist(values, undefined)]);
+    const [built, source] = await Promise.all([startDist(values), startDist(values, 'sources')]);
     const documentOf = async (base: string) => {
       const res = await fetch(`${base}/api/${SECRET}/openapi.json`);
       expect(res.status).toBe(200);

@@ -1,6 +1,8 @@
-// Runs the real `scanrelay` CLI as a child process (through tsx, so no build is needed).
+// Runs the real `scanrelay` CLI as a child process: dist/scanrelay.mjs, the program users start (kept current by
+// test/support/dist-global.ts), or another checkout's sources through tsx.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { repoRoot } from './fixtures.js';
+import { DIST } from './dist.js';
 import { lineAuditor } from './log-audit.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,11 +22,12 @@ export interface Child {
 const running = new Set<ChildProcess>();
 
 /**
- * `root`: the checkout whose src/ runs (default: this one). `entry`: a built program to run instead (the bundle).
+ * `entry`: the program to run (default: this checkout's dist/scanrelay.mjs). `root`: another checkout, whose src/
+ * runs through tsx (it has no build of its own).
  * `nodeArgs`: Node flags in front of the program (the launchers' NODE_FLAGS).
  */
 export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; root?: string; entry?: string; nodeArgs?: readonly string[] } = {}): Child {
-  const program = opts.entry ? [opts.entry] : ['--import', tsxLoader, join(opts.root ?? repoRoot, 'src/cli/index.ts')];
+  const program = opts.root && !opts.entry ? ['--import', tsxLoader, join(opts.root, 'src/cli/index.ts')] : [opts.entry ?? DIST];
   const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...program, ...args], {
     cwd: opts.cwd ?? repoRoot,
     env: { ...process.env, ...opts.env },
