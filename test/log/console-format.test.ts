@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { consoleFormat, humanLine, parseLogFormat } from '../../src/log/format.js';
 import { writeConfigFile } from '../support/config-file.js';
 import { runCli, type Child } from '../support/child.js';
-import { repoRoot } from '../support/fixtures.js';
+import { DIST } from '../support/dist.js';
 import { openTerminal } from '../support/terminal.js';
 import { until } from '../support/until.js';
 
@@ -113,7 +113,7 @@ describe('on a terminal (tmux)', () => {
       socket: `scanrelay-console-${process.pid}`,
       session: 'srv',
       dir,
-      argv: [process.execPath, '--import', 'tsx', join(repoRoot, 'src/cli/index.ts'), 'server', '--port', '0', '--host', '127.0.0.1', '--config', join(dir, 'config.json'), '--queuefile', join(dir, 'q.db'), '--logfile', join(dir, 'x.log')],
+      argv: [process.execPath, DIST, 'server', '--port', '0', '--host', '127.0.0.1', '--config', join(dir, 'config.json'), '--queuefile', join(dir, 'q.db'), '--logfile', join(dir, 'x.log')],
     });
     const screen = terminal.screen;
     try {

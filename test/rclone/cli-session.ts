@@ -1,12 +1,8 @@
-// Child processes a test talks to: our CLI (through cli-entry.ts) and the real rclone binary, with
+// Child processes a test talks to: our CLI (dist/scanrelay.mjs, as users run it) and the real rclone binary, with
 // output collected and awaited by pattern against a deadline instead of fixed sleeps.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { get as httpGet } from 'node:http';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const here = dirname(fileURLToPath(import.meta.url));
-export const CLI_ENTRY = join(here, 'cli-entry.ts');
+import { DIST } from '../support/dist.js';
 
 export class Session {
   stdout = '';
@@ -21,9 +17,9 @@ export class Session {
     this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code)));
   }
 
-  /** Our CLI: `node --import tsx test/rclone/cli-entry.ts …`. */
+  /** Our CLI: `node dist/scanrelay.mjs …`. */
   static cli(args: string[], env: NodeJS.ProcessEnv): Session {
-    return new Session(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], env);
+    return new Session(process.execPath, [DIST, ...args], env);
   }
 
   send(text: string): void {

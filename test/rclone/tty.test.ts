@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTerminal, type Terminal } from '../support/terminal.js';
 import { until } from '../support/until.js';
-import { CLI_ENTRY } from './cli-session.js';
+import { DIST } from '../support/dist.js';
 
 const TOKEN = '{"access_token":"ya29.TTY","token_type":"Bearer","refresh_token":"1//TTY","expiry":"2026-11-21T04:42:34Z"}';
 
@@ -55,7 +55,7 @@ describe('on a terminal (tmux)', () => {
       session,
       dir,
       env: { HOME: dir, SCANRELAY_RCLONE: '' },
-      argv: [process.execPath, '--import', 'tsx', CLI_ENTRY, 'rclone', 'config', '--config', file],
+      argv: [process.execPath, DIST, 'rclone', 'config', '--config', file],
     });
 
     await answer('n/s/q> ', 'n');
