@@ -1,28 +1,28 @@
-// Follows the scans one Jellyfin or Emby server accepted, to say what came of each delivered file. Two ways:
+// Follows the scans one Jellyfin or Emby server accepted, on the follow-up engine (src/follow/engine.ts): this is
+// its observer, which turns what the server says into events for the follow-ups and decides nothing (when to
+// wait, list or judge is follow-up.ts's `nextStep`). Two ways of hearing:
 //  - the socket: when the token belongs to a user, the server sends LibraryChanged about 30 s after its last
-//    change; an added or updated item whose Path is the file confirms it at once;
-//  - the listing: an API key's socket hears no LibraryChanged (docs/targets.md), the socket may be down, or the
-//    message may not come: once the refresh is over (the library's RefreshStatus is no longer Active or Queued,
-//    and the server's own delays have passed), the refreshed folder is listed.
-// A file missing is no verdict while the server's queue is busy (a library Active or Queued, or a targeted refresh
-// of ours not yet seen to run: its queue is not first in first out, so ours may still wait behind a walk): the
-// folder is listed again later, and past the time limit the follow-up says `scanned`, never `not-found`.
-// A deleted folder's follow-up looks for its item's removal instead: in ItemsRemoved, or looked up by id.
+//    change; an added or updated item whose Path is the file confirms it, an item removed a deleted folder's;
+//  - its looks: the libraries' RefreshStatus, then the refreshed folder listed (a deleted folder's item looked up).
 // Outcomes go to the follow-up stage, which stores the ticket, so a restart resumes every follow-up here.
+import { MEDIABROWSER_USER } from '../../http/answer-caps.js';
 import type { ApiCaller } from '../../http/api-call.js';
+import type { Dial } from '../../http/media-socket.js';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../log/logger.js';
-import { reportFollowUp } from '../../follow/report.js';
-import type { Follower, FollowItem, FollowResult, SocketStatus } from '../../scan.js';
+import { FollowEngine, type Moment } from '../../follow/engine.js';
+import type { FollowItem, Library } from '../../scan.js';
 import { sameForm, trimTrailingSeparator } from '../../paths/folder.js';
-import { holdsFile, listFolder, pathsOfItems, readRefreshStates, stillListed, type Listed } from './confirm.js';
+import { version } from '../../version.js';
+import type { LibraryList } from '../library-list.js';
+import { holdsFile, listFolder, pathsOfItems, readRefreshStates, stillListed } from './confirm.js';
+import { apply, FOLLOW_TIMINGS, nextStep, verdictOf, type FollowTimings, type MediaBrowserEvent, type MediaBrowserFollowUp, type MediaBrowserMoment } from './follow-up.js';
+import { FollowSocket } from './follow-socket.js';
 import type { Located } from './locate.js';
 import type { RefreshWatch } from './refresh-watch.js';
-import { FollowSocket } from './follow-socket.js';
-import { FOLLOW_TIMINGS, type FollowTimings } from './follow-timings.js';
-import { keyOf, type Followed } from './followed.js';
-import type { LibraryChangedEvent, MediaBrowserSocket } from './socket.js';
-import { isTicket, mediaBrowserVerdict, type MediaBrowserTicket, type Seen } from './verdict.js';
+import type { MediaBrowserScans } from './scan.js';
+import { MediaBrowserSocket, type LibraryChangedEvent } from './socket.js';
+import { isTicket } from './verdict.js';
 
 export interface MediaBrowserFollowerOptions {
   /** "Jellyfin" or "Emby", for details. */
@@ -51,66 +51,19 @@ export interface MediaBrowserFollowerOptions {
  */
 const CHANGED_IDS_WAITING = 5_000;
 
-export class MediaBrowserFollower implements Follower {
-  private readonly items = new Map<string, Followed>();
-  private readonly t: FollowTimings;
-  private readonly pending = new Set<Promise<void>>();
-  /** Ids LibraryChanged named, waiting for the read under way: one read at a time, however fast messages come. */
-  private readonly changed = new Set<string>();
-  private readingChanged = false;
-  private done?: (item: FollowItem, result: FollowResult) => Promise<void>;
-  private running = false;
-  private loopDone?: Promise<void>;
-  private wakeUp?: () => void;
-  private stopping = new AbortController();
-  private readonly socket: FollowSocket;
-  private finishing = 0;
-  /** When start() was called: a delivery made before it was made by an earlier run, while no socket listened. */
-  private startedAt = -Infinity;
+type Engine = FollowEngine<MediaBrowserFollowUp, MediaBrowserEvent, MediaBrowserMoment, 'ask' | 'list'>;
 
+export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, MediaBrowserEvent, MediaBrowserMoment, 'ask' | 'list'> {
   constructor(private readonly opts: MediaBrowserFollowerOptions) {
-    this.t = { ...FOLLOW_TIMINGS, ...opts.timings };
-    this.socket = new FollowSocket({ ...opts, onChanged: (e) => this.onChanged(e) });
-  }
-
-  get size(): number {
-    return this.items.size + this.finishing;
-  }
-
-  /** Its websocket's state, unless the token is known to be an API key's (never opened then) (health). */
-  socketStatus(): SocketStatus | undefined {
-    return this.socket.usable ? this.opts.socket?.status() : undefined;
-  }
-
-  start(done: (item: FollowItem, result: FollowResult) => Promise<void>): void {
-    this.done = done;
-    if (this.running) return;
-    this.running = true;
-    this.startedAt = this.opts.clock.now();
-    this.stopping = new AbortController();
-    this.loopDone = this.loop();
-    if (this.items.size) this.openSocket();
-  }
-
-  follow(item: FollowItem): void {
-    if (!isTicket(item.ticket)) {
-      // A ticket this version cannot read (written by another one): nothing to follow, the scan stands.
-      this.record(item, { state: 'scanned', detail: `${this.opts.server} took the scan; its follow-up could not be read.` });
-      return;
-    }
-    const key = keyOf(item);
-    this.items.set(key, { key, item, ticket: item.ticket, followedAt: this.opts.clock.now(), listing: false });
-    this.openSocket();
-    this.wakeUp?.();
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    this.stopping.abort();
-    this.wakeUp?.();
-    await this.socket.close();
-    await this.loopDone;
-    while (this.pending.size) await Promise.allSettled([...this.pending]);
+    const timings = { ...FOLLOW_TIMINGS, ...opts.timings };
+    super({
+      server: opts.server,
+      clock: opts.clock,
+      logger: opts.logger,
+      intervalMs: timings.pollMs,
+      observer: (engine) => new MediaBrowserObserver(opts, timings, engine),
+      judge: { apply, nextStep, verdict: (f, m) => verdictOf(opts.server, f, m) },
+    });
   }
 
   /** The server's item at a folder about to be deleted (its own, not an ancestor's): what a delete's follow-up looks for. */
@@ -118,113 +71,84 @@ export class MediaBrowserFollower implements Follower {
     const located = await this.opts.locate(folder).catch(() => undefined);
     return located && !located.isLibraryRoot && sameForm(trimTrailingSeparator(located.item.path), trimTrailingSeparator(folder), folder) ? [located.item.id] : [];
   }
+}
+
+class MediaBrowserObserver {
+  private readonly socket: FollowSocket;
+  /** Ids LibraryChanged named, waiting for the read under way: one read at a time, however fast messages come. */
+  private readonly changed = new Set<string>();
+  private readingChanged = false;
+
+  constructor(
+    private readonly opts: MediaBrowserFollowerOptions,
+    private readonly timings: FollowTimings,
+    private readonly engine: Engine,
+  ) {
+    this.socket = new FollowSocket({ ...opts, onChanged: (e) => this.onChanged(e) });
+  }
+
+  begin(item: FollowItem, key: string, now: number): MediaBrowserFollowUp | { state: 'scanned'; detail: string } {
+    // A ticket this version cannot read (written by another one): nothing to follow, the scan stands.
+    if (!isTicket(item.ticket)) return { state: 'scanned', detail: `${this.opts.server} took the scan; its follow-up could not be read.` };
+    return { key, item, ticket: item.ticket, followedAt: now };
+  }
+
+  moment(m: Moment): MediaBrowserMoment {
+    const none = () => undefined;
+    const socketSince = this.socket.usable ? this.socket.connectedSince : undefined;
+    return { ...m, timings: this.timings, startedAt: this.engine.startedAt, socketSince, lastMonitorChange: this.opts.lastMonitorChange ?? none };
+  }
 
   /** The socket is open only while follow-ups wait (mediabrowser/follow-socket.ts). */
-  private openSocket(): void {
-    this.socket.open(() => this.running && this.items.size > 0);
+  followed(): void {
+    this.socket.open(() => this.engine.following);
   }
 
-  /**
-   * The socket watches this follow-up: the token may hear LibraryChanged, and the socket has been open since before
-   * the message could go out (LibraryUpdateDuration after the refresh's last change, so never sooner than that
-   * after the refresh began). A follow-up resumed after a restart is not watched: the message may have gone out
-   * while nothing listened. Only how long the listing waits for the message depends on it.
-   */
-  private watched(f: Followed): boolean {
-    const since = this.socket.connectedSince;
-    if (!this.socket.usable || since === undefined) return false;
-    return f.item.deliveredAt >= this.startedAt && since <= this.refreshFrom(f) + this.t.libraryUpdateMs;
+  ended(f: MediaBrowserFollowUp, left: number): void {
+    const seen = f.seen;
+    if (seen?.how === 'socket' || (seen?.how === 'listing' && seen.listed.state === 'found')) this.opts.watch?.observed(f.ticket.file);
+    if (left === 0) void this.socket.close(() => this.engine.following);
   }
 
-  /**
-   * When the server has started the refresh: at once, or LibraryMonitorDelay after the last change nearby, since
-   * every change to the same path, a child, a parent or a sibling restarts the monitor's timer (LibraryMonitor.cs
-   * L383-425, FileRefresher.cs L63-86): counted from the last change we sent under the follow-up's libraries.
-   */
-  private refreshFrom(f: Followed): number {
-    if (f.ticket.via !== 'monitor') return f.item.deliveredAt;
-    return Math.max(f.item.deliveredAt, this.opts.lastMonitorChange?.(f.ticket.libraries) ?? -Infinity) + this.t.monitorDelayMs;
+  socketStatus() {
+    return this.socket.usable ? this.opts.socket?.status() : undefined;
   }
 
-  private listFrom(f: Followed): number {
-    return this.refreshFrom(f) + (this.watched(f) ? this.t.libraryUpdateMs + this.t.socketGraceMs : this.t.settleMs);
+  stop(): Promise<void> {
+    return this.socket.close();
   }
 
-  private async loop(): Promise<void> {
-    while (this.running) {
-      if (this.items.size === 0) {
-        await new Promise<void>((resolve) => (this.wakeUp = resolve));
-        this.wakeUp = undefined;
-        continue;
-      }
-      await this.pause(this.t.pollMs);
-      if (!this.running) return;
-      try {
-        await this.pass();
-      } catch (err) {
-        this.opts.logger.error({ err: String(err) }, `following ${this.opts.server} scans failed (${String(err)}); trying again at the next look`);
-      }
-    }
-  }
-
-  /** Ends at once on stop(), even on a clock that does not heed the signal. */
-  private pause(ms: number): Promise<void> {
-    const signal = this.stopping.signal;
-    return new Promise<void>((resolve) => {
-      // Removed when the pause ends: a listener per pause would pile up on the signal for as long as we follow.
-      const done = () => (signal.removeEventListener('abort', done), resolve());
-      signal.addEventListener('abort', done, { once: true });
-      void this.opts.clock.sleep(ms, signal).then(done);
-    });
-  }
-
-  /** One look: the follow-ups whose refresh is over are listed, one folder each. */
-  private async pass(): Promise<void> {
-    const now = this.opts.clock.now();
-    const due = [...this.items.values()].filter((f) => !f.listing && now >= this.listFrom(f));
-    if (due.length === 0) return;
+  async look(kind: 'ask' | 'list', followUps: MediaBrowserFollowUp[], m: MediaBrowserMoment): Promise<void> {
+    if (kind === 'list') return void (await Promise.all(followUps.map((f) => this.list(f, m))));
+    // Active while one of its folders is validated, Queued while its item waits in the refresh queue.
     const states = await readRefreshStates(this.opts.api, this.opts.librariesPath);
     const queueBusy = !!states && [...states.values()].some((s) => s !== 'Idle');
-    for (const f of due) {
-      const busy = states && f.ticket.libraries.some((id) => states.get(id) !== undefined && states.get(id) !== 'Idle');
-      const late = now - f.item.deliveredAt >= this.t.timeoutMs;
-      if (busy && !late) continue;
-      f.listing = true;
-      const waited = `the ${f.busySince === undefined ? 'library' : "server's refresh queue"} was still ${f.busySince === undefined ? 'refreshing' : 'busy'} after ${Math.round(this.t.timeoutMs / 1000)} s`;
-      this.track(this.list(f, late ? waited : undefined, queueBusy));
+    for (const f of followUps) {
+      const busy = !!states && f.ticket.libraries.some((id) => states.get(id) !== undefined && states.get(id) !== 'Idle');
+      this.engine.tell(f, { kind: 'refresh', look: m.look, busy, queueBusy });
     }
   }
 
-
-
-  /** `queueBusy`: the server's queue may still hold this refresh, so a missing file is listed again later. */
-  private async list(f: Followed, late: string | undefined, queueBusy: boolean): Promise<void> {
-    let listed: Listed;
+  /** Lists the refreshed folder once (a delete's: is the item still there, GET /Items?Ids=…). */
+  private async list(f: MediaBrowserFollowUp, m: MediaBrowserMoment): Promise<void> {
+    this.engine.tell(f, { kind: 'looking', look: m.look, at: m.now });
     try {
       const removed = f.ticket.removed?.ids;
-      // A delete's: is the item still there (GET /Items?Ids=…)? Gone confirms; still there is no problem yet.
       if (removed) {
         const left = await stillListed(this.opts.api, removed);
-        return this.finish(f, left === undefined ? { how: 'removed', by: 'lookup' } : { how: 'still-listed', path: left }, late);
+        return this.engine.tell(f, { kind: 'seen', seen: left === undefined ? { how: 'removed', by: 'lookup' } : { how: 'still-listed', path: left } });
       }
       const located = await this.opts.locate(f.ticket.folder);
-      listed = await listFolder(this.opts.api, located, f.ticket.file);
-      // Missing (or, for a folder with no item of its own, not among the newest): is a refresh still waiting in the
-      // server's queue, perhaps this one behind it? A walk the monitor queued reads Idle until it runs (J6), but
-      // whatever it waits behind shows.
+      const listed = await listFolder(this.opts.api, located, f.ticket.file);
+      // Missing (or, for a folder with no item of its own, not among the newest): a refresh may still wait in the
+      // server's queue, perhaps this one behind it. A walk the monitor queued reads Idle until it runs (J6), but
+      // whatever it waits behind shows, and so do our targeted refreshes not yet seen to run.
       const missing = listed.state === 'absent' || (listed.state === 'unknown' && located?.isLibraryRoot === true);
-      if (missing && !late && (queueBusy || (await this.watchBusy()))) {
-        f.busySince ??= this.opts.clock.now();
-        f.listing = false;
-        return;
-      }
+      const queueBusy = missing && (!!f.refresh?.queueBusy || (await this.watchBusy()));
+      this.engine.tell(f, { kind: 'seen', seen: { how: 'listing', listed }, missing, queueBusy });
     } catch (err) {
-      f.lastError = String((err as Error).message ?? err);
-      f.listing = false;
-      if (this.opts.clock.now() - f.item.deliveredAt < this.t.timeoutMs) return; // asked again at the next look
-      listed = { state: 'unknown', why: `the server did not answer the listing: ${f.lastError}` };
+      this.engine.tell(f, { kind: 'failed', error: String((err as Error).message ?? err), at: this.opts.clock.now() });
     }
-    this.finish(f, { how: 'listing', listed }, late);
   }
 
   private async watchBusy(): Promise<boolean> {
@@ -234,20 +158,20 @@ export class MediaBrowserFollower implements Follower {
 
   private onChanged(e: LibraryChangedEvent): void {
     const removed = new Set(e.removed);
-    for (const f of [...this.items.values()]) if (f.ticket.removed?.ids.some((id) => removed.has(id))) this.finish(f, { how: 'removed', by: 'socket' });
-    if (!this.items.size) return;
+    for (const f of this.engine.values()) if (f.ticket.removed?.ids.some((id) => removed.has(id))) this.engine.tell(f, { kind: 'seen', seen: { how: 'removed', by: 'socket' } });
+    if (!this.engine.values().length) return;
     for (const id of [...e.added, ...e.updated]) {
       if (this.changed.size >= CHANGED_IDS_WAITING) break;
       this.changed.add(id);
     }
-    if (this.changed.size && !this.readingChanged) this.track(this.readChanged());
+    if (this.changed.size && !this.readingChanged) this.engine.track(this.readChanged());
   }
 
   /** The ids heard so far, in batches, until none wait or nothing is followed any more. */
   private async readChanged(): Promise<void> {
     this.readingChanged = true;
     try {
-      while (this.changed.size && this.items.size) {
+      while (this.changed.size && this.engine.values().length) {
         const ids = [...this.changed];
         this.changed.clear();
         await this.confirmFromSocket(ids);
@@ -267,28 +191,71 @@ export class MediaBrowserFollower implements Follower {
       return;
     }
     const found = [...paths.values()];
-    for (const f of [...this.items.values()]) {
-      if (found.some((p) => holdsFile(p, f.ticket.file))) this.finish(f, { how: 'socket' });
-    }
+    for (const f of this.engine.values()) if (found.some((p) => holdsFile(p, f.ticket.file))) this.engine.tell(f, { kind: 'seen', seen: { how: 'socket' } });
   }
+}
 
-  /** Ends a follow-up once, by whichever way came first. */
-  private finish(f: Followed, seen: Seen, late?: string): void {
-    if (this.items.get(f.key) !== f) return;
-    this.items.delete(f.key);
-    if (seen.how === 'socket' || (seen.how === 'listing' && seen.listed.state === 'found')) this.opts.watch?.observed(f.ticket.file);
-    if (this.items.size === 0) void this.socket.close(() => this.running && this.items.size > 0);
-    this.record(f.item, mediaBrowserVerdict(this.opts.server, this.opts.clock.now() - f.item.deliveredAt, seen, late));
-  }
+/** What the target's settings say of its follower. */
+export interface FollowSettings {
+  /** Open the server's websocket (default true); without it every file is confirmed by listing. */
+  socket?: boolean;
+  dial?: Dial;
+  firstBackoffMs?: number;
+  maxBackoffMs?: number;
+  timings?: Partial<FollowTimings>;
+}
 
-  private record(item: FollowItem, result: FollowResult): void {
-    this.finishing++;
-    this.track(reportFollowUp(this.done, item, result, this.opts.logger).finally(() => this.finishing--));
-  }
+/**
+ * The follower of a Jellyfin or Emby target, from the target's own parts: its API caller, its library list and item
+ * locator (so the listing finds the refreshed folder's item as the scan did), its websocket, and, on Jellyfin, how to
+ * tell whether the token belongs to a user (only then does LibraryChanged reach the socket).
+ */
+export function mediaBrowserFollower(
+  server: { kind: 'jellyfin' | 'emby'; librariesPath: string; name: string; url: string; token: string },
+  settings: FollowSettings,
+  parts: { api: ApiCaller; clock: Clock; log: Logger; scans: MediaBrowserScans; list: LibraryList<Library> },
+): MediaBrowserFollower {
+  const { api, clock, log, scans, list } = parts;
+  const socket =
+    settings.socket === false
+      ? undefined
+      : new MediaBrowserSocket({
+          kind: server.kind,
+          url: server.url,
+          token: server.token,
+          // Stable per target: the server keys the socket's session on it, across our restarts too.
+          deviceId: `scanrelay-${server.name}`,
+          version,
+          clock,
+          dial: settings.dial,
+          firstBackoffMs: settings.firstBackoffMs,
+          maxBackoffMs: settings.maxBackoffMs,
+        });
+  return new MediaBrowserFollower({
+    server: server.kind === 'jellyfin' ? 'Jellyfin' : 'Emby',
+    api,
+    clock,
+    logger: log,
+    librariesPath: server.librariesPath,
+    async locate(folder) {
+      const all = await list.get({ holding: folder });
+      return scans.locateFolder(all.map((l) => ({ id: l.id, name: l.title, locations: l.locations })), folder);
+    },
+    socket,
+    tokenHasUser: server.kind === 'jellyfin' ? () => jellyfinTokenHasUser(api) : undefined,
+    timings: settings.timings,
+    watch: scans.watch,
+    lastMonitorChange: (libraries) => scans.lastMonitorChange(libraries),
+  });
+}
 
-  private track(p: Promise<void>): void {
-    const guarded = p.catch((err: unknown) => this.opts.logger.error({ err: String(err) }, `following a ${this.opts.server} scan failed: ${String(err)}`));
-    this.pending.add(guarded);
-    void guarded.finally(() => this.pending.delete(guarded));
-  }
+/**
+ * Jellyfin's GET /Users/Me answers the token's user, and 400 "Token is not owned by a user" for an API key
+ * (jellyfin@c3ed140 Jellyfin.Api/Controllers/UserController.cs L575-600). Anything else: not known.
+ */
+export async function jellyfinTokenHasUser(api: ApiCaller): Promise<boolean | undefined> {
+  const answer = await api.call('GET', '/Users/Me', { cap: MEDIABROWSER_USER, anyStatus: true });
+  await answer.body?.cancel();
+  if (answer.status >= 200 && answer.status < 300) return true;
+  return answer.status === 400 ? false : undefined;
 }

@@ -34,7 +34,7 @@ export function mediaBrowserRequests(kind: ServerKind, librariesPath: string): R
     { method: 'GET', template: '/Items', query: Object.keys(libraryFilesQuery('p', 0, 1)), from: 'mediabrowser/library-files.ts libraryFilesQuery (the reconcile)' },
     { method: 'GET', template: '/Items', query: Object.keys(itemPathsQuery(['i'])), from: 'mediabrowser/confirm.ts itemPathsQuery (the items a LibraryChanged named)' },
     { method: 'GET', template: '/Items', query: Object.keys(newestFilesQuery('p', 0, 1)), from: 'mediabrowser/confirm.ts newestFilesQuery (a folder with no item of its own)' },
-    ...(kind === 'jellyfin' ? [{ method: 'GET' as const, template: '/Users/Me', query: [], from: 'mediabrowser/following.ts jellyfinTokenHasUser' }] : []),
+    ...(kind === 'jellyfin' ? [{ method: 'GET' as const, template: '/Users/Me', query: [], from: 'mediabrowser/follower.ts jellyfinTokenHasUser' }] : []),
     ...(kind === 'emby' ? [{ method: 'GET' as const, template: '/Items', query: Object.keys(pathQuery('p')), from: 'emby-paths.ts pathQuery (an item by its path)' }] : []),
     {
       method: 'POST',

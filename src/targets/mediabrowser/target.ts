@@ -18,7 +18,7 @@ import type { MediaBrowserTicket } from './verdict.js';
 import { defaultScanMethod, SCAN_METHODS, type ScanMethod } from './scan-plan.js';
 import { choice, optional } from '../../value-rules.js';
 import { realtimeMonitorNote, type MediaBrowserLibrary } from './realtime-monitor.js';
-import { mediaBrowserFollower, type FollowSettings } from './following.js';
+import { mediaBrowserFollower, type FollowSettings } from './follower.js';
 
 export interface MediaBrowserOptions {
   name: string;
