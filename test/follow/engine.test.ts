@@ -18,33 +18,52 @@ type Event = { seen: string };
 
 const item = (id: number, ticket: unknown = {}): FollowItem => ({ ref: { folderId: id, generation: 1 }, folder: `/f${id}`, event: 'Download', deliveredAt: 0, ticket });
 
-/** An engine whose observer records its looks and whose judge judges what was seen, and expires at `expireAt`. */
-function engine(clock: Clock, opts: { look?: (fs: Test[], m: Moment) => Promise<void> } = {}) {
-  const looks: { at: number; keys: string[] }[] = [];
-  const ended: string[] = [];
-  const e: FollowEngine<Test, Event, Moment, 'look'> = new FollowEngine({
-    server: 'Test',
-    clock,
-    logger: silentLogger,
-    intervalMs: 1_000,
-    observer: () => ({
-      begin: (i, key, now) => (i.ticket === 'unreadable' ? { state: 'scanned', detail: 'could not be read' } : { key, item: i, ticket: i.ticket, followedAt: now, ...(i.ticket as object) }),
-      moment: (m) => m,
-      look: async (_kind, fs, m) => {
-        looks.push({ at: m.now, keys: fs.map((f) => f.key) });
-        await opts.look?.(fs, m);
+/** A follower whose observer records its looks and whose judge judges what was seen, and expires at `expireAt`. */
+class TestFollower extends FollowEngine<Test, Event, Moment, 'look'> {
+  readonly seenLooks: { at: number; keys: string[] }[] = [];
+  readonly judged: string[] = [];
+  readonly results: [string, FollowResult][] = [];
+
+  constructor(clock: Clock) {
+    super({
+      server: 'Test',
+      clock,
+      logger: silentLogger,
+      intervalMs: 1_000,
+      judge: {
+        apply: (f, ev) => void (f.seen = ev.seen),
+        nextStep: (f, m): Step => (f.seen ? 'judge' : f.expireAt !== undefined && m.now >= f.expireAt ? 'expire' : 'look'),
+        verdict: (f, _m, step) => (step === 'expire' ? { state: 'unconfirmed', detail: 'expired' } : { state: 'confirmed', detail: f.seen! }),
       },
-      ended: (f) => void ended.push(f.key),
-    }),
-    judge: {
-      apply: (f, ev) => void (f.seen = ev.seen),
-      nextStep: (f, m): Step => (f.seen ? 'judge' : f.expireAt !== undefined && m.now >= f.expireAt ? 'expire' : 'look'),
-      verdict: (f, _m, step): FollowResult => (step === 'expire' ? { state: 'unconfirmed', detail: 'expired' } : { state: 'confirmed', detail: f.seen! }),
-    },
-  });
-  const results: [string, FollowResult][] = [];
-  e.start(async (i, r) => void results.push([`${i.ref.folderId}`, r]));
-  return { e, looks, ended, results };
+    });
+    this.start(async (i, r) => void this.results.push([`${i.ref.folderId}`, r]));
+  }
+
+  /** What the observer heard, told to the follow-up. */
+  heard(f: Test, seen: string): void {
+    this.tell(f, { seen });
+  }
+
+  protected begin(i: FollowItem, key: string, now: number): Test | FollowResult {
+    return i.ticket === 'unreadable' ? { state: 'scanned', detail: 'could not be read' } : { key, item: i, ticket: i.ticket, followedAt: now, ...(i.ticket as object) };
+  }
+
+  protected moment(m: Moment): Moment {
+    return m;
+  }
+
+  protected async look(_kind: 'look', fs: Test[], m: Moment): Promise<void> {
+    this.seenLooks.push({ at: m.now, keys: fs.map((f) => f.key) });
+  }
+
+  protected ended(f: Test): void {
+    this.judged.push(f.key);
+  }
+}
+
+function engine(clock: Clock) {
+  const e = new TestFollower(clock);
+  return { e, looks: e.seenLooks, ended: e.judged, results: e.results };
 }
 
 let stopping: (() => Promise<void>) | undefined;
@@ -74,7 +93,7 @@ describe('the follow-up engine', () => {
     await until(() => looks.length === 2);
     expect(looks[1]).toEqual({ at: 6_000, keys: ['1:1', '2:1'] });
     // Told what ends them, between looks: judged at once.
-    for (const f of e.values()) e.tell(f, { seen: `seen ${f.key}` });
+    for (const f of e.values()) e.heard(f, `seen ${f.key}`);
     await until(() => results.length === 2);
     expect(results.map(([k, r]) => [k, r.state])).toEqual([['1', 'confirmed'], ['2', 'confirmed']]);
     expect(e.size).toBe(0);
@@ -97,7 +116,7 @@ describe('the follow-up engine', () => {
     await until(() => results.length === 2);
     expect(results[1]).toEqual(['1', { state: 'unconfirmed', detail: 'expired' }]);
     expect(ended).toEqual(['1:1']);
-    e.tell(f, { seen: 'too late' });
+    e.heard(f, 'too late');
     await new Promise((r) => setImmediate(r));
     expect(results).toHaveLength(2);
   });
@@ -110,7 +129,7 @@ describe('the follow-up engine', () => {
     e.start(() => new Promise<void>((resolve) => setTimeout(() => ((recorded = true), resolve()), 20)));
     e.follow(item(1));
     const [f] = e.values();
-    e.tell(f, { seen: 'yes' });
+    e.heard(f, 'yes');
     expect(e.size).toBe(1);
     e.follow(item(2));
     await e.stop();

@@ -10,23 +10,22 @@ import type { FollowUp, Moment, Step } from '../../follow/engine.js';
 import type { FollowResult } from '../../scan.js';
 import { mediaBrowserVerdict, type MediaBrowserTicket, type Seen } from './verdict.js';
 
-/** How long each step may take; tests shorten them, the server's own defaults are cited where they come from. */
-export interface FollowTimings {
+/** How long each step may take, with the server's own defaults they follow. */
+export const FOLLOW_TIMINGS = {
   /** Between two looks at the server while follow-ups wait. */
-  pollMs: number;
+  pollMs: 2_000,
   /** After the scan was sent, before a listing: the refresh was only queued (ProviderManager.QueueRefresh). */
-  settleMs: number;
+  settleMs: 10_000,
   /** SCAN_METHOD media-updated: the library monitor refreshes after LibraryMonitorDelay, 60 s by default. */
-  monitorDelayMs: number;
+  monitorDelayMs: 60_000,
   /** Jellyfin's LibraryUpdateDuration: LibraryChanged goes out 30 s after the last change (ServerConfiguration.cs L178). */
-  libraryUpdateMs: number;
+  libraryUpdateMs: 30_000,
   /** How much longer a LibraryChanged is waited for before the listing takes over. */
-  socketGraceMs: number;
+  socketGraceMs: 15_000,
   /** The longest a follow-up waits for the refresh to be over before it lists anyway. */
-  timeoutMs: number;
-}
-
-export const FOLLOW_TIMINGS: FollowTimings = { pollMs: 2_000, settleMs: 10_000, monitorDelayMs: 60_000, libraryUpdateMs: 30_000, socketGraceMs: 15_000, timeoutMs: 600_000 };
+  timeoutMs: 600_000,
+};
+export type FollowTimings = typeof FOLLOW_TIMINGS;
 
 export interface MediaBrowserFollowUp extends FollowUp<MediaBrowserTicket> {
   /** A listing or lookup under way. */

@@ -7,7 +7,6 @@
 // Outcomes go to the follow-up stage, which stores the ticket, so a restart resumes every follow-up here.
 import { MEDIABROWSER_USER } from '../../http/answer-caps.js';
 import type { ApiCaller } from '../../http/api-call.js';
-import type { Dial } from '../../http/media-socket.js';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../log/logger.js';
 import { FollowEngine, type Moment } from '../../follow/engine.js';
@@ -16,7 +15,7 @@ import { sameForm, trimTrailingSeparator } from '../../paths/folder.js';
 import { version } from '../../version.js';
 import type { LibraryList } from '../library-list.js';
 import { holdsFile, listFolder, pathsOfItems, readRefreshStates, stillListed } from './confirm.js';
-import { apply, FOLLOW_TIMINGS, nextStep, verdictOf, type FollowTimings, type MediaBrowserEvent, type MediaBrowserFollowUp, type MediaBrowserMoment } from './follow-up.js';
+import { apply, FOLLOW_TIMINGS, nextStep, verdictOf, type MediaBrowserEvent, type MediaBrowserFollowUp, type MediaBrowserMoment } from './follow-up.js';
 import { FollowSocket } from './follow-socket.js';
 import type { Located } from './locate.js';
 import type { RefreshWatch } from './refresh-watch.js';
@@ -37,7 +36,6 @@ export interface MediaBrowserFollowerOptions {
   socket?: MediaBrowserSocket;
   /** Does the token belong to a user (Jellyfin: GET /Users/Me)? Undefined: cannot tell before a LibraryChanged comes. */
   tokenHasUser?: () => Promise<boolean | undefined>;
-  timings?: Partial<FollowTimings>;
   /** The target's targeted refreshes not yet seen to run (mediabrowser/refresh-watch.ts). */
   watch?: Pick<RefreshWatch, 'busy' | 'check' | 'observed'>;
   /** When a change under these libraries last went to the library monitor (media-updated): each restarts its timer. */
@@ -51,19 +49,15 @@ export interface MediaBrowserFollowerOptions {
  */
 const CHANGED_IDS_WAITING = 5_000;
 
-type Engine = FollowEngine<MediaBrowserFollowUp, MediaBrowserEvent, MediaBrowserMoment, 'ask' | 'list'>;
-
 export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, MediaBrowserEvent, MediaBrowserMoment, 'ask' | 'list'> {
+  private readonly socket: FollowSocket;
+  /** Ids LibraryChanged named, waiting for the read under way: one read at a time, however fast messages come. */
+  private readonly changed = new Set<string>();
+  private readingChanged = false;
+
   constructor(private readonly opts: MediaBrowserFollowerOptions) {
-    const timings = { ...FOLLOW_TIMINGS, ...opts.timings };
-    super({
-      server: opts.server,
-      clock: opts.clock,
-      logger: opts.logger,
-      intervalMs: timings.pollMs,
-      observer: (engine) => new MediaBrowserObserver(opts, timings, engine),
-      judge: { apply, nextStep, verdict: (f, m) => verdictOf(opts.server, f, m) },
-    });
+    super({ server: opts.server, clock: opts.clock, logger: opts.logger, intervalMs: FOLLOW_TIMINGS.pollMs, judge: { apply, nextStep, verdict: (f, m) => verdictOf(opts.server, f, m) } });
+    this.socket = new FollowSocket({ ...opts, onChanged: (e) => this.onChanged(e) });
   }
 
   /** The server's item at a folder about to be deleted (its own, not an ancestor's): what a delete's follow-up looks for. */
@@ -71,72 +65,57 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
     const located = await this.opts.locate(folder).catch(() => undefined);
     return located && !located.isLibraryRoot && sameForm(trimTrailingSeparator(located.item.path), trimTrailingSeparator(folder), folder) ? [located.item.id] : [];
   }
-}
 
-class MediaBrowserObserver {
-  private readonly socket: FollowSocket;
-  /** Ids LibraryChanged named, waiting for the read under way: one read at a time, however fast messages come. */
-  private readonly changed = new Set<string>();
-  private readingChanged = false;
-
-  constructor(
-    private readonly opts: MediaBrowserFollowerOptions,
-    private readonly timings: FollowTimings,
-    private readonly engine: Engine,
-  ) {
-    this.socket = new FollowSocket({ ...opts, onChanged: (e) => this.onChanged(e) });
+  /** Its websocket's state, unless the token is known to be an API key's (never opened then) (health). */
+  socketStatus() {
+    return this.socket.usable ? this.opts.socket?.status() : undefined;
   }
 
-  begin(item: FollowItem, key: string, now: number): MediaBrowserFollowUp | { state: 'scanned'; detail: string } {
+  protected begin(item: FollowItem, key: string, now: number): MediaBrowserFollowUp | { state: 'scanned'; detail: string } {
     // A ticket this version cannot read (written by another one): nothing to follow, the scan stands.
     if (!isTicket(item.ticket)) return { state: 'scanned', detail: `${this.opts.server} took the scan; its follow-up could not be read.` };
     return { key, item, ticket: item.ticket, followedAt: now };
   }
 
-  moment(m: Moment): MediaBrowserMoment {
-    const none = () => undefined;
+  protected moment(m: Moment): MediaBrowserMoment {
     const socketSince = this.socket.usable ? this.socket.connectedSince : undefined;
-    return { ...m, timings: this.timings, startedAt: this.engine.startedAt, socketSince, lastMonitorChange: this.opts.lastMonitorChange ?? none };
+    return { ...m, timings: FOLLOW_TIMINGS, startedAt: this.startedAt, socketSince, lastMonitorChange: this.opts.lastMonitorChange ?? (() => undefined) };
   }
 
   /** The socket is open only while follow-ups wait (mediabrowser/follow-socket.ts). */
-  followed(): void {
-    this.socket.open(() => this.engine.following);
+  protected followed(): void {
+    this.socket.open(() => this.following);
   }
 
-  ended(f: MediaBrowserFollowUp, left: number): void {
+  protected ended(f: MediaBrowserFollowUp, left: number): void {
     const seen = f.seen;
     if (seen?.how === 'socket' || (seen?.how === 'listing' && seen.listed.state === 'found')) this.opts.watch?.observed(f.ticket.file);
-    if (left === 0) void this.socket.close(() => this.engine.following);
+    if (left === 0) void this.socket.close(() => this.following);
   }
 
-  socketStatus() {
-    return this.socket.usable ? this.opts.socket?.status() : undefined;
-  }
-
-  stop(): Promise<void> {
+  protected close(): Promise<void> {
     return this.socket.close();
   }
 
-  async look(kind: 'ask' | 'list', followUps: MediaBrowserFollowUp[], m: MediaBrowserMoment): Promise<void> {
+  protected async look(kind: 'ask' | 'list', followUps: MediaBrowserFollowUp[], m: MediaBrowserMoment): Promise<void> {
     if (kind === 'list') return void (await Promise.all(followUps.map((f) => this.list(f, m))));
     // Active while one of its folders is validated, Queued while its item waits in the refresh queue.
     const states = await readRefreshStates(this.opts.api, this.opts.librariesPath);
     const queueBusy = !!states && [...states.values()].some((s) => s !== 'Idle');
     for (const f of followUps) {
       const busy = !!states && f.ticket.libraries.some((id) => states.get(id) !== undefined && states.get(id) !== 'Idle');
-      this.engine.tell(f, { kind: 'refresh', look: m.look, busy, queueBusy });
+      this.tell(f, { kind: 'refresh', look: m.look, busy, queueBusy });
     }
   }
 
   /** Lists the refreshed folder once (a delete's: is the item still there, GET /Items?Ids=…). */
   private async list(f: MediaBrowserFollowUp, m: MediaBrowserMoment): Promise<void> {
-    this.engine.tell(f, { kind: 'looking', look: m.look, at: m.now });
+    this.tell(f, { kind: 'looking', look: m.look, at: m.now });
     try {
       const removed = f.ticket.removed?.ids;
       if (removed) {
         const left = await stillListed(this.opts.api, removed);
-        return this.engine.tell(f, { kind: 'seen', seen: left === undefined ? { how: 'removed', by: 'lookup' } : { how: 'still-listed', path: left } });
+        return this.tell(f, { kind: 'seen', seen: left === undefined ? { how: 'removed', by: 'lookup' } : { how: 'still-listed', path: left } });
       }
       const located = await this.opts.locate(f.ticket.folder);
       const listed = await listFolder(this.opts.api, located, f.ticket.file);
@@ -145,10 +124,21 @@ class MediaBrowserObserver {
       // whatever it waits behind shows, and so do our targeted refreshes not yet seen to run.
       const missing = listed.state === 'absent' || (listed.state === 'unknown' && located?.isLibraryRoot === true);
       const queueBusy = missing && (!!f.refresh?.queueBusy || (await this.watchBusy()));
-      this.engine.tell(f, { kind: 'seen', seen: { how: 'listing', listed }, missing, queueBusy });
+      this.tell(f, { kind: 'seen', seen: { how: 'listing', listed }, missing, queueBusy });
     } catch (err) {
-      this.engine.tell(f, { kind: 'failed', error: String((err as Error).message ?? err), at: this.opts.clock.now() });
+      this.tell(f, { kind: 'failed', error: String((err as Error).message ?? err), at: this.opts.clock.now() });
     }
+  }
+
+  private onChanged(e: LibraryChangedEvent): void {
+    const removed = new Set(e.removed);
+    for (const f of this.values()) if (f.ticket.removed?.ids.some((id) => removed.has(id))) this.tell(f, { kind: 'seen', seen: { how: 'removed', by: 'socket' } });
+    if (!this.values().length) return;
+    for (const id of [...e.added, ...e.updated]) {
+      if (this.changed.size >= CHANGED_IDS_WAITING) break;
+      this.changed.add(id);
+    }
+    if (this.changed.size && !this.readingChanged) this.track(this.readChanged());
   }
 
   private async watchBusy(): Promise<boolean> {
@@ -156,81 +146,36 @@ class MediaBrowserObserver {
     return this.opts.watch?.busy() ?? false;
   }
 
-  private onChanged(e: LibraryChangedEvent): void {
-    const removed = new Set(e.removed);
-    for (const f of this.engine.values()) if (f.ticket.removed?.ids.some((id) => removed.has(id))) this.engine.tell(f, { kind: 'seen', seen: { how: 'removed', by: 'socket' } });
-    if (!this.engine.values().length) return;
-    for (const id of [...e.added, ...e.updated]) {
-      if (this.changed.size >= CHANGED_IDS_WAITING) break;
-      this.changed.add(id);
-    }
-    if (this.changed.size && !this.readingChanged) this.engine.track(this.readChanged());
-  }
-
   /** The ids heard so far, in batches, until none wait or nothing is followed any more. */
   private async readChanged(): Promise<void> {
     this.readingChanged = true;
     try {
-      while (this.changed.size && this.engine.values().length) {
+      while (this.changed.size && this.values().length) {
         const ids = [...this.changed];
         this.changed.clear();
-        await this.confirmFromSocket(ids);
+        const paths = await pathsOfItems(this.opts.api, ids).catch((err: unknown) => {
+          this.opts.logger.warn({ err: String(err) }, `could not read the paths of the items ${this.opts.server} said changed (${String(err)}); their files are confirmed by listing`);
+          return new Map<string, string>();
+        });
+        const found = [...paths.values()];
+        for (const f of this.values()) if (found.some((p) => holdsFile(p, f.ticket.file))) this.tell(f, { kind: 'seen', seen: { how: 'socket' } });
       }
     } finally {
       this.changed.clear();
       this.readingChanged = false;
     }
   }
-
-  private async confirmFromSocket(ids: string[]): Promise<void> {
-    let paths: Map<string, string>;
-    try {
-      paths = await pathsOfItems(this.opts.api, ids);
-    } catch (err) {
-      this.opts.logger.warn({ err: String(err) }, `could not read the paths of the items ${this.opts.server} said changed (${String(err)}); their files are confirmed by listing`);
-      return;
-    }
-    const found = [...paths.values()];
-    for (const f of this.engine.values()) if (found.some((p) => holdsFile(p, f.ticket.file))) this.engine.tell(f, { kind: 'seen', seen: { how: 'socket' } });
-  }
-}
-
-/** What the target's settings say of its follower. */
-export interface FollowSettings {
-  /** Open the server's websocket (default true); without it every file is confirmed by listing. */
-  socket?: boolean;
-  dial?: Dial;
-  firstBackoffMs?: number;
-  maxBackoffMs?: number;
-  timings?: Partial<FollowTimings>;
 }
 
 /**
- * The follower of a Jellyfin or Emby target, from the target's own parts: its API caller, its library list and item
- * locator (so the listing finds the refreshed folder's item as the scan did), its websocket, and, on Jellyfin, how to
- * tell whether the token belongs to a user (only then does LibraryChanged reach the socket).
+ * The follower of a Jellyfin or Emby target, from the target's own parts: its library list and item locator (so the
+ * listing finds the refreshed folder's item as the scan did), its websocket, and, on Jellyfin, how to tell whether
+ * the token belongs to a user (only then does LibraryChanged reach the socket).
  */
-export function mediaBrowserFollower(
-  server: { kind: 'jellyfin' | 'emby'; librariesPath: string; name: string; url: string; token: string },
-  settings: FollowSettings,
-  parts: { api: ApiCaller; clock: Clock; log: Logger; scans: MediaBrowserScans; list: LibraryList<Library> },
-): MediaBrowserFollower {
+export function mediaBrowserFollower(server: { kind: 'jellyfin' | 'emby'; librariesPath: string; name: string; url: string; token: string }, parts: { api: ApiCaller; clock: Clock; log: Logger; scans: MediaBrowserScans; list: LibraryList<Library> }): MediaBrowserFollower {
   const { api, clock, log, scans, list } = parts;
-  const socket =
-    settings.socket === false
-      ? undefined
-      : new MediaBrowserSocket({
-          kind: server.kind,
-          url: server.url,
-          token: server.token,
-          // Stable per target: the server keys the socket's session on it, across our restarts too.
-          deviceId: `scanrelay-${server.name}`,
-          version,
-          clock,
-          dial: settings.dial,
-          firstBackoffMs: settings.firstBackoffMs,
-          maxBackoffMs: settings.maxBackoffMs,
-        });
+  // deviceId: stable per target, the server keys the socket's session on it, across our restarts too.
+  const socket = new MediaBrowserSocket({ kind: server.kind, url: server.url, token: server.token, deviceId: `scanrelay-${server.name}`, version, clock });
   return new MediaBrowserFollower({
     server: server.kind === 'jellyfin' ? 'Jellyfin' : 'Emby',
     api,
@@ -243,7 +188,6 @@ export function mediaBrowserFollower(
     },
     socket,
     tokenHasUser: server.kind === 'jellyfin' ? () => jellyfinTokenHasUser(api) : undefined,
-    timings: settings.timings,
     watch: scans.watch,
     lastMonitorChange: (libraries) => scans.lastMonitorChange(libraries),
   });

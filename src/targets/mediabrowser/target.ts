@@ -18,7 +18,7 @@ import type { MediaBrowserTicket } from './verdict.js';
 import { defaultScanMethod, SCAN_METHODS, type ScanMethod } from './scan-plan.js';
 import { choice, optional } from '../../value-rules.js';
 import { realtimeMonitorNote, type MediaBrowserLibrary } from './realtime-monitor.js';
-import { mediaBrowserFollower, type FollowSettings } from './follower.js';
+import { mediaBrowserFollower } from './follower.js';
 
 export interface MediaBrowserOptions {
   name: string;
@@ -43,7 +43,7 @@ export interface MediaBrowserOptions {
    * Follow each scan of a delivered file to what the server made of it (mediabrowser/follower.ts). Off when left
    * out, so a target built by hand ends a delivery when the server took it; the table's kinds turn it on.
    */
-  follow?: false | FollowSettings;
+  follow?: boolean;
 }
 
 /** What makes a server Jellyfin or Emby. */
@@ -92,7 +92,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
     librariesPath: flavour.librariesPath,
   });
   const auto = (opts.scanMethod ?? defaultScanMethod(flavour.kind)) === 'auto';
-  const follower = opts.follow ? mediaBrowserFollower({ kind: flavour.kind, librariesPath: flavour.librariesPath, name: opts.name, url: opts.url, token: opts.token }, opts.follow, { api, clock, log, scans, list }) : undefined;
+  const follower = opts.follow ? mediaBrowserFollower({ kind: flavour.kind, librariesPath: flavour.librariesPath, name: opts.name, url: opts.url, token: opts.token }, { api, clock, log, scans, list }) : undefined;
   const locate = async (file: string): Promise<ItemLocation> => {
     try {
       return await locateMediaBrowserItems(api, who, holders(await list.get({ holding: file }), file), file, opts.pageSize);
@@ -169,7 +169,7 @@ export function mediaBrowserKind(flavour: MediaBrowserFlavour) {
     }),
     requires: { URL: needsUrl(flavour.kind), TOKEN: needsToken(flavour.kind) },
     build: (entry, ctx) =>
-      mediaBrowserTarget(flavour, { name: entry.NAME, url: entry.URL ?? '', urlKey: ctx.urlKey, token: entry.TOKEN ?? '', scanMethod: entry.SCAN_METHOD, clock: ctx.clock, logger: ctx.logger, fetch: ctx.fetch, follow: {} }),
+      mediaBrowserTarget(flavour, { name: entry.NAME, url: entry.URL ?? '', urlKey: ctx.urlKey, token: entry.TOKEN ?? '', scanMethod: entry.SCAN_METHOD, clock: ctx.clock, logger: ctx.logger, fetch: ctx.fetch, follow: true }),
   });
 }
 
