@@ -63,7 +63,7 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
   constructor(private readonly engine: FollowEngineOptions<F, E, M, L>) {}
 
   /** The follow-up of a delivery, or its outcome when it cannot be followed (a ticket this version cannot read). */
-  protected abstract begin(item: FollowItem, key: string, now: number): F | FollowResult;
+  protected abstract begin(item: FollowItem, key: string, m: Moment): F | FollowResult;
   protected abstract moment(m: Moment): M;
   /** One kind of look at the server for these follow-ups; what it learns is told to them. */
   protected abstract look(kind: L, followUps: F[], m: M): Promise<void>;
@@ -98,18 +98,18 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
   }
 
   follow(item: FollowItem): void {
-    const f = this.begin(item, keyOf(item), this.engine.clock.now());
+    const f = this.begin(item, keyOf(item), { now: this.engine.clock.now(), look: this.looks });
     if ('state' in f) return this.record(item, f);
     this.byKey.set(f.key, f);
     this.followed?.(f);
     this.wakeUp?.();
   }
 
-  /** What was learnt of a follow-up, then its next step at once; nothing once it was judged. */
-  protected tell(f: F, e: E): void {
-    if (this.byKey.get(f.key) !== f) return;
-    this.engine.judge.apply(f, e);
-    this.step([f], this.moment({ now: this.engine.clock.now(), look: this.looks }));
+  /** What was learnt of follow-ups (those still followed), then their next step at once, together. */
+  protected tell(told: F | F[], e: E): void {
+    const fs = (Array.isArray(told) ? told : [told]).filter((f) => this.byKey.get(f.key) === f);
+    for (const f of fs) this.engine.judge.apply(f, e);
+    if (fs.length) this.step(fs, this.moment({ now: this.engine.clock.now(), look: this.looks }));
   }
 
   async stop(): Promise<void> {

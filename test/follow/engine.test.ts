@@ -40,11 +40,11 @@ class TestFollower extends FollowEngine<Test, Event, Moment, 'look'> {
   }
 
   /** What the observer heard, told to the follow-up. */
-  heard(f: Test, seen: string): void {
+  heard(f: Test | Test[], seen: string): void {
     this.tell(f, { seen });
   }
 
-  protected begin(i: FollowItem, key: string, now: number): Test | FollowResult {
+  protected begin(i: FollowItem, key: string, { now }: Moment): Test | FollowResult {
     return i.ticket === 'unreadable' ? { state: 'scanned', detail: 'could not be read' } : { key, item: i, ticket: i.ticket, followedAt: now, ...(i.ticket as object) };
   }
 
@@ -93,7 +93,7 @@ describe('the follow-up engine', () => {
     await until(() => looks.length === 2);
     expect(looks[1]).toEqual({ at: 6_000, keys: ['1:1', '2:1'] });
     // Told what ends them, between looks: judged at once.
-    for (const f of e.values()) e.heard(f, `seen ${f.key}`);
+    e.heard(e.values(), 'seen');
     await until(() => results.length === 2);
     expect(results.map(([k, r]) => [k, r.state])).toEqual([['1', 'confirmed'], ['2', 'confirmed']]);
     expect(e.size).toBe(0);

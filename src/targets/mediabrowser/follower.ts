@@ -71,7 +71,7 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
     return this.socket.usable ? this.opts.socket?.status() : undefined;
   }
 
-  protected begin(item: FollowItem, key: string, now: number): MediaBrowserFollowUp | { state: 'scanned'; detail: string } {
+  protected begin(item: FollowItem, key: string, { now }: Moment): MediaBrowserFollowUp | { state: 'scanned'; detail: string } {
     // A ticket this version cannot read (written by another one): nothing to follow, the scan stands.
     if (!isTicket(item.ticket)) return { state: 'scanned', detail: `${this.opts.server} took the scan; its follow-up could not be read.` };
     return { key, item, ticket: item.ticket, followedAt: now };
