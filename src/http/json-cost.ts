@@ -46,53 +46,71 @@ export class AnswerTooCostly extends SyntaxError {
 
 const tooCostly = (budget: number) => new AnswerTooCostly(`parsed, it would take more than ${Math.round(budget / 1048576)} MiB of memory`);
 
-/** Where a walk over an answer's bytes is, and what it has counted since `from`. */
+/** Where a walk over an answer's bytes is, what it has counted, and where the last entry of its level ended. */
 interface Walk {
   at: number;
   depth: number;
   containers: number;
   values: number;
+  /** Where the entry being walked began, and the counts then: its weight is checked at its end. */
+  entryAt: number;
+  entryContainers: number;
+  entryValues: number;
+  /** The comma after the last whole entry walked at `level` (-1: none yet). */
+  lastEnd: number;
 }
 
+const walkFrom = (at: number, depth: number): Walk => ({ at, depth, containers: 0, values: 0, entryAt: at, entryContainers: 0, entryValues: 0, lastEnd: -1 });
+
 /**
- * Walks `bytes` from `w.at` to `end`, counting containers and values, and stops on the comma or the closing bracket
- * that ends a value at depth `level` (w.at on it; true), or at `end` (false). `w.at` must not be inside a string.
+ * The one walk over an answer's bytes: from `w.at` to `end` (a string is walked to its end, whatever `end` says), it
+ * counts containers and values, and stops on the bracket that closes `level` ('closed', w.at on it), on a comma at
+ * `level` when `stopAtComma` ('comma'), or at `end` ('end'). Each entry at `level` heavier than `entryHeap` throws.
  */
-function walk(bytes: Uint8Array, w: Walk, end: number, level: number): boolean {
-  let { at: i, depth, containers, values } = w;
-  let stopped = false;
+function walk(bytes: Uint8Array, w: Walk, end: number, level: number, stopAtComma = false, entryHeap = Infinity): 'closed' | 'comma' | 'end' {
+  let { at: i, depth, containers, values, entryAt, entryContainers, entryValues, lastEnd } = w;
+  let how: 'closed' | 'comma' | 'end' = 'end';
+  const entryWeight = () => (i - entryAt) * PER_BYTE + (containers - entryContainers) * PER_CONTAINER + (values - entryValues) * PER_VALUE;
   for (; i < end; i++) {
     const b = bytes[i];
     if (b === QUOTE) {
-      for (i++; i < end && bytes[i] !== QUOTE; i++) if (bytes[i] === BACKSLASH) i++;
+      for (i++; i < bytes.length && bytes[i] !== QUOTE; i++) if (bytes[i] === BACKSLASH) i++;
     } else if (b === OPEN_OBJECT || b === OPEN_LIST) {
       containers++;
       if (++depth > MAX_ANSWER_DEPTH) throw new AnswerTooCostly(`it nests deeper than ${MAX_ANSWER_DEPTH} levels`);
     } else if (b === CLOSE_OBJECT || b === CLOSE_LIST) {
       if (depth-- === level) {
-        stopped = true;
+        depth++;
+        how = 'closed';
         break;
       }
     } else if (b === COMMA || b === COLON) {
       values++;
       if (b === COMMA && depth === level) {
-        stopped = true;
-        break;
+        if (stopAtComma) {
+          how = 'comma';
+          break;
+        }
+        if (entryWeight() > entryHeap) throw entryTooCostly(entryHeap);
+        lastEnd = i;
+        entryAt = i + 1;
+        entryContainers = containers;
+        entryValues = values;
       }
     }
   }
-  w.at = i;
-  w.depth = stopped && bytes[i] !== COMMA ? depth + 1 : depth;
-  w.containers = containers;
-  w.values = values;
-  return stopped;
+  if (how === 'closed' && entryWeight() > entryHeap) throw entryTooCostly(entryHeap);
+  Object.assign(w, { at: i, depth, containers, values, entryAt, entryContainers, entryValues, lastEnd });
+  return how;
 }
+
+const entryTooCostly = (heap: number) => new AnswerTooCostly(`an entry of it would take more than ${heap / 1048576} MiB of memory parsed`);
 
 const weight = (w: Walk, bytes: number) => bytes * PER_BYTE + w.containers * PER_CONTAINER + w.values * PER_VALUE;
 
 /** The heap JSON.parse of `bytes` would take at most (bytes); throws AnswerTooCostly past the depth or the budget. */
 export function jsonCost(bytes: Uint8Array, budget = ANSWER_HEAP_BUDGET): number {
-  const w: Walk = { at: 0, depth: 0, containers: 0, values: 0 };
+  const w = walkFrom(0, 0);
   walk(bytes, w, bytes.length, -Infinity);
   const cost = weight(w, bytes.length);
   if (cost > budget) throw tooCostly(budget);
@@ -159,21 +177,17 @@ interface Reading {
 /** The list opening at `start`, its entries kept; `end` is past its closing bracket. */
 async function readList<T>(bytes: Uint8Array, start: number, keep: Keep<T>, budget: number, reading: Reading): Promise<{ value: T[]; end: number }> {
   const entries: T[] = [];
-  const level = 1;
   let piece = start + 1;
-  const w: Walk = { at: piece, depth: level, containers: 0, values: 0 };
-  let entryStart = piece;
+  const w = walkFrom(piece, 1);
   for (;;) {
-    const before = { containers: w.containers, values: w.values };
-    const stopped = walk(bytes, w, bytes.length, level);
-    if (!stopped) throw new SyntaxError('the JSON list does not end');
-    const entryWeight = (w.at - entryStart) * PER_BYTE + (w.containers - before.containers) * PER_CONTAINER + (w.values - before.values) * PER_VALUE;
-    if (entryWeight > MAX_ENTRY_HEAP) throw new AnswerTooCostly(`an entry of it would take more than ${MAX_ENTRY_HEAP / 1048576} MiB of memory parsed`);
-    const closing = bytes[w.at] === CLOSE_LIST;
-    if (closing || w.at - piece >= PIECE_BYTES || weight(w, w.at - piece) >= MAX_ENTRY_HEAP) {
-      const text = reading.decoder.decode(bytes.subarray(piece, w.at));
+    // A piece's worth of bytes walked; what is parsed is the whole entries in it (or the one entry it is part of).
+    const how = walk(bytes, w, Math.min(bytes.length, w.at + PIECE_BYTES), 1, false, MAX_ENTRY_HEAP);
+    if (how === 'end' && w.at >= bytes.length) throw new SyntaxError('the JSON list does not end');
+    const upTo = how === 'closed' ? w.at : w.lastEnd;
+    if (upTo > piece || how === 'closed') {
+      const text = reading.decoder.decode(bytes.subarray(piece, upTo));
       // "[]" and "[ ]": no entry; "[1,]" stays a SyntaxError, as JSON.parse says.
-      if (!(closing && piece === start + 1 && text.trim() === '')) {
+      if (!(how === 'closed' && piece === start + 1 && text.trim() === '')) {
         for (const entry of JSON.parse(`[${text}]`) as unknown[]) {
           const kept = keep(entry);
           if (kept === undefined) continue;
@@ -182,12 +196,12 @@ async function readList<T>(bytes: Uint8Array, start: number, keep: Keep<T>, budg
           entries.push(kept);
         }
       }
-      if (closing) return { value: entries, end: w.at + 1 };
-      piece = w.at + 1;
-      w.containers = w.values = 0;
-      await nextTurn();
+      if (how === 'closed') return { value: entries, end: w.at + 1 };
+      piece = upTo + 1;
+    } else if ((w.at - w.entryAt) * PER_BYTE > MAX_ENTRY_HEAP) {
+      throw entryTooCostly(MAX_ENTRY_HEAP);
     }
-    entryStart = ++w.at;
+    await nextTurn();
   }
 }
 
@@ -210,8 +224,8 @@ async function readObject<T>(bytes: Uint8Array, start: number, keep: Keep<T>, bu
       value[name] = list.value;
       i = list.end;
     } else {
-      const w: Walk = { at: i, depth: 1, containers: 0, values: 0 };
-      if (!walk(bytes, w, Math.min(bytes.length, i + PIECE_BYTES), 1)) throw new AnswerTooCostly(`a member of it is larger than ${PIECE_BYTES / 1024} KiB`);
+      const w = walkFrom(i, 1);
+      if (walk(bytes, w, Math.min(bytes.length, i + PIECE_BYTES), 1, true) === 'end') throw new AnswerTooCostly(`a member of it is larger than ${PIECE_BYTES / 1024} KiB`);
       value[name] = JSON.parse(reading.decoder.decode(bytes.subarray(i, w.at)));
       i = w.at;
     }

@@ -2,6 +2,7 @@
 // never queues (what happened before it knew the app, what a webhook already asked for), where its cursor stands
 // after each answer and each failure, and the one line each change of the app's state is worth.
 import { afterEach, describe, expect, it } from 'vitest';
+import { ARR_HISTORY_PAGE_SIZE } from '../../src/http/answer-caps.js';
 import { arrDate } from '../fakes/arr-app.js';
 import { SECRET } from '../support/service.js';
 import { until } from '../support/until.js';
@@ -243,6 +244,36 @@ describe('the catch-up', () => {
     expect(folders.every((f) => f.requests === 1 && f.source === 'sonarr-history')).toBe(true);
     expect(h.arr.status()[0].caughtUp).toBe(1_000);
   });
+
+  it('a long history is read in pages of bounded size, oldest first, from where the cursor stands: records of one date across a page edge are handed on once each, none lost', async () => {
+    h = await arrHarness(['sonarr']);
+    const [sonarr] = h.apps;
+    // Two thousand records from before scanrelay knew the app: the reading finds where to start without them.
+    for (let n = 1; n <= 2_000; n++) sonarr.write({ ...imported(n), id: n }, h.clock.now() - 7 * 24 * 3_600_000 + n * 1_000);
+    await h.arr.catchUp();
+    sonarr.requests.length = 0;
+    // 2,600 records, seven to a date (the app's dates are to the second), so the 500-record pages end inside a date.
+    for (let n = 2_001; n <= 4_600; n++) sonarr.write({ ...imported(n), id: n }, h.clock.now() + 1_000 + Math.floor((n - 2_001) / 7) * 1_000);
+    h.clock.advance(24 * 3_600_000);
+    await h.arr.catchUp();
+    const history = sonarr.requests.filter((r) => r.path.endsWith('/history'));
+    const pages = history.filter((r) => r.query.pageSize !== '1');
+    expect(pages.map((r) => [r.query.page, r.query.pageSize, r.query.sortDirection])).toEqual(
+      [5, 6, 7, 8, 9, 10].map((p) => [String(p), String(ARR_HISTORY_PAGE_SIZE), 'ascending']),
+    );
+    // Where to start is found by asking single records, a few of them.
+    expect(history.length - pages.length).toBeLessThan(30);
+    const folders = queued(h);
+    expect(folders).toHaveLength(2_600);
+    expect(new Set(folders.map((f) => f.folder))).toEqual(new Set(Array.from({ length: 2_600 }, (_, i) => show(2_001 + i))));
+    expect(folders.every((f) => f.requests === 1)).toBe(true);
+    expect(h.arr.status()[0].caughtUp).toBe(2_600);
+    // Read again (the overlap holds the last date's records): nothing is handed on twice.
+    h.clock.advance(30_000);
+    await h.arr.catchUp();
+    expect(queued(h)).toHaveLength(2_600);
+    expect(h.arr.status()[0].caughtUp).toBe(2_600);
+  }, 60_000);
 
   it("a caught-up request is due within 5 s, whatever SERVER_SCAN_DELAY says; a SERVER_SCAN_DELAYS entry naming it counts from its event", async () => {
     h = await arrHarness(['sonarr'], { config: { SERVER_SCAN_DELAY: 180, SERVER_SCAN_DELAYS: { 'sonarr-history:upgrade': 120 } } });
