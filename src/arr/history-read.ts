@@ -17,6 +17,13 @@ export const OVERLAP_MS = 60_000;
 /** The rest of this turn of the event loop to webhooks and /health: a week's history is read in several steps. */
 export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/**
+ * The most ids the cursor remembers as handled within its overlap, the newest kept: 100,000 records an app dates
+ * within one minute would make every page and every save of the cursor as long. One forgotten is read again and
+ * scanned once more, never lost.
+ */
+export const MAX_SEEN = 5_000;
+
 /** The most pages one catch-up reads: the rest is read at the next, from where the cursor then is. */
 export const MAX_PAGES = 200;
 
@@ -151,7 +158,7 @@ export function cursorAfter(read: HistoryRead, done: Set<HistoryRecord>, next: n
   const { fresh, old, cursor } = read;
   const end = Math.max(cursor.at, read.reached, fresh.length ? fresh[fresh.length - 1].date : -Infinity, read.poisoned.length ? read.askedAt : -Infinity);
   const at = Math.min(next < fresh.length ? fresh[next].date : end, now);
-  const handled = [...old, ...fresh.filter((r, index) => index < next || done.has(r))];
-  const seen = handled.filter((r) => r.date >= at - OVERLAP_MS).map((r) => r.id);
+  const handled = [...old, ...fresh.filter((r, index) => index < next || done.has(r))].filter((r) => r.date >= at - OVERLAP_MS);
+  const seen = (handled.length > MAX_SEEN ? handled.sort(byDate).slice(-MAX_SEEN) : handled).map((r) => r.id);
   return { at, seen };
 }
