@@ -50,7 +50,8 @@ function renames(n: number, size: number, date: string): string {
   return `{"page":${n},"pageSize":${size},"sortKey":"date","sortDirection":"ascending","totalRecords":${RENAMES},"records":[${records.join(',')}]}`;
 }
 
-function hostileSonarr(series: Buffer): Server {
+/** The hostile Sonarr, or (`quiet`) a Sonarr of the same routes with no history and no series, for the baseline. */
+function hostileSonarr(series: Buffer, quiet: boolean): Server {
   let turn = -1;
   let date = '';
   return createServer((req, res) => {
@@ -64,10 +65,11 @@ function hostileSonarr(series: Buffer): Server {
       return json('{"appName":"Sonarr","version":"4.0.14.2939"}');
     }
     if (url.pathname === '/api/v3/history') {
+      if (quiet) return json('{"page":1,"pageSize":1,"sortKey":"date","sortDirection":"ascending","totalRecords":0,"records":[]}');
       const { body } = TURNS[turn % TURNS.length];
       return json(body ?? renames(Number(url.searchParams.get('page') ?? 1), Number(url.searchParams.get('pageSize') ?? 10), date));
     }
-    if (url.pathname === '/api/v3/series') return json(series);
+    if (url.pathname === '/api/v3/series') return json(quiet ? '[]' : series);
     if (url.pathname.startsWith('/api/v3/series/')) return json('{"id":1,"title":"Show","tvdbId":1}');
     json('[]');
   });
@@ -75,9 +77,54 @@ function hostileSonarr(series: Buffer): Server {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
+/** The quiet Sonarr's run: what the same machine gives /health at the same moment, without the hostile answers. */
+const QUIET_SECONDS = 20;
+
+interface Measured {
+  n: number;
+  p50: number;
+  p99: number;
+  slowest: number;
+  sent: number;
+  delivered: number;
+  peakMb: number;
+  alive: boolean;
+  health: string;
+}
+
 export async function run(): Promise<Figure[]> {
+  const series = list('{}', 31 * MiB);
+  const hostile = await measure(hostileSonarr(series, false), SECONDS);
+  const quiet = await measure(hostileSonarr(series, true), QUIET_SECONDS);
+  for (const [who, m] of [['hostile sonarr', hostile], ['quiet sonarr (baseline)', quiet]] as const) {
+    log(`${who}: ${m.n} /health answers, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, slowest ${m.slowest.toFixed(0)} ms; ${m.delivered} of ${m.sent} webhooks scanned; peak ${m.peakMb.toFixed(0)} MB; ${m.alive ? 'alive' : 'DEAD'}; /health ${m.health}`);
+  }
+  return [
+    {
+      id: '16a',
+      name: `hostile Sonarr (${TURNS.map((h) => h.name).join('; ')}; a 31 MiB [{},…] series list), caught up every second for ${SECONDS} s: /health p99`,
+      value: hostile.p99,
+      unit: 'ms',
+      baseline: { label: `a quiet Sonarr, ${QUIET_SECONDS} s, same run`, value: quiet.p99, unit: 'ms' },
+      ratio: hostile.p99 / quiet.p99,
+      target: '< 50 ms',
+      pass: hostile.p99 < 50 && hostile.alive,
+      note: `p50 ${hostile.p50.toFixed(1)} ms, slowest ${hostile.slowest.toFixed(0)} ms of ${hostile.n}; ${hostile.alive ? 'the relay lived' : 'the relay died'}`,
+    },
+    {
+      id: '16b',
+      name: 'hostile Sonarr: webhooks sent meanwhile that Plex was asked to scan',
+      value: hostile.delivered,
+      unit: `of ${hostile.sent}`,
+      target: 'all',
+      pass: hostile.delivered === hostile.sent,
+      note: `peak RSS ${hostile.peakMb.toFixed(0)} MB; /health said ${hostile.health}`,
+    },
+  ];
+}
+
+async function measure(sonarr: Server, seconds: number): Promise<Measured> {
   const dir = tempDir('hostile-sonarr');
-  const sonarr = hostileSonarr(list('{}', 31 * MiB));
   const sonarrUrl = await listenLocal(sonarr);
   const plex = new FakePlex({ sections: [{ key: '2', title: 'TV Shows', type: 'show', locations: ['/data/media/tv'] }] });
   await plex.start();
@@ -100,9 +147,13 @@ export async function run(): Promise<Figure[]> {
   const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
   const server = await startServerWith({ dir, config, queuefile: join(dir, 'queue.db'), console: 'file', nodeArgs });
   try {
+    // Warmed first, as a relay in use is: the first webhook and /health compile what they use (some 250 ms, whatever
+    // Sonarr answers), which is not what this measures.
+    await (await fetch(`${server.url}/health`)).arrayBuffer();
+    await (await fetch(`${server.url}/${SECRET}`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'Sonarr/4.0.14.2939' }, body: '{"eventType":"Test"}' })).arrayBuffer();
     const latencies: number[] = [];
     const sent: string[] = [];
-    const end = Date.now() + SECONDS * 1000;
+    const end = Date.now() + seconds * 1000;
     const poll = async () => {
       while (Date.now() < end) {
         const t = performance.now();
@@ -130,32 +181,18 @@ export async function run(): Promise<Figure[]> {
     await until(() => sent.every((f) => scanned().has(f)), { ms: 30_000, what: () => `${sent.filter((f) => scanned().has(f)).length} of ${sent.length} webhooks scanned` }).catch(() => undefined);
     const delivered = sent.filter((f) => scanned().has(f)).length;
     const health = (await (await fetch(`${server.url}/health`)).json()) as { status: string; arr: { skipped: string | null; error: string | null }[] };
-    const peakMb = peakRssMb(server.pid);
-    const alive = server.proc.exitCode === null;
     const sorted = [...latencies].sort((a, b) => a - b);
-    const p99 = percentile(sorted, 0.99);
-    const slowest = sorted[sorted.length - 1];
-    log(`hostile sonarr: ${latencies.length} /health answers, p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, slowest ${slowest.toFixed(0)} ms; ${delivered} of ${sent.length} webhooks scanned; peak ${peakMb.toFixed(0)} MB; ${alive ? 'alive' : 'DEAD'}; /health ${health.status}: ${health.arr[0].skipped ?? health.arr[0].error}`);
-    return [
-      {
-        id: '16a',
-        name: `hostile Sonarr (${TURNS.map((h) => h.name).join('; ')}; a 31 MiB [{},…] series list), caught up every second for ${SECONDS} s: /health p99`,
-        value: p99,
-        unit: 'ms',
-        target: '< 50 ms',
-        pass: p99 < 50 && alive,
-        note: `slowest ${slowest.toFixed(0)} ms of ${latencies.length}; ${alive ? 'the relay lived' : 'the relay died'}`,
-      },
-      {
-        id: '16b',
-        name: 'hostile Sonarr: webhooks sent meanwhile that Plex was asked to scan',
-        value: delivered,
-        unit: `of ${sent.length}`,
-        target: 'all',
-        pass: delivered === sent.length,
-        note: `peak RSS ${peakMb.toFixed(0)} MB; /health said ${health.status}`,
-      },
-    ];
+    return {
+      n: sorted.length,
+      p50: percentile(sorted, 0.5),
+      p99: percentile(sorted, 0.99),
+      slowest: sorted[sorted.length - 1],
+      sent: sent.length,
+      delivered,
+      peakMb: peakRssMb(server.pid),
+      alive: server.proc.exitCode === null,
+      health: `${health.status}${health.arr[0].skipped ?? health.arr[0].error ? `: ${health.arr[0].skipped ?? health.arr[0].error}` : ''}`,
+    };
   } finally {
     await server.stop();
     await socket.close();
