@@ -23,7 +23,7 @@ const PER_BYTE = 2;
  * A piece read in one JSON.parse: whole entries up to this many bytes, then the event loop is given back. Small,
  * because a piece shaped for the parser ([{},…]) costs V8 far more time than its bytes.
  */
-const PIECE_BYTES = 64 * 1024;
+const PIECE_BYTES = 16 * 1024;
 /** One entry of a list read in pieces (an item, a record) may take this much heap parsed; no app's entry comes near. */
 export const MAX_ENTRY_HEAP = 4 * 1024 * 1024;
 
