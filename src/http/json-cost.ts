@@ -198,7 +198,8 @@ async function readList<T>(bytes: Uint8Array, start: number, keep: Keep<T>, budg
       }
       if (how === 'closed') return { value: entries, end: w.at + 1 };
       piece = upTo + 1;
-    } else if ((w.at - w.entryAt) * PER_BYTE > MAX_ENTRY_HEAP) {
+    } else if ((w.at - w.entryAt) * PER_BYTE + (w.containers - w.entryContainers) * PER_CONTAINER + (w.values - w.entryValues) * PER_VALUE > MAX_ENTRY_HEAP) {
+      // An entry still unfinished after its piece: refused as soon as what it holds so far is too heavy.
       throw entryTooCostly(MAX_ENTRY_HEAP);
     }
     await nextTurn();
