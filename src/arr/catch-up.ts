@@ -1,6 +1,6 @@
-// One app's catch-up: its history since the cursor (history-read.ts: a minute of overlap, deduplicated by the
-// app's event ids), turned into the scans its webhooks would have asked for (history.ts), and handed to
-// the intake in bounded chunks, the cursor saved after each. At start, every CATCH_UP_INTERVAL while the app
+// One app's catch-up: its history since the cursor, page by page (history-read.ts: a minute of overlap,
+// deduplicated by the app's event ids), each page turned into the scans its webhooks would have asked for
+// (history.ts) and handed to the intake in bounded chunks, the cursor saved after each. At start, every CATCH_UP_INTERVAL while the app
 // answers, and sooner while it does not: the first answer after silence catches up at once. Then the series, movies,
 // artists or authors deleted since the last catch-up, which the history cannot tell (deleted-items.ts).
 import type { Clock } from '../clock.js';
@@ -18,7 +18,7 @@ import { DeletedItems } from './deleted-items.js';
 import { historyScans, type HistoryScan } from './history.js';
 import type { ItemFolders } from './item-folders.js';
 import { AppLink } from './link.js';
-import { cursorAfter, nextTurn, OVERLAP_MS, readHistory, type HistoryRead } from './history-read.js';
+import { cursorAfter, nextTurn, openHistory, type HistoryPages, type HistoryRead } from './history-read.js';
 import type { HistoryRecord } from './records.js';
 
 /** How often an app that does not answer is asked again (or CATCH_UP_INTERVAL, when shorter). */
@@ -134,53 +134,68 @@ export class AppCatchUp {
 
   private async pass(): Promise<void> {
     const { entry, client, clock, cursors } = this.deps;
-    let read: HistoryRead | undefined;
+    let pages: HistoryPages | undefined;
     let status: AppStatus;
     let flavour: ArrFlavour;
+    const cursor = cursors.get(entry.NAME);
     try {
       status = await client.status();
       flavour = flavourOf(entry.TYPE, status.version);
-      const cursor = cursors.get(entry.NAME);
-      if (cursor) read = await readHistory(client, flavour, cursor, clock);
+      if (cursor) pages = await openHistory(client, flavour, cursor, clock);
     } catch (err) {
       // Stopped: the calls in flight were aborted, which says nothing of the app.
       if (this.ended) return;
       return this.link.failed(err);
     }
-    if (!read) this.firstContact(status.appName, status.version);
-    else if (!(await this.caughtUpOn(status, read))) return;
+    if (!pages || !cursor) this.firstContact(status.appName, status.version);
+    else if (!(await this.caughtUpOn(status, pages, cursor.at))) return;
     if (!this.ended) await this.catchDeletes(flavour);
   }
 
-  /** Hands on what the history holds; false when the queue could not take it (it is read again next time). */
-  private async caughtUpOn(status: AppStatus, read: HistoryRead): Promise<boolean> {
-    const { entry, client, clock } = this.deps;
-    this.link.answered(status.appName, status.version, read.cursor.at);
-    this.notePoisoned(read);
-    if (read.unreadable.length) {
-      this.deps.logger.warn({ app: client.who, count: read.unreadable.length }, `Set aside ${read.unreadable.length} record(s) of ${client.who}'s history that are not history records as ${entry.TYPE} writes them (${read.unreadable[0]}): is the URL of ARR entry "${entry.NAME}" this app's?`);
+  /**
+   * Hands on what the history holds, a page at a time; false when the app stopped answering mid-way (the pages
+   * handed on stay handed on) or the queue could not take a page (it is read again next time).
+   */
+  private async caughtUpOn(status: AppStatus, pages: HistoryPages, from: number): Promise<boolean> {
+    const { entry, client, clock, cursors } = this.deps;
+    this.link.answered(status.appName, status.version, from);
+    for (;;) {
+      let read: HistoryRead | undefined;
+      try {
+        read = await pages.next(cursors.get(entry.NAME) ?? { at: from, seen: [] });
+      } catch (err) {
+        if (!this.ended) this.link.failed(err);
+        return false;
+      }
+      if (!read) break;
+      try {
+        await this.handOn(read);
+      } catch (err) {
+        // The queue's fault (a full disk), not the app's: what was not committed is read again next time.
+        this.deps.logger.warn({ app: client.who }, `Could not queue what ${client.who}'s history holds: ${(err as Error).message}. The catch-up stays where it was and reads it again next time.`);
+        return false;
+      }
+      if (this.ended) return false;
     }
-    try {
-      await this.handOn(read);
-      this.lastCatchUpAt = clock.now();
-      return true;
-    } catch (err) {
-      // The queue's fault (a full disk), not the app's: what was not committed is read again next time.
-      this.deps.logger.warn({ app: client.who }, `Could not queue what ${client.who}'s history holds: ${(err as Error).message}. The catch-up stays where it was and reads it again next time.`);
-      return false;
+    this.notePoisoned(pages);
+    if (pages.unreadable.length) {
+      this.deps.logger.warn({ app: client.who, count: pages.unreadable.length }, `Set aside ${pages.unreadable.length} record(s) of ${client.who}'s history that are not history records as ${entry.TYPE} writes them (${pages.unreadable[0]}): is the URL of ARR entry "${entry.NAME}" this app's?`);
     }
+    this.lastCatchUpAt = clock.now();
+    return true;
   }
 
   /**
-   * An answer too large or too costly to read is skipped, not read again at every catch-up (the app would answer it
+   * A page too large or too costly to read is skipped, not read again at every catch-up (the app would answer it
    * again, and no restart would get past it): said once, shown on /health and the dashboard, the cursor moved on.
    */
-  private notePoisoned(read: HistoryRead): void {
+  private notePoisoned(pages: HistoryPages): void {
     const { client, logger } = this.deps;
-    if (read.poisoned.length === 0) return void (this.historySkipped = undefined);
+    if (pages.poisoned.length === 0) return void (this.historySkipped = undefined);
     const first = this.historySkipped === undefined;
-    this.historySkipped = `its history since ${new Date(read.cursor.at - OVERLAP_MS).toISOString()} was skipped unread: ${read.poisoned[0]}`;
-    const line = `${client.who}'s history since ${new Date(read.cursor.at - OVERLAP_MS).toISOString()} was skipped: ${read.poisoned.join('; ')}. The catch-up moves on from ${new Date(read.askedAt).toISOString()}: what the app did in between is not scanned, so scan its folders by hand if it matters, and look at what the app answers (GET /history/since).`;
+    const since = new Date(pages.from).toISOString();
+    this.historySkipped = `its history since ${since} was skipped unread: ${pages.poisoned[0]}`;
+    const line = `${client.who}'s history since ${since} was skipped: ${pages.poisoned.join('; ')}. The catch-up moves on from ${new Date(pages.askedAt).toISOString()}: what the app did in between is not scanned, so scan its folders by hand if it matters, and look at what the app answers (GET /history).`;
     if (first) logger.warn({ app: client.who }, line);
     else logger.debug({ app: client.who }, line);
   }
@@ -219,7 +234,7 @@ export class AppCatchUp {
 
   private async handOn(read: HistoryRead): Promise<void> {
     const { fresh } = read;
-    if (fresh.length === 0) return read.poisoned.length ? this.save(read, new Set(), 0) : undefined;
+    if (fresh.length === 0) return read.poisoned.length || read.reached > read.cursor.at ? this.save(read, new Set(), 0) : undefined;
     const app = this.sourceOf(read.flavour);
     const owners = await this.ownersOf(read.flavour, fresh);
     await nextTurn();

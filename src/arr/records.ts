@@ -47,7 +47,7 @@ export function readRecord(raw: unknown, flavour: ArrFlavour): ReadRecord {
   return { ok: true, record };
 }
 
-/** Oldest first, as the catch-up moves its cursor; Sonarr's history/since answers in no order (HistoryRepository.cs). */
+/** Oldest first, as the catch-up moves its cursor; the apps order one date's records as their tables hold them (BasicRepository.GetPagedRecords). */
 export function byDate(a: HistoryRecord, b: HistoryRecord): number {
   return a.date - b.date || a.id - b.id;
 }

@@ -4,19 +4,25 @@
 // is read whole before it is parsed, so nothing but a cap keeps a wrong server, a proxy or a bug from filling the
 // 512 MB heap. Each cap is what the call needs with room to spare, and says why; none is a setting. Bytes are not
 // the whole cost: an answer shaped for the parser ([{},{},…]) costs some 20 times its size once parsed, so every
-// answer is also weighed before it is parsed (src/json-cost.ts), and no cap is larger than what that weighing lets
-// a common answer through at.
+// answer is also weighed before it is parsed (src/http/json-cost.ts), and no cap read whole is larger than what that
+// weighing lets a common answer through at. The answers that grow with a library (an arr app's item list, a page of
+// its history) are read in pieces instead, only what is kept of each entry held: their caps are set by the library's
+// size, their parse bounded by the piece (test/http/answer-heap.test.ts runs every cap at its size).
 
 /** A cap on one kind of answer: its bytes, and what the answer is, for the log line that says it was dropped. */
 export interface AnswerCap {
   readonly bytes: number;
   /** "a Plex metadata item": named in "…, the most a Plex metadata item needs". */
   readonly what: string;
+  /** Read in pieces (parseInPieces), not in one JSON.parse: the answers that grow with a library. */
+  readonly pieces?: true;
+  /** The most heap what is kept of the answer may take (ANSWER_HEAP_BUDGET when unsaid). */
+  readonly heap?: number;
 }
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-const cap = (bytes: number, what: string): AnswerCap => ({ bytes, what });
+const cap = (bytes: number, what: string, read: Pick<AnswerCap, 'pieces' | 'heap'> = {}): AnswerCap => ({ bytes, what, ...read });
 
 /** 4 MiB, 256 KiB, 900 bytes: a cap as a person reads it. */
 export function sizeText(bytes: number): string {
@@ -74,15 +80,18 @@ export const MEDIABROWSER_USER = cap(1 * MiB, 'a Jellyfin user');
 // --- the other targets
 
 /**
- * /api/v3/series, /api/v3/movie, /api/v1/artist or /api/v1/author: the app's whole library, about 4 KB an entry
- * (images, ratings, file): 8,000 movies. The most a common answer is let through by its parse's weight.
+ * /api/v3/series, /api/v3/movie, /api/v1/artist or /api/v1/author: the app's whole library, unpaged, about 4-5 KB an
+ * entry (images, ratings, file): 20,000 movies are some 100 MB. Read in pieces, of each entry only what the reader
+ * keeps (its folder; the reconcile's id and file), so the heap holds a piece and what is kept, whatever the size.
  */
-export const ARR_LIBRARY = cap(32 * MiB, "an arr app's library list");
+export const ARR_LIBRARY = cap(128 * MiB, "an arr app's library list", { pieces: true });
+/** The most records of an arr app's history one page asks for (ARR catch-up: GET history, page by page). */
+export const ARR_HISTORY_PAGE_SIZE = 500;
 /**
- * An arr app's `history/since` for one event type (ARR catch-up): about 1-2 KB a record; a week down with a busy
- * Sonarr is some 10,000 records, 20 MB. The catch-up reads one event type at a time, so this bounds one answer.
+ * One page of an arr app's history (ARR_HISTORY_PAGE_SIZE records of about 1-2 KB; 8 KB a record is allowed), read
+ * in pieces: a page is all of the history the relay holds at once, so its records may take 16 MiB parsed, no more.
  */
-export const ARR_HISTORY = cap(32 * MiB, "an arr app's history since a date");
+export const ARR_HISTORY_PAGE = cap(4 * MiB, "a page of an arr app's history", { pieces: true, heap: 16 * MiB });
 /** One series, movie, artist or author of an arr app (its seasons and images): tens of KB. */
 export const ARR_ITEM = cap(4 * MiB, "an arr app's item");
 /** An arr app's root folders, Connect entries or their templates, or a saved entry: a few KB each. */

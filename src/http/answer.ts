@@ -99,7 +99,8 @@ class Answer {
     return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
   }
   async bytes(): Promise<Uint8Array> {
-    return new Uint8Array(await this.arrayBuffer());
+    // Not copied: an arr app's library list may be 100 MB.
+    return this.take();
   }
   async text(): Promise<string> {
     // fetch's decoding: UTF-8, a byte-order mark dropped.

@@ -3,7 +3,7 @@
 // read only up to the cap the call states (src/http/answer-caps.ts), a failure phrased with the server and the key to
 // change, and every token, and the password a URL may hold, kept from what a person will read.
 import { sizeText, type AnswerCap } from './answer-caps.js';
-import { AnswerTooCostly, parseAnswer, parseListAnswer, startsAsList } from './json-cost.js';
+import { AnswerTooCostly, parseAnswer, parseInPieces, startsAsContainer, type Keep } from './json-cost.js';
 import { systemClock, timeoutSignal, type Clock } from '../clock.js';
 import { AnswerTooLarge, httpFetch, RedirectRefused, type Fetch } from './fetch.js';
 import { silentLogger, type Logger } from '../log/logger.js';
@@ -71,8 +71,11 @@ export interface ApiCaller {
   call(method: string, path: string, opts: CallOptions): Promise<Response>;
   /** Like call, then the body as JSON (a body that is not JSON is a refusal, not a crash). */
   json<T = unknown>(method: string, path: string, opts: CallOptions): Promise<T>;
-  /** Like json, for an answer that is a long list: read entry by entry, the event loop given back as it goes. */
-  list(method: string, path: string, opts: CallOptions): Promise<unknown>;
+  /**
+   * Like json, for an answer that holds a long list (a list, or an object with lists): read in pieces, the event loop
+   * given back as it goes, of each entry only what `keep` returns held (src/http/json-cost.ts: parseInPieces).
+   */
+  list(method: string, path: string, opts: CallOptions & { keep?: Keep<unknown> }): Promise<unknown>;
   /** Any error of a scan as the queue's retry outcome, with secrets scrubbed. */
   retry(err: unknown): { status: 'retry'; error: string; targetDown: boolean; tokenRefused?: true; retryAfter?: string };
   /** The same for an item's lookup or refresh, which reports a refused token as the server's (it has no probe of its own). */
@@ -174,12 +177,11 @@ export function apiCaller(opts: ApiCallerOptions): ApiCaller {
     return read(method, path, o, async (response) => (await response.json()) as T);
   }
 
-  /** A list answer read entry by entry (parseListAnswer): the event loop is given back as it is read. */
-  async function list(method: string, path: string, o: CallOptions): Promise<unknown> {
+  async function list(method: string, path: string, o: CallOptions & { keep?: Keep<unknown> }): Promise<unknown> {
     return read(method, path, o, async (response) => {
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      // Not a list: parsed whole (bounded the same way) for the caller to say what it is instead.
-      return startsAsList(bytes) ? parseListAnswer(bytes) : parseAnswer(bytes);
+      const bytes = await response.bytes();
+      // Neither a list nor an object: parsed whole (bounded the same way) for the caller to say what it is instead.
+      return startsAsContainer(bytes) ? parseInPieces(bytes, o.keep, o.cap.heap) : parseAnswer(bytes, o.cap.heap);
     });
   }
 

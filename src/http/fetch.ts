@@ -193,21 +193,30 @@ function responseOf(res: IncomingMessage, ask: { method: string; signal: AbortSi
     return refused;
   }
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    // The bytes copied in as they arrive, into room for what the server declared (else grown by doubling): a 100 MB
+    // answer is never copied whole in one step, which would hold the event loop.
+    let body: Buffer | undefined = Buffer.allocUnsafeSlow(Number.isInteger(declared) ? declared : Math.min(maxBytes, 64 * 1024));
     let read = 0;
     res.on('data', (c: Buffer) => {
-      read += c.length;
-      if (read <= maxBytes) return void chunks.push(c);
-      // Past the cap: what was kept is let go and the connection closed, so no more arrives. Rejected first: the
-      // destroy says 'aborted' at once, which would otherwise settle it as a network failure.
-      chunks.length = 0;
-      reject(new AnswerTooLarge(url, method, maxBytes));
-      res.destroy();
+      if (!body) return;
+      if (read + c.length > maxBytes) {
+        // Past the cap: what was kept is let go and the connection closed, so no more arrives. Rejected first: the
+        // destroy says 'aborted' at once, which would otherwise settle it as a network failure.
+        body = undefined;
+        reject(new AnswerTooLarge(url, method, maxBytes));
+        return void res.destroy();
+      }
+      if (read + c.length > body.length) {
+        const grown = Buffer.allocUnsafeSlow(Math.min(maxBytes, Math.max(read + c.length, body.length * 2)));
+        body.copy(grown, 0, 0, read);
+        body = grown;
+      }
+      read += c.copy(body, read);
     });
     res.on('end', () => {
-      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      if (!body) return;
       // Node hands the bytes over in an ArrayBuffer of its own (never a shared one).
-      resolve(answerOf(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), init));
+      resolve(answerOf(new Uint8Array(body.buffer, body.byteOffset, read), init));
     });
     // A body cut off is the signal's reason when the signal fired, else fetch's network error.
     const cut = (cause: Error) => reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause }));

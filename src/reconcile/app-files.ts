@@ -34,13 +34,14 @@ const pathOf = (v: unknown): string | undefined => (isObject(v) && typeof v.path
  */
 export async function appFiles(client: ArrClient, flavour: ArrFlavour, progress?: (done: number, total: number) => void): Promise<string[]> {
   const reading = FILE_READING[flavour.name];
-  const items = (await client.list(reading.items)).filter(isObject);
+  // Of each item its id and its file: a 20,000-movie list is some 100 MB, the rest of each entry never held.
+  const items = await client.list(reading.items, undefined, (v) => {
+    const item = isObject(v) ? { id: typeof v.id === 'number' ? v.id : undefined, file: pathOf(v.movieFile) } : undefined;
+    return item && (item.id !== undefined || item.file) ? item : undefined;
+  });
   const files: string[] = [];
   if (!reading.files) {
-    for (const item of items) {
-      const file = pathOf(item.movieFile);
-      if (file) files.push(file);
-    }
+    for (const item of items) if (item.file) files.push(item.file);
     progress?.(items.length, items.length);
     return files;
   }

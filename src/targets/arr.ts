@@ -38,12 +38,16 @@ export function arrTarget(kind: 'sonarr' | 'radarr', opts: HttpTargetOptions): C
     authHint: `check TOKEN (${kind}'s API key, Settings > General)`,
   });
   const list = new LibraryList(async () => {
-    const body = await api.json<unknown>('GET', flavour.listPath, { cap: ARR_LIBRARY });
-    return (Array.isArray(body) ? body : []).flatMap((raw) => {
-      const item = raw as { id?: unknown; title?: unknown; path?: unknown };
-      if (typeof item.id !== 'number' || typeof item.path !== 'string' || item.path === '') return [];
-      return [{ id: String(item.id), title: typeof item.title === 'string' ? item.title : String(item.id), locations: [item.path] }];
+    // Read in pieces, of each item its id, title and folder: the whole library list may be some 100 MB.
+    const body = await api.list('GET', flavour.listPath, {
+      cap: ARR_LIBRARY,
+      keep: (raw) => {
+        const item = (raw ?? {}) as { id?: unknown; title?: unknown; path?: unknown };
+        if (typeof item.id !== 'number' || typeof item.path !== 'string' || item.path === '') return undefined;
+        return { id: String(item.id), title: typeof item.title === 'string' ? item.title : String(item.id), locations: [item.path] };
+      },
     });
+    return Array.isArray(body) ? (body as { id: string; title: string; locations: string[] }[]) : [];
   }, opts.clock ?? systemClock);
 
   return {

@@ -68,13 +68,13 @@ describe('finding 2: a history answer too large to read', () => {
     await s.t.service.arr!.catchUp();
     s.t.clock.advance(60_000);
     // Over the history's cap: refused on its Content-Length, before a byte is read.
-    s.sonarr.failureFor = /history\/since/;
-    s.sonarr.failure = { status: 200, body: '[' + '0,'.repeat(17 * 1024 * 1024) + '0]' };
+    s.sonarr.failureFor = /\/history$/;
+    s.sonarr.failure = { status: 200, body: '[' + '0,'.repeat(3 * 1024 * 1024) + '0]' };
     const askedAt = s.t.clock.now();
     await s.t.service.arr!.catchUp();
     const shown = await health(s.t);
     expect(shown.status).toBe('degraded');
-    expect(shown.arr[0].skipped).toMatch(/^its history since .* was skipped unread: the downloadFolderImported records: sonarr 'sonarr' at .* answered GET \/history\/since with more than 32 MiB/);
+    expect(shown.arr[0].skipped).toMatch(/^its history since .* was skipped unread: the records asked to find where to start: sonarr 'sonarr' at .* answered GET \/history with more than 4 MiB/);
     expect(shown.arr[0].cursor).toBe(new Date(askedAt).toISOString());
     expect(await page(s.t)).toContain('was skipped unread');
     s.t.clock.advance(60_000);
@@ -109,7 +109,7 @@ describe('finding 5: a record dated 9999-12-31', () => {
 
 describe('finding 5: stopping while a catch-up waits on the app', () => {
   it.each([
-    ['a history answer that never comes', /history\/since/],
+    ['a history answer that never comes', /\/history$/],
     ['series look-ups that never answer', /\/series\/\d+/],
   ])('%s: the service closes at once, without a warning about the app', async (_, path) => {
     const s = await start();

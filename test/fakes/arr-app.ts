@@ -1,11 +1,16 @@
 // A fake Sonarr, Radarr, Lidarr, Readarr or Whisparr on 127.0.0.1, as the catch-up and `scanrelay connect` see one:
-// system/status, history/since, rootfolder, the series or movie by id, the library list (series, movie, artist or
+// system/status, history (paged), rootfolder, the series or movie by id, the library list (series, movie, artist or
 // author, each with its folder in `path`: SeriesResource, MovieResource, ArtistResource, AuthorResource of the app's
 // OpenAPI document) and the Connect entries (notification CRUD and schema). Its behaviour is the apps' own code (each one's develop, commits in test/fixtures/README.md):
 // - the key from X-Api-Key, else ?apikey=, else nothing: 401 with an empty body (Sonarr.Http/Authentication/
 //   ApiKeyAuthenticationHandler.cs: HandleChallengeAsync);
-// - history/since answers every record with `date >= date` of the one eventType asked (a name of the app's enum;
-//   another is a 400), unpaged; Sonarr's in no order (HistoryRepository.Since has no ORDER BY), Radarr's by date;
+// - history answers a page of the whole history, as Sonarr's HistoryController.GetHistory (Sonarr.Api.V3/History/
+//   HistoryController.cs:63-98 at 97d24ac; Radarr's :64, Lidarr's and Readarr's v1 :71 and :65 the same): page 1
+//   and pageSize 10 when not asked (Sonarr.Http/PagingResource.cs:9-12,32-33), sortKey date whatever else is asked
+//   and descending unless ascending is (HistoryController.cs:68-75, PagingResource.cs:55-63), as
+//   `{page, pageSize, sortKey, sortDirection, totalRecords, records}` (PagingResource.cs:17-24); the rows by
+//   `ORDER BY Date LIMIT pageSize OFFSET (page - 1) * pageSize` (NzbDrone.Core/Datastore/BasicRepository.cs:420-432),
+//   which orders records of one date as the table holds them: here in the order written;
 //   dates to the second with a Z (STJUtcConverter.cs);
 // - saving a Connect entry without forceSave=true tests it first (ProviderControllerBase.cs): a failing test is a
 //   400 with the validation failures; POST answers the entry with its new id, PUT the entry;
@@ -71,9 +76,6 @@ export class FakeArrApp {
   private server: Server | undefined;
   private nextId = 100;
   private nextFile = 0;
-
-  /** Answers every record whatever eventType was asked (an app that ignores the filter). */
-  unfiltered = false;
 
   constructor(
     readonly type: ArrAppType,
@@ -162,7 +164,7 @@ export class FakeArrApp {
     if (!r.path.startsWith(this.api + '/')) return { status: 404 };
     const path = r.path.slice(this.api.length);
     if (r.method === 'GET' && path === '/system/status') return { status: 200, json: { appName: info.appName, instanceName: info.appName, version: this.version, isDocker: true, urlBase: '' } };
-    if (r.method === 'GET' && path === '/history/since') return this.since(r.query);
+    if (r.method === 'GET' && path === '/history') return this.page(r.query);
     if (r.method === 'GET' && path === '/rootfolder') return { status: 200, json: this.rootFolders.map((p, i) => ({ path: p, accessible: true, freeSpace: 1e12, unmappedFolders: [], id: i + 1 })) };
     if (r.method === 'GET' && path === `/${info.library.list}`) return { status: 200, json: this.library };
     if (r.method === 'GET' && info.library.files && path === `/${info.library.files}`) {
@@ -182,15 +184,15 @@ export class FakeArrApp {
     return { status: 404 };
   }
 
-  private since(query: Record<string, string>): { status: number; json?: unknown } {
-    const from = Date.parse(query.date ?? '');
-    const type = query.eventType;
-    if (type !== undefined && !this.eventTypes().includes(type)) {
-      return { status: 400, json: { title: 'One or more validation errors occurred.', status: 400, errors: { eventType: [`The value '${type}' is not valid.`] } } };
-    }
-    const found = this.history.filter((h) => (Number.isNaN(from) || Date.parse(h.date as string) >= from) && (type === undefined || this.unfiltered || h.eventType === type));
-    // Sonarr (and Whisparr v2, its code) answer in no order: here the newest first, so the reader must sort.
-    return { status: 200, json: ['sonarr', 'whisparr'].includes(this.type) ? [...found].reverse() : found };
+  private page(query: Record<string, string>): { status: number; json?: unknown } {
+    const page = Number(query.page ?? 1);
+    const pageSize = Number(query.pageSize ?? 10);
+    const sortDirection = query.sortDirection?.toLowerCase() === 'ascending' ? 'ascending' : 'descending';
+    const byDate = [...this.history].sort((a, b) => Date.parse(a.date as string) - Date.parse(b.date as string));
+    if (sortDirection === 'descending') byDate.reverse();
+    const offset = Math.max(page - 1, 0) * pageSize;
+    const records = byDate.slice(offset, offset + pageSize);
+    return { status: 200, json: { page, pageSize, sortKey: 'date', sortDirection, totalRecords: this.history.length, records } };
   }
 
   /** The Webhook template of GET notification/schema: every on* flag of the app's NotificationResource, supported. */

@@ -1,11 +1,15 @@
 // Run by test/http/answer-heap.test.ts under the production heap flags (HEAP_FLAGS): every answer cap of
-// src/answer-caps.ts, an answer of exactly that size in each shape that costs the parser most, served from
-// 127.0.0.1 and read as the relay reads it (apiCaller.json over httpFetch). One JSON line per answer: parsed, or
-// refused with the reason. A cap whose answer runs the heap out ends this process, which the test sees.
+// src/http/answer-caps.ts, an answer of exactly that size in each shape that costs the parser most, served from
+// 127.0.0.1 and read as the relay reads it (apiCaller over httpFetch): whole (json), or in pieces (list) for the caps
+// that say so, keeping every entry (the heaviest keep: an arr history page) and, for the library lists, only each
+// entry's folder (the arr library's readers). One JSON line per answer: parsed, or refused with the reason. A cap
+// whose answer runs the heap out ends this process, which the test sees.
 import { createServer } from 'node:http';
 import * as caps from '../../src/http/answer-caps.js';
 import { apiCaller } from '../../src/http/api-call.js';
 import { closeServer, listenLocal } from './net.js';
+
+const PAGE = '{"page":1,"pageSize":500,"sortKey":"date","totalRecords":1,"records":';
 
 /** The shapes that cost V8 the most heap per byte (docs/performance.md), and a common answer, each filled to `bytes`. */
 export const SHAPES: Record<string, (bytes: number) => Buffer> = {
@@ -14,7 +18,14 @@ export const SHAPES: Record<string, (bytes: number) => Buffer> = {
   lists: (n) => list('[]', n),
   nested: (n) => Buffer.alloc(n, '['),
   common: (n) => list('{"path":"/tv/Show 12345","title":"Show 12345","tvdbId":123456,"monitored":true,"ratings":{"votes":12,"value":7.5}}', n),
+  // An arr app's history page ({page, …, records}) whose records are the costliest shape.
+  'page of objects': (n) => Buffer.concat([Buffer.from(PAGE), list('{}', n - PAGE.length - 1), Buffer.from('}')]),
 };
+
+export type Reader = 'whole' | 'pieces, all kept' | 'pieces, folder kept';
+/** How the relay reads each cap's answers: the library lists keeping each entry's folder, a history page every record. */
+const readersOf = (cap: caps.AnswerCap): Reader[] => (!cap.pieces ? ['whole'] : cap.heap ? ['pieces, all kept'] : ['pieces, folder kept', 'pieces, all kept']);
+const folder = (e: unknown) => (typeof e === 'object' && e !== null && typeof (e as { path?: unknown }).path === 'string' ? (e as { path: string }).path : undefined);
 
 function list(entry: string, bytes: number): Buffer {
   const unit = Buffer.byteLength(entry) + 1;
@@ -25,23 +36,31 @@ function list(entry: string, bytes: number): Buffer {
 
 const all = Object.values(caps).filter((c): c is caps.AnswerCap => typeof c === 'object' && c !== null && 'bytes' in c);
 let body: Buffer = Buffer.alloc(0);
-const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+// Each answer on a connection of its own: a reading refused after the server's keep-alive ran out meets no reset.
+const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end(body));
 const base = await listenLocal(server);
 const api = apiCaller({ who: 'the answer server', url: base, urlKey: 'its URL', headers: {}, secrets: [], authHint: '', timeoutMs: 600_000 });
-for (const size of [...new Set(all.map((c) => c.bytes))].sort((a, b) => a - b)) {
-  const cap = all.find((c) => c.bytes === size)!;
-  // The arr apps' lists are read entry by entry (api.list), every other answer whole (api.json).
-  const readers = size === caps.ARR_HISTORY.bytes ? (['json', 'list'] as const) : (['json'] as const);
-  for (const reader of readers) {
-    for (const [shape, make] of Object.entries(SHAPES)) {
-      body = make(size);
-      const outcome = await api[reader]('GET', '/', { cap }).then(
-        () => 'parsed',
-        (err: Error) => `refused: ${err.message}`,
+// Each size once for the caps read whole; each cap read in pieces on its own (its heap and its readers are its own).
+const whole = [...new Set(all.filter((c) => !c.pieces).map((c) => c.bytes))].map((bytes) => all.find((c) => !c.pieces && c.bytes === bytes)!);
+for (const cap of [...whole, ...all.filter((c) => c.pieces)].sort((a, b) => a.bytes - b.bytes)) {
+  const size = cap.bytes;
+  for (const [shape, make] of Object.entries(SHAPES)) {
+    // A page's shape is asked only of the caps that are pages (their heap is their own); elsewhere it is `objects`.
+    if (shape === 'page of objects' && !cap.heap) continue;
+    body = make(size);
+    for (const reader of readersOf(cap)) {
+      const started = performance.now();
+      const read = reader === 'whole' ? api.json('GET', '/', { cap }) : api.list('GET', '/', { cap, keep: reader === 'pieces, folder kept' ? folder : undefined });
+      // The heap measured while what was parsed is still held.
+      let heapMb = 0;
+      const outcome = await read.then(
+        () => ((heapMb = Math.round(process.memoryUsage().heapUsed / 1048576)), 'parsed'),
+        (err: Error) => ((heapMb = Math.round(process.memoryUsage().heapUsed / 1048576)), `refused: ${err.message}`),
       );
-      body = Buffer.alloc(0);
-      process.stdout.write(JSON.stringify({ bytes: size, cap: cap.what, reader, shape, outcome, heapMb: Math.round(process.memoryUsage().heapUsed / 1048576) }) + '\n');
+      const ms = Math.round(performance.now() - started);
+      process.stdout.write(JSON.stringify({ bytes: size, cap: cap.what, reader, shape, outcome, heapMb, ms }) + '\n');
     }
+    body = Buffer.alloc(0);
   }
 }
 await closeServer(server);
