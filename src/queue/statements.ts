@@ -7,20 +7,22 @@ import type { DeliveryRow, FolderRow, FollowingRow, HistoryRow, PendingRow } fro
 export function prepareStatements(db: Database.Database) {
   return {
     find: db.prepare<[string], FolderRow>('SELECT * FROM folders WHERE folder = ?'),
-    findForMerge: db.prepare<[string], { id: number; state: string; due_at: number; last_at: number; files: string | null }>('SELECT id, state, due_at, last_at, files FROM folders WHERE folder = ?'),
+    findForMerge: db.prepare<[string], { id: number; state: string; due_at: number; last_at: number; wait_from: number; files: string | null }>(
+      'SELECT id, state, due_at, last_at, wait_from, files FROM folders WHERE folder = ?',
+    ),
     byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
     page: db.prepare<[number, number], FolderRow>('SELECT * FROM folders ORDER BY priority, due_at LIMIT ? OFFSET ?'),
     // Positional, unlike the rest: a new folder per webhook runs it once per request, and binding by name looks
-    // each of the 17 names up in an object.
-    insert: db.prepare<[string, number, number, number, number, number, number, string, string, string | null, 0 | 1, 0 | 1, string | null, string | null, string | null, 0 | 1, string | null]>(
+    // each of the 18 names up in an object. A new folder's wait begins at its first request.
+    insert: db.prepare<[string, number, number, number, number, number, number, string, string, string | null, 0 | 1, 0 | 1, string | null, string | null, string | null, 0 | 1, string | null, number]>(
       `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, generation, source, event,
-                            file_hint, all_deleted, any_deleted, refresh, ids, received, library_root, files)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                            file_hint, all_deleted, any_deleted, refresh, ids, received, library_root, files, wait_from)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     merge: db.prepare(
       `UPDATE folders SET
          priority = MIN(priority, @priority),
-         due_at = @due, last_at = @now, requests = requests + @count,
+         due_at = @due, last_at = @now, wait_from = @waitFrom, requests = requests + @count,
          source = @source, event = @event,
          file_hint = CASE WHEN @deleted = 0 AND @fileHint IS NOT NULL THEN @fileHint ELSE file_hint END,
          all_deleted = CASE WHEN @deleted = 1 THEN all_deleted ELSE 0 END,

@@ -50,3 +50,35 @@ describe('SERVER_SCAN_DELAYS', () => {
     expect(dueIn('/data/media/tv/Show/Season 1')).toBe(10);
   });
 });
+
+describe('SERVER_SCAN_MAX_WAIT', () => {
+  it('a folder that keeps receiving imports is scanned SERVER_SCAN_MAX_WAIT after its first request, not when they stop', async () => {
+    t = await testService({ config: { SERVER_SCAN_DELAY: 30, SERVER_SCAN_MAX_WAIT: 100 } });
+    const season = '/data/media/tv/Show/Season 1';
+    // One import every 10 s: each moves the folder to 30 s after it, until the wait reaches 100 s.
+    for (let i = 1; i <= 8; i++) {
+      await webhook('Download', `${season}/e0${i}.mkv`);
+      expect(dueIn(season)).toBe(Math.min(30, 100 - (i - 1) * 10));
+      t.clock.advance(10_000);
+    }
+    // 80 s after the first request: 20 s to go however many follow.
+    await webhook('Download', `${season}/e09.mkv`);
+    expect(dueIn(season)).toBe(20);
+    t.clock.advance(20_000);
+    await t.service.processor.drain();
+    expect(t.plex.refreshes.map((r) => r.path)).toEqual([season]);
+
+    // Sent: the next request begins a new wait, with the whole delay.
+    await webhook('Download', `${season}/e10.mkv`);
+    expect(dueIn(season)).toBe(30);
+  });
+
+  it("a folder's own delay, when longer, is not cut short", async () => {
+    t = await testService({ config: { SERVER_SCAN_DELAY: 120, SERVER_SCAN_MAX_WAIT: 60 } });
+    await webhook('Download', '/data/media/tv/Show/Season 1/e01.mkv');
+    expect(dueIn('/data/media/tv/Show/Season 1')).toBe(120);
+    t.clock.advance(30_000);
+    await webhook('Download', '/data/media/tv/Show/Season 1/e02.mkv');
+    expect(dueIn('/data/media/tv/Show/Season 1')).toBe(90);
+  });
+});
