@@ -100,7 +100,7 @@ export class Processor {
   /** One pass: run due existence checks and start every scan that may start now. Does not wait for scans. */
   async tick(): Promise<void> {
     if (!(await this.checks.anchorsPresent())) return;
-    await this.checks.run(checkRoom(this.states, this.deps.queue));
+    await this.checks.run(checkRoom(this.states, this.deps.queue, this.backlog));
     for (const state of this.states) this.dispatch(state);
   }
 

@@ -50,13 +50,17 @@ export function prepareStatements(db: Database.Database) {
     pendingPriorityAfter: db.prepare<[string, number], { p: number | null }>(
       `SELECT MIN(priority) AS p FROM deliveries WHERE target = ? AND state = 'pending' AND priority > ?`,
     ),
-    pendingAt: db.prepare<[string, number, number, number], PendingRow>(
+    // The last parameter: a JSON array of folder ids passed over (in flight, or held behind their previous scan),
+    // so however many there are, the rows read are those that can go.
+    pendingAt: db.prepare<[string, number, number, string, number], PendingRow>(
       `SELECT f.*, d.attempts, d.rescans FROM deliveries d JOIN folders f ON f.id = d.folder_id
        WHERE d.target = ? AND d.state = 'pending' AND d.priority = ? AND d.next_at <= ?
+         AND d.folder_id NOT IN (SELECT value FROM json_each(?))
        ORDER BY d.next_at LIMIT ?`,
     ),
-    pendingCountAt: db.prepare<[string, number, number, number], { n: number }>(
-      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM deliveries WHERE target = ? AND state = 'pending' AND priority = ? AND next_at <= ? LIMIT ?)`,
+    pendingCountAt: db.prepare<[string, number, number, string, number], { n: number }>(
+      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM deliveries WHERE target = ? AND state = 'pending' AND priority = ? AND next_at <= ?
+         AND folder_id NOT IN (SELECT value FROM json_each(?)) LIMIT ?)`,
     ),
     nextDeliveryDueAt: db.prepare<[string, number], { t: number | null }>(
       `SELECT MIN(next_at) AS t FROM deliveries WHERE target = ? AND state = 'pending' AND priority = ?`,

@@ -147,14 +147,14 @@ export class Queue extends QueueFile {
     })();
   }
 
-  /** Folders whose delivery to `target` is due, first by priority. */
-  pendingFor(target: string, limit: number): DueDelivery[] {
-    return this.due.deliveries(target, this.clock.now(), limit).map(dueDeliveryOf);
+  /** Folders whose delivery to `target` is due, first by priority, but those of the folder ids in `skip`. */
+  pendingFor(target: string, limit: number, skip?: Iterable<number>): DueDelivery[] {
+    return this.due.deliveries(target, this.clock.now(), limit, skip).map(dueDeliveryOf);
   }
 
-  /** How many of `target`'s deliveries are due now, counting up to `limit` (the processor's lookahead). */
-  pendingCount(target: string, limit: number): number {
-    return this.due.deliveryCount(target, this.clock.now(), limit);
+  /** How many of `target`'s deliveries are due now, but those of `skip`, counting up to `limit` (the processor's lookahead). */
+  pendingCount(target: string, limit: number, skip?: Iterable<number>): number {
+    return this.due.deliveryCount(target, this.clock.now(), limit, skip);
   }
 
   /**

@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
-import type { ScanOutcome, Target } from '../../src/scan.js';
+import type { FollowItem, ScanOutcome, Target } from '../../src/scan.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 const queues: Queue[] = [];
@@ -118,5 +118,47 @@ describe('checking a backlog ahead of delivery', () => {
     expect(checked).toHaveLength(32 + 256);
     await processor.tick();
     expect(checked).toHaveLength(300);
+  });
+});
+
+describe('folders held behind their previous scan', () => {
+  it('do not fill the lookahead: the folders behind them are checked and sent while those scans are still followed', async () => {
+    const clock = new ManualClock();
+    const queue = new Queue(join(mkdtempSync(join(tmpdir(), 'scanrelay-ahead-')), 'queue.db'), clock, { delayMs: 0 });
+    queues.push(queue);
+    const request = (folder: string) => ({ folder, priority: 0, source: 'sonarr', event: 'Download', fileHint: `${folder}/e.mkv`, deleted: false });
+    // A server that tells what it holds and follows its scans: their ends seen (nothing outstanding), the follow-ups
+    // still open, so each folder stays held.
+    const followed: FollowItem[] = [];
+    const sent: string[] = [];
+    const target: Target = {
+      name: 'plex',
+      kind: 'plex',
+      pauseMs: 0,
+      concurrency: 2,
+      outstanding: () => 0,
+      follower: { start: () => {}, follow: (item) => void followed.push(item), get size() { return followed.length; }, stop: async () => {} },
+      scan: async (folder) => (sent.push(folder), { status: 'scanned', follow: {} }),
+      available: async () => ({ ok: true }),
+    };
+    const processor = processorFor(queue, clock, [target], []);
+    const pass = async () => {
+      await processor.tick();
+      await processor.idle();
+    };
+    const first = Array.from({ length: 8 }, (_, i) => `/tv/Held ${i}/Season 01`);
+    queue.enqueueMany(first.map(request));
+    for (let i = 0; i < 6; i++) await pass();
+    expect(followed).toHaveLength(8);
+    // Each is asked again while its scan is followed: 8 due deliveries held, as many as the lookahead (4 × 2 slots).
+    clock.advance(1);
+    queue.enqueueMany(first.map(request));
+    await pass();
+    clock.advance(1);
+    const behind = ['/tv/Behind 1/Season 01', '/tv/Behind 2/Season 01'];
+    queue.enqueueMany(behind.map(request));
+    sent.length = 0;
+    for (let i = 0; i < 4; i++) await pass();
+    expect(sent.sort()).toEqual(behind);
   });
 });
