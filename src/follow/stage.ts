@@ -30,8 +30,10 @@ export interface FollowStageDeps {
   rescanDelayMs: number;
   /** A delivery became due again (a rescan): the processor should look. */
   onRescan: (dueAt: number) => void;
-  /** A followed scan ended (whatever came of it, superseded ones too): the processor's back-pressure frees its place. */
+  /** A follow-up ended (whatever came of it, superseded ones too): its folder may be sent again. */
   onEnded?: (target: string, item: FollowItem) => void;
+  /** A followed scan's end was seen, before its file is judged: its place at the server is free. */
+  onFreed?: (target: string) => void;
 }
 
 export class FollowStage {
@@ -50,7 +52,10 @@ export class FollowStage {
     for (const target of this.deps.targets) {
       const follower = target.follower;
       if (!follower) continue;
-      follower.start((item, result) => this.finish(target, item, result));
+      follower.start(
+        (item, result) => this.finish(target, item, result),
+        () => this.deps.onFreed?.(target.name),
+      );
       const rows = this.deps.queue.following(target.name);
       for (const row of rows) {
         const envelope = JSON.parse(row.follow) as Envelope;

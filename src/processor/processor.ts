@@ -73,11 +73,13 @@ export class Processor {
       runCommand: deps.runCommand,
       rescanDelayMs: deps.settings.fileCheckDelayMs,
       onRescan: (at) => this.wake(at),
-      // A scan the server held has ended: its folder may go again, and its target has room under the cap.
+      // A follow-up ended: its folder may go again.
       onEnded: (target, item) => {
         this.backlog.ended(target, item.ref.folderId);
         this.wake();
       },
+      // A scan's end was seen: its target has room under the cap now, while its file is still judged.
+      onFreed: () => this.wake(),
     });
     this.backlog.resume(deps.targets, deps.queue);
   }

@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
 import type { FollowItem, ScanOutcome, Target } from '../../src/scan.js';
+import { until } from '../support/until.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 const queues: Queue[] = [];
@@ -160,5 +161,36 @@ describe('folders held behind their previous scan', () => {
     sent.length = 0;
     for (let i = 0; i < 4; i++) await pass();
     expect(sent.sort()).toEqual(behind);
+  });
+});
+
+describe('a place at the server given back', () => {
+  it("at the scan's end, before its file is judged: the next folder goes at once, not at the loop's next pass", async () => {
+    const clock = new ManualClock();
+    const queue = new Queue(join(mkdtempSync(join(tmpdir(), 'scanrelay-ahead-')), 'queue.db'), clock, { delayMs: 0 });
+    queues.push(queue);
+    let outstanding = 0;
+    let freed: (() => void) | undefined;
+    const sent: string[] = [];
+    const target: Target = {
+      name: 'plex',
+      kind: 'plex',
+      pauseMs: 0,
+      maxOutstanding: 1,
+      outstanding: () => outstanding,
+      // Followed, never judged within the test: only the end seen can give the place back.
+      follower: { start: (_done, onFreed) => void (freed = onFreed), follow: () => {}, size: 0, stop: async () => {} },
+      scan: async (folder) => (sent.push(folder), outstanding++, { status: 'scanned', follow: {} }),
+      available: async () => ({ ok: true }),
+    };
+    const processor = processorFor(queue, clock, [target], []);
+    queue.enqueueMany(['/tv/A/Season 01', '/tv/B/Season 01'].map((folder) => ({ folder, priority: 0, source: 'sonarr', event: 'Download', fileHint: `${folder}/e.mkv`, deleted: false })));
+    processor.start();
+    await until(() => sent.length === 1);
+    // The loop sleeps a second at most while its server is full; the end seen must not wait for that.
+    await settle();
+    outstanding = 0;
+    freed?.();
+    await until(() => sent.length === 2, { ms: 400, what: 'the second folder sent when the first scan ended' });
   });
 });
