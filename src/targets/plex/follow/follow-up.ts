@@ -4,7 +4,7 @@
 // four entry points (the socket's scan ends, the /activities poll, the late path of a follow-up recorded after
 // its scan ended, the section line) only turn what they learn into events: none of them decides.
 //
-//   outstanding ──(line passed its place | an end's items hold its file | its sections idle | the cross-check)──▶ ended
+//   outstanding ──(line passed its place | its file in an end | sections idle | cross-check)▶ ended
 //        │                                                                                    │
 //        └── file confirmed: judged at once, unless it holds a trusted place whose scan ──────┤
 //            has not ended (its slot is Plex's until then)                                    ▼
