@@ -7,8 +7,11 @@ import type { DeliveryRow, FolderRow, FollowingRow, HistoryRow, PendingRow } fro
 export function prepareStatements(db: Database.Database) {
   return {
     find: db.prepare<[string], FolderRow>('SELECT * FROM folders WHERE folder = ?'),
-    findForMerge: db.prepare<[string], { id: number; state: string; due_at: number; last_at: number; wait_from: number; files: string | null }>(
-      'SELECT id, state, due_at, last_at, wait_from, files FROM folders WHERE folder = ?',
+    // `sent`: deliveries of it a server took or answered (past pending): a request after one begins a new wait.
+    findForMerge: db.prepare<[string], { id: number; state: string; due_at: number; last_at: number; wait_from: number; files: string | null; sent: number }>(
+      `SELECT id, state, due_at, last_at, wait_from, files,
+              (SELECT COUNT(*) FROM deliveries d WHERE d.folder_id = folders.id AND d.state != 'pending') AS sent
+       FROM folders WHERE folder = ?`,
     ),
     byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
     page: db.prepare<[number, number], FolderRow>('SELECT * FROM folders ORDER BY priority, due_at LIMIT ? OFFSET ?'),

@@ -33,12 +33,12 @@ export const DEFAULT_MAX_WAIT_MS = 600_000;
  * When a folder is due. A request asks for its own delay (SERVER_SCAN_DELAYS) or the queue's. A folder still waiting
  * is due at the shortest delay any of its requests asked for (the row's own delay is what its due time was past its
  * last request), counted from the latest, but no later than `maxWaitMs` (or its own delay, if longer) after the
- * first request of its wait: a folder that keeps receiving imports is still scanned. A folder already sent begins
- * a new wait.
+ * first request of its wait: a folder that keeps receiving imports is still scanned. Its wait goes on while its
+ * scan waits to be sent (checked, or held for room at the server); once a server took it, a request begins a new one.
  */
-function dueOf(now: number, asked: number, maxWaitMs: number, row?: { state: string; due_at: number; last_at: number; wait_from: number }): { due: number; waitFrom: number } {
-  if (!row || row.state !== 'waiting') return { due: now + asked, waitFrom: now };
-  const delay = Math.min(asked, Math.max(0, row.due_at - row.last_at));
+function dueOf(now: number, asked: number, maxWaitMs: number, row?: { state: string; due_at: number; last_at: number; wait_from: number; sent: number }): { due: number; waitFrom: number } {
+  if (!row || row.sent > 0) return { due: now + asked, waitFrom: now };
+  const delay = row.state === 'waiting' ? Math.min(asked, Math.max(0, row.due_at - row.last_at)) : asked;
   const latest = Math.max(row.wait_from + Math.max(maxWaitMs, delay), now);
   return { due: Math.min(now + delay, latest), waitFrom: row.wait_from };
 }

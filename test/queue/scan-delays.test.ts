@@ -1,6 +1,11 @@
 // SERVER_SCAN_DELAYS: per-source and per-event delays over SERVER_SCAN_DELAY. Upgrades and renames go out fast,
 // new imports are batched, and a folder's requests still make one scan, due at the shortest delay any asked for.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { Queue } from '../../src/queue/store.js';
 import { delayOf } from '../../src/intake/intake.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
 
@@ -71,6 +76,31 @@ describe('SERVER_SCAN_MAX_WAIT', () => {
     // Sent: the next request begins a new wait, with the whole delay.
     await webhook('Download', `${season}/e10.mkv`);
     expect(dueIn(season)).toBe(30);
+  });
+
+  it('a folder whose scan waits to be sent (held for room at the server) keeps its wait: requests meanwhile do not restart it', () => {
+    const clock = new ManualClock(0);
+    const queue = new Queue(join(mkdtempSync(join(tmpdir(), 'scanrelay-wait-')), 'queue.db'), clock, { delayMs: 30_000, maxWaitMs: 100_000 });
+    try {
+      const request = { folder: '/tv/Show/Season 1', priority: 0, source: 'sonarr', event: 'Download', fileHint: '/tv/Show/Season 1/e01.mkv', deleted: false };
+      queue.enqueue(request);
+      clock.advance(30_000);
+      queue.startDispatchMany(queue.dueWaiting(10), ['plex']);
+      // Its delivery is pending, not sent: each request folds in, due no later than 100 s after the first.
+      for (let t = 40_000; t <= 120_000; t += 10_000) {
+        clock.set(t);
+        const { dueAt } = queue.enqueue(request);
+        expect(dueAt).toBe(Math.min(t + 30_000, Math.max(100_000, t)));
+        queue.startDispatchMany(queue.dueWaiting(10), ['plex']);
+      }
+      // Sent: the next request begins a new wait.
+      const [row] = queue.pendingFor('plex', 1);
+      queue.recordDelivery(row, 'plex', { state: 'following', follow: '{}' }, ['plex']);
+      clock.set(130_000);
+      expect(queue.enqueue(request).dueAt).toBe(160_000);
+    } finally {
+      queue.close();
+    }
   });
 
   it("a folder's own delay, when longer, is not cut short", async () => {
