@@ -66,11 +66,15 @@ export class FollowStage {
   }
 
   /**
-   * The server accepted a scan. Returns the state to record: `following` with its envelope when the target
-   * follows it, else the delivery is final now and the after-command runs on its own.
+   * The server accepted a scan: the processor's one hand-over. A target that follows it is handed it once its
+   * `following` state, with the envelope (serialised here, once), is committed; one asked again meanwhile is told
+   * it is superseded. Otherwise the delivery is final now, and item refresh and the after-command run on their own.
+   * `held` is told, before the follower, when it is followed: its server holds the folder until the follow-up ends.
    */
-  accepted(target: Target, row: DueDelivery, outcome: Extract<ScanOutcome, { status: 'scanned' }>): { follow?: string } {
-    if (outcome.follow === undefined || !target.follower) {
+  async handOver(target: Target, row: DueDelivery, outcome: Extract<ScanOutcome, { status: 'scanned' }>, deliveredAt: number, held: () => void): Promise<void> {
+    const { queue } = this.deps;
+    const follower = target.follower;
+    if (outcome.follow === undefined || !follower) {
       const file = row.fileHint;
       this.track(
         (async () => {
@@ -78,7 +82,8 @@ export class FollowStage {
           await this.command(target, row.folder, row.event, file, outcome.sections, 'scanned');
         })(),
       );
-      return {};
+      await queue.grouped(() => queue.recordDelivery(row, target.name, { state: 'scanned', detail: outcome.detail }, this.names));
+      return;
     }
     const envelope: Envelope = {
       file: row.fileHint,
@@ -88,18 +93,11 @@ export class FollowStage {
       rescans: row.rescans,
       ticket: outcome.follow,
     };
-    return { follow: JSON.stringify(envelope) };
-  }
-
-  /** Called once the `following` state is committed. */
-  follow(target: Target, row: DueDelivery, follow: string, deliveredAt: number): void {
-    const envelope = JSON.parse(follow) as Envelope;
-    target.follower?.follow({ ref: { folderId: row.id, generation: row.generation }, folder: row.folder, event: row.event, deliveredAt, ticket: envelope.ticket });
-  }
-
-  /** Accepted, but its folder was asked again meanwhile: not followed, still outstanding on the server. */
-  superseded(target: Target, follow: string): void {
-    target.follower?.superseded?.((JSON.parse(follow) as Envelope).ticket);
+    await queue.grouped(() => queue.recordDelivery(row, target.name, { state: 'following', detail: outcome.detail, follow: JSON.stringify(envelope) }, this.names));
+    const ref = { folderId: row.id, generation: row.generation };
+    if (!queue.isCurrent(ref)) return follower.superseded?.(outcome.follow);
+    held();
+    follower.follow({ ref, folder: row.folder, event: row.event, deliveredAt, ticket: outcome.follow });
   }
 
   /** Something is followed, or an outcome is being recorded. */
