@@ -122,75 +122,65 @@ describe('checking a backlog ahead of delivery', () => {
   });
 });
 
+/**
+ * A server that tells what it holds (`outstanding`: set by the test, and one more per scan with `countsScans`) and
+ * follows its scans, judging none within a test: each folder it took stays held. `freed()` is what its follower
+ * tells when it sees a scan end.
+ */
+function followedServer(slots: { concurrency?: number; maxOutstanding?: number }, countsScans = false) {
+  const clock = new ManualClock();
+  const queue = new Queue(join(mkdtempSync(join(tmpdir(), 'scanrelay-ahead-')), 'queue.db'), clock, { delayMs: 0 });
+  queues.push(queue);
+  const s = { clock, queue, outstanding: 0, followed: [] as FollowItem[], sent: [] as string[], freed: undefined as (() => void) | undefined };
+  const target: Target = {
+    name: 'plex',
+    kind: 'plex',
+    pauseMs: 0,
+    ...slots,
+    outstanding: () => s.outstanding,
+    follower: { start: (_done, freed) => void (s.freed = freed), follow: (item) => void s.followed.push(item), size: 0, stop: async () => {} },
+    scan: async (folder) => (s.sent.push(folder), (s.outstanding += countsScans ? 1 : 0), { status: 'scanned', follow: {} }),
+    available: async () => ({ ok: true }),
+  };
+  const request = (folder: string) => ({ folder, priority: 0, source: 'sonarr', event: 'Download', fileHint: `${folder}/e.mkv`, deleted: false });
+  return { s, target, ask: (folders: string[]) => queue.enqueueMany(folders.map(request)), processor: processorFor(queue, clock, [target], []) };
+}
+
 describe('folders held behind their previous scan', () => {
   it('do not fill the lookahead: the folders behind them are checked and sent while those scans are still followed', async () => {
-    const clock = new ManualClock();
-    const queue = new Queue(join(mkdtempSync(join(tmpdir(), 'scanrelay-ahead-')), 'queue.db'), clock, { delayMs: 0 });
-    queues.push(queue);
-    const request = (folder: string) => ({ folder, priority: 0, source: 'sonarr', event: 'Download', fileHint: `${folder}/e.mkv`, deleted: false });
-    // A server that tells what it holds and follows its scans: their ends seen (nothing outstanding), the follow-ups
-    // still open, so each folder stays held.
-    const followed: FollowItem[] = [];
-    const sent: string[] = [];
-    const target: Target = {
-      name: 'plex',
-      kind: 'plex',
-      pauseMs: 0,
-      concurrency: 2,
-      outstanding: () => 0,
-      follower: { start: () => {}, follow: (item) => void followed.push(item), get size() { return followed.length; }, stop: async () => {} },
-      scan: async (folder) => (sent.push(folder), { status: 'scanned', follow: {} }),
-      available: async () => ({ ok: true }),
-    };
-    const processor = processorFor(queue, clock, [target], []);
+    // Their ends seen (nothing outstanding), their follow-ups still open: each folder stays held.
+    const { s, ask, processor } = followedServer({ concurrency: 2 });
     const pass = async () => {
       await processor.tick();
       await processor.idle();
     };
     const first = Array.from({ length: 8 }, (_, i) => `/tv/Held ${i}/Season 01`);
-    queue.enqueueMany(first.map(request));
+    ask(first);
     for (let i = 0; i < 6; i++) await pass();
-    expect(followed).toHaveLength(8);
+    expect(s.followed).toHaveLength(8);
     // Each is asked again while its scan is followed: 8 due deliveries held, as many as the lookahead (4 × 2 slots).
-    clock.advance(1);
-    queue.enqueueMany(first.map(request));
+    s.clock.advance(1);
+    ask(first);
     await pass();
-    clock.advance(1);
+    s.clock.advance(1);
     const behind = ['/tv/Behind 1/Season 01', '/tv/Behind 2/Season 01'];
-    queue.enqueueMany(behind.map(request));
-    sent.length = 0;
+    ask(behind);
+    s.sent.length = 0;
     for (let i = 0; i < 4; i++) await pass();
-    expect(sent.sort()).toEqual(behind);
+    expect(s.sent.sort()).toEqual(behind);
   });
 });
 
 describe('a place at the server given back', () => {
   it("at the scan's end, before its file is judged: the next folder goes at once, not at the loop's next pass", async () => {
-    const clock = new ManualClock();
-    const queue = new Queue(join(mkdtempSync(join(tmpdir(), 'scanrelay-ahead-')), 'queue.db'), clock, { delayMs: 0 });
-    queues.push(queue);
-    let outstanding = 0;
-    let freed: (() => void) | undefined;
-    const sent: string[] = [];
-    const target: Target = {
-      name: 'plex',
-      kind: 'plex',
-      pauseMs: 0,
-      maxOutstanding: 1,
-      outstanding: () => outstanding,
-      // Followed, never judged within the test: only the end seen can give the place back.
-      follower: { start: (_done, onFreed) => void (freed = onFreed), follow: () => {}, size: 0, stop: async () => {} },
-      scan: async (folder) => (sent.push(folder), outstanding++, { status: 'scanned', follow: {} }),
-      available: async () => ({ ok: true }),
-    };
-    const processor = processorFor(queue, clock, [target], []);
-    queue.enqueueMany(['/tv/A/Season 01', '/tv/B/Season 01'].map((folder) => ({ folder, priority: 0, source: 'sonarr', event: 'Download', fileHint: `${folder}/e.mkv`, deleted: false })));
+    const { s, ask, processor } = followedServer({ maxOutstanding: 1 }, true);
+    ask(['/tv/A/Season 01', '/tv/B/Season 01']);
     processor.start();
-    await until(() => sent.length === 1);
+    await until(() => s.sent.length === 1);
     // The loop sleeps a second at most while its server is full; the end seen must not wait for that.
     await settle();
-    outstanding = 0;
-    freed?.();
-    await until(() => sent.length === 2, { ms: 400, what: 'the second folder sent when the first scan ended' });
+    s.outstanding = 0;
+    s.freed?.();
+    await until(() => s.sent.length === 2, { ms: 400, what: 'the second folder sent when the first scan ended' });
   });
 });
