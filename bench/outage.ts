@@ -5,7 +5,8 @@
 // agents send them). Figures: from Plex's first refresh after it came back to its last, against 2 × Plex's own floor
 // (its scans' time, one after another) + 5 s; every folder confirmed; no folder refreshed twice. BENCH_CLI: another
 // build of the CLI to measure, and BENCH_SOURCE the checkout it was built from (the same run against an earlier
-// scanrelay).
+// scanrelay). BENCH_OUTAGE_ONLY=0,2 runs some of the behaviours; BENCH_OUTAGE_KEEP=1 keeps each run's folder (log,
+// queue) and BENCH_OUTAGE_LOGLEVEL sets the server's log level.
 import { join } from 'node:path';
 import Database from '../src/sqlite/binding.js';
 import { FakePlex } from '../test/fakes/plex.js';
