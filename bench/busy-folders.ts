@@ -7,12 +7,12 @@
 // longest Plex sat idle while folders were due here (target: 2 s); refreshes a second during the load (silent
 // against on: at least 60 %); the queue empty after the load's end (target: 60 s). BENCH_CLI: another build of the
 // CLI to measure (the same run against an earlier scanrelay).
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import Database from '../src/sqlite/binding.js';
 import { FakePlex } from '../test/fakes/plex.js';
 import { attachPlexNotifications } from '../test/fakes/plex-notifications.js';
-import { cleanup, createMediaFiles, log, SECRET, sleep, sonarrDownload, standalone, startServer, tempDir, writeConfig, type Figure } from './support.js';
+import { cleanup, createMediaFiles, log, postJson, SECRET, sleep, sonarrDownload, standalone, startServer, tempDir, writeConfig, type Figure } from './support.js';
 
 const SECONDS = Number(process.env.BENCH_BUSY_SECONDS ?? 60);
 const BUSY = 50;
@@ -66,17 +66,7 @@ async function busy(socketMode: 'on' | 'silent'): Promise<Run> {
     const url = new URL(`${server.url}/${SECRET}`);
     const db = new Database(queuefile, { readonly: true });
     const requests: { folder: string; at: number }[] = [];
-    const post = (f: number, e: number): Promise<void> => {
-      const body = sonarrDownload(showOf(f), 1, e);
-      return new Promise<void>((resolve) => {
-        const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve());
-        });
-        req.on('error', () => resolve());
-        req.end(body);
-      });
-    };
+    const post = (f: number, e: number): Promise<void> => postJson(agent, url, sonarrDownload(showOf(f), 1, e));
     try {
       plex.requests.length = 0;
       let sampling = true;
