@@ -27,6 +27,8 @@ const benches: { id: string; name: string; title: string; measures: string; load
   { id: '15', name: 'catch-up', title: 'Catch-up', measures: "a week down, caught up from Sonarr's history: time, /health meanwhile, RSS, folders against the same events as webhooks.", load: () => import('./catch-up.js') },
   { id: '16', name: 'reconcile', title: 'Reconcile', measures: "`scanrelay reconcile` with 20,000 episode files against a Plex section and a Jellyfin library of 20,000 items each: time, bytes read, peak RSS.", load: () => import('./reconcile.js') },
   { id: '17', name: 'hostile-sonarr', title: 'A hostile Sonarr', measures: "the relay catching up every second on a hostile Sonarr's worst answers: /health's latency, webhooks delivered to Plex meanwhile, peak RSS.", load: () => import('./hostile-sonarr.js') },
+  { id: '18', name: 'outage', title: 'After an outage', measures: "200 season folders of ten files each, waiting while Plex was down, to a Plex whose scans end at once, take 40 ms, or send their items' \"processed\" entries seconds later: first refresh to last against 2 × Plex's own floor + 5 s, all confirmed, none twice.", load: () => import('./outage.js') },
+  { id: '19', name: 'busy-folders', title: 'Busy folders', measures: '60 s of webhooks at 100/s over 600 folders, 50 asked every second, socket on and silent: the longest wait for a refresh, Plex idle while folders are due, the pace, the drain.', load: () => import('./busy-folders.js') },
 ];
 
 const args = process.argv.slice(2);

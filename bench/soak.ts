@@ -20,7 +20,7 @@ import { DEFAULT_MAX_OUTSTANDING } from '../src/processor/server-backlog.js';
 import Database from '../src/sqlite/binding.js';
 import { FakePlex } from '../test/fakes/plex.js';
 import { attachPlexNotifications } from '../test/fakes/plex-notifications.js';
-import { cleanup, createMediaFiles, log, median, rssMb, SECRET, sleep, sonarrDownload, standalone, startServerWith, tempDir, writeConfig, type Figure } from './support.js';
+import { cleanup, createMediaFiles, log, median, postJson, rssMb, SECRET, sleep, sonarrDownload, standalone, startServerWith, tempDir, writeConfig, type Figure } from './support.js';
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 300);
 /** Folders pushed through a fast Plex to measure history on disk (0: skip that part). */
@@ -392,14 +392,7 @@ async function historyRun(n: number): Promise<{ lines: number; bytesPerLine: num
           const i = next++;
           // One in 50 outside every library: history says why, with the advice.
           const body = i % 50 === 49 ? sonarrDownload(showOf(i), 1, 1).replaceAll('/tv/', '/elsewhere/') : sonarrDownload(showOf(i), 1, 1);
-          await new Promise<void>((resolve) => {
-            const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-              res.resume();
-              res.on('end', () => resolve());
-            });
-            req.on('error', () => resolve());
-            req.end(body);
-          });
+          await postJson(agent, url, body);
         }
       }),
     );

@@ -3,6 +3,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
+import { request, type Agent } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../src/clock.js';
@@ -379,6 +380,18 @@ export function prefillQueue(file: string, n: number, opts: { delayMs: number; p
   }
   q.db.pragma('wal_checkpoint(TRUNCATE)');
   q.close();
+}
+
+/** POSTs a JSON body to the relay over `agent`; resolves once it is answered (whatever the status) or failed. */
+export function postJson(agent: Agent, url: URL, body: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve());
+    });
+    req.on('error', () => resolve());
+    req.end(body);
+  });
 }
 
 /** A Sonarr v3 "Download" (On Import) webhook for one episode file. */

@@ -261,8 +261,12 @@ export interface SocketStatus {
 
 /** Follows the scans of one server. One per server, whatever the number of folders followed. */
 export interface Follower {
-  /** Begins following; `done` is called once per item with what its follow-up found. */
-  start(done: (item: FollowItem, result: FollowResult) => Promise<void>): void;
+  /**
+   * Begins following; `done` is called once per item with what its follow-up found. `freed`, for a follower that
+   * counts what its server holds (`Target.outstanding`): called when a scan's end is seen, which gives its place
+   * back before its file is judged.
+   */
+  start(done: (item: FollowItem, result: FollowResult) => Promise<void>, freed?: () => void): void;
   follow(item: FollowItem): void;
   /**
    * The server took a scan whose follow-up is superseded (its folder was asked again while the scan was on its way, and

@@ -94,7 +94,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   let queue: Queue;
   try {
     // History is trimmed by `retention` (HISTORY_DAYS, HISTORY_MAX_ROWS) in small batches, not by the queue.
-    queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, checkpointEveryMs: 1_000, historyLimit: 0 });
+    queue = new Queue(opts.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, maxWaitMs: config.SERVER_SCAN_MAX_WAIT * 1000, checkpointEveryMs: 1_000, historyLimit: 0 });
   } catch (err) {
     lock?.release();
     throw err;

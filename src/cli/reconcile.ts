@@ -70,7 +70,7 @@ Examples:
         process.exitCode = 1;
         return;
       }
-      const queue = new Queue(settings.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, busyTimeoutMs: 5_000 });
+      const queue = new Queue(settings.queuefile, clock, { delayMs: config.SERVER_SCAN_DELAY * 1000, maxWaitMs: config.SERVER_SCAN_MAX_WAIT * 1000, busyTimeoutMs: 5_000 });
       try {
         const intake = opts.dryRun
           ? undefined

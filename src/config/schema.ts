@@ -96,6 +96,8 @@ export function configSchema() {
         ),
         SERVER_PATH_MAPPINGS: withDefault(pathMappings(), {}),
         SERVER_SCAN_DELAY: withDefault(seconds(), 180),
+        /** However many requests follow, a folder is due no later than this after its first (src/queue/store.ts). */
+        SERVER_SCAN_MAX_WAIT: withDefault(seconds(), 600),
         /** Per source or event ("upgrade", "sonarr", "sonarr:rename"): the delay a request of that kind asks for. */
         SERVER_SCAN_DELAYS: withDefault(z.record(z.string().check(z.minLength(1, { error: 'a non-empty source or event name as key' })), seconds(), { error: 'an object of "<event or source>": seconds' }), {}),
         SERVER_MAX_FILE_CHECKS: withDefault(integer(0, 1_000_000, 'a whole number, 0 or more'), 10),

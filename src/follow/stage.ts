@@ -30,8 +30,10 @@ export interface FollowStageDeps {
   rescanDelayMs: number;
   /** A delivery became due again (a rescan): the processor should look. */
   onRescan: (dueAt: number) => void;
-  /** A followed scan ended (whatever came of it, superseded ones too): the processor's back-pressure frees its place. */
+  /** A follow-up ended (whatever came of it, superseded ones too): its folder may be sent again. */
   onEnded?: (target: string, item: FollowItem) => void;
+  /** A followed scan's end was seen, before its file is judged: its place at the server is free. */
+  onFreed?: (target: string) => void;
 }
 
 export class FollowStage {
@@ -50,7 +52,10 @@ export class FollowStage {
     for (const target of this.deps.targets) {
       const follower = target.follower;
       if (!follower) continue;
-      follower.start((item, result) => this.finish(target, item, result));
+      follower.start(
+        (item, result) => this.finish(target, item, result),
+        () => this.deps.onFreed?.(target.name),
+      );
       const rows = this.deps.queue.following(target.name);
       for (const row of rows) {
         const envelope = JSON.parse(row.follow) as Envelope;
@@ -61,11 +66,15 @@ export class FollowStage {
   }
 
   /**
-   * The server accepted a scan. Returns the state to record: `following` with its envelope when the target
-   * follows it, else the delivery is final now and the after-command runs on its own.
+   * The server accepted a scan: the processor's one hand-over. A target that follows it is handed it once its
+   * `following` state, with the envelope (serialised here, once), is committed; one asked again meanwhile is told
+   * it is superseded. Otherwise the delivery is final now, and item refresh and the after-command run on their own.
+   * `held` is told, before the follower, when it is followed: its server holds the folder until the follow-up ends.
    */
-  accepted(target: Target, row: DueDelivery, outcome: Extract<ScanOutcome, { status: 'scanned' }>): { follow?: string } {
-    if (outcome.follow === undefined || !target.follower) {
+  async handOver(target: Target, row: DueDelivery, outcome: Extract<ScanOutcome, { status: 'scanned' }>, deliveredAt: number, held: () => void): Promise<void> {
+    const { queue } = this.deps;
+    const follower = target.follower;
+    if (outcome.follow === undefined || !follower) {
       const file = row.fileHint;
       this.track(
         (async () => {
@@ -73,7 +82,8 @@ export class FollowStage {
           await this.command(target, row.folder, row.event, file, outcome.sections, 'scanned');
         })(),
       );
-      return {};
+      await queue.grouped(() => queue.recordDelivery(row, target.name, { state: 'scanned', detail: outcome.detail }, this.names));
+      return;
     }
     const envelope: Envelope = {
       file: row.fileHint,
@@ -83,18 +93,11 @@ export class FollowStage {
       rescans: row.rescans,
       ticket: outcome.follow,
     };
-    return { follow: JSON.stringify(envelope) };
-  }
-
-  /** Called once the `following` state is committed. */
-  follow(target: Target, row: DueDelivery, follow: string, deliveredAt: number): void {
-    const envelope = JSON.parse(follow) as Envelope;
-    target.follower?.follow({ ref: { folderId: row.id, generation: row.generation }, folder: row.folder, event: row.event, deliveredAt, ticket: envelope.ticket });
-  }
-
-  /** Accepted, but its folder was asked again meanwhile: not followed, still outstanding on the server. */
-  superseded(target: Target, follow: string): void {
-    target.follower?.superseded?.((JSON.parse(follow) as Envelope).ticket);
+    await queue.grouped(() => queue.recordDelivery(row, target.name, { state: 'following', detail: outcome.detail, follow: JSON.stringify(envelope) }, this.names));
+    const ref = { folderId: row.id, generation: row.generation };
+    if (!queue.isCurrent(ref)) return follower.superseded?.(outcome.follow);
+    held();
+    follower.follow({ ref, folder: row.folder, event: row.event, deliveredAt, ticket: outcome.follow });
   }
 
   /** Something is followed, or an outcome is being recorded. */

@@ -67,18 +67,9 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
   if (outcome.status !== 'retry' || !outcome.targetDown) state.lastHeardAt = now;
   if (outcome.status === 'scanned') {
     state.scanned++;
-    const { follow } = deps.followUps.accepted(state.target, row, outcome);
     const again = row.rescans > 0 ? ' once more' : '';
     logger.info({ target: name, folder: row.folder, detail: outcome.detail }, `Scanned '${row.folder}'${again} on ${name}${outcome.detail ? ` (${outcome.detail})` : ''}.`);
-    if (follow === undefined) {
-      await queue.grouped(() => queue.recordDelivery(row, name, { state: 'scanned', detail: outcome.detail }, deps.targetNames));
-    } else {
-      await queue.grouped(() => queue.recordDelivery(row, name, { state: 'following', detail: outcome.detail, follow }, deps.targetNames));
-      if (queue.isCurrent({ folderId: row.id, generation: row.generation })) {
-        deps.followUps.follow(state.target, row, follow, now);
-        deps.backlog.accepted(state.target, row.id);
-      } else deps.followUps.superseded(state.target, follow);
-    }
+    await deps.followUps.handOver(state.target, row, outcome, now, () => deps.backlog.accepted(state.target, row.id));
   } else if (outcome.status === 'unmatched') {
     const detail = `'${row.folder}' is in no library of ${name}, so nothing was scanned there.\n${outcome.detail} ${explainHint(row)}`;
     logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail} ${explainHint(row)}`);

@@ -73,11 +73,13 @@ export class Processor {
       runCommand: deps.runCommand,
       rescanDelayMs: deps.settings.fileCheckDelayMs,
       onRescan: (at) => this.wake(at),
-      // A scan the server held has ended: its folder may go again, and its target has room under the cap.
+      // A follow-up ended: its folder may go again.
       onEnded: (target, item) => {
         this.backlog.ended(target, item.ref.folderId);
         this.wake();
       },
+      // A scan's end was seen: its target has room under the cap now, while its file is still judged.
+      onFreed: () => this.wake(),
     });
     this.backlog.resume(deps.targets, deps.queue);
   }
@@ -100,7 +102,7 @@ export class Processor {
   /** One pass: run due existence checks and start every scan that may start now. Does not wait for scans. */
   async tick(): Promise<void> {
     if (!(await this.checks.anchorsPresent())) return;
-    await this.checks.run(checkRoom(this.states, this.deps.queue));
+    await this.checks.run(checkRoom(this.states, this.deps.queue, this.backlog));
     for (const state of this.states) this.dispatch(state);
   }
 

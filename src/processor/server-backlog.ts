@@ -11,7 +11,7 @@ import type { TargetHealth, TargetState } from './availability.js';
 export const DEFAULT_MAX_OUTSTANDING = 8;
 
 export class ServerBacklog {
-  /** Per target: the folders whose accepted scan is still followed (at most one each, by the rule above). */
+  /** Per target: the folders whose accepted scan is still followed (sending one again would queue a duplicate there). */
   private readonly held = new Map<string, Set<number>>();
 
   /** The cap of a target that can tell its outstanding scans; undefined for one that cannot (no limit). */
@@ -52,20 +52,18 @@ export class ServerBacklog {
     this.held.get(target)?.delete(folderId);
   }
 
-  /** The folder's previous scan on this target has not ended: sending it again would queue a duplicate there. */
-  holds(target: string, folderId: number): boolean {
-    return this.held.get(target)?.has(folderId) ?? false;
-  }
-
-  /** How many folders of the target wait for their previous scan (the extra rows dispatch reads past them). */
-  heldCount(target: string): number {
-    return this.held.get(target)?.size ?? 0;
+  /**
+   * The target's folders held behind their previous scan: the queue's reads pass over them, so however many there
+   * are they neither fill the checks' lookahead nor keep the folders behind them from the server.
+   */
+  heldFolders(target: string): number[] {
+    return [...(this.held.get(target) ?? [])];
   }
 
   /** What health shows of it: the server's outstanding scans and cap, and how long our next due folder has waited. */
   pressure(state: TargetState, queue: Queue, now: number): Pick<TargetHealth, 'outstanding' | 'maxOutstanding' | 'dueWaitMs'> {
     const name = state.target.name;
-    const due = queue.pendingFor(name, state.inFlight.size + this.heldCount(name) + 1).filter((r) => !state.inFlight.has(r.id));
+    const due = queue.pendingFor(name, (this.held.get(name)?.size ?? 0) + 1, state.inFlight);
     const oldest = due.reduce((t, r) => Math.min(t, r.dueAt), now);
     const cap = this.cap(state.target);
     return { ...(cap === undefined ? {} : { outstanding: this.outstanding(state.target), maxOutstanding: cap }), dueWaitMs: Math.max(0, now - oldest) };

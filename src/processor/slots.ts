@@ -19,14 +19,14 @@ export function slotsOf(target: Target): number {
  * How many more folders to check now: enough to keep every reachable target LOOKAHEAD × its slots ahead.
  * With no target reachable the checks go on as before (a missing file still runs out of checks meanwhile).
  */
-export function checkRoom(states: TargetState[], queue: Queue): number {
+export function checkRoom(states: TargetState[], queue: Queue, backlog: ServerBacklog): number {
   let room = 0;
   let anyUp = false;
   for (const state of states) {
     if (!state.up) continue;
     anyUp = true;
     const want = LOOKAHEAD * slotsOf(state.target);
-    room = Math.max(room, want - queue.pendingCount(state.target.name, want));
+    room = Math.max(room, want - queue.pendingCount(state.target.name, want, backlog.heldFolders(state.target.name)));
   }
   return anyUp ? room : Number.POSITIVE_INFINITY;
 }
@@ -42,21 +42,9 @@ export function fillSlots(state: TargetState, now: number, queue: Queue, backlog
   let free = Math.min(limit - state.inFlight.size, room);
   if (free <= 0) return;
   if (pause > 0 && now < state.lastFinishedAt + pause) return;
-  const name = state.target.name;
-  // Folders whose previous scan the server holds are passed over, so read that many rows more.
-  const rows = queue.pendingFor(name, free + state.inFlight.size + backlog.heldCount(name));
-  let launched = 0;
-  let held = 0;
-  for (const row of rows) {
-    if (free <= 0) break;
-    if (state.inFlight.has(row.id)) continue;
-    if (backlog.holds(name, row.id)) {
-      held++;
-      continue;
-    }
-    free--;
-    launched++;
-    launch(row);
-  }
-  if (launched === 0 && held > 0) state.waitingOnServer = true;
+  const held = backlog.heldFolders(state.target.name);
+  const rows = queue.pendingFor(state.target.name, free, [...state.inFlight, ...held]);
+  for (const row of rows) launch(row);
+  // Nothing could go but folders held behind their previous scan: the end of one of those scans wakes the loop.
+  if (rows.length === 0 && held.length > 0 && queue.pendingCount(state.target.name, 1, state.inFlight) > 0) state.waitingOnServer = true;
 }

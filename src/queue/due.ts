@@ -16,22 +16,24 @@ export class DueWork {
     return out;
   }
 
-  /** Folders whose delivery to `target` is due, first by priority. */
-  deliveries(target: string, now: number, limit: number): PendingRow[] {
+  /** Folders whose delivery to `target` is due, first by priority, but those of the folder ids in `skip`. */
+  deliveries(target: string, now: number, limit: number, skip: Iterable<number> = []): PendingRow[] {
     const out: PendingRow[] = [];
+    const skipped = JSON.stringify([...skip]);
     for (const p of this.pendingPriorities(target)) {
       if (out.length >= limit) break;
-      out.push(...this.stmt.pendingAt.all(target, p, now, limit - out.length));
+      out.push(...this.stmt.pendingAt.all(target, p, now, skipped, limit - out.length));
     }
     return out;
   }
 
-  /** How many of `target`'s deliveries are due, counting up to `limit`. */
-  deliveryCount(target: string, now: number, limit: number): number {
+  /** How many of `target`'s deliveries are due, but those of the folder ids in `skip`, counting up to `limit`. */
+  deliveryCount(target: string, now: number, limit: number, skip: Iterable<number> = []): number {
     let n = 0;
+    const skipped = JSON.stringify([...skip]);
     for (const p of this.pendingPriorities(target)) {
       if (n >= limit) break;
-      n += this.stmt.pendingCountAt.get(target, p, now, limit - n)!.n;
+      n += this.stmt.pendingCountAt.get(target, p, now, skipped, limit - n)!.n;
     }
     return n;
   }

@@ -152,6 +152,10 @@ const migrations: Component['steps'] = [
   // 10: every file the folder's requests named, new and deleted (JSON, src/queue/files.ts), for a server that takes
   // files rather than folders: the Targeted Scans plugin is sent an upgrade's new file and the one it replaced.
   `ALTER TABLE folders ADD COLUMN files TEXT;`,
+  // 11: when the folder's current wait began (its first request since it was last sent), so a folder that keeps
+  // receiving requests is still due SERVER_SCAN_MAX_WAIT after it: the delay restarts with each request, this not.
+  `ALTER TABLE folders ADD COLUMN wait_from INTEGER NOT NULL DEFAULT 0;
+   UPDATE folders SET wait_from = first_at;`,
 ];
 
 export const schemaVersion = migrations.length;

@@ -7,20 +7,25 @@ import type { DeliveryRow, FolderRow, FollowingRow, HistoryRow, PendingRow } fro
 export function prepareStatements(db: Database.Database) {
   return {
     find: db.prepare<[string], FolderRow>('SELECT * FROM folders WHERE folder = ?'),
-    findForMerge: db.prepare<[string], { id: number; state: string; due_at: number; last_at: number; files: string | null }>('SELECT id, state, due_at, last_at, files FROM folders WHERE folder = ?'),
+    // `sent`: deliveries of it a server took or answered (past pending): a request after one begins a new wait.
+    findForMerge: db.prepare<[string], { id: number; state: string; due_at: number; last_at: number; wait_from: number; files: string | null; sent: number }>(
+      `SELECT id, state, due_at, last_at, wait_from, files,
+              (SELECT COUNT(*) FROM deliveries d WHERE d.folder_id = folders.id AND d.state != 'pending') AS sent
+       FROM folders WHERE folder = ?`,
+    ),
     byId: db.prepare<[number], FolderRow>('SELECT * FROM folders WHERE id = ?'),
     page: db.prepare<[number, number], FolderRow>('SELECT * FROM folders ORDER BY priority, due_at LIMIT ? OFFSET ?'),
     // Positional, unlike the rest: a new folder per webhook runs it once per request, and binding by name looks
-    // each of the 17 names up in an object.
-    insert: db.prepare<[string, number, number, number, number, number, number, string, string, string | null, 0 | 1, 0 | 1, string | null, string | null, string | null, 0 | 1, string | null]>(
+    // each of the 18 names up in an object. A new folder's wait begins at its first request.
+    insert: db.prepare<[string, number, number, number, number, number, number, string, string, string | null, 0 | 1, 0 | 1, string | null, string | null, string | null, 0 | 1, string | null, number]>(
       `INSERT INTO folders (folder, priority, due_at, first_at, last_at, requests, generation, source, event,
-                            file_hint, all_deleted, any_deleted, refresh, ids, received, library_root, files)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                            file_hint, all_deleted, any_deleted, refresh, ids, received, library_root, files, wait_from)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     merge: db.prepare(
       `UPDATE folders SET
          priority = MIN(priority, @priority),
-         due_at = @due, last_at = @now, requests = requests + @count,
+         due_at = @due, last_at = @now, wait_from = @waitFrom, requests = requests + @count,
          source = @source, event = @event,
          file_hint = CASE WHEN @deleted = 0 AND @fileHint IS NOT NULL THEN @fileHint ELSE file_hint END,
          all_deleted = CASE WHEN @deleted = 1 THEN all_deleted ELSE 0 END,
@@ -48,13 +53,17 @@ export function prepareStatements(db: Database.Database) {
     pendingPriorityAfter: db.prepare<[string, number], { p: number | null }>(
       `SELECT MIN(priority) AS p FROM deliveries WHERE target = ? AND state = 'pending' AND priority > ?`,
     ),
-    pendingAt: db.prepare<[string, number, number, number], PendingRow>(
+    // The last parameter: a JSON array of folder ids passed over (in flight, or held behind their previous scan),
+    // so however many there are, the rows read are those that can go.
+    pendingAt: db.prepare<[string, number, number, string, number], PendingRow>(
       `SELECT f.*, d.attempts, d.rescans FROM deliveries d JOIN folders f ON f.id = d.folder_id
        WHERE d.target = ? AND d.state = 'pending' AND d.priority = ? AND d.next_at <= ?
+         AND d.folder_id NOT IN (SELECT value FROM json_each(?))
        ORDER BY d.next_at LIMIT ?`,
     ),
-    pendingCountAt: db.prepare<[string, number, number, number], { n: number }>(
-      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM deliveries WHERE target = ? AND state = 'pending' AND priority = ? AND next_at <= ? LIMIT ?)`,
+    pendingCountAt: db.prepare<[string, number, number, string, number], { n: number }>(
+      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM deliveries WHERE target = ? AND state = 'pending' AND priority = ? AND next_at <= ?
+         AND folder_id NOT IN (SELECT value FROM json_each(?)) LIMIT ?)`,
     ),
     nextDeliveryDueAt: db.prepare<[string, number], { t: number | null }>(
       `SELECT MIN(next_at) AS t FROM deliveries WHERE target = ? AND state = 'pending' AND priority = ?`,

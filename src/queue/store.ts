@@ -20,8 +20,27 @@ export type { DeliveryRef, DeliveryState, FinalDeliveryState, FolderRequest } fr
 export interface QueueOptions extends Partial<QueueFileOptions> {
   /** SERVER_SCAN_DELAY in milliseconds: a folder is due this long after its latest request. */
   delayMs: number;
+  /** SERVER_SCAN_MAX_WAIT in milliseconds: however many requests follow, no later than this after its first. */
+  maxWaitMs?: number;
   /** History rows kept (newest); older ones are trimmed. 0: not trimmed here (the server's src/queue/retention.ts does it). */
   historyLimit?: number;
+}
+
+/** SERVER_SCAN_MAX_WAIT's default (docs/configuration.md). */
+export const DEFAULT_MAX_WAIT_MS = 600_000;
+
+/**
+ * When a folder is due. A request asks for its own delay (SERVER_SCAN_DELAYS) or the queue's. A folder still waiting
+ * is due at the shortest delay any of its requests asked for (the row's own delay is what its due time was past its
+ * last request), counted from the latest, but no later than `maxWaitMs` (or its own delay, if longer) after the
+ * first request of its wait: a folder that keeps receiving imports is still scanned. Its wait goes on while its
+ * scan waits to be sent (checked, or held for room at the server); once a server took it, a request begins a new one.
+ */
+function dueOf(now: number, asked: number, maxWaitMs: number, row?: { state: string; due_at: number; last_at: number; wait_from: number; sent: number }): { due: number; waitFrom: number } {
+  if (!row || row.sent > 0) return { due: now + asked, waitFrom: now };
+  const delay = row.state === 'waiting' ? Math.min(asked, Math.max(0, row.due_at - row.last_at)) : asked;
+  const latest = Math.max(row.wait_from + Math.max(maxWaitMs, delay), now);
+  return { due: Math.min(now + delay, latest), waitFrom: row.wait_from };
 }
 
 export class Queue extends QueueFile {
@@ -35,7 +54,7 @@ export class Queue extends QueueFile {
   readonly held: HeldRequests;
 
   constructor(file: string, clock: Clock, opts: QueueOptions) {
-    const all = { historyLimit: 10_000, busyTimeoutMs: 250, ...opts };
+    const all = { historyLimit: 10_000, busyTimeoutMs: 250, maxWaitMs: DEFAULT_MAX_WAIT_MS, ...opts };
     super(file, all);
     this.opts = all;
     this.clock = clock;
@@ -45,7 +64,7 @@ export class Queue extends QueueFile {
     this.counts = new QueueCounts(this.db);
   }
 
-  /** Adds a request; a folder already queued is merged (due time reset, higher priority kept). Committed on return. */
+  /** Adds a request; a folder already queued is merged (due time moved, higher priority kept). Committed on return. */
   enqueue(req: FolderRequest): { folder: string; merged: boolean; dueAt: number } {
     return this.enqueueMany([req])[0];
   }
@@ -64,17 +83,13 @@ export class Queue extends QueueFile {
         const ids = f.ids ? JSON.stringify(f.ids) : null;
         const existing = this.stmt.findForMerge.get(f.folder);
         found.set(f.folder, existing !== undefined);
-        // A request asks for its own delay (SERVER_SCAN_DELAYS) or the queue's; a merged folder is due at the
-        // shortest delay any of its requests asked for, counted from the latest (the row's own delay is what its
-        // due time was past its last request).
-        const asked = f.delayMs ?? this.opts.delayMs;
-        const due = now + (existing ? Math.min(asked, Math.max(0, existing.due_at - existing.last_at)) : asked);
+        const { due, waitFrom } = dueOf(now, f.delayMs ?? this.opts.delayMs, this.opts.maxWaitMs, existing);
         dueAt.set(f.folder, due);
         if (!existing) {
-          this.stmt.insert.run(f.folder, f.priority, due, now, now, f.count, f.count, f.source, f.event, f.fileHint, f.deleted, f.anyDeleted, f.refresh, ids, f.received, f.libraryRoot, filesColumn(f.files));
+          this.stmt.insert.run(f.folder, f.priority, due, now, now, f.count, f.count, f.source, f.event, f.fileHint, f.deleted, f.anyDeleted, f.refresh, ids, f.received, f.libraryRoot, filesColumn(f.files), now);
           continue;
         }
-        this.stmt.merge.run({ ...f, due, now, ids, files: mergedColumn(existing.files, f.files), id: existing.id });
+        this.stmt.merge.run({ ...f, due, now, waitFrom, ids, files: mergedColumn(existing.files, f.files), id: existing.id });
         // Deliveries exist only once dispatch began; a merged folder starts over on every target.
         if (existing.state === 'dispatching') this.stmt.clearDeliveries.run(existing.id);
       }
@@ -132,14 +147,14 @@ export class Queue extends QueueFile {
     })();
   }
 
-  /** Folders whose delivery to `target` is due, first by priority. */
-  pendingFor(target: string, limit: number): DueDelivery[] {
-    return this.due.deliveries(target, this.clock.now(), limit).map(dueDeliveryOf);
+  /** Folders whose delivery to `target` is due, first by priority, but those of the folder ids in `skip`. */
+  pendingFor(target: string, limit: number, skip?: Iterable<number>): DueDelivery[] {
+    return this.due.deliveries(target, this.clock.now(), limit, skip).map(dueDeliveryOf);
   }
 
-  /** How many of `target`'s deliveries are due now, counting up to `limit` (the processor's lookahead). */
-  pendingCount(target: string, limit: number): number {
-    return this.due.deliveryCount(target, this.clock.now(), limit);
+  /** How many of `target`'s deliveries are due now, but those of `skip`, counting up to `limit` (the processor's lookahead). */
+  pendingCount(target: string, limit: number, skip?: Iterable<number>): number {
+    return this.due.deliveryCount(target, this.clock.now(), limit, skip);
   }
 
   /**

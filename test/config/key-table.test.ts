@@ -64,6 +64,7 @@ const KEYS: Record<string, Entry> = {
   SERVER_FILE_EXIST_PATH_MAPPINGS: T('rclone/cache-refresh-checks', 'one refresh of the folder per missed check'),
   SERVER_SCAN_DELAYS: T('queue/scan-delays', 'an upgrade is scanned after its own delay while a new import waits for SERVER_SCAN_DELAY'),
   SERVER_SCAN_DELAY: T('processor/processor', '24 Download webhooks for one season within the delay make exactly one Plex refresh'),
+  SERVER_SCAN_MAX_WAIT: T('queue/scan-delays', 'a folder that keeps receiving imports is scanned SERVER_SCAN_MAX_WAIT after its first request'),
   SERVER_MAX_FILE_CHECKS: T('processor/processor', 'waits for the file to exist, up to SERVER_MAX_FILE_CHECKS'),
   SERVER_FILE_CHECK_DELAY: T('rclone/cache-refresh-checks', 'one refresh of the folder per missed check'),
   SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION: T('config/key-effects', 'true: the folder is scanned once the checks run out'),

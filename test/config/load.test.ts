@@ -207,6 +207,7 @@ describe('plex_autoscan config files', () => {
         'SERVER_ANCHOR_FILES',
         'SERVER_MAX_REQUEST_PATHS',
         'SERVER_SCAN_DELAYS',
+        'SERVER_SCAN_MAX_WAIT',
         'SERVER_METRICS_TOKEN',
         'SERVER_SCAN_RETRY_MAX_DELAY',
         'SERVER_TRUST_PROXY',

@@ -47,6 +47,7 @@ describe('base defaults (what a missing key gets)', () => {
       SERVER_ANCHOR_FILES: [],
       SERVER_METRICS_TOKEN: '',
       SERVER_SCAN_RETRY_MAX_DELAY: 300,
+      SERVER_SCAN_MAX_WAIT: 600,
       HISTORY_DAYS: 30,
       HISTORY_MAX_ROWS: 200_000,
       LOG_MAX_SIZE: '10MB',

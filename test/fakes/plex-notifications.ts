@@ -43,6 +43,11 @@ export class FakePlexNotifications {
    * next scan (its `started` names no section either).
    */
   sectionNamedAfterMs = 0;
+  /**
+   * Send a scan's state-5 ("processed") entries this many ms after its end, as a real Plex does once its agents
+   * have matched and read the new items (the state codes: python-plexapi plexapi/alert.py L17-27); 0: at once.
+   */
+  processedAfterMs = 0;
   private readonly wss = new WebSocketServer({ noServer: true });
   /** Sockets made silent (silence()): they hear nothing and answer no ping. */
   private readonly muted = new WeakSet<WebSocket>();
@@ -194,7 +199,10 @@ export class FakePlexNotifications {
       const type = ITEM_TYPE[this.plex.sections.find((s) => s.key === a.section)?.type ?? 'movie'] ?? ITEM_TYPE.movie;
       if (o.items.length) this.send(timelineFrame(a.section, type.number, o.items, 0));
       this.send(activityFrame('ended', a, this.title(a), 100, true));
-      if (o.items.length) this.send(timelineFrame(a.section, type.number, o.items, 5));
+      if (!o.items.length) continue;
+      const processed = timelineFrame(a.section, type.number, o.items, 5);
+      if (this.processedAfterMs > 0) setTimeout(() => this.send(processed), this.processedAfterMs);
+      else this.send(processed);
     }
   }
 

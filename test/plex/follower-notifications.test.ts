@@ -142,6 +142,21 @@ describe('the Plex follower on notifications', () => {
     await until(() => target!.follower.outstanding() === 0);
   });
 
+  it("scans Plex ended while the socket was down do not hold back the next: a scan's end whose items hold its file gives its place back at that end", async () => {
+    // After an outage: two scans taken and ended before the socket opened, their ends unheard, so the line counts
+    // them still ahead. Polls, grace and timeout far beyond the test: only the third scan's own end can end it.
+    const { results, deliver } = await setUp({ followIntervalMs: 600_000, followGraceMs: 600_000, timeoutMs: 600_000 }, () => (socket.refuseUpgrades = 503));
+    await deliver(1);
+    await deliver(2);
+    await until(() => plex.finishedScans.length === 2);
+    socket.refuseUpgrades = undefined;
+    await until(() => socket.clients === 1, { what: 'the socket opened' });
+    await deliver(3);
+    await until(() => results.has(episode(3).folder), { ms: 3_000, what: 'the third follow-up judged at its own end' });
+    expect(results.get(episode(3).folder)?.state).toBe('confirmed');
+    expect(target!.follower.outstanding()).toBeLessThanOrEqual(2);
+  });
+
   it("between two of a section's scans (the next one not named yet) the section is not idle: the follow-ups queued behind stay outstanding", async () => {
     // Polls every 100 ms; Plex names the next scan's section 80 ms after it starts. Trusting the events at that
     // instant, a poll in the gap ended every follow-up still queued (and freed their places under the cap).

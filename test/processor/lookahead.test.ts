@@ -8,7 +8,8 @@ import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
-import type { ScanOutcome, Target } from '../../src/scan.js';
+import type { FollowItem, ScanOutcome, Target } from '../../src/scan.js';
+import { until } from '../support/until.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 const queues: Queue[] = [];
@@ -118,5 +119,68 @@ describe('checking a backlog ahead of delivery', () => {
     expect(checked).toHaveLength(32 + 256);
     await processor.tick();
     expect(checked).toHaveLength(300);
+  });
+});
+
+/**
+ * A server that tells what it holds (`outstanding`: set by the test, and one more per scan with `countsScans`) and
+ * follows its scans, judging none within a test: each folder it took stays held. `freed()` is what its follower
+ * tells when it sees a scan end.
+ */
+function followedServer(slots: { concurrency?: number; maxOutstanding?: number }, countsScans = false) {
+  const clock = new ManualClock();
+  const queue = new Queue(join(mkdtempSync(join(tmpdir(), 'scanrelay-ahead-')), 'queue.db'), clock, { delayMs: 0 });
+  queues.push(queue);
+  const s = { clock, queue, outstanding: 0, followed: [] as FollowItem[], sent: [] as string[], freed: undefined as (() => void) | undefined };
+  const target: Target = {
+    name: 'plex',
+    kind: 'plex',
+    pauseMs: 0,
+    ...slots,
+    outstanding: () => s.outstanding,
+    follower: { start: (_done, freed) => void (s.freed = freed), follow: (item) => void s.followed.push(item), size: 0, stop: async () => {} },
+    scan: async (folder) => (s.sent.push(folder), (s.outstanding += countsScans ? 1 : 0), { status: 'scanned', follow: {} }),
+    available: async () => ({ ok: true }),
+  };
+  const request = (folder: string) => ({ folder, priority: 0, source: 'sonarr', event: 'Download', fileHint: `${folder}/e.mkv`, deleted: false });
+  return { s, target, ask: (folders: string[]) => queue.enqueueMany(folders.map(request)), processor: processorFor(queue, clock, [target], []) };
+}
+
+describe('folders held behind their previous scan', () => {
+  it('do not fill the lookahead: the folders behind them are checked and sent while those scans are still followed', async () => {
+    // Their ends seen (nothing outstanding), their follow-ups still open: each folder stays held.
+    const { s, ask, processor } = followedServer({ concurrency: 2 });
+    const pass = async () => {
+      await processor.tick();
+      await processor.idle();
+    };
+    const first = Array.from({ length: 8 }, (_, i) => `/tv/Held ${i}/Season 01`);
+    ask(first);
+    for (let i = 0; i < 6; i++) await pass();
+    expect(s.followed).toHaveLength(8);
+    // Each is asked again while its scan is followed: 8 due deliveries held, as many as the lookahead (4 × 2 slots).
+    s.clock.advance(1);
+    ask(first);
+    await pass();
+    s.clock.advance(1);
+    const behind = ['/tv/Behind 1/Season 01', '/tv/Behind 2/Season 01'];
+    ask(behind);
+    s.sent.length = 0;
+    for (let i = 0; i < 4; i++) await pass();
+    expect(s.sent.sort()).toEqual(behind);
+  });
+});
+
+describe('a place at the server given back', () => {
+  it("at the scan's end, before its file is judged: the next folder goes at once, not at the loop's next pass", async () => {
+    const { s, ask, processor } = followedServer({ maxOutstanding: 1 }, true);
+    ask(['/tv/A/Season 01', '/tv/B/Season 01']);
+    processor.start();
+    await until(() => s.sent.length === 1);
+    // The loop sleeps a second at most while its server is full; the end seen must not wait for that.
+    await settle();
+    s.outstanding = 0;
+    s.freed?.();
+    await until(() => s.sent.length === 2, { ms: 400, what: 'the second folder sent when the first scan ended' });
   });
 });

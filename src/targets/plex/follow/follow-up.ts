@@ -4,7 +4,7 @@
 // four entry points (the socket's scan ends, the /activities poll, the late path of a follow-up recorded after
 // its scan ended, the section line) only turn what they learn into events: none of them decides.
 //
-//   outstanding ──(line passed its place | its sections idle at a poll | the cross-check)──▶ ended
+//   outstanding ──(line passed its place | its file in an end | sections idle | cross-check)▶ ended
 //        │                                                                                    │
 //        └── file confirmed: judged at once, unless it holds a trusted place whose scan ──────┤
 //            has not ended (its slot is Plex's until then)                                    ▼
@@ -15,8 +15,11 @@ import type { FollowItem } from '../../../scan.js';
 import type { BatchConfirmation } from '../confirm.js';
 import type { PlexTicket } from './follow-state.js';
 
-/** How its scan's end became known: its place passed in the line, its sections idle at a poll, or the cross-check. */
-export type EndSeen = 'line' | 'idle' | 'released';
+/**
+ * How its scan's end became known: its place passed in the line, an end whose items hold its file under its folder
+ * (the items' own Part.file, whatever the line's count), its sections idle at a poll, or the cross-check.
+ */
+export type EndSeen = 'line' | 'items' | 'idle' | 'released';
 
 export interface FollowUp {
   readonly key: string;
@@ -61,7 +64,7 @@ export function apply(f: FollowUp, e: FollowEvent): void {
       return;
     case 'ended':
       f.ended ??= e.by;
-      if (e.by === 'line') f.seenRunning = true;
+      if (e.by === 'line' || e.by === 'items') f.seenRunning = true;
       if (e.by === 'released') f.unheard = true;
       return;
     case 'evidence':
@@ -110,7 +113,7 @@ export function nextStep(f: FollowUp, m: Moment): Step {
   if (!m.looked) return 'look';
   // An end the socket heard had its items read: a file still unknown then is final. A file the database lacks,
   // or an end found by a poll, waits for what Plex may still write.
-  if (f.evidence?.state === 'not-found' || f.ended !== 'line') return m.graceOver ? 'judge' : 'wait';
+  if (f.evidence?.state === 'not-found' || (f.ended !== 'line' && f.ended !== 'items')) return m.graceOver ? 'judge' : 'wait';
   return 'judge';
 }
 

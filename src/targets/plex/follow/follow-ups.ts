@@ -7,6 +7,16 @@ import type { PlexTicket } from './follow-state.js';
 
 export const keyOf = (item: FollowItem): string => `${item.ref.folderId}:${item.ref.generation}`;
 
+/** A scan of ours Plex may still hold with no follow-up left to end (judged before its end was seen, or superseded). */
+export interface Unfollowed {
+  ticket: PlexTicket;
+  /** When Plex took it. */
+  at: number;
+}
+
+/** Scans remembered that way, at most (the oldest forgotten first): an end of theirs must not end a later follow-up. */
+const UNFOLLOWED_KEPT = 256;
+
 export class FollowUps {
   private readonly byKey = new Map<string, FollowUp>();
   /**
@@ -54,15 +64,34 @@ export class FollowUps {
     return this.values().filter((f) => f.ticket.sections.some((s) => s.id === sectionId));
   }
 
+  /** Told each time a follow-up's scan is seen ended: its place at Plex is free, whatever judging is left. */
+  onEnded?: () => void;
+
   tell(f: FollowUp | Iterable<FollowUp>, e: FollowEvent): void {
-    for (const one of isFollowUp(f) ? [f] : f) if (this.holds(one)) apply(one, e);
+    let ended = false;
+    for (const one of isFollowUp(f) ? [f] : f) {
+      if (!this.holds(one)) continue;
+      const before = one.ended;
+      apply(one, e);
+      if (!before && one.ended) ended = true;
+    }
+    if (ended) this.onEnded?.();
   }
 
   /** Judged: no longer followed. False when another entry point judged it first. */
   take(f: FollowUp): boolean {
     if (!this.holds(f)) return false;
     this.forget(f);
+    if (!f.ended) this.unfollowedScan({ ticket: f.ticket, at: f.ticket.accepted?.at ?? f.item.deliveredAt });
     return true;
+  }
+
+  /** Scans Plex may still hold that no follow-up waits for: the end of one is no follow-up's. */
+  readonly unfollowed: Unfollowed[] = [];
+
+  unfollowedScan(u: Unfollowed): void {
+    this.unfollowed.push(u);
+    if (this.unfollowed.length > UNFOLLOWED_KEPT) this.unfollowed.shift();
   }
 
   private forget(f: FollowUp): void {

@@ -52,7 +52,9 @@ export class PlexFollower implements Follower {
 
   /** A scan Plex took whose follow-up is superseded (its folder asked again meanwhile): outstanding until the line passes it. */
   superseded(ticket: unknown): void {
-    this.line.mootScan((ticket as PlexTicket | undefined)?.accepted);
+    const t = ticket as PlexTicket | undefined;
+    this.line.mootScan(t?.accepted);
+    if (t) this.record.unfollowedScan({ ticket: t, at: t.accepted?.at ?? this.opts.clock.now() });
   }
 
   /**
@@ -88,8 +90,9 @@ export class PlexFollower implements Follower {
     return this.record.size + this.outcomes.finishing;
   }
 
-  start(done: (item: FollowItem, result: FollowResult) => Promise<void>): void {
+  start(done: (item: FollowItem, result: FollowResult) => Promise<void>, freed?: () => void): void {
     this.outcomes.recordTo(done);
+    this.record.onEnded = freed;
     if (this.running) return;
     this.running = true;
     if (this.opts.watch) {

@@ -13,6 +13,8 @@ export interface EndedScan extends SectionScanEnded {
   at: number;
   /** The files of its items, once read: a follow-up that arrives late reads none again. */
   items: ItemCache;
+  /** The follow-up whose scan this was, once its items showed it (scan-ends.ts): an end is one scan's. '': none may be told. */
+  owner?: string;
 }
 
 /**
