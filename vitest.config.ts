@@ -11,10 +11,10 @@ export default defineConfig({
     // a file's own time was that import. Nothing a test changes outlives its file: servers, timers and the
     // environment are put back in its hooks, and the whole suite passes in any order (docs/performance.md, "The suite").
     isolate: false,
-    // Vitest's default in a run is one worker fewer than the cores: one worker on a 2-core machine, which then sits
-    // half idle, since much of the suite waits on real child processes, sockets and SQLite files rather than computing
-    // (user + system time was 291 s of a 302 s run). One worker per core, never fewer than two.
-    maxWorkers: Math.max(2, availableParallelism()),
+    // One worker more than the cores: much of the suite waits on real child processes, sockets, a browser and
+    // SQLite files rather than computing, and a worker that waits leaves a core idle. More than that, and tests that
+    // measure real time meet a machine busier than they allow for (docs/performance.md, "The suite").
+    maxWorkers: availableParallelism() + 1,
     globalSetup: ['test/support/dist-global.ts', 'test/support/log-audit-global.ts'],
   },
 });

@@ -98,14 +98,16 @@ describe('a pooled keep-alive connection', () => {
     const oldBoundary = OLD_KEEP_ALIVE_MS / scale + NODE_BUFFER_MS;
     await sleep(oldBoundary + 150);
     expect(client.closedAt()).toBeUndefined();
+    // The server's idle timer starts between the request going out and its answer arriving: from the first the
+    // idle time is at least the limit, from the second at most the limit (and the timer's slack), however busy the machine.
+    const sentAt = Date.now();
     expect(await client.send(webhook(2))).toMatch(/^HTTP\/1\.1 200 /);
     expect(t.service.queue.count()).toBe(1);
     expect(t.service.queue.get('/data/media/tv/Pooled/Season 01')!.requests).toBe(2);
     // Left idle, it is closed at the (scaled) keep-alive limit: no socket is held for ever.
     const idleFrom = Date.now();
     while (client.closedAt() === undefined && Date.now() - idleFrom < 5_000) await sleep(20);
-    const idleMs = client.closedAt()! - idleFrom;
-    expect(idleMs).toBeGreaterThanOrEqual(limits.keepAliveMs + NODE_BUFFER_MS - 50);
-    expect(idleMs).toBeLessThan(limits.keepAliveMs + NODE_BUFFER_MS + 500);
+    expect(client.closedAt()! - sentAt).toBeGreaterThanOrEqual(limits.keepAliveMs + NODE_BUFFER_MS - 5);
+    expect(client.closedAt()! - idleFrom).toBeLessThan(limits.keepAliveMs + NODE_BUFFER_MS + 500);
   });
 });
