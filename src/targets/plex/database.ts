@@ -73,21 +73,14 @@ export function openPlexDatabase(path: string, opts: PlexDatabaseOptions = {}): 
       conditions.ends(path, 'Plex database is readable again', { path });
       return db;
     } catch (err) {
-      problem('cannot open', err);
-      try {
-        db?.close();
-      } catch {
-        // Already unusable.
-      }
-      db = undefined;
-      retryAt = clock.now() + retryMs;
+      failed(err, 'cannot open');
       return undefined;
     }
   };
 
-  /** Drops a handle that started failing (file replaced, disk gone) so the next call reopens it. */
-  const failed = (err: unknown) => {
-    problem('cannot read', err);
+  /** Drops a handle that failed to open or started failing (file replaced, disk gone) so a later call reopens it. */
+  const failed = (err: unknown, what = 'cannot read') => {
+    problem(what, err);
     try {
       db?.close();
     } catch {
