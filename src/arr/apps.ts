@@ -1,6 +1,6 @@
 // The table of arr apps whose history scanrelay reads: per app, its API, the history event names it writes and
 // what each record carries, how its webhook names the same things (the payload handed to the webhook's own parser,
-// src/triggers/), and the Connect events `scanrelay connect` turns on. Whisparr v2 is Sonarr's flavour, v3 ("eros")
+// src/triggers/), and the Connect events `scanrelay connect` turns on. Whisparr v2 speaks Sonarr's API, v3 ("eros")
 // Radarr's. From each app's src/NzbDrone.Core/History/ (HistoryService.cs; Lidarr's EntityHistoryService.cs), its
 // API's HistoryResource.cs and NotificationResource.cs, at Sonarr develop 97d24ac, Radarr develop 1b9662d, Lidarr
 // develop 0501e61, Readarr develop 4fb62c0, Whisparr develop a85a591 and eros 4fd34c0 (test/fixtures/README.md).
@@ -13,7 +13,7 @@ import type { AppOutcome } from '../triggers/result.js';
 import { sonarrEvent } from '../triggers/sonarr.js';
 import type { Source } from '../request.js';
 
-export interface ArrFlavour {
+export interface ArrApp {
   name: 'sonarr' | 'radarr' | 'lidarr' | 'readarr';
   /** The API's base path. */
   api: '/api/v3' | '/api/v1';
@@ -56,7 +56,7 @@ export interface ArrFlavour {
   connect: readonly string[];
 }
 
-const sonarrFlavour: ArrFlavour = {
+const sonarrApp: ArrApp = {
   name: 'sonarr',
   api: '/api/v3',
   parse: sonarrEvent,
@@ -72,7 +72,7 @@ const sonarrFlavour: ArrFlavour = {
   connect: ['onDownload', 'onUpgrade', 'onRename', 'onSeriesDelete', 'onEpisodeFileDelete'],
 };
 
-const radarrFlavour: ArrFlavour = {
+const radarrApp: ArrApp = {
   name: 'radarr',
   api: '/api/v3',
   parse: radarrEvent,
@@ -89,7 +89,7 @@ const radarrFlavour: ArrFlavour = {
   connect: ['onDownload', 'onUpgrade', 'onRename', 'onMovieDelete', 'onMovieFileDelete'],
 };
 
-const lidarrFlavour: ArrFlavour = {
+const lidarrApp: ArrApp = {
   name: 'lidarr',
   api: '/api/v1',
   parse: lidarrEvent,
@@ -104,7 +104,7 @@ const lidarrFlavour: ArrFlavour = {
   connect: ['onReleaseImport', 'onUpgrade', 'onRename', 'onArtistDelete', 'onAlbumDelete', 'onTrackRetag'],
 };
 
-const readarrFlavour: ArrFlavour = {
+const readarrApp: ArrApp = {
   name: 'readarr',
   api: '/api/v1',
   parse: readarrEvent,
@@ -120,26 +120,26 @@ const readarrFlavour: ArrFlavour = {
 };
 
 /** Each app's base path, known before its version is: every app answers system/status under it. */
-export const API_BASE: Record<ArrType, ArrFlavour['api']> = { sonarr: '/api/v3', radarr: '/api/v3', lidarr: '/api/v1', readarr: '/api/v1', whisparr: '/api/v3' };
+export const API_BASE: Record<ArrType, ArrApp['api']> = { sonarr: '/api/v3', radarr: '/api/v3', lidarr: '/api/v1', readarr: '/api/v1', whisparr: '/api/v3' };
 
 /** How an app of this type and version writes its history; Whisparr from 3.0 on is Radarr's code. */
-export function flavourOf(type: ArrType, version: string | undefined): ArrFlavour {
+export function arrApp(type: ArrType, version: string | undefined): ArrApp {
   switch (type) {
     case 'sonarr':
-      return sonarrFlavour;
+      return sonarrApp;
     case 'radarr':
-      return radarrFlavour;
+      return radarrApp;
     case 'lidarr':
-      return lidarrFlavour;
+      return lidarrApp;
     case 'readarr':
-      return readarrFlavour;
+      return readarrApp;
     case 'whisparr':
-      return Number.parseInt(version ?? '', 10) >= 3 ? radarrFlavour : sonarrFlavour;
+      return Number.parseInt(version ?? '', 10) >= 3 ? radarrApp : sonarrApp;
   }
 }
 
-/** The history events the catch-up reads of a flavour, one request each. */
-export function eventsRead(f: ArrFlavour): string[] {
+/** The history events the catch-up reads of an app, one request each. */
+export function eventsRead(f: ArrApp): string[] {
   return [...f.imports, f.fileDeleted, f.renamed, ...(f.retagged ? [f.retagged] : [])];
 }
 

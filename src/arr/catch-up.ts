@@ -9,7 +9,7 @@ import type { Intake } from '../intake/intake.js';
 import type { Logger } from '../log/logger.js';
 import type { ScanRequest, Source } from '../request.js';
 import type { Payload } from '../triggers/payload.js';
-import { flavourOf, type ArrFlavour } from './apps.js';
+import { arrApp, type ArrApp } from './apps.js';
 import type { AskedFolders } from './asked.js';
 import { queueCaughtUp, type CaughtUpBatch } from './caught-up-queue.js';
 import type { AppStatus, ArrClient } from './client.js';
@@ -136,12 +136,12 @@ export class AppCatchUp {
     const { entry, client, clock, cursors } = this.deps;
     let pages: HistoryPages | undefined;
     let status: AppStatus;
-    let flavour: ArrFlavour;
+    let arr: ArrApp;
     const cursor = cursors.get(entry.NAME);
     try {
       status = await client.status();
-      flavour = flavourOf(entry.TYPE, status.version);
-      if (cursor) pages = await openHistory(client, flavour, cursor, clock);
+      arr = arrApp(entry.TYPE, status.version);
+      if (cursor) pages = await openHistory(client, arr, cursor, clock);
     } catch (err) {
       // Stopped: the calls in flight were aborted, which says nothing of the app.
       if (this.ended) return;
@@ -149,7 +149,7 @@ export class AppCatchUp {
     }
     if (!pages || !cursor) this.firstContact(status.appName, status.version);
     else if (!(await this.caughtUpOn(status, pages, cursor.at))) return;
-    if (!this.ended) await this.catchDeletes(flavour);
+    if (!this.ended) await this.catchDeletes(arr);
   }
 
   /**
@@ -201,8 +201,8 @@ export class AppCatchUp {
   }
 
   /** The items deleted since the last list, queued as their delete webhooks would have; the list kept once queued. */
-  private async catchDeletes(flavour: ArrFlavour): Promise<void> {
-    const found = await this.deletes.read(flavour, this.sourceOf(flavour));
+  private async catchDeletes(arr: ArrApp): Promise<void> {
+    const found = await this.deletes.read(arr, this.sourceOf(arr));
     if (!found) return;
     try {
       await this.submit([{ requests: found.requests, date: found.since }]);
@@ -216,8 +216,8 @@ export class AppCatchUp {
   }
 
   /** The webhook source an app's payloads are read as: whisparr for Whisparr, whichever code it runs. */
-  private sourceOf(flavour: ArrFlavour): Source {
-    return (this.deps.entry.TYPE === 'whisparr' ? 'whisparr' : flavour.name) as Source;
+  private sourceOf(arr: ArrApp): Source {
+    return (this.deps.entry.TYPE === 'whisparr' ? 'whisparr' : arr.name) as Source;
   }
 
   /** The first answer of an app scanrelay did not know: its history from now on, nothing before. */
@@ -235,10 +235,10 @@ export class AppCatchUp {
   private async handOn(read: HistoryRead): Promise<void> {
     const { fresh } = read;
     if (fresh.length === 0) return read.poisoned.length || read.reached > read.cursor.at ? this.save(read, new Set(), 0) : undefined;
-    const app = this.sourceOf(read.flavour);
-    const owners = await this.ownersOf(read.flavour, fresh);
+    const app = this.sourceOf(read.arr);
+    const owners = await this.ownersOf(read.arr, fresh);
     await nextTurn();
-    const { scans, skipped } = historyScans(read.flavour, app, fresh, owners);
+    const { scans, skipped } = historyScans(read.arr, app, fresh, owners);
     await nextTurn();
     for (const s of skipped.slice(0, 3)) this.deps.logger.debug({ app: this.deps.client.who, record: s.id }, `History record ${s.id} of ${this.deps.client.who} was not scanned: ${s.reason}.`);
     const done = new Set<HistoryRecord>();
@@ -278,13 +278,13 @@ export class AppCatchUp {
   }
 
   /** The series or movie of each import (its IDs, as the webhook carries them for PLEX_FIX_MISMATCHED), when known. */
-  private async ownersOf(flavour: ArrFlavour, records: HistoryRecord[]): Promise<Map<number, Payload>> {
-    if (!flavour.ownerPath) return this.owners;
-    const wanted = new Set(records.filter((r) => flavour.imports.includes(r.eventType) && r.owner !== undefined).map((r) => r.owner!));
+  private async ownersOf(arr: ArrApp, records: HistoryRecord[]): Promise<Map<number, Payload>> {
+    if (!arr.ownerPath) return this.owners;
+    const wanted = new Set(records.filter((r) => arr.imports.includes(r.eventType) && r.owner !== undefined).map((r) => r.owner!));
     for (const id of wanted) {
       if (this.ended) break;
       if (this.owners.has(id)) continue;
-      const item = await this.deps.client.item(flavour.ownerPath, id).catch(() => undefined);
+      const item = await this.deps.client.item(arr.ownerPath, id).catch(() => undefined);
       if (!item) continue;
       const { title, tvdbId, tmdbId, imdbId } = item;
       if (this.owners.size >= 5_000) this.owners.clear();

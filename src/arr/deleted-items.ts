@@ -8,7 +8,7 @@ import { ANSWER_TOO_LARGE, ApiRefusal } from '../http/api-call.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log/logger.js';
 import type { HistorySource, ScanRequest, Source } from '../request.js';
-import type { ArrFlavour } from './apps.js';
+import type { ArrApp } from './apps.js';
 import type { ArrClient } from './client.js';
 import type { ItemFolders, ItemFolderSet } from './item-folders.js';
 
@@ -53,12 +53,12 @@ export class DeletedItems {
   constructor(private readonly deps: DeletedItemsDeps) {}
 
   /** The folders gone since the last list, as requests; undefined when there is nothing to queue. Never throws. */
-  async read(flavour: ArrFlavour, source: Source): Promise<ItemDeletes | undefined> {
+  async read(arr: ArrApp, source: Source): Promise<ItemDeletes | undefined> {
     const { app, client, store, clock, logger } = this.deps;
-    const noun = flavour.library.slice(1);
+    const noun = arr.library.slice(1);
     let folders: string[];
     try {
-      folders = await client.libraryFolders(flavour.library);
+      folders = await client.libraryFolders(arr.library);
     } catch (err) {
       this.skipped = err instanceof ApiRefusal && err.status === ANSWER_TOO_LARGE ? `its ${noun} list was skipped unread: ${(err as Error).message}` : undefined;
       if (!this.listFailing) {
@@ -71,12 +71,12 @@ export class DeletedItems {
     if (this.listFailing) logger.info({ app: client.who }, `${client.who}'s ${noun} list is read again.`);
     this.listFailing = false;
     const now = clock.now();
-    const current: ItemFolderSet = { list: flavour.library, folders: new Set(folders), readAt: now };
+    const current: ItemFolderSet = { list: arr.library, folders: new Set(folders), readAt: now };
     const last = store.get(app);
     // The first list (or the first of another kind: a Whisparr now on v3) is where deletes are counted from.
-    if (!last || last.list !== flavour.library) return void store.set(app, current);
+    if (!last || last.list !== arr.library) return void store.set(app, current);
     const gone = [...last.folders].filter((f) => !current.folders.has(f));
-    if (gone.length > 1 && gone.length > last.folders.size * MOST_GONE) return this.shrunk(flavour, last, current, gone.length);
+    if (gone.length > 1 && gone.length > last.folders.size * MOST_GONE) return this.shrunk(arr, last, current, gone.length);
     if (this.shrunkSince !== undefined) logger.info({ app: client.who }, `${client.who}'s ${noun} list is whole again (${current.folders.size} folders).`);
     this.shrunkSince = undefined;
     // What the guard above counts against is the list kept. A list that grew by more than half at once (an import,
@@ -94,29 +94,29 @@ export class DeletedItems {
       return undefined;
     }
     return {
-      requests: gone.flatMap((folder) => this.deleteRequests(flavour, source, folder)),
+      requests: gone.flatMap((folder) => this.deleteRequests(arr, source, folder)),
       items: gone.length,
       since: last.readAt,
       commit: () => {
         store.set(app, keep);
         const shown = gone.slice(0, 3).join(', ') + (gone.length > 3 ? ', …' : '');
-        logger.info({ app: client.who, count: gone.length }, `${client.who} no longer lists ${gone.length} ${noun} folder(s) (${shown}): queued as its ${flavour.payload.ownerDelete} webhook would have.`);
+        logger.info({ app: client.who, count: gone.length }, `${client.who} no longer lists ${gone.length} ${noun} folder(s) (${shown}): queued as its ${arr.payload.ownerDelete} webhook would have.`);
       },
     };
   }
 
   /** The webhook's parser on the payload its delete event carries: the same mappings and coalescing as the webhook. */
-  private deleteRequests(flavour: ArrFlavour, source: Source, folder: string): ScanRequest[] {
-    const p = flavour.payload;
-    const outcome = flavour.parse({ [p.owner]: { [p.ownerFolder]: folder } }, p.ownerDelete, source);
+  private deleteRequests(arr: ArrApp, source: Source, folder: string): ScanRequest[] {
+    const p = arr.payload;
+    const outcome = arr.parse({ [p.owner]: { [p.ownerFolder]: folder } }, p.ownerDelete, source);
     if (outcome.kind !== 'scan') return [];
     return outcome.requests.map((q) => ({ ...q, source: `${source}-history` as HistorySource }));
   }
 
   /** Most of the list gone at once: nothing queued, the last list kept; the new one taken once it has held a day. */
-  private shrunk(flavour: ArrFlavour, last: ItemFolderSet, current: ItemFolderSet, gone: number): undefined {
+  private shrunk(arr: ArrApp, last: ItemFolderSet, current: ItemFolderSet, gone: number): undefined {
     const { app, client, store, clock, logger } = this.deps;
-    const noun = flavour.library.slice(1);
+    const noun = arr.library.slice(1);
     const now = clock.now();
     if (this.shrunkSince === undefined) {
       this.shrunkSince = now;

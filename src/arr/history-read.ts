@@ -6,7 +6,7 @@
 import { ARR_HISTORY_PAGE_SIZE } from '../http/answer-caps.js';
 import type { Clock } from '../clock.js';
 import { ANSWER_TOO_LARGE, ApiRefusal } from '../http/api-call.js';
-import { eventsRead, type ArrFlavour } from './apps.js';
+import { eventsRead, type ArrApp } from './apps.js';
 import type { ArrClient } from './client.js';
 import type { Cursor } from './cursors.js';
 import { byDate, readRecord, type HistoryRecord } from './records.js';
@@ -29,7 +29,7 @@ export const MAX_PAGES = 200;
 
 /** One page of the reading, measured against the cursor as it stood when the page was asked. */
 export interface HistoryRead {
-  flavour: ArrFlavour;
+  arr: ArrApp;
   cursor: Cursor;
   /** Records not read before, oldest first. */
   fresh: HistoryRecord[];
@@ -56,7 +56,7 @@ export interface HistoryPages {
 }
 
 /** Finds where the history reaches `cursor.at - OVERLAP_MS` and returns its pages from there. */
-export async function openHistory(client: ArrClient, flavour: ArrFlavour, cursor: Cursor, clock: Clock, pageSize = ARR_HISTORY_PAGE_SIZE): Promise<HistoryPages> {
+export async function openHistory(client: ArrClient, arr: ArrApp, cursor: Cursor, clock: Clock, pageSize = ARR_HISTORY_PAGE_SIZE): Promise<HistoryPages> {
   const from = cursor.at - OVERLAP_MS;
   const askedAt = clock.now();
   const poisoned: string[] = [];
@@ -69,13 +69,13 @@ export async function openHistory(client: ArrClient, flavour: ArrFlavour, cursor
   };
   let start: { index: number; total: number } | string;
   try {
-    start = await firstFrom(client, flavour, from);
+    start = await firstFrom(client, arr, from);
   } catch (err) {
     start = skip('the records asked to find where to start', err);
   }
   const index = typeof start === 'string' ? 0 : start.index;
   let total = typeof start === 'string' ? 0 : start.total;
-  const wanted = new Set(eventsRead(flavour));
+  const wanted = new Set(eventsRead(arr));
   let page = Math.floor(index / pageSize) + 1;
   let pages = 0;
   let done = index >= total && typeof start !== 'string';
@@ -99,13 +99,13 @@ export async function openHistory(client: ArrClient, flavour: ArrFlavour, cursor
       } catch (err) {
         const why = typeof err === 'string' ? err : skip(`page ${asked} of ${pageSize} records`, err);
         done = asked * pageSize >= total;
-        return (last = { flavour, cursor: now, fresh: [], old: [...old.values()], reached: -Infinity, poisoned: [why], askedAt });
+        return (last = { arr, cursor: now, fresh: [], old: [...old.values()], reached: -Infinity, poisoned: [why], askedAt });
       }
       done = records.length < pageSize || asked * pageSize >= total;
       const fresh: HistoryRecord[] = [];
       let reached = -Infinity;
       for (const raw of records) {
-        const r = readRecord(raw, flavour);
+        const r = readRecord(raw, arr);
         if (r.ok) reached = Math.max(reached, r.record.date);
         if (!r.ok) unreadable.push(r.reason);
         else if (!wanted.has(r.record.eventType) || r.record.date < from) continue;
@@ -113,7 +113,7 @@ export async function openHistory(client: ArrClient, flavour: ArrFlavour, cursor
         else fresh.push(r.record);
       }
       await nextTurn();
-      return (last = { flavour, cursor: now, fresh: fresh.sort(byDate), old: [...old.values()], reached, poisoned: [], askedAt });
+      return (last = { arr, cursor: now, fresh: fresh.sort(byDate), old: [...old.values()], reached, poisoned: [], askedAt });
     },
   };
 }
@@ -123,12 +123,12 @@ export async function openHistory(client: ArrClient, flavour: ArrFlavour, cursor
  * searched back from the newest by single records, twice as far each step, then halved. A record whose date cannot
  * be read counts as recent, so the reading starts earlier rather than later.
  */
-async function firstFrom(client: ArrClient, flavour: ArrFlavour, from: number): Promise<{ index: number; total: number }> {
+async function firstFrom(client: ArrClient, arr: ArrApp, from: number): Promise<{ index: number; total: number }> {
   let total = 0;
   const recent = async (index: number): Promise<boolean> => {
     const { records, totalRecords } = await client.historyPage(index + 1, 1);
     total = Math.max(0, Math.min(totalRecords, Number.MAX_SAFE_INTEGER));
-    const r = records.length ? readRecord(records[0], flavour) : undefined;
+    const r = records.length ? readRecord(records[0], arr) : undefined;
     return r === undefined ? true : !r.ok || r.record.date >= from;
   };
   if (await recent(0)) return { index: 0, total };

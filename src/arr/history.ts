@@ -5,7 +5,7 @@
 import type { HistorySource, ScanRequest, Source } from '../request.js';
 import type { Payload } from '../triggers/payload.js';
 import { ScanList } from '../triggers/scan-list.js';
-import type { ArrFlavour } from './apps.js';
+import type { ArrApp } from './apps.js';
 import type { HistoryRecord } from './records.js';
 
 /** The scans one or more records stand for, as one webhook would have asked. */
@@ -33,12 +33,12 @@ const SAME_IMPORT_MS = 10 * 60_000;
  * Whisparr), `owners` the series or movie objects by id (their IDs, as a webhook carries them) where known.
  */
 export function historyScans(
-  flavour: ArrFlavour,
+  arr: ArrApp,
   app: Source,
   records: readonly HistoryRecord[],
   owners: ReadonlyMap<number, Payload> = new Map(),
 ): { scans: HistoryScan[]; skipped: SkippedRecord[] } {
-  const p = flavour.payload;
+  const p = arr.payload;
   const source = `${app}-history` as HistorySource;
   const scans: HistoryScan[] = [];
   const skipped: SkippedRecord[] = [];
@@ -50,9 +50,9 @@ export function historyScans(
   // A loop, not Math.min(...): a group can hold every record of an answer, more than a call's arguments may.
   const firstOf = (group: HistoryRecord[]) => group.reduce((first, r) => Math.min(first, indexOf.get(r) ?? 0), Infinity);
   const add = (group: HistoryRecord[], payload: Payload, event: string) => {
-    const outcome = flavour.parse(payload, event, app);
+    const outcome = arr.parse(payload, event, app);
     if (outcome.kind !== 'scan') {
-      const reason = outcome.kind === 'ignored' ? outcome.reason : `${event} is not an event the ${flavour.name} webhook scans for`;
+      const reason = outcome.kind === 'ignored' ? outcome.reason : `${event} is not an event the ${arr.name} webhook scans for`;
       for (const r of group) skipped.push({ id: r.id, reason: `${r.eventType} record: ${reason}` });
       return;
     }
@@ -64,7 +64,7 @@ export function historyScans(
   // Every step below is linear in the records: one answer may hold 100,000 records of one file.
   const upgrades = new Map<number, { deletes: HistoryRecord[]; next: number }>();
   for (const r of records) {
-    if (r.eventType !== flavour.fileDeleted || r.data.reason !== 'Upgrade' || r.item === undefined || !r.sourceTitle) continue;
+    if (r.eventType !== arr.fileDeleted || r.data.reason !== 'Upgrade' || r.item === undefined || !r.sourceTitle) continue;
     const waiting = upgrades.get(r.item);
     if (waiting) waiting.deletes.push(r);
     else upgrades.set(r.item, { deletes: [r], next: 0 });
@@ -91,7 +91,7 @@ export function historyScans(
   const single = new Map<string, { records: HistoryRecord[]; event: 'delete' | 'retag' }>();
   /** Files the record among the groups above; what it cannot be is said. */
   const place = (r: HistoryRecord): string | undefined => {
-    if (flavour.imports.includes(r.eventType)) {
+    if (arr.imports.includes(r.eventType)) {
       const path = r.data.importedPath;
       if (!path) return `${r.eventType} record has no data.importedPath`;
       // The records of one import are written together; the same file imported again later is another Download.
@@ -105,15 +105,15 @@ export function historyScans(
       group.records.push(r);
       group.paths.add(path);
       for (const d of takeUpgrade(r)) group.replaced.push(d);
-    } else if (r.eventType === flavour.renamed) {
+    } else if (r.eventType === arr.renamed) {
       if (!r.data.path && !r.data.sourcePath) return `${r.eventType} record has no data.path or data.sourcePath`;
       const key = `${r.data.sourcePath}\0${r.data.path}`;
       const group = renames.get(key);
       if (group) group.records.push(r);
       else renames.set(key, { records: [r] });
-    } else if (r.eventType === flavour.fileDeleted || r.eventType === flavour.retagged) {
+    } else if (r.eventType === arr.fileDeleted || r.eventType === arr.retagged) {
       if (!r.sourceTitle) return `${r.eventType} record has no sourceTitle (the file's path)`;
-      const event = r.eventType === flavour.fileDeleted ? 'delete' : 'retag';
+      const event = r.eventType === arr.fileDeleted ? 'delete' : 'retag';
       const key = `${event}\0${r.sourceTitle}`;
       const group = single.get(key);
       if (group) group.records.push(r);

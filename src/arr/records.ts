@@ -1,7 +1,7 @@
 // One history record as an arr app's API answers it (HistoryResource: camelCase, enums as camelCase strings, `data`
 // a dictionary of strings whose keys are camelCased too), read without trusting its shape: what is not a record as
 // the app writes it is set aside with the reason, never thrown.
-import type { ArrFlavour } from './apps.js';
+import type { ArrApp } from './apps.js';
 
 export interface HistoryRecord {
   /** The app's own id of the record: the catch-up's overlap is deduplicated by it. */
@@ -24,7 +24,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const positiveInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-export function readRecord(raw: unknown, flavour: ArrFlavour): ReadRecord {
+export function readRecord(raw: unknown, arr: ArrApp): ReadRecord {
   if (!isObject(raw)) return { ok: false, reason: 'not a JSON object' };
   const id = positiveInt(raw.id);
   if (id === undefined) return { ok: false, reason: 'no id' };
@@ -40,9 +40,9 @@ export function readRecord(raw: unknown, flavour: ArrFlavour): ReadRecord {
   if (sourceTitle !== undefined) record.sourceTitle = sourceTitle;
   const downloadId = text(raw.downloadId);
   if (downloadId !== undefined) record.downloadId = downloadId;
-  const item = positiveInt(raw[flavour.item]);
+  const item = positiveInt(raw[arr.item]);
   if (item !== undefined) record.item = item;
-  const owner = positiveInt(raw[flavour.owner]);
+  const owner = positiveInt(raw[arr.owner]);
   if (owner !== undefined) record.owner = owner;
   return { ok: true, record };
 }

@@ -3,7 +3,7 @@
 // notification/schema), with the import, upgrade, rename and delete events the app has turned on. The app tests the
 // URL when it saves (ProviderControllerBase.cs: no forceSave), so a URL it cannot reach is said, not saved.
 import { ApiRefusal } from '../http/api-call.js';
-import type { ArrFlavour } from './apps.js';
+import type { ArrApp } from './apps.js';
 import type { ArrClient, Notification } from './client.js';
 
 export const ENTRY_NAME = 'scanrelay';
@@ -26,7 +26,7 @@ const urlOf = (n: Notification): string | undefined => {
 };
 
 /** `hook` is `<relay URL>/<SERVER_PASS>`; `relay` the URL before it. */
-export async function connectWebhook(client: ArrClient, flavour: ArrFlavour, relay: string, hook: string, force: boolean): Promise<EntryResult> {
+export async function connectWebhook(client: ArrClient, arr: ArrApp, relay: string, hook: string, force: boolean): Promise<EntryResult> {
   const base = relay.replace(/\/+$/, '');
   const existing = (await client.notifications()).filter((n) => n.implementation === 'Webhook');
   const byUrl = existing.find((n) => {
@@ -37,7 +37,7 @@ export async function connectWebhook(client: ArrClient, flavour: ArrFlavour, rel
   const template = found ?? (await client.notificationTemplates()).find((t) => t.implementation === 'Webhook');
   if (!template) throw new EntryRefused(`${client.who} offers no Webhook connection (GET notification/schema has none): add one by hand in Settings > Connect`);
   // Only the events this app's Webhook says it supports (supportsOnRename, …).
-  const events = flavour.connect.filter((flag) => template[`supports${flag[0].toUpperCase()}${flag.slice(1)}`] !== false);
+  const events = arr.connect.filter((flag) => template[`supports${flag[0].toUpperCase()}${flag.slice(1)}`] !== false);
   const fields = (template.fields ?? []).map((f) => (f.name === 'url' ? { ...f, value: hook } : f.name === 'method' ? { ...f, value: POST } : f));
   if (!fields.some((f) => f.name === 'url')) fields.push({ name: 'url', value: hook });
   const name = found?.name ?? ENTRY_NAME;

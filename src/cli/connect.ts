@@ -3,7 +3,7 @@
 // it did, and which media server library holds each of the app's root folders (or the mapping line to add); then the
 // relay running with this config reads its ARR entries again (running-relay.ts).
 import { Command, InvalidArgumentError } from 'commander';
-import { flavourOf } from '../arr/apps.js';
+import { arrApp } from '../arr/apps.js';
 import { arrClient } from '../arr/client.js';
 import { appRoots, rootsText } from '../arr/roots.js';
 import { connectWebhook, type EntryResult } from '../arr/webhook-entry.js';
@@ -66,7 +66,7 @@ export function connectCommand(): Command {
         const client = arrClient(entry, { clock: systemClock });
         try {
           const status = await client.status();
-          const result = await connectWebhook(client, flavourOf(entry.TYPE, status.version), opts.url, hook, opts.force === true);
+          const result = await connectWebhook(client, arrApp(entry.TYPE, status.version), opts.url, hook, opts.force === true);
           say(`${client.who} (${status.appName} ${status.version}): ${described(result, entry, hook)}\n`);
         } catch (err) {
           process.stderr.write(printable(shown(client.scrub(`${client.who}: ${(err as Error).message}\n`))));

@@ -3,7 +3,7 @@
 // compare.ts), one server at a time; the folders of the files some server is missing queued through the intake as
 // the catch-up queues (src/arr/caught-up-queue.ts, source `<app>-reconcile`), unless held back. Nothing is ever
 // deleted: an item the app does not know is only reported.
-import { flavourOf } from '../arr/apps.js';
+import { arrApp } from '../arr/apps.js';
 import { AskedFolders } from '../arr/asked.js';
 import { queueCaughtUp } from '../arr/caught-up-queue.js';
 import type { ArrClient } from '../arr/client.js';
@@ -69,9 +69,9 @@ export async function auditApp(entry: ArrEntry, client: ArrClient, deps: AuditDe
   let roots: string[];
   try {
     const status = await client.status();
-    const flavour = flavourOf(entry.TYPE, status.version);
+    const arr = arrApp(entry.TYPE, status.version);
     roots = await client.rootFolders();
-    files = await appFiles(client, flavour, (done, total) => progress?.(`${client.who}: files of item`, done, total));
+    files = await appFiles(client, arr, (done, total) => progress?.(`${client.who}: files of item`, done, total));
   } catch (err) {
     report.error = client.scrub((err as Error).message);
     deps.logger.warn({ app: client.who }, `Reconcile of ${client.who}: the app could not be read, nothing is compared or queued: ${report.error}`);

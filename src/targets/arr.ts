@@ -8,7 +8,7 @@ import type { ScanOutcome } from '../scan.js';
 import { httpOptions, needsToken, needsUrl, targetKind, type Capabilities, type HttpTargetOptions } from './kind.js';
 import { LibraryList } from './library-list.js';
 
-interface ArrFlavour {
+interface ArrRescan {
   /** Lists every item with its folder. */
   listPath: string;
   command: string;
@@ -16,14 +16,14 @@ interface ArrFlavour {
   noun: string;
 }
 
-const flavours: Record<'sonarr' | 'radarr', ArrFlavour> = {
+const rescans: Record<'sonarr' | 'radarr', ArrRescan> = {
   sonarr: { listPath: '/api/v3/series', command: 'RescanSeries', idKey: 'seriesId', noun: 'series' },
   radarr: { listPath: '/api/v3/movie', command: 'RescanMovie', idKey: 'movieId', noun: 'movie' },
 };
 
 /** Each series or movie is a "library" of one folder: the folders the app serves. */
 export function arrTarget(kind: 'sonarr' | 'radarr', opts: HttpTargetOptions): Capabilities {
-  const flavour = flavours[kind];
+  const rescan = rescans[kind];
   const who = `${kind} '${opts.name}'`;
   const api = apiCaller({
     who,
@@ -39,7 +39,7 @@ export function arrTarget(kind: 'sonarr' | 'radarr', opts: HttpTargetOptions): C
   });
   const list = new LibraryList(async () => {
     // Read in pieces, of each item its id, title and folder: the whole library list may be some 100 MB.
-    const body = await api.list('GET', flavour.listPath, {
+    const body = await api.list('GET', rescan.listPath, {
       cap: ARR_LIBRARY,
       keep: (raw) => {
         const item = (raw ?? {}) as { id?: unknown; title?: unknown; path?: unknown };
@@ -57,10 +57,10 @@ export function arrTarget(kind: 'sonarr' | 'radarr', opts: HttpTargetOptions): C
       const path = trimTrailingSeparator(folder);
       try {
         const { holders } = await list.holding(path);
-        if (holders.length === 0) return { status: 'unmatched', detail: `'${path}' is in no ${flavour.noun} folder of ${who}` };
+        if (holders.length === 0) return { status: 'unmatched', detail: `'${path}' is in no ${rescan.noun} folder of ${who}` };
         const item = holders[0];
-        await api.call('POST', '/api/v3/command', { cap: ACKNOWLEDGEMENT, body: { name: flavour.command, [flavour.idKey]: Number(item.id) } });
-        return { status: 'scanned', detail: `${flavour.command} ${item.title}`, sections: [item.id] };
+        await api.call('POST', '/api/v3/command', { cap: ACKNOWLEDGEMENT, body: { name: rescan.command, [rescan.idKey]: Number(item.id) } });
+        return { status: 'scanned', detail: `${rescan.command} ${item.title}`, sections: [item.id] };
       } catch (err) {
         return api.retry(err);
       }

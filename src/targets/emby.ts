@@ -3,10 +3,10 @@
 // ItemId is the library's id for /Items and which carries each library's RefreshStatus and LibraryOptions, as
 // Jellyfin's /Library/VirtualFolders does. Its /Items takes a Path filter (emby-paths.ts).
 import { mediaBrowserRequests } from './mediabrowser/requests.js';
-import { mediaBrowserKind, mediaBrowserTarget, stringsOf, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser/target.js';
+import { mediaBrowserKind, mediaBrowserTarget, stringsOf, type MediaBrowserServer, type MediaBrowserOptions } from './mediabrowser/target.js';
 import type { MediaBrowserLibrary } from './mediabrowser/realtime-monitor.js';
 
-export const embyFlavour: MediaBrowserFlavour = {
+export const embyServer: MediaBrowserServer = {
   kind: 'emby',
   authHeaders: (token) => ({ 'X-Emby-Token': token }),
   librariesPath: '/Library/VirtualFolders/Query',
@@ -23,8 +23,8 @@ export const embyFlavour: MediaBrowserFlavour = {
   },
 };
 
-export const emby = mediaBrowserKind(embyFlavour);
+export const emby = mediaBrowserKind(embyServer);
 
 export function embyTarget(opts: MediaBrowserOptions) {
-  return mediaBrowserTarget(embyFlavour, opts);
+  return mediaBrowserTarget(embyServer, opts);
 }

@@ -2,9 +2,9 @@
 // libraries from /Library/VirtualFolders, whose ItemId is the library's id for /Items.
 import type { MediaBrowserLibrary } from './mediabrowser/realtime-monitor.js';
 import { mediaBrowserRequests } from './mediabrowser/requests.js';
-import { mediaBrowserKind, mediaBrowserTarget, stringsOf, type MediaBrowserFlavour, type MediaBrowserOptions } from './mediabrowser/target.js';
+import { mediaBrowserKind, mediaBrowserTarget, stringsOf, type MediaBrowserServer, type MediaBrowserOptions } from './mediabrowser/target.js';
 
-export const jellyfinFlavour: MediaBrowserFlavour = {
+export const jellyfinServer: MediaBrowserServer = {
   kind: 'jellyfin',
   authHeaders: (token) => ({ Authorization: `MediaBrowser Token="${token}"` }),
   librariesPath: '/Library/VirtualFolders',
@@ -19,11 +19,11 @@ export const jellyfinFlavour: MediaBrowserFlavour = {
   },
 };
 
-export const jellyfin = mediaBrowserKind(jellyfinFlavour);
+export const jellyfin = mediaBrowserKind(jellyfinServer);
 
 export function jellyfinTarget(opts: MediaBrowserOptions) {
-  return mediaBrowserTarget(jellyfinFlavour, opts);
+  return mediaBrowserTarget(jellyfinServer, opts);
 }
 
 /** Every request this kind sends (the SDK conformance test reads it). */
-export const jellyfinRequests = mediaBrowserRequests('jellyfin', jellyfinFlavour.librariesPath);
+export const jellyfinRequests = mediaBrowserRequests('jellyfin', jellyfinServer.librariesPath);

@@ -2,7 +2,7 @@
 // HistoryService.cs) become exactly the scan requests the webhook of the same event (test/fixtures/arr/) makes,
 // only their source saying they came from the app's history; and what no webhook scans for is set aside, said why.
 import { describe, expect, it } from 'vitest';
-import { flavourOf } from '../../src/arr/apps.js';
+import { arrApp } from '../../src/arr/apps.js';
 import { historyScans } from '../../src/arr/history.js';
 import { byDate, readRecord, type HistoryRecord } from '../../src/arr/records.js';
 import type { ArrType } from '../../src/config/arr-schema.js';
@@ -87,9 +87,9 @@ function ownerOf(webhook: string): Payload {
 }
 
 function records(c: Case): HistoryRecord[] {
-  const flavour = flavourOf(c.type, c.version);
+  const arr = arrApp(c.type, c.version);
   return ownFixture<unknown[]>(`arr-api/${c.fixture}-history.json`)
-    .map((raw) => readRecord(raw, flavour))
+    .map((raw) => readRecord(raw, arr))
     .map((r) => {
       if (!r.ok) throw new Error(r.reason);
       return r.record;
@@ -98,9 +98,9 @@ function records(c: Case): HistoryRecord[] {
 }
 
 describe.each(cases)('$fixture history records', (c) => {
-  const flavour = flavourOf(c.type, c.version);
+  const arr = arrApp(c.type, c.version);
   const owners = new Map(Object.entries(c.owners ?? {}).map(([id, file]) => [Number(id), ownerOf(file)]));
-  const { scans, skipped } = historyScans(flavour, c.type, records(c), owners);
+  const { scans, skipped } = historyScans(arr, c.type, records(c), owners);
 
   it.each(c.events)('records %j ask for what %s asks for', (ids, webhook) => {
     const result = parseScanBody(ownFixture(`arr/${webhook}`), c.userAgent);
@@ -121,7 +121,7 @@ describe.each(cases)('$fixture history records', (c) => {
 describe('what only the history tells', () => {
   it("Lidarr's deleted track file, which no Lidarr webhook names, scans its folder", () => {
     const lidarr = cases.find((c) => c.fixture === 'lidarr')!;
-    const { scans } = historyScans(flavourOf('lidarr', '2'), 'lidarr', records(lidarr));
+    const { scans } = historyScans(arrApp('lidarr', '2'), 'lidarr', records(lidarr));
     expect(scans.find((s) => s.records[0].id === 7008)).toMatchObject({
       event: 'TrackFileDelete',
       requests: [{ path: '/data/media/music/Radiohead/OK Computer (1997)/01 - Airbag.flac', source: 'lidarr-history', event: 'TrackFileDelete', kind: 'file', deleted: true }],
@@ -129,7 +129,7 @@ describe('what only the history tells', () => {
   });
 
   it('an upgrade whose import came an hour after the delete is a delete and an import, not one upgrade', () => {
-    const sonarr = flavourOf('sonarr', '4');
+    const sonarr = arrApp('sonarr', '4');
     const at = Date.UTC(2026, 2, 1, 12);
     const deleted: HistoryRecord = { id: 1, date: at, eventType: 'episodeFileDeleted', sourceTitle: '/tv/S/Season 01/old.mkv', item: 5, data: { reason: 'Upgrade' } };
     const imported: HistoryRecord = { id: 2, date: at + 2 * 60 * 60_000, eventType: 'downloadFolderImported', item: 5, data: { importedPath: '/tv/S/Season 01/new.mkv' } };
@@ -137,7 +137,7 @@ describe('what only the history tells', () => {
   });
 
   it('a record without its path is set aside with the key it lacks', () => {
-    const { scans, skipped } = historyScans(flavourOf('radarr', '5'), 'radarr', [
+    const { scans, skipped } = historyScans(arrApp('radarr', '5'), 'radarr', [
       { id: 3, date: 0, eventType: 'downloadFolderImported', data: {} },
       { id: 4, date: 1, eventType: 'movieFileRenamed', data: {} },
       { id: 5, date: 2, eventType: 'movieFileDeleted', data: { reason: 'Manual' } },
@@ -152,7 +152,7 @@ describe('what only the history tells', () => {
 });
 
 describe('reading a record', () => {
-  const sonarr = flavourOf('sonarr', '4');
+  const sonarr = arrApp('sonarr', '4');
   it.each([
     ['a list', [], 'not a JSON object'],
     ['no id', { date: '2026-03-01T20:05:12Z', eventType: 'grabbed' }, 'no id'],
@@ -171,7 +171,7 @@ describe('reading a record', () => {
 // Issue 52, finding 1: records of one file were grouped by copying arrays (quadratic) and their places taken with
 // Math.min(...) over the group (past the stack at 200,000 records). An app's answer may hold that many.
 describe('an answer of 200,000 records of one file', () => {
-  const sonarr = flavourOf('sonarr', '4');
+  const sonarr = arrApp('sonarr', '4');
   const at = Date.UTC(2026, 2, 1, 12);
   const many = (make: (i: number) => HistoryRecord): HistoryRecord[] => Array.from({ length: 200_000 }, (_, i) => make(i));
 

@@ -16,7 +16,7 @@ import { FakeLibraryChangedNotifier } from './library-changed.js';
 import { FakeMediaBrowserSocket } from './mediabrowser-socket.js';
 import { JellyfinModel } from './jellyfin-model.js';
 import { LibraryMonitor } from './jellyfin-monitor.js';
-import { EMPTY_PATH_PROBLEM, scanPath, scanPathAnswer, scanPaths, scanPathsAnswer, type PluginFlavour } from './jellyfin-targeted-scan.js';
+import { EMPTY_PATH_PROBLEM, scanPath, scanPathAnswer, scanPaths, scanPathsAnswer, type ScanPlugin } from './jellyfin-targeted-scan.js';
 import type { RefreshMode } from './jellyfin-model.js';
 
 export interface ModelRequest {
@@ -41,7 +41,7 @@ export interface JellyfinServerOptions {
   /** The Targeted Scans plugin is installed (POST /Library/ScanPath answers). */
   plugin?: boolean;
   /** Which plugin answers those routes: Targeted Scans (default) or Omniscan's (jellyfin-targeted-scan.ts). */
-  pluginFlavour?: PluginFlavour;
+  scanPlugin?: ScanPlugin;
   msPerEntry?: number;
   /** A new video's first metadata refresh (jellyfin-model.ts `msPerNewItem`). */
   msPerNewItem?: number;
@@ -77,7 +77,7 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
   const clock = opts.clock ?? opts.scheduler?.clock ?? new ManualClock();
   const scheduler = opts.scheduler ?? new ClockScheduler(clock);
   const model = new JellyfinModel({ scheduler, msPerEntry: opts.msPerEntry, msPerNewItem: opts.msPerNewItem });
-  const flavour = opts.pluginFlavour ?? 'targeted-scans';
+  const scanPlugin = opts.scanPlugin ?? 'targeted-scans';
   const monitor = new LibraryMonitor(model, scheduler, opts.monitorDelayMs ?? 60_000);
   const token = opts.token ?? 'jellyfin-model-token-5678';
   const userToken = opts.userToken ?? 'jellyfin-model-user-token-9abc';
@@ -138,13 +138,13 @@ export async function startJellyfinServer(opts: JellyfinServerOptions = {}): Pro
     }
     if (method === 'POST' && path === '/Library/ScanPath' && installed.plugin) {
       const asked = String((body as { Path?: unknown })?.Path ?? '');
-      if (!asked.trim()) return emby ? [200, { Status: 'BadRequest', Message: 'Path is required' }] : flavour === 'omniscan' ? [400, 'Path must not be empty.'] : asked ? [400, { Status: 'BadRequest', Message: 'Path is required' }] : [400, EMPTY_PATH_PROBLEM];
-      return scanPathAnswer(kindOf, scanPath(model, kindOf, asked, flavour), asked, flavour);
+      if (!asked.trim()) return emby ? [200, { Status: 'BadRequest', Message: 'Path is required' }] : scanPlugin === 'omniscan' ? [400, 'Path must not be empty.'] : asked ? [400, { Status: 'BadRequest', Message: 'Path is required' }] : [400, EMPTY_PATH_PROBLEM];
+      return scanPathAnswer(kindOf, scanPath(model, kindOf, asked, scanPlugin), asked, scanPlugin);
     }
     if (method === 'POST' && path === '/Library/ScanPaths' && installed.plugin) {
       const asked = (body as { Paths?: unknown })?.Paths;
       if (!Array.isArray(asked) || asked.length === 0) return [emby ? 200 : 400, { Results: [] }];
-      return [200, scanPathsAnswer(scanPaths(model, kindOf, asked.map(String), flavour), flavour)];
+      return [200, scanPathsAnswer(scanPaths(model, kindOf, asked.map(String), scanPlugin), scanPlugin)];
     }
     return [404];
   };

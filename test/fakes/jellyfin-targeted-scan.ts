@@ -14,7 +14,7 @@ export type PluginKind = 'jellyfin' | 'emby';
  * 2b50650, cited OS = jellyfin-plugin/Services/TargetedScanService.cs, OC = jellyfin-plugin/Controllers/
  * ScanPathController.cs), which installs the same routes and answers Created, Existing or Error.
  */
-export type PluginFlavour = 'targeted-scans' | 'omniscan';
+export type ScanPlugin = 'targeted-scans' | 'omniscan';
 
 export interface ScanResult {
   status: ScanStatus;
@@ -25,8 +25,8 @@ export interface ScanResult {
 const REPLACE_ALL: RefreshOptions = { mode: 'FullRefresh', replaceAll: true };
 
 /** ScanPathAsync (TS L117-239; Emby: ES L75-172; Omniscan: OS L66-118) for one path. */
-export function scanPath(model: JellyfinModel, kind: PluginKind, path: string, flavour: PluginFlavour = 'targeted-scans'): ScanResult {
-  if (flavour === 'omniscan') return omniscanPath(model, path);
+export function scanPath(model: JellyfinModel, kind: PluginKind, path: string, scanPlugin: ScanPlugin = 'targeted-scans'): ScanResult {
+  if (scanPlugin === 'omniscan') return omniscanPath(model, path);
   if (!model.disk.has(path)) {
     // TS L121-148: a path gone from disk whose item exists has that item deleted (DeleteItem, its children too).
     const stale = model.itemAt(path);
@@ -123,12 +123,12 @@ function omniscanPath(model: JellyfinModel, path: string): ScanResult {
 }
 
 /** ScanPathsAsync (TS L246-267; ES L179-200): distinct paths (ignoring case), shallowest first, one at a time. */
-export function scanPaths(model: JellyfinModel, kind: PluginKind, paths: string[], flavour: PluginFlavour = 'targeted-scans'): (ScanResult & { path: string })[] {
+export function scanPaths(model: JellyfinModel, kind: PluginKind, paths: string[], scanPlugin: ScanPlugin = 'targeted-scans'): (ScanResult & { path: string })[] {
   const seen = new Set<string>();
   const unique = paths.filter((p) => p.trim() && !seen.has(p.toLowerCase()) && seen.add(p.toLowerCase()));
   const depth = (p: string) => [...p].filter((c) => c === '/' || c === '\\').length;
   // Omniscan takes the paths all at once and answers them in the order sent (OC L166-183).
-  if (flavour === 'omniscan') return paths.map((p) => ({ path: p, ...scanPath(model, kind, p, flavour) }));
+  if (scanPlugin === 'omniscan') return paths.map((p) => ({ path: p, ...scanPath(model, kind, p, scanPlugin) }));
   return unique.sort((a, b) => depth(a) - depth(b)).map((p) => ({ path: p, ...scanPath(model, kind, p) }));
 }
 
@@ -156,10 +156,10 @@ function resolveForPlugin(model: JellyfinModel, path: string, parent: ModelItem)
  * ParentNotFound 404, anything else (Removed included) 500 with Status "Failed". Emby (EA L108-155): always 200, the
  * Status in the body, Removed and Failed included.
  */
-export function scanPathAnswer(kind: PluginKind, r: ScanResult, path: string, flavour: PluginFlavour = 'targeted-scans'): [number, object] {
+export function scanPathAnswer(kind: PluginKind, r: ScanResult, path: string, scanPlugin: ScanPlugin = 'targeted-scans'): [number, object] {
   const body = (status: string, message: string) => ({ ItemId: r.item?.Id ?? '', ItemName: r.item?.Name ?? '', Status: status, Path: '', Message: message });
   // Omniscan: always 200 with the result (OC L130); its Path is the item's, its Message says what it did (OS L305-330).
-  if (flavour === 'omniscan') return [200, { ...body(r.status, r.message ?? `${r.item?.Type ?? 'Item'} '${r.item?.Name ?? ''}' ${r.status === 'Existing' ? 'already in library.' : 'created successfully.'}`), Path: r.item?.Path ?? path }];
+  if (scanPlugin === 'omniscan') return [200, { ...body(r.status, r.message ?? `${r.item?.Type ?? 'Item'} '${r.item?.Name ?? ''}' ${r.status === 'Existing' ? 'already in library.' : 'created successfully.'}`), Path: r.item?.Path ?? path }];
   if (kind === 'emby') return [200, body(r.status, r.status)];
   if (r.status === 'Created') return [200, body('Created', 'Item created and metadata refresh queued')];
   if (r.status === 'Refreshed') return [200, body('Refreshed', 'Existing item found, metadata refresh queued')];
@@ -168,8 +168,8 @@ export function scanPathAnswer(kind: PluginKind, r: ScanResult, path: string, fl
 }
 
 /** The batch route's answer (TC L106-135; EA L83-106): 200, each result's Status the enum's own name, Removed included. */
-export function scanPathsAnswer(results: (ScanResult & { path: string })[], flavour: PluginFlavour = 'targeted-scans'): object {
-  const omniscan = flavour === 'omniscan';
+export function scanPathsAnswer(results: (ScanResult & { path: string })[], scanPlugin: ScanPlugin = 'targeted-scans'): object {
+  const omniscan = scanPlugin === 'omniscan';
   return { Results: results.map((r) => ({ ItemId: r.item?.Id ?? '', ItemName: r.item?.Name ?? '', Status: r.status, Path: omniscan ? (r.item?.Path ?? r.path) : r.path, Message: r.message ?? r.path })) };
 }
 

@@ -43,7 +43,7 @@ export interface FakeItem {
   Type?: string;
 }
 
-export interface MediaBrowserFlavourSpec {
+export interface MediaBrowserSpec {
   token: string;
   /** True when the request carries the token the way this server accepts it. */
   authorised(headers: IncomingMessage['headers'], token: string): boolean;
@@ -55,7 +55,7 @@ export interface MediaBrowserFlavourSpec {
   userId?: string;
 }
 
-export async function startFakeMediaBrowser(spec: MediaBrowserFlavourSpec): Promise<FakeMediaBrowser> {
+export async function startFakeMediaBrowser(spec: MediaBrowserSpec): Promise<FakeMediaBrowser> {
   const requests: RecordedRequest[] = [];
   let libraries = spec.libraries;
   let failure: { kind: Failure; path?: string; headers?: Record<string, string> } | null = null;

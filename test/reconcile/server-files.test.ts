@@ -6,7 +6,7 @@ import { PlexApi } from '../../src/targets/plex/api.js';
 import { sectionFiles } from '../../src/targets/plex/section-files.js';
 import { apiCaller } from '../../src/http/api-call.js';
 import { embyTarget } from '../../src/targets/emby.js';
-import { jellyfinFlavour, jellyfinTarget } from '../../src/targets/jellyfin.js';
+import { jellyfinServer, jellyfinTarget } from '../../src/targets/jellyfin.js';
 import { libraryFiles } from '../../src/targets/mediabrowser/library-files.js';
 import { episodeFile, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import { startJellyfinServer, type JellyfinServer } from '../fakes/jellyfin-server.js';
@@ -55,7 +55,7 @@ describe('the servers’ files, paged', () => {
     expect(asked[0].query).toMatchObject({ ParentId: library.id, Recursive: 'true', Fields: 'Path', StartIndex: '0', Limit: '500' });
     expect(asked[0].query.IncludeItemTypes.split(',')).toContain('Episode');
     // Two at a time: every page, by StartIndex and Limit, until TotalRecordCount.
-    const api = apiCaller({ who: 'jellyfin', url: jellyfin.url, urlKey: 'URL', headers: jellyfinFlavour.authHeaders(jellyfin.token), secrets: [], authHint: '' });
+    const api = apiCaller({ who: 'jellyfin', url: jellyfin.url, urlKey: 'URL', headers: jellyfinServer.authHeaders(jellyfin.token), secrets: [], authHint: '' });
     const paged = await all(libraryFiles(api, library, 2));
     expect(paged.map((p) => p.length)).toEqual([2, 2, 2]);
     expect(paged.flat().sort()).toEqual(pages.flat().sort());

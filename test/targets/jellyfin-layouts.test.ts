@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { episodeFile, movieFile, movieFolder, movieLibrary, seriesName, tvLibrary } from '../fakes/jellyfin-libraries.js';
 import type { JellyfinServer } from '../fakes/jellyfin-server.js';
-import type { PluginFlavour } from '../fakes/jellyfin-targeted-scan.js';
+import type { ScanPlugin } from '../fakes/jellyfin-targeted-scan.js';
 import { jellyfinService, radarrDownload, sonarrDownload, sonarrEpisodeDeleted, sonarrImport, type JellyfinService } from '../support/jellyfin-service.js';
 
 let t: JellyfinService | undefined;
@@ -21,10 +21,10 @@ const flatEpisode = (e: number) => `/tv/Flat/Flat - ${String(e).padStart(3, '0')
 /** Movies in an in-between folder below the location, as /movies/hd/<Movie>/<Movie>.mkv. */
 const hdMovie = (n: number) => `${movieFolder('/movies/hd', n)}/Movie ${String(n).padStart(5, '0')} (2020).mkv`;
 
-async function start(plugin: boolean, opts: { flavour?: PluginFlavour; locations?: string[] } = {}): Promise<JellyfinService> {
+async function start(plugin: boolean, opts: { scanPlugin?: ScanPlugin; locations?: string[] } = {}): Promise<JellyfinService> {
   t = await jellyfinService({
     plugin,
-    pluginFlavour: opts.flavour,
+    scanPlugin: opts.scanPlugin,
     msPerEntry: 2,
     msPerNewItem: 50,
     setup: (s) => {
@@ -202,7 +202,7 @@ describe('deletes', () => {
 
 describe('Omniscan on the plugin routes', () => {
   it('reads Existing as nothing to do and Error as a failure that falls back: new movies are items, a deleted episode goes, nothing is retried', async () => {
-    const { server, service, webhook, run, logged } = await start(true, { flavour: 'omniscan' });
+    const { server, service, webhook, run, logged } = await start(true, { scanPlugin: 'omniscan' });
     const added = movieFile('/movies', 9);
     server.model.writeFile(added);
     await webhook('radarr', radarrDownload(added));

@@ -47,7 +47,7 @@ export interface MediaBrowserOptions {
 }
 
 /** What makes a server Jellyfin or Emby. */
-export interface MediaBrowserFlavour {
+export interface MediaBrowserServer {
   kind: 'jellyfin' | 'emby';
   authHeaders(token: string): Record<string, string>;
   /** GET path that lists libraries and their folders. */
@@ -56,43 +56,43 @@ export interface MediaBrowserFlavour {
   parseLibraries(body: unknown): MediaBrowserLibrary[];
 }
 
-export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrowserOptions): Capabilities {
+export function mediaBrowserTarget(server: MediaBrowserServer, opts: MediaBrowserOptions): Capabilities {
   const clock = opts.clock ?? systemClock;
   const log = opts.logger ?? silentLogger;
-  const who = `${flavour.kind} '${opts.name}'`;
+  const who = `${server.kind} '${opts.name}'`;
   const api = apiCaller({
     who,
     url: opts.url,
     urlKey: opts.urlKey ?? entryUrlKey(opts.name),
-    headers: flavour.authHeaders(opts.token),
+    headers: server.authHeaders(opts.token),
     secrets: [opts.token],
     timeoutMs: opts.timeoutMs,
     fetch: opts.fetch,
     clock,
     logger: log,
     authHint: (path, status) =>
-      `check TOKEN${flavour.kind === 'jellyfin' && path === flavour.librariesPath && status === 403 ? ' (listing libraries needs an admin API key)' : ''}`,
+      `check TOKEN${server.kind === 'jellyfin' && path === server.librariesPath && status === 403 ? ' (listing libraries needs an admin API key)' : ''}`,
     // Emby serves its API below /emby; Jellyfin at the root, or below the Base URL set in Networking.
-    notFoundHint: flavour.kind === 'emby' ? 'check URL; Emby may need the /emby prefix' : "check URL: Jellyfin's address, with its Base URL when one is set (Dashboard → Networking)",
+    notFoundHint: server.kind === 'emby' ? 'check URL; Emby may need the /emby prefix' : "check URL: Jellyfin's address, with its Base URL when one is set (Dashboard → Networking)",
   });
   const list = new LibraryList<MediaBrowserLibrary>(async () => {
-    const libraries = flavour.parseLibraries(await api.json('GET', flavour.librariesPath, { cap: MEDIABROWSER_LIBRARIES }));
+    const libraries = server.parseLibraries(await api.json('GET', server.librariesPath, { cap: MEDIABROWSER_LIBRARIES }));
     log.debug({ target: opts.name, libraries }, 'library folders loaded');
     return libraries;
   }, clock);
   const scans = new MediaBrowserScans({
-    kind: flavour.kind,
+    kind: server.kind,
     name: opts.name,
     who,
-    method: opts.scanMethod ?? defaultScanMethod(flavour.kind),
+    method: opts.scanMethod ?? defaultScanMethod(server.kind),
     api,
     clock,
     log,
     rootHoldMs: opts.rootHoldMs,
-    librariesPath: flavour.librariesPath,
+    librariesPath: server.librariesPath,
   });
-  const auto = (opts.scanMethod ?? defaultScanMethod(flavour.kind)) === 'auto';
-  const follower = opts.follow ? mediaBrowserFollower({ kind: flavour.kind, librariesPath: flavour.librariesPath, name: opts.name, url: opts.url, token: opts.token }, { api, clock, log, scans, list }) : undefined;
+  const auto = (opts.scanMethod ?? defaultScanMethod(server.kind)) === 'auto';
+  const follower = opts.follow ? mediaBrowserFollower({ kind: server.kind, librariesPath: server.librariesPath, name: opts.name, url: opts.url, token: opts.token }, { api, clock, log, scans, list }) : undefined;
   const locate = async (file: string): Promise<ItemLocation> => {
     try {
       return await locateMediaBrowserItems(api, who, holders(await list.get({ holding: file }), file), file, opts.pageSize);
@@ -102,7 +102,7 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
   };
 
   return {
-    kind: flavour.kind,
+    kind: server.kind,
     // A library's own folder is its CollectionFolder item: its refresh (or the monitor's, or the plugin's) walks it all.
     wholeLibraryAtRoot: true,
     ...(follower ? { follower } : {}),
@@ -136,12 +136,12 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
       const found = await list.holding(path);
       if (found.holders.length === 0) return undefined;
       const scan = await scans.explain(path, found.all, false);
-      const notes = [realtimeMonitorNote(flavour.kind, found.holders), auto ? pluginNote(flavour.kind, scans.plugin.known()) : undefined].filter(Boolean);
+      const notes = [realtimeMonitorNote(server.kind, found.holders), auto ? pluginNote(server.kind, scans.plugin.known()) : undefined].filter(Boolean);
       return `${scan}${notes.map((n) => `. ${n}`).join('')}`;
     },
 
     // From the list as last read (the probe reads it): never a request of its own.
-    serverNotes: () => [realtimeMonitorNote(flavour.kind, list.known() ?? []), auto ? pluginNote(flavour.kind, scans.plugin.known()) : undefined].filter((n): n is string => n !== undefined),
+    serverNotes: () => [realtimeMonitorNote(server.kind, list.known() ?? []), auto ? pluginNote(server.kind, scans.plugin.known()) : undefined].filter((n): n is string => n !== undefined),
 
     locate,
     refreshItem: refreshingItems(locate, (id) => refreshMediaBrowserItem(api, id), (err) => api.itemRetry(err)),
@@ -161,15 +161,15 @@ export function mediaBrowserTarget(flavour: MediaBrowserFlavour, opts: MediaBrow
 }
 
 /** The Jellyfin or Emby kind of the table: both read the same keys. */
-export function mediaBrowserKind(flavour: MediaBrowserFlavour) {
+export function mediaBrowserKind(server: MediaBrowserServer) {
   return targetKind({
     keys: () => ({
       /** How a folder reaches the library (docs/targets.md); unset: auto on Jellyfin, media-updated on Emby. */
       SCAN_METHOD: optional(choice(SCAN_METHODS)),
     }),
-    requires: { URL: needsUrl(flavour.kind), TOKEN: needsToken(flavour.kind) },
+    requires: { URL: needsUrl(server.kind), TOKEN: needsToken(server.kind) },
     build: (entry, ctx) =>
-      mediaBrowserTarget(flavour, { name: entry.NAME, url: entry.URL ?? '', urlKey: ctx.urlKey, token: entry.TOKEN ?? '', scanMethod: entry.SCAN_METHOD, clock: ctx.clock, logger: ctx.logger, fetch: ctx.fetch, follow: true }),
+      mediaBrowserTarget(server, { name: entry.NAME, url: entry.URL ?? '', urlKey: ctx.urlKey, token: entry.TOKEN ?? '', scanMethod: entry.SCAN_METHOD, clock: ctx.clock, logger: ctx.logger, fetch: ctx.fetch, follow: true }),
   });
 }
 
