@@ -19,6 +19,12 @@ import type { ItemFolders, ItemFolderSet } from './item-folders.js';
 const MOST_GONE = 0.5;
 /** A list that stays that small this long is the app's library as it now is: taken as the baseline, nothing queued. */
 export const SHRUNK_TAKEN_MS = 24 * 3_600_000;
+/**
+ * The list is read at most this often, however short CATCH_UP_INTERVAL: it is the whole library, and what it finds
+ * (a delete whose webhook was missed) loses nothing by waiting a minute, while an app asked every second for a list
+ * of tens of MB would keep the relay busy reading it.
+ */
+export const LIST_EVERY_MS = 60_000;
 
 export interface ItemDeletes {
   /** What the delete webhooks would have queued: one request per folder gone. */
@@ -49,6 +55,8 @@ export class DeletedItems {
   private shrunkSince: number | undefined;
   /** Since when the list has been more than half again as large as the one kept (ms, the relay's clock). */
   private grewSince: number | undefined;
+  /** When the list was last asked for (ms, the relay's clock). */
+  private askedAt = -Infinity;
 
   constructor(private readonly deps: DeletedItemsDeps) {}
 
@@ -56,6 +64,8 @@ export class DeletedItems {
   async read(arr: ArrApp, source: Source): Promise<ItemDeletes | undefined> {
     const { app, client, store, clock, logger } = this.deps;
     const noun = arr.library.slice(1);
+    if (clock.now() - this.askedAt < LIST_EVERY_MS) return undefined;
+    this.askedAt = clock.now();
     let folders: string[];
     try {
       folders = await client.libraryFolders(arr.library);

@@ -89,6 +89,25 @@ describe.each(APPS)('$type: an item deleted while scanrelay was down', (app) => 
 describe('the item list, bounded', () => {
   const show = (n: number) => `/tv/Show ${n}`;
 
+  // Issue 52: a 31 MiB list asked for at every catch-up of a second kept the relay busy reading it.
+  it('is asked for at most once a minute, however often the history is read', async () => {
+    h = await arrHarness(['sonarr']);
+    const [sonarr] = h.apps;
+    sonarr.addItem(show(1));
+    sonarr.addItem(show(2));
+    const asked = (path: string) => sonarr.requests.filter((r) => r.path === `${sonarr.api}${path}`).length;
+    for (let s = 0; s < 120; s++) {
+      await h.arr.catchUp();
+      if (s === 30) sonarr.deleteItem(show(2));
+      h.clock.advance(1_000);
+    }
+    // Every catch-up but the first (which only sets where the history starts) reads the history.
+    expect(asked('/history')).toBe(119);
+    expect(asked('/series')).toBe(2);
+    // The delete made in between is found at the next list, not lost.
+    expect(queued(h).map((f) => f.folder)).toEqual(['/data/media/tv/Show 2']);
+  });
+
   it('a list that lost more than half its items at once is one WARN, queues nothing and keeps the last list; taken as it is after a day', async () => {
     h = await arrHarness(['sonarr']);
     const [sonarr] = h.apps;
@@ -114,6 +133,7 @@ describe('the item list, bounded', () => {
 
     // A library that really shrank: after a day of answering so, it is the list, and nothing of it was queued.
     sonarr.library = whole.slice(8);
+    h.clock.advance(300_000);
     await h.arr.catchUp();
     h.clock.advance(24 * 3_600_000);
     await h.arr.catchUp();
