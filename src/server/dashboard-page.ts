@@ -35,7 +35,7 @@ export interface DashboardView {
   /** ARR: each app × media server as last reconciled. */
   reconcile?: ReconcileView;
   /** The outcome of the action just taken (after a form POST). */
-  said?: string;
+  notice?: string;
   /** A security problem to fix, shown above everything (a weak SERVER_PASS). */
   alert?: string;
   /** The last 24 hours in numbers (src/server/chart-data.ts), drawn by src/server/charts.ts. */
@@ -49,7 +49,7 @@ const style = `
   ${HEADER_STYLE}
   h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
   .live { font-size: .85rem; color: #888; } .live[data-state=on]::before { content: '● '; color: var(--ok); }
-  .said { padding: .5rem .8rem; border-left: .3rem solid var(--accent); background: #2f6fde1a; border-radius: .3rem; }
+  .notice { padding: .5rem .8rem; border-left: .3rem solid var(--accent); background: #2f6fde1a; border-radius: .3rem; }
   .held { padding: .5rem .8rem; border-left: .3rem solid var(--bad); background: #c93c3c1a; border-radius: .3rem; }
   ul.cards { list-style: none; padding: 0; margin: 0; display: grid; gap: .6rem; }
   .card { border: 1px solid var(--line); border-radius: .5rem; padding: .6rem .8rem; }
@@ -291,7 +291,7 @@ export function dashboardPage(v: DashboardView): string {
     `${pageHeader('Dashboard', { extra: '<span class="live" id="live-status" role="status" aria-live="polite">Not live</span>' })}
 <main>
   ${v.alert ? `<p class="held" role="alert" id="security-alert">${h(v.alert)}</p>` : ''}
-  ${v.said ? `<p class="said" role="status">${h(v.said)}</p>` : ''}
+  ${v.notice ? `<p class="notice" role="status">${h(v.notice)}</p>` : ''}
   <div id="live">${dashboardLive(v)}</div>
 </main>`,
     liveScript,

@@ -26,7 +26,7 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
   // The app is built as the service starts: the processor's and the apps' counts start with it.
   const startedAt = clock.now();
   app.addHook('onClose', async () => failures.close());
-  const view = (said?: string): DashboardView => ({
+  const view = (notice?: string): DashboardView => ({
     alert,
     now: clock.now(),
     startedAt,
@@ -40,7 +40,7 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     notify: notifyView(deps),
     apps: appsView(deps),
     reconcile: reconcileView(deps),
-    said,
+    notice,
     charts: chartData(deps.queue.db, clock.now(), { failures: failures.list() }),
   });
   // The page templates and charts load when a page is first asked for: an idle relay never draws one.
@@ -49,8 +49,8 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
   const html = (reply: FastifyReply, body: string) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
 
-  app.get<{ Params: Params; Querystring: { said?: string } }>('/:secret/dashboard', secret, async (req, reply) =>
-    html(reply, (await pages()).dashboardPage(view(typeof req.query.said === 'string' ? keepStart(req.query.said, 500) : undefined))),
+  app.get<{ Params: Params; Querystring: { notice?: string } }>('/:secret/dashboard', secret, async (req, reply) =>
+    html(reply, (await pages()).dashboardPage(view(typeof req.query.notice === 'string' ? keepStart(req.query.notice, 500) : undefined))),
   );
   app.get<{ Params: Params }>('/:secret/dashboard/live', secret, async (_req, reply) => html(reply, (await pages()).dashboardLive(view())));
 
@@ -59,9 +59,9 @@ export const dashboardRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) =>
     app.post<{ Params: Params; Body: { folder?: unknown } }>(`/:secret/dashboard/${action}`, secret, async (req, reply) => {
       const folder = typeof req.body?.folder === 'string' ? req.body.folder : '';
       const result = await (action === 'scan-now' ? actions.scanNow(folder) : action === 'retry' ? actions.retry(folder) : actions.drop(folder));
-      const said = result.ok ? `${result.done}: ${result.folder}` : result.error;
+      const notice = result.ok ? `${result.done}: ${result.folder}` : result.error;
       // Post/redirect/get: a reload does not repeat the action. Relative, so the secret is not repeated either.
-      return reply.code(303).header('location', `../dashboard?said=${encodeURIComponent(said)}`).send();
+      return reply.code(303).header('location', `../dashboard?notice=${encodeURIComponent(notice)}`).send();
     });
   }
 

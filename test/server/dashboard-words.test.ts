@@ -21,9 +21,9 @@ describe('words on the dashboard and in the answers', () => {
   it('what an action said, echoed from the URL, is cut to 500 characters on a character, never half an emoji', async () => {
     t = await testService();
     const said = `${'x'.repeat(499)}${'😀'.repeat(10)}`;
-    const page = (await t.service.app.inject({ url: `/${SECRET}/dashboard?said=${encodeURIComponent(said)}` })).body;
+    const page = (await t.service.app.inject({ url: `/${SECRET}/dashboard?notice=${encodeURIComponent(said)}` })).body;
     expect(page).not.toContain('\ufffd');
-    expect(page).toContain(`<p class="said" role="status">${'x'.repeat(499)}</p>`);
+    expect(page).toContain(`<p class="notice" role="status">${'x'.repeat(499)}</p>`);
   });
 
   it('a path in no library: listed under "unmatched" (not "queued") in the answer, and counted as unmatched in /metrics', async () => {

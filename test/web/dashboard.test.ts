@@ -61,7 +61,7 @@ describe('dashboard and doctor in Chromium', () => {
     t.plex.onDisk.add('/data/media/movies/Heat (1995)/Heat.mkv');
     await card.getByRole('button', { name: 'Scan now: /data/media/movies/Heat (1995)' }).click();
     await card.getByRole('button', { name: 'Yes, scan now /data/media/movies/Heat (1995)' }).click();
-    await expect.poll(() => page.locator('.said').textContent()).toContain('Scanning now: /data/media/movies/Heat (1995)');
+    await expect.poll(() => page.locator('.notice').textContent()).toContain('Scanning now: /data/media/movies/Heat (1995)');
     await expect.poll(() => t.plex.refreshes, { timeout: 5000 }).toEqual([{ section: '1', path: '/data/media/movies/Heat (1995)' }]);
     const done = page.locator('#history li', { hasText: '/data/media/movies/Heat (1995)' });
     await expect.poll(() => done.count(), { timeout: 10_000 }).toBe(1);
@@ -77,7 +77,7 @@ describe('dashboard and doctor in Chromium', () => {
     const card = page.locator('#queue li', { hasText: '/data/media/tv/Show/Season 01' });
     await card.getByRole('button', { name: 'Drop: /data/media/tv/Show/Season 01' }).click();
     await card.getByRole('button', { name: 'Yes, drop /data/media/tv/Show/Season 01' }).click();
-    await expect.poll(() => page.locator('.said').textContent()).toContain('Dropped');
+    await expect.poll(() => page.locator('.notice').textContent()).toContain('Dropped');
     expect(t.service.queue.count()).toBe(0);
   });
 
@@ -130,6 +130,6 @@ describe('dashboard and doctor in Chromium', () => {
     await page.unroute('**/dashboard/live');
     expect(await card.locator('details[open]').count()).toBe(1);
     await card.getByRole('button', { name: `Yes, scan now ${folder}` }).click();
-    await expect.poll(() => page.locator('.said').textContent()).toContain(`Scanning now: ${folder}`);
+    await expect.poll(() => page.locator('.notice').textContent()).toContain(`Scanning now: ${folder}`);
   });
 });
