@@ -242,7 +242,7 @@ describe.skipIf(!committed)(`the README, from clone to a scan on the dashboard${
       await card.getByRole('button', { name: `Scan now: ${folder}` }).click();
       mkdirSync(join(work, 'mnt', 'media', 'TV', 'Some Show', 'Season 02'), { recursive: true });
       await card.getByRole('button', { name: `Yes, scan now ${folder}` }).click();
-      await expect.poll(() => page.locator('.said').textContent(), { timeout: 10_000 }).toContain(`Scanning now: ${folder}`);
+      await expect.poll(() => page.locator('.notice').textContent(), { timeout: 10_000 }).toContain(`Scanning now: ${folder}`);
       await expect.poll(() => plex.refreshes.map((r) => r.path), { timeout: 30_000 }).toContain(folder);
       await expect.poll(() => page.locator('#history li', { hasText: folder }).count(), { timeout: 30_000 }).toBe(1);
 
