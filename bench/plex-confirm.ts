@@ -10,7 +10,7 @@ import pino from 'pino';
 import { systemClock } from '../src/clock.js';
 import { PlexApi } from '../src/targets/plex/api.js';
 import { NO_AFTER_SCAN } from '../src/targets/plex/after-scan.js';
-import type { PlexTicket } from '../src/targets/plex/follow/follow-state.js';
+import type { PlexTicket } from '../src/targets/plex/follow/follow-up.js';
 import { PlexFollower } from '../src/targets/plex/follow/follower.js';
 import { PlexNotifications } from '../src/targets/plex/follow/notifications.js';
 import { PlexScanWatch } from '../src/targets/plex/follow/scan-watch.js';

@@ -87,6 +87,10 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
     this.socket.open(() => this.following);
   }
 
+  protected open(): void {
+    if (this.values().length) this.followed();
+  }
+
   protected ended(f: MediaBrowserFollowUp, left: number): void {
     const seen = f.seen;
     if (seen?.how === 'socket' || (seen?.how === 'listing' && seen.listed.state === 'found')) this.opts.watch?.observed(f.ticket.file);

@@ -7,7 +7,7 @@ import { NO_AFTER_SCAN, trashWanted, type AfterScanSettings, type DeletedCounter
 import { PlexApi } from './api.js';
 import { waitUntilPlexAnswers } from './availability.js';
 import type { FileInLibrary } from './confirm.js';
-import type { PlexTicket } from './follow/follow-state.js';
+import type { PlexTicket } from './follow/follow-up.js';
 import { PlexFollower } from './follow/follower.js';
 import { MatchFixer } from './match.js';
 import { PlexNotifications } from './follow/notifications.js';
@@ -65,7 +65,7 @@ export interface PlexTargetOptions {
    * Off when left out, so a target built by hand polls /activities only; the config turns it on by default.
    */
   notifications?: false | { dial?: Dial; firstBackoffMs?: number; maxBackoffMs?: number; liveness?: Partial<Liveness> };
-  /** How long a scan may stay outstanding with its sections idle in /activities (src/targets/plex/follow/poll.ts RELEASE_AFTER_MS). */
+  /** How long a scan may stay outstanding with its sections idle in /activities (src/targets/plex/follow/poll.ts, RELEASE_AFTER_MS). */
   releaseAfterMs?: number;
 }
 
@@ -132,7 +132,7 @@ export class PlexTarget implements Capabilities {
       this.follower.watchScans(matches.map((s) => s.id));
       for (const section of matches) {
         await this.api.refresh(section.id, folder);
-        // Counted the moment Plex took it, in the order it took them (the follower's line, per section).
+        // Counted the moment Plex took it, in the order it took them (the follower's queue of scans, per section).
         const placed = this.follower.accepted(section.id);
         accepted = accepted ? { ...accepted, seq: { ...accepted.seq, ...placed.seq } } : placed;
       }
