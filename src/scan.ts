@@ -276,6 +276,11 @@ export interface Follower {
   superseded?(ticket: unknown): void;
   /** Items currently followed (health, tests). */
   readonly size: number;
+  /**
+   * The folders whose scan the server still holds for us: followed, or judged and their outcome not yet recorded.
+   * For a server that counts what it holds (`Target.outstanding`), such a folder is not sent again meanwhile.
+   */
+  heldFolders?(): number[];
   /** Its notification socket, when it has one (health, the dashboard). */
   socketStatus?(): SocketStatus | undefined;
   stop(): Promise<void>;

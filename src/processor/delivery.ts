@@ -69,7 +69,7 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
     state.scanned++;
     const again = row.rescans > 0 ? ' once more' : '';
     logger.info({ target: name, folder: row.folder, detail: outcome.detail }, `Scanned '${row.folder}'${again} on ${name}${outcome.detail ? ` (${outcome.detail})` : ''}.`);
-    await deps.followUps.handOver(state.target, row, outcome, now, () => deps.backlog.accepted(state.target, row.id));
+    await deps.followUps.handOver(state.target, row, outcome, now);
   } else if (outcome.status === 'unmatched') {
     const detail = `'${row.folder}' is in no library of ${name}, so nothing was scanned there.\n${outcome.detail} ${explainHint(row)}`;
     logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail} ${explainHint(row)}`);

@@ -74,14 +74,10 @@ export class Processor {
       rescanDelayMs: deps.settings.fileCheckDelayMs,
       onRescan: (at) => this.wake(at),
       // A follow-up ended: its folder may go again.
-      onEnded: (target, item) => {
-        this.backlog.ended(target, item.ref.folderId);
-        this.wake();
-      },
+      onEnded: () => this.wake(),
       // A scan's end was seen: its target has room under the cap now, while its file is still judged.
       onFreed: () => this.wake(),
     });
-    this.backlog.resume(deps.targets, deps.queue);
   }
 
   get targetNames(): string[] {

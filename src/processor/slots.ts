@@ -26,7 +26,7 @@ export function checkRoom(states: TargetState[], queue: Queue, backlog: ServerBa
     if (!state.up) continue;
     anyUp = true;
     const want = LOOKAHEAD * slotsOf(state.target);
-    room = Math.max(room, want - queue.pendingCount(state.target.name, want, backlog.heldFolders(state.target.name)));
+    room = Math.max(room, want - queue.pendingCount(state.target.name, want, backlog.heldFolders(state.target)));
   }
   return anyUp ? room : Number.POSITIVE_INFINITY;
 }
@@ -42,7 +42,7 @@ export function fillSlots(state: TargetState, now: number, queue: Queue, backlog
   let free = Math.min(limit - state.inFlight.size, room);
   if (free <= 0) return;
   if (pause > 0 && now < state.lastFinishedAt + pause) return;
-  const held = backlog.heldFolders(state.target.name);
+  const held = backlog.heldFolders(state.target);
   const rows = queue.pendingFor(state.target.name, free, [...state.inFlight, ...held]);
   for (const row of rows) launch(row);
   // Nothing could go but folders held behind their previous scan: the end of one of those scans wakes the loop.

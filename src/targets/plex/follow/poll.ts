@@ -7,10 +7,12 @@
 // end, and both are per section, not per folder.
 import { PLEX_ACTIVITIES } from '../../../http/answer-caps.js';
 import { ApiRefusal } from '../../../http/api-call.js';
+import type { Clock } from '../../../clock.js';
 import { ConditionLog } from '../../../log/condition.js';
+import type { Logger } from '../../../log/logger.js';
 import type { PlexApi } from '../api.js';
-import type { PlexFollowerOptions } from './follower.js';
 import type { PlexFollowUp } from './follow-up.js';
+import type { PlexScanWatch } from './scan-watch.js';
 
 /**
  * How long a scan may stay outstanding before /activities is asked about it even while the socket is trusted:
@@ -40,7 +42,7 @@ export class FollowPoll {
   private unreachable?: string;
   private activitiesMissing = false;
 
-  constructor(private readonly opts: Pick<PlexFollowerOptions, 'api' | 'clock' | 'logger' | 'pollMs' | 'watch' | 'releaseAfterMs'>) {
+  constructor(private readonly opts: { api: PlexApi; clock: Clock; logger: Logger; pollMs: number; watch?: PlexScanWatch; releaseAfterMs?: number }) {
     this.said = new ConditionLog({ logger: opts.logger, clock: opts.clock });
   }
 

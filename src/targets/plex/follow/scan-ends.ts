@@ -4,13 +4,14 @@
 // the file of a later slot, which the passed slot's folder does not cover (a scan merged, dropped or run out of
 // turn), contradicts the count: the section's follow-ups are judged by their files, and the poll asks /activities
 // until the section is idle to count again. An end with nothing of ours left to end is not counted (scan-queue.ts).
+import type { Clock } from '../../../clock.js';
 import { ConditionLog } from '../../../log/condition.js';
+import type { Logger } from '../../../log/logger.js';
 import { isInside, parentFolder } from '../../../paths/folder.js';
-import type { PlexFollowerOptions } from './follower.js';
 import type { PlexEvent, PlexFollowUp, PlexTicket } from './follow-up.js';
 import { itemsOfScans, type ItemFiles, type PlexGet } from './item-files.js';
 import { acceptedAt } from './poll.js';
-import type { EndedScan } from './scan-watch.js';
+import type { EndedScan, PlexScanWatch } from './scan-watch.js';
 import type { ScanQueues } from './scan-queue.js';
 
 /** A scan that ended this long before its delivery was recorded can still be the delivery's (clocks of one process). */
@@ -39,7 +40,7 @@ export class ScanEnds {
   private readonly owned = new WeakSet<PlexFollowUp>();
 
   constructor(
-    private readonly opts: PlexFollowerOptions,
+    private readonly opts: { clock: Clock; logger: Logger; watch?: PlexScanWatch },
     private readonly get: PlexGet,
     private readonly queues: ScanQueues,
     private readonly book: FollowUpBook,
