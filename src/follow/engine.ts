@@ -8,7 +8,9 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log/logger.js';
 import type { Follower, FollowItem, FollowResult } from '../scan.js';
-import { reportFollowUp, type RecordOutcome } from './report.js';
+
+/** Hands a follower's outcome to the follow-up stage. */
+export type RecordOutcome = (item: FollowItem, result: FollowResult) => Promise<void>;
 
 /** What every follow-up carries; a server's follow-up adds what it learns. */
 export interface FollowUp<Ticket = unknown> {
@@ -144,7 +146,10 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
     if (judged) this.handing.delete(keyOf(item));
     else this.finishing++;
     try {
-      await reportFollowUp(this.done, item, result, this.engine.logger);
+      await this.done?.(item, result);
+    } catch (err) {
+      // The queue file busy or full: the delivery stays `following` there, so the next start follows it again.
+      this.engine.logger.error({ folder: item.folder, err: String(err) }, `could not record the follow-up of '${item.folder}'; it is followed again after a restart`);
     } finally {
       this.finishing--;
     }

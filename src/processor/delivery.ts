@@ -13,7 +13,6 @@ import { holders } from '../targets/library-list.js';
 import type { Availability, TargetState } from './availability.js';
 import { backoffDelay } from './backoff.js';
 import { askedHold, holdServer } from './server-hold.js';
-import type { ServerBacklog } from './server-backlog.js';
 import type { ProcessorSettings } from './settings.js';
 import { typed } from '../version.js';
 
@@ -28,7 +27,6 @@ export interface DeliveryDeps {
   followUps: FollowStage;
   availability: Availability;
   /** Scans each server holds unfinished, by folder. */
-  backlog: ServerBacklog;
   /** Every target's name: a folder is finished when each has a final delivery. */
   targetNames: string[];
   /** The folder as the server should be asked (the row is keyed in NFC). */

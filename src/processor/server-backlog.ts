@@ -11,41 +11,28 @@ import type { TargetHealth, TargetState } from './availability.js';
 /** Scans a server may hold unfinished when MAX_OUTSTANDING is unset: see docs/configuration.md. */
 export const DEFAULT_MAX_OUTSTANDING = 8;
 
-export class ServerBacklog {
-  /** The cap of a target that can tell its outstanding scans; undefined for one that cannot (no limit). */
-  cap(target: Target): number | undefined {
-    return target.outstanding ? (target.maxOutstanding ?? DEFAULT_MAX_OUTSTANDING) : undefined;
-  }
+/** The cap of a target that can tell its outstanding scans; undefined for one that cannot (no limit). */
+export const capOf = (target: Target): number | undefined => (target.outstanding ? (target.maxOutstanding ?? DEFAULT_MAX_OUTSTANDING) : undefined);
 
-  /** Scans the server holds unfinished (0 for a target that cannot tell). */
-  outstanding(target: Target): number {
-    return target.outstanding?.() ?? 0;
-  }
+/**
+ * How many more scans may go to the target now, beyond the `inFlight` deliveries already being asked (each may
+ * become outstanding): Infinity for a target without the capability.
+ */
+export function serverRoom(target: Target, inFlight: number): number {
+  const cap = capOf(target);
+  return cap === undefined ? Number.POSITIVE_INFINITY : Math.max(0, cap - (target.outstanding?.() ?? 0) - inFlight);
+}
 
-  /**
-   * How many more scans may go to the target now, beyond the `inFlight` deliveries already being asked (each may
-   * become outstanding): Infinity for a target without the capability.
-   */
-  room(target: Target, inFlight: number): number {
-    const cap = this.cap(target);
-    if (cap === undefined) return Number.POSITIVE_INFINITY;
-    return Math.max(0, cap - this.outstanding(target) - inFlight);
-  }
+/**
+ * The target's folders held behind their previous scan: the queue's reads pass over them, so however many there
+ * are they neither fill the checks' lookahead nor keep the folders behind them from the server.
+ */
+export const heldFolders = (target: Target): number[] => (target.outstanding ? (target.follower?.heldFolders?.() ?? []) : []);
 
-  /**
-   * The target's folders held behind their previous scan: the queue's reads pass over them, so however many there
-   * are they neither fill the checks' lookahead nor keep the folders behind them from the server.
-   */
-  heldFolders(target: Target): number[] {
-    return target.outstanding ? (target.follower?.heldFolders?.() ?? []) : [];
-  }
-
-  /** What health shows of it: the server's outstanding scans and cap, and how long our next due folder has waited. */
-  pressure(state: TargetState, queue: Queue, now: number): Pick<TargetHealth, 'outstanding' | 'maxOutstanding' | 'dueWaitMs'> {
-    const name = state.target.name;
-    const due = queue.pendingFor(name, this.heldFolders(state.target).length + 1, state.inFlight);
-    const oldest = due.reduce((t, r) => Math.min(t, r.dueAt), now);
-    const cap = this.cap(state.target);
-    return { ...(cap === undefined ? {} : { outstanding: this.outstanding(state.target), maxOutstanding: cap }), dueWaitMs: Math.max(0, now - oldest) };
-  }
+/** What health shows of it: the server's outstanding scans and cap, and how long our next due folder has waited. */
+export function pressure(state: TargetState, queue: Queue, now: number): Pick<TargetHealth, 'outstanding' | 'maxOutstanding' | 'dueWaitMs'> {
+  const due = queue.pendingFor(state.target.name, heldFolders(state.target).length + 1, state.inFlight);
+  const oldest = due.reduce((t, r) => Math.min(t, r.dueAt), now);
+  const cap = capOf(state.target);
+  return { ...(cap === undefined ? {} : { outstanding: state.target.outstanding?.() ?? 0, maxOutstanding: cap }), dueWaitMs: Math.max(0, now - oldest) };
 }
