@@ -32,7 +32,7 @@ export interface FollowStageDeps {
   onRescan: (dueAt: number) => void;
   /** A follow-up ended (whatever came of it, superseded ones too): its folder may be sent again. */
   onEnded?: () => void;
-  /** A followed scan's end was seen, before its file is judged: its place at the server is free. */
+  /** A followed scan's end was seen, before its file is judged: its slot at the server is free. */
   onFreed?: (target: string) => void;
 }
 

@@ -108,7 +108,7 @@ export class MediaSocket {
   /** Ends the wait between two pings early: scans became outstanding (heedNow). */
   private heed?: () => void;
   /** The last frame or pong of the socket now open; undefined until its first. */
-  private heardAt?: number;
+  private answeredAt?: number;
   /** The last frame or pong of any socket, for health. */
   private lastFrameAt?: number;
   /** Failed attempts in a row (0 while connected): how long the next wait is. */
@@ -142,7 +142,7 @@ export class MediaSocket {
     await this.loop;
   }
 
-  /** Its state, why it is not open, and when it last heard the server (health, the dashboard). */
+  /** Its state, why it is not open, and when the server last answered on it (health, the dashboard). */
   status(): SocketStatus {
     return { state: this.state, ...(this.lastFrameAt !== undefined ? { lastFrameAt: this.lastFrameAt } : {}), ...(this.why && this.state === 'reconnecting' ? { why: this.why } : {}) };
   }
@@ -184,7 +184,7 @@ export class MediaSocket {
     return new Promise((resolve) => {
       const socket = dial(this.opts.url, this.opts.headers ?? {});
       this.socket = socket;
-      this.heardAt = undefined;
+      this.answeredAt = undefined;
       let dead: string | undefined;
       const kill = (why: string) => {
         dead = why;
@@ -193,13 +193,13 @@ export class MediaSocket {
       socket.on('open', () => {
         if (this.socket !== socket) return;
         if (this.liveness) void this.watchLife(socket, this.liveness, kill);
-        else this.heard(socket);
+        else this.answered(socket);
       });
       socket.on('text', (text) => {
-        if (!this.heard(socket)) return;
+        if (!this.answered(socket)) return;
         this.opts.onText(text);
       });
-      socket.on('pong', () => this.heard(socket));
+      socket.on('pong', () => this.answered(socket));
       socket.on('close', (closed) => {
         if (this.socket === socket) this.socket = undefined;
         const why = dead ?? closed;
@@ -213,9 +213,9 @@ export class MediaSocket {
   }
 
   /** A frame or pong of `socket`; the first makes it alive. False for a socket no longer ours. */
-  private heard(socket: SocketLike): boolean {
+  private answered(socket: SocketLike): boolean {
     if (this.socket !== socket) return false;
-    this.heardAt = this.lastFrameAt = this.opts.clock.now();
+    this.answeredAt = this.lastFrameAt = this.opts.clock.now();
     if (!this.connected) {
       this.connected = true;
       this.state = 'open';
@@ -239,12 +239,12 @@ export class MediaSocket {
       // Not cut short by heedNow: a deadline ended early would find a live socket silent.
       await this.wait(live.pongDeadlineMs);
       if (this.socket !== socket) return;
-      if (this.heardAt === undefined || this.heardAt < pingedAt) {
+      if (this.answeredAt === undefined || this.answeredAt < pingedAt) {
         return kill(this.connected ? `it went silent: no frame and no pong within ${within} of a ping` : `it opened but answered no ping within ${within}`);
       }
       for (;;) {
         const every = (this.opts.busy?.() ?? true) ? live.pingMs : live.idlePingMs;
-        const quiet = clock.now() - this.heardAt;
+        const quiet = clock.now() - this.answeredAt;
         if (quiet >= every) break;
         await this.quiet(every - quiet);
         if (this.socket !== socket) return;

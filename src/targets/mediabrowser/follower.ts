@@ -150,7 +150,7 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
     return this.opts.watch?.busy() ?? false;
   }
 
-  /** The ids heard so far, in batches, until none wait or nothing is followed any more. */
+  /** The ids named so far, in batches, until none wait or nothing is followed any more. */
   private async readChanged(): Promise<void> {
     this.readingChanged = true;
     try {

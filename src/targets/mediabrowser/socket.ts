@@ -116,7 +116,7 @@ export class MediaBrowserSocket {
     this.socket.start();
   }
 
-  /** The socket's state and when it last heard the server (health). */
+  /** The socket's state and when the server last answered on it (health). */
   status(): SocketStatus {
     return this.socket.status();
   }

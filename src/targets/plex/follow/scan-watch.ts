@@ -99,7 +99,7 @@ export class PlexScanWatch {
     await this.notifications.stop();
   }
 
-  /** The socket's state and when it last heard Plex (health). */
+  /** The socket's state and when it last had a frame from Plex (health). */
   status(): SocketStatus {
     return this.notifications.socket.status();
   }
@@ -134,7 +134,7 @@ export class PlexScanWatch {
     return () => this.listeners.delete(fn);
   }
 
-  /** Called each time the socket (re)opens: ends heard before are no guide to what ended meanwhile. */
+  /** Called each time the socket (re)opens: ends seen before are no guide to what ended meanwhile. */
   onConnected(fn: () => void): () => void {
     this.connectListeners.add(fn);
     return () => this.connectListeners.delete(fn);
