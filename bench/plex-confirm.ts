@@ -96,7 +96,7 @@ async function viaNotifications(): Promise<Result> {
   const api = new PlexApi({ url: plex.url, token: plex.token, fetch: countingFetch(count) });
   const logger = pino({ level: 'silent' });
   const notifications = new PlexNotifications({ url: plex.url, token: plex.token, clock: systemClock });
-  const follower = new PlexFollower({ ...defaults(api, logger), watch: new PlexScanWatch(notifications, systemClock, logger, plex.url) });
+  const follower = new PlexFollower({ ...defaults(api, logger), watch: new PlexScanWatch(notifications, systemClock) });
   const r = await follow(plex, folders, endedAt, follower, async () => {
     await until(() => notifications.connected);
   });

@@ -2,11 +2,14 @@
 // injected clock, alive only once the server answered on it, and ended when a ping goes unanswered (a NAT or
 // proxy that forgets the connection leaves a socket that looks open and hears nothing, which would hide the very
 // fallback that polling is there for, and stall back-pressure on scan ends that never come).
-// Plex (src/targets/plex/follow/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser/socket.ts) speak through it.
+// Plex (src/targets/plex/follow/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser/socket.ts) extend it
+// with how they read their frames; it tells its subscribers those events, and when it opens and closes.
 import type { WebSocket } from 'ws';
 import { NOTIFICATION_FRAME } from './answer-caps.js';
 import type { Clock } from '../clock.js';
+import type { Logger } from '../log/logger.js';
 import type { SocketState, SocketStatus } from '../scan.js';
+import { splitUserinfo } from './url-credentials.js';
 
 /** The little of a websocket this module uses, so tests can hand it a fake one. */
 export interface SocketLike {
@@ -76,6 +79,15 @@ const wsDial = (WebSocket: typeof import('ws').WebSocket): Dial => (url, headers
   } as SocketLike;
 };
 
+/** The websocket URL at `path` below a server's base URL (http → ws, https → wss); a `user:pass@` in it comes back as Basic auth. */
+export function socketUrl(base: string, path: string): { url: URL; authorization?: string } {
+  const written = splitUserinfo(base);
+  const url = new URL(written.url);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.pathname = url.pathname.replace(/\/$/, '') + path;
+  return { url, authorization: written.authorization };
+}
+
 let loadedDial: Promise<Dial> | undefined;
 /**
  * The `ws` dial, imported when the first socket is dialled: a relay that never opens one (no scan sent yet, or
@@ -95,12 +107,19 @@ export interface MediaSocketOptions {
   liveness?: Partial<Liveness> | false;
   /** Scans are outstanding: pings at `pingMs`, not `idlePingMs`. Always, when left out (a socket open only while needed). */
   busy?: () => boolean;
-  onText(text: string): void;
-  /** Told when the socket is alive (its first frame or pong) and when it closes (with why), for the follower's fallback. */
-  onState?(connected: boolean, why?: string): void;
+  /** Said once per outage: the socket is down (`name`, e.g. "Plex's notification socket at …") and what stands in `meanwhile`. */
+  say?: { logger: Logger; name: string; meanwhile: string };
 }
 
-export class MediaSocket {
+/** The socket is alive (events flow from now on) or closed (events may be missed until it reopens): a follower's fallback. */
+export interface ConnectionEvent {
+  kind: 'connection';
+  connected: boolean;
+  why?: string;
+}
+
+export class MediaSocket<E = never> {
+  private readonly subscribers = new Set<(e: E | ConnectionEvent) => void>();
   private running = false;
   private socket?: SocketLike;
   private loop?: Promise<void>;
@@ -118,12 +137,28 @@ export class MediaSocket {
   private readonly liveness?: Liveness;
   private state: SocketState = 'closed';
   private why?: string;
+  private saidDown = false;
   /** Alive: the server answered on the socket now open (a frame or a pong). Events flow only while it is. */
   connected = false;
+  /** Since when it has been alive; undefined while it is not. */
+  connectedSince?: number;
 
   constructor(private readonly opts: MediaSocketOptions) {
     if (opts.liveness !== false) this.liveness = { ...LIVENESS, ...opts.liveness };
   }
+
+  /** Receives every event from now on; returns the way to stop receiving. */
+  subscribe(fn: (e: E | ConnectionEvent) => void): () => void {
+    this.subscribers.add(fn);
+    return () => this.subscribers.delete(fn);
+  }
+
+  protected emit(e: E | ConnectionEvent): void {
+    for (const fn of [...this.subscribers]) fn(e);
+  }
+
+  /** A text frame of the socket now open, to read into events. */
+  protected read(_text: string): void {}
 
   start(): void {
     if (this.running) return;
@@ -136,6 +171,7 @@ export class MediaSocket {
   async stop(): Promise<void> {
     this.running = false;
     this.state = 'closed';
+    this.connectedSince = undefined;
     this.stopping.abort();
     this.socket?.terminate();
     this.wake?.();
@@ -195,18 +231,19 @@ export class MediaSocket {
         if (this.liveness) void this.watchLife(socket, this.liveness, kill);
         else this.answered(socket);
       });
-      socket.on('text', (text) => {
-        if (!this.answered(socket)) return;
-        this.opts.onText(text);
-      });
+      socket.on('text', (text) => this.answered(socket) && this.read(text));
       socket.on('pong', () => this.answered(socket));
       socket.on('close', (closed) => {
         if (this.socket === socket) this.socket = undefined;
         const why = dead ?? closed;
         const wasAlive = this.connected;
         this.connected = false;
+        this.connectedSince = undefined;
+        const say = this.opts.say;
         if (this.running) [this.state, this.why] = ['reconnecting', why];
-        if (wasAlive || this.running) this.opts.onState?.(false, why);
+        if (say && this.running && !this.saidDown) say.logger.warn(`${say.name} is down (${why}); ${say.meanwhile} until it reopens.`);
+        if (this.running) this.saidDown = true;
+        if (wasAlive || this.running) this.emit({ kind: 'connection', connected: false, why });
         resolve(wasAlive);
       });
     });
@@ -217,9 +254,11 @@ export class MediaSocket {
     if (this.socket !== socket) return false;
     this.answeredAt = this.lastFrameAt = this.opts.clock.now();
     if (!this.connected) {
-      this.connected = true;
-      this.state = 'open';
-      this.opts.onState?.(true);
+      [this.connected, this.state, this.connectedSince] = [true, 'open', this.opts.clock.now()];
+      const say = this.opts.say;
+      if (say) say.logger[this.saidDown ? 'info' : 'debug'](`${say.name} is open${this.saidDown ? ' again' : ''}.`);
+      this.saidDown = false;
+      this.emit({ kind: 'connection', connected: true });
     }
     return true;
   }

@@ -114,7 +114,7 @@ describe('the socket of one Plex (PlexScanWatch)', () => {
   it('keeps the entries of sections the follower follows or is about to ask, for a minute before a follow-up of them exists', () => {
     const clock = new ManualClock();
     const { notifications, emit } = fakeNotifications();
-    const watch = new PlexScanWatch(notifications, clock, silentLogger, 'plex');
+    const watch = new PlexScanWatch(notifications, clock);
     watch.start();
     const following = new Set<string>();
     watch.followedBy((id) => following.has(id));
@@ -136,7 +136,7 @@ describe('the socket of one Plex (PlexScanWatch)', () => {
   it('the ends kept for late follow-ups hold at most 20,000 items, however many full ends come', () => {
     const clock = new ManualClock();
     const { notifications, emit } = fakeNotifications();
-    const watch = new PlexScanWatch(notifications, clock, silentLogger, 'plex');
+    const watch = new PlexScanWatch(notifications, clock);
     watch.start();
     for (let scan = 0; scan < 40; scan++) {
       for (let i = 0; i < MAX_TOUCHED; i++) emit(entry('2', `s${scan}i${i}`));

@@ -2,14 +2,12 @@
 // when the last ends), never for a token known to be an API key's (the server sends that one no LibraryChanged),
 // so there is no socket and no reconnect loop against a server there is nothing to ask. It says since when it has
 // been open (the follower's "did the socket watch this follow-up") and hands each LibraryChanged on.
-import type { Clock } from '../../clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { LibraryChangedEvent, MediaBrowserEvent, MediaBrowserSocket } from './socket.js';
 
 export interface FollowSocketOptions {
   /** "Jellyfin" or "Emby", for logs. */
   server: string;
-  clock: Clock;
   logger: Logger;
   socket?: MediaBrowserSocket;
   /** Does the token belong to a user (Jellyfin: GET /Users/Me)? Undefined: cannot tell before a LibraryChanged comes. */
@@ -20,14 +18,16 @@ export interface FollowSocketOptions {
 export class FollowSocket {
   /** true: the token has a user, LibraryChanged comes; false: an API key's, it never does; undefined: not known. */
   userToken?: boolean;
-  /** Since when the socket has been open; undefined while it is not. */
-  connectedSince?: number;
   private unsubscribe?: () => void;
-  private saidDown = false;
   /** Opens and closes, one after the other. */
   private turn: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: FollowSocketOptions) {}
+
+  /** Since when the socket has been open; undefined while it is not. */
+  get connectedSince(): number | undefined {
+    return this.opts.socket?.connectedSince;
+  }
 
   /** Could LibraryChanged reach us at all: a socket, and a token not known to be an API key's. */
   get usable(): boolean {
@@ -51,7 +51,6 @@ export class FollowSocket {
       if (!this.unsubscribe || stillWanted()) return;
       this.unsubscribe();
       this.unsubscribe = undefined;
-      this.connectedSince = undefined;
       await this.opts.socket?.stop();
     });
     return this.turn;
@@ -72,21 +71,9 @@ export class FollowSocket {
   }
 
   private onEvent(e: MediaBrowserEvent): void {
-    const { server, logger, clock } = this.opts;
-    if (e.kind === 'connection') {
-      if (e.connected) {
-        this.connectedSince = clock.now();
-        if (this.saidDown) logger.info(`${server}'s websocket is open again.`);
-        this.saidDown = false;
-      } else {
-        this.connectedSince = undefined;
-        if (!this.saidDown) logger.warn(`${server}'s websocket cannot be opened or dropped (${e.why ?? 'no reason given'}); delivered files are confirmed by listing their folder until it reopens.`);
-        this.saidDown = true;
-      }
-      return;
-    }
+    if (e.kind === 'connection') return;
     // Only a socket whose token has a user is sent LibraryChanged: this one has.
-    if (this.userToken !== true) logger.debug(`${server} sends LibraryChanged to this token: it belongs to a user.`);
+    if (this.userToken !== true) this.opts.logger.debug(`${this.opts.server} sends LibraryChanged to this token: it belongs to a user.`);
     this.userToken = true;
     this.opts.onChanged(e);
   }

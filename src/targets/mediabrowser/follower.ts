@@ -179,9 +179,11 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
 export function mediaBrowserFollower(server: { kind: 'jellyfin' | 'emby'; librariesPath: string; name: string; url: string; token: string }, parts: { api: ApiCaller; clock: Clock; log: Logger; scans: MediaBrowserScans; list: LibraryList<Library> }): MediaBrowserFollower {
   const { api, clock, log, scans, list } = parts;
   // deviceId: stable per target, the server keys the socket's session on it, across our restarts too.
-  const socket = new MediaBrowserSocket({ kind: server.kind, url: server.url, token: server.token, deviceId: `scanrelay-${server.name}`, version, clock });
+  const name = server.kind === 'jellyfin' ? 'Jellyfin' : 'Emby';
+  const say = { logger: log, name: `${name}'s websocket`, meanwhile: 'delivered files are confirmed by listing their folder' };
+  const socket = new MediaBrowserSocket({ kind: server.kind, url: server.url, token: server.token, deviceId: `scanrelay-${server.name}`, version, clock, say });
   return new MediaBrowserFollower({
-    server: server.kind === 'jellyfin' ? 'Jellyfin' : 'Emby',
+    server: name,
     api,
     clock,
     logger: log,

@@ -89,9 +89,10 @@ export class PlexTarget implements Capabilities {
     this.confirmScans = opts.confirmScans ?? true;
     // Its life is checked at the busy pace while Plex holds scans of ours (src/http/media-socket.ts, LIVENESS).
     const busy = () => this.follower.outstanding() > 0;
-    const socket = opts.notifications ? new PlexNotifications({ url: opts.url, token: opts.token, clock: opts.clock, busy, ...opts.notifications }) : undefined;
+    const say = { logger, name: `Plex's notification socket at ${this.api.url}`, meanwhile: 'scans are followed by polling /activities' };
+    const socket = opts.notifications ? new PlexNotifications({ url: opts.url, token: opts.token, clock: opts.clock, busy, say, ...opts.notifications }) : undefined;
     this.follower = new PlexFollower({
-      watch: socket ? new PlexScanWatch(socket, opts.clock, logger, this.api.url) : undefined,
+      watch: socket ? new PlexScanWatch(socket, opts.clock) : undefined,
       api: this.api,
       clock: opts.clock,
       logger,
