@@ -5,7 +5,7 @@
 // turned into events told to follow-ups) and plugs in a judge: `apply` writes an event into a follow-up, the pure
 // `nextStep` alone says whether it waits, is looked at, or is judged, and `verdict` gives the words. Each event
 // told is followed by the judge's step, so a follow-up is judged as soon as what ends it is known, between looks too.
-import type { Clock } from '../clock.js';
+import { wakeableSleep, type Clock } from '../clock.js';
 import type { Logger } from '../log/logger.js';
 import type { Follower, FollowItem, FollowResult } from '../scan.js';
 
@@ -211,20 +211,11 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
     }
   }
 
-  /**
-   * Until `ms` have passed, a follow-up wakes the loop, or stop(). A wait of its own: its sleep (and the listener
-   * the sleep holds) ends with it, so waits woken early do not pile listeners on one signal.
-   */
+  /** Until `ms` have passed, a follow-up wakes the loop, or stop(). */
   private async pause(ms: number): Promise<void> {
-    const waiting = new AbortController();
-    const stop = () => waiting.abort();
-    this.stopping.signal.addEventListener('abort', stop, { once: true });
-    await new Promise<void>((resolve) => {
-      this.wakeUp = resolve;
-      if (ms !== Infinity) void this.engine.clock.sleep(ms, waiting.signal).then(resolve);
-    });
-    waiting.abort();
-    this.stopping.signal.removeEventListener('abort', stop);
+    const { done, wake } = wakeableSleep(this.engine.clock, ms, this.stopping.signal);
+    this.wakeUp = wake;
+    await done;
     this.wakeUp = undefined;
   }
 }

@@ -6,7 +6,7 @@
 // with how they read their frames; it tells its subscribers those events, and when it opens and closes.
 import type { WebSocket } from 'ws';
 import { NOTIFICATION_FRAME } from './answer-caps.js';
-import type { Clock } from '../clock.js';
+import { wakeableSleep, type Clock } from '../clock.js';
 import type { Logger } from '../log/logger.js';
 import type { SocketState, SocketStatus } from '../scan.js';
 import { splitUserinfo } from './url-credentials.js';
@@ -292,27 +292,17 @@ export class MediaSocket<E = never> {
   }
 
   /** The wait between two pings: ended by heedNow, or stop. */
-  private quiet(ms: number): Promise<void> {
-    const wait = new AbortController();
-    const end = () => wait.abort();
-    const stopping = this.stopping.signal;
-    stopping.addEventListener('abort', end, { once: true });
-    return new Promise<void>((resolve) => {
-      wait.signal.addEventListener('abort', () => resolve(), { once: true });
-      this.heed = end;
-      void this.opts.clock.sleep(ms, wait.signal).then(end);
-    }).finally(() => {
-      if (this.heed === end) this.heed = undefined;
-      stopping.removeEventListener('abort', end);
-    });
+  private async quiet(ms: number): Promise<void> {
+    const { done, wake } = wakeableSleep(this.opts.clock, ms, this.stopping.signal);
+    this.heed = wake;
+    await done;
+    if (this.heed === wake) this.heed = undefined;
   }
 
-  private pause(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.wake = resolve;
-      void this.opts.clock.sleep(ms, this.stopping.signal).then(resolve);
-    }).then(() => {
-      this.wake = undefined;
-    });
+  private async pause(ms: number): Promise<void> {
+    const { done, wake } = wakeableSleep(this.opts.clock, ms, this.stopping.signal);
+    this.wake = wake;
+    await done;
+    this.wake = undefined;
   }
 }
