@@ -286,7 +286,8 @@ export class MediaSocket<E = never> {
         const quiet = clock.now() - this.answeredAt;
         if (quiet >= every) break;
         await this.quiet(every - quiet);
-        if (this.socket !== socket) return;
+        // Stopped: the socket's close may still be on its way, and a stopped wait ends at once.
+        if (this.socket !== socket || !this.running) return;
       }
     }
   }

@@ -1,8 +1,8 @@
-// The websocket of a Jellyfin or Emby server: one per server, reopened when it drops (src/http/media-socket.ts) while
-// its follower wants it (mediabrowser/follow-socket.ts: only while follow-ups wait), answering the
-// server's ForceKeepAlive with KeepAlive messages, and reading LibraryChanged into typed events. Jellyfin sends
-// LibraryChanged only to sessions of a user: a socket opened with an API key has none and hears nothing of it
-// (docs/targets.md), so a follower must not wait for it there. Formats and sources: docs/targets.md, "What the servers say after a scan".
+// The websocket of a Jellyfin or Emby server: one per server, reopened when it drops (src/http/media-socket.ts),
+// open only while its follower wants it (while follow-ups wait), answering the server's ForceKeepAlive with
+// KeepAlive messages, and reading LibraryChanged into typed events. Jellyfin sends LibraryChanged only to sessions
+// of a user: a socket opened with an API key has none and hears nothing of it (docs/targets.md), so it is never
+// opened for a token known to be an API key's, and a follower must not wait for it there. Formats and sources: docs/targets.md, "What the servers say after a scan".
 import { withBasicAuth } from '../../http/url-credentials.js';
 import type { Clock } from '../../clock.js';
 import { MediaSocket, socketUrl, type ConnectionEvent, type Dial, type MediaSocketOptions } from '../../http/media-socket.js';
@@ -71,6 +71,8 @@ export interface MediaBrowserSocketOptions {
   firstBackoffMs?: number;
   maxBackoffMs?: number;
   say?: MediaSocketOptions['say'];
+  /** Does the token belong to a user (Jellyfin: GET /Users/Me)? Undefined: cannot tell before a LibraryChanged comes. */
+  tokenHasUser?: () => Promise<boolean | undefined>;
 }
 
 /** Jellyfin drops a socket 60 s after its last KeepAlive and says so in ForceKeepAlive; we answer at half of it. */
@@ -80,13 +82,53 @@ export class MediaBrowserSocket extends MediaSocket<LibraryChangedEvent> {
   /** Bumped at each open and close, so the KeepAlive loop of a closed socket ends. */
   private generation = 0;
   private keepAliveRunning = false;
+  /** true: the token has a user, LibraryChanged comes; false: an API key's, it never does; undefined: not known. */
+  userToken?: boolean;
+  /** Opened by `openWhile`; opens and closes go one after the other. */
+  private opened = false;
+  private turn: Promise<void> = Promise.resolve();
 
   // Open only while follow-ups wait, so always at the busy pace of the shared liveness check (LIVENESS).
-  constructor(opts: MediaBrowserSocketOptions) {
-    super({ ...opts, ...socketAddress(opts) });
+  constructor(private readonly mb: MediaBrowserSocketOptions) {
+    super({ ...mb, ...socketAddress(mb) });
     this.subscribe((e) => {
       if (e.kind === 'connection') [this.generation, this.keepAliveRunning] = [this.generation + 1, false];
+      else if (this.userToken !== true) {
+        // Only a socket whose token has a user is sent LibraryChanged: this one has.
+        this.mb.say?.logger.debug(`${this.server} sends LibraryChanged to this token: it belongs to a user.`);
+        this.userToken = true;
+      }
     });
+  }
+
+  private get server(): string {
+    return this.mb.kind === 'jellyfin' ? 'Jellyfin' : 'Emby';
+  }
+
+  /** Could LibraryChanged reach us at all: a token not known to be an API key's. */
+  get usable(): boolean {
+    return this.userToken !== false;
+  }
+
+  /** Opens the socket unless it is open, unusable, or `wanted()` is false by the time the token is known. */
+  openWhile(wanted: () => boolean): void {
+    if (!this.usable || this.opened) return;
+    this.turn = this.turn.then(async () => {
+      if (this.userToken === undefined) await this.learnToken();
+      if (!this.usable || this.opened || !wanted()) return;
+      this.opened = true;
+      this.start();
+    });
+  }
+
+  /** Closes the socket unless `stillWanted()`: a close asked for is no drop to warn of. */
+  closeUnless(stillWanted: () => boolean = () => false): Promise<void> {
+    this.turn = this.turn.then(async () => {
+      if (!this.opened || stillWanted()) return;
+      this.opened = false;
+      await this.stop();
+    });
+    return this.turn;
   }
 
   stop(): Promise<void> {
@@ -105,6 +147,21 @@ export class MediaBrowserSocket extends MediaSocket<LibraryChangedEvent> {
     }
     const changed = parseLibraryChanged(text);
     if (changed) this.emit(changed);
+  }
+
+  private async learnToken(): Promise<void> {
+    const logger = this.mb.say?.logger;
+    try {
+      this.userToken = (await this.mb.tokenHasUser?.()) ?? this.userToken;
+    } catch (err) {
+      logger?.debug({ err: String(err) }, 'could not tell whether the token belongs to a user');
+      return;
+    }
+    if (this.userToken === false) {
+      logger?.info(
+        `${this.server}'s token belongs to no user (an API key): the server sends it no LibraryChanged, so its websocket is not opened and each delivered file is confirmed by listing the refreshed folder once its refresh is over.`,
+      );
+    }
   }
 
   private keepAlive(): void {
