@@ -8,14 +8,10 @@
 //    files of scans seen ended (the database, the recently added items, the items of the ends seen lately).
 // The verdicts of one step are finished together: the trash emptied once per section, each item analyzed once,
 // the outcomes recorded in one commit.
-import type { Clock } from '../../../clock.js';
 import { FollowEngine, type Moment, type Verdict } from '../../../follow/engine.js';
-import type { Logger } from '../../../log/logger.js';
 import type { FollowItem, SocketStatus } from '../../../scan.js';
-import { afterBatch, trashWanted, type AfterScanSettings, type DeletedCounter } from '../after-scan.js';
-import type { PlexApi } from '../api.js';
+import { afterBatch, trashWanted, type AfterScanSettings, type BatchContext } from '../after-scan.js';
 import { confirmBatch, type BatchConfirmation, type FileInLibrary } from '../confirm.js';
-import type { MatchFixer } from '../match.js';
 import { apply, nextStep, sawAll, verdictOf, type PlexEvent, type PlexFollowUp, type PlexMoment, type PlexTicket } from './follow-up.js';
 import { itemsOfScans, plexGet, type PlexGet } from './item-files.js';
 import { FollowPoll } from './poll.js';
@@ -23,10 +19,8 @@ import { LOOKUPS_AT_ONCE, ScanEnds, type Unfollowed } from './scan-ends.js';
 import { ScanQueues } from './scan-queue.js';
 import type { PlexScanWatch } from './scan-watch.js';
 
-export interface PlexFollowerOptions {
-  api: PlexApi;
-  clock: Clock;
-  logger: Logger;
+/** What the after-scan steps need (after-scan.ts), and how Plex is followed. */
+export interface PlexFollowerOptions extends Omit<BatchContext, 'settings' | 'items' | 'said' | 'analyses'> {
   /** PLEX_FOLLOW_INTERVAL in ms: one /activities request per interval, whatever the number of folders. */
   pollMs: number;
   /** How long a section must stay idle before a file that is still not in the library is judged (per section). */
@@ -34,13 +28,7 @@ export interface PlexFollowerOptions {
   /** PLEX_CONFIRM_TIMEOUT in ms: the longest a scan is followed. */
   timeoutMs: number;
   after: AfterScanSettings;
-  /** Analyze needs a confirmed item: off with PLEX_CONFIRM_SCANS false. */
-  analyze: boolean;
   fileInLibrary?: FileInLibrary;
-  deletedCount?: DeletedCounter;
-  exists?: (path: string) => Promise<boolean>;
-  /** PLEX_FIX_MISMATCHED. */
-  fixer?: MatchFixer;
   /** A scan outstanding this long with its sections idle in /activities is over, whatever the socket says (poll.ts). */
   releaseAfterMs?: number;
   /** The server's notification socket; without it, scans are followed by polling /activities alone. */
