@@ -32,6 +32,22 @@ export const systemClock: Clock = {
   timeout: (ms) => AbortSignal.timeout(ms),
 };
 
+/**
+ * A wait of `ms` (Infinity: until woken) that `wake()` ends early, as does `stop` aborting. Each wait has a signal
+ * of its own, so waits woken early do not pile listeners on `stop` until their timers run out.
+ */
+export function wakeableSleep(clock: Clock, ms: number, stop: AbortSignal): { done: Promise<void>; wake: () => void } {
+  const own = new AbortController();
+  const wake = () => own.abort();
+  stop.addEventListener('abort', wake, { once: true });
+  const done = new Promise<void>((resolve) => {
+    own.signal.addEventListener('abort', () => resolve(), { once: true });
+    if (ms !== Infinity) void clock.sleep(ms, own.signal).then(resolve);
+    if (stop.aborted) wake();
+  }).finally(() => (own.abort(), stop.removeEventListener('abort', wake)));
+  return { done, wake };
+}
+
 /** The clock's timeout signal, or the wall clock's for a clock that has none. */
 export function timeoutSignal(clock: Clock | undefined, ms: number): AbortSignal {
   return clock?.timeout ? clock.timeout(ms) : AbortSignal.timeout(ms);

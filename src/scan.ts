@@ -263,7 +263,7 @@ export interface SocketStatus {
 export interface Follower {
   /**
    * Begins following; `done` is called once per item with what its follow-up found. `freed`, for a follower that
-   * counts what its server holds (`Target.outstanding`): called when a scan's end is seen, which gives its place
+   * counts what its server holds (`Target.outstanding`): called when a scan's end is seen, which gives its slot
    * back before its file is judged.
    */
   start(done: (item: FollowItem, result: FollowResult) => Promise<void>, freed?: () => void): void;
@@ -271,11 +271,16 @@ export interface Follower {
   /**
    * The server took a scan whose follow-up is superseded (its folder was asked again while the scan was on its way, and
    * the newer request is what will be followed): nothing is recorded of it, but a follower that counts what the
-   * server holds (`Target.outstanding`) counts it until its end is heard.
+   * server holds (`Target.outstanding`) counts it until its end is seen.
    */
   superseded?(ticket: unknown): void;
   /** Items currently followed (health, tests). */
   readonly size: number;
+  /**
+   * The folders whose scan the server still holds for us: followed, or judged and their outcome not yet recorded.
+   * For a server that counts what it holds (`Target.outstanding`), such a folder is not sent again meanwhile.
+   */
+  heldFolders?(): number[];
   /** Its notification socket, when it has one (health, the dashboard). */
   socketStatus?(): SocketStatus | undefined;
   stop(): Promise<void>;

@@ -1,14 +1,16 @@
-// What every follower does the same way, whatever the server: the follow-ups still followed, keyed by the
-// delivery; one loop that looks at the server once per interval while any wait; the outcomes in flight to the
-// follow-up stage. A server's follower extends it with its observer (the abstract methods: what its socket and its
-// looks at the server say, turned into events told to a follow-up) and plugs in a judge: `apply` writes an event
-// into a follow-up, the pure `nextStep` alone says whether it waits, is looked at, or is judged, and `verdict`
-// gives the words. Each event told is followed by the judge's step, so a follow-up is judged as soon as what ends
-// it is known, between two looks too.
-import type { Clock } from '../clock.js';
+// What every follower does the same way, whatever the server: the book of what the server still holds (the
+// follow-ups, keyed by the delivery, and those judged whose outcome is not recorded yet), one loop that looks at
+// the server once per interval while any wait, and the outcomes in flight to the follow-up stage. A server's
+// follower extends it with its observer (the abstract methods: what its socket and its looks at the server say,
+// turned into events told to follow-ups) and plugs in a judge: `apply` writes an event into a follow-up, the pure
+// `nextStep` alone says whether it waits, is looked at, or is judged, and `verdict` gives the words. Each event
+// told is followed by the judge's step, so a follow-up is judged as soon as what ends it is known, between looks too.
+import { wakeableSleep, type Clock } from '../clock.js';
 import type { Logger } from '../log/logger.js';
 import type { Follower, FollowItem, FollowResult } from '../scan.js';
-import { reportFollowUp, type RecordOutcome } from './report.js';
+
+/** Hands a follower's outcome to the follow-up stage. */
+export type RecordOutcome = (item: FollowItem, result: FollowResult) => Promise<void>;
 
 /** What every follow-up carries; a server's follow-up adds what it learns. */
 export interface FollowUp<Ticket = unknown> {
@@ -26,6 +28,13 @@ export interface Moment {
 
 /** What a follow-up does next: wait, be judged, run out of time, or one of the server's own looks (`L`). */
 export type Step<L extends string = 'look'> = 'wait' | 'judge' | 'expire' | L;
+
+/** A follow-up judged in one step, with its words: one step's verdicts are finished together (`finish`). */
+export interface Verdict<F> {
+  f: F;
+  step: 'judge' | 'expire';
+  result: FollowResult;
+}
 
 export interface Judge<F, E, M, L extends string> {
   apply(f: F, e: E): void;
@@ -47,9 +56,13 @@ export const keyOf = (item: FollowItem): string => `${item.ref.folderId}:${item.
 
 export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L extends string> implements Follower {
   private readonly byKey = new Map<string, F>();
+  /** Judged, their outcome not handed to the stage yet: the server's folder is still held. */
+  private readonly handing = new Map<string, FollowItem>();
   private readonly pending = new Set<Promise<void>>();
   private done?: RecordOutcome;
-  private running = false;
+  /** Told each time a scan's end is seen before it is judged, by a follower counting what its server holds. */
+  protected freed?: () => void;
+  protected running = false;
   private loopDone?: Promise<void>;
   private wakeUp?: () => void;
   private stopping = new AbortController();
@@ -68,9 +81,11 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
   /** One kind of look at the server for these follow-ups; what it learns is told to them. */
   protected abstract look(kind: L, followUps: F[], m: M): Promise<void>;
   protected followed?(f: F): void;
-  /** Judged; `left` are still followed. */
+  /** Judged, or replaced by a follow-up of the same delivery; `left` are still followed. */
   protected ended?(f: F, left: number): void;
-  /** Stops what the observer runs (its socket). */
+  /** Starts what the observer listens to (its socket's scan ends, its reconnects). */
+  protected open?(): void;
+  /** Stops what the observer runs. */
   protected close?(): Promise<void>;
 
   /** Followed, or judged and still being recorded. */
@@ -83,33 +98,61 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
     return this.running && this.byKey.size > 0;
   }
 
+  /** In the order they were followed: a server runs a section's scans in the order it took them. */
   values(): F[] {
     return [...this.byKey.values()];
   }
 
-  start(done: RecordOutcome): void {
+  /** The folders the server still holds a scan of ours for, followed or judged and not yet recorded. */
+  heldFolders(): number[] {
+    return [...new Set([...this.byKey.values()].map((f) => f.item.ref.folderId).concat([...this.handing.values()].map((i) => i.ref.folderId)))];
+  }
+
+  start(done: RecordOutcome, freed?: () => void): void {
     this.done = done;
+    this.freed = freed;
     if (this.running) return;
     this.running = true;
     this.startedAt = this.engine.clock.now();
     this.stopping = new AbortController();
+    this.open?.();
     this.loopDone = this.loop();
-    for (const f of this.byKey.values()) this.followed?.(f);
   }
 
   follow(item: FollowItem): void {
     const f = this.begin(item, keyOf(item), { now: this.engine.clock.now(), look: this.looks });
-    if ('state' in f) return this.record(item, f);
+    if ('state' in f) return void this.track(this.report(item, f, false));
+    const before = this.byKey.get(f.key);
     this.byKey.set(f.key, f);
+    if (before) this.ended?.(before, this.byKey.size);
     this.followed?.(f);
     this.wakeUp?.();
   }
 
-  /** What was learnt of follow-ups (those still followed), then their next step at once, together. */
-  protected tell(told: F | F[], e: E): void {
+  /** What was learnt of follow-ups (those still followed), then their next step at once, together; resolves when the looks it began end. */
+  protected tell(told: F | F[], e: E): Promise<void> {
     const fs = (Array.isArray(told) ? told : [told]).filter((f) => this.byKey.get(f.key) === f);
     for (const f of fs) this.engine.judge.apply(f, e);
-    if (fs.length) this.step(fs, this.moment({ now: this.engine.clock.now(), look: this.looks }));
+    return fs.length ? Promise.all(this.step(fs, this.moment({ now: this.engine.clock.now(), look: this.looks }))).then(() => undefined) : Promise.resolve();
+  }
+
+  /** One step's verdicts, finished together; a server with steps after a verdict (Plex's trash, analyze) overrides it. */
+  protected async finish(verdicts: Verdict<F>[], _m: M): Promise<void> {
+    await Promise.all(verdicts.map((v) => this.report(v.f.item, v.result)));
+  }
+
+  /** The outcome handed to the follow-up stage: the folder is no longer held from then on. */
+  protected async report(item: FollowItem, result: FollowResult, judged = true): Promise<void> {
+    if (judged) this.handing.delete(keyOf(item));
+    else this.finishing++;
+    try {
+      await this.done?.(item, result);
+    } catch (err) {
+      // The queue file busy or full: the delivery stays `following` there, so the next start follows it again.
+      this.engine.logger.error({ folder: item.folder, err: String(err) }, `could not record the follow-up of '${item.folder}'; it is followed again after a restart`);
+    } finally {
+      this.finishing--;
+    }
   }
 
   async stop(): Promise<void> {
@@ -129,26 +172,25 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
     return guarded;
   }
 
-  /** Judges those whose step says so, and hands the others' looks to the observer, one call per kind. */
+  /** Judges those whose step says so, together, and hands the others' looks to the observer, one call per kind. */
   private step(followUps: F[], m: M): Promise<void>[] {
     const looks = new Map<L, F[]>();
+    const verdicts: Verdict<F>[] = [];
     for (const f of followUps) {
       const s = this.engine.judge.nextStep(f, m);
-      if (s === 'judge' || s === 'expire') this.finish(f, m, s as 'judge' | 'expire');
+      if (s === 'judge' || s === 'expire') verdicts.push(this.take(f, m, s as 'judge' | 'expire'));
       else if (s !== 'wait') looks.set(s as L, [...(looks.get(s as L) ?? []), f]);
     }
+    if (verdicts.length) this.track(this.finish(verdicts, m));
     return [...looks].map(([kind, fs]) => this.track(this.look(kind, fs, m)));
   }
 
-  private finish(f: F, m: M, step: 'judge' | 'expire'): void {
+  private take(f: F, m: M, step: 'judge' | 'expire'): Verdict<F> {
     this.byKey.delete(f.key);
-    this.ended?.(f, this.byKey.size);
-    this.record(f.item, this.engine.judge.verdict(f, m, step));
-  }
-
-  private record(item: FollowItem, result: FollowResult): void {
+    this.handing.set(f.key, f.item);
     this.finishing++;
-    this.track(reportFollowUp(this.done, item, result, this.engine.logger).finally(() => this.finishing--));
+    this.ended?.(f, this.byKey.size);
+    return { f, step, result: this.engine.judge.verdict(f, m, step) };
   }
 
   /** One look per interval, counted from the start of the last, while follow-ups wait. */
@@ -169,20 +211,11 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
     }
   }
 
-  /**
-   * Until `ms` have passed, a follow-up wakes the loop, or stop(). A wait of its own: its sleep (and the listener
-   * the sleep holds) ends with it, so waits woken early do not pile listeners on one signal.
-   */
+  /** Until `ms` have passed, a follow-up wakes the loop, or stop(). */
   private async pause(ms: number): Promise<void> {
-    const waiting = new AbortController();
-    const stop = () => waiting.abort();
-    this.stopping.signal.addEventListener('abort', stop, { once: true });
-    await new Promise<void>((resolve) => {
-      this.wakeUp = resolve;
-      if (ms !== Infinity) void this.engine.clock.sleep(ms, waiting.signal).then(resolve);
-    });
-    waiting.abort();
-    this.stopping.signal.removeEventListener('abort', stop);
+    const { done, wake } = wakeableSleep(this.engine.clock, ms, this.stopping.signal);
+    this.wakeUp = wake;
+    await done;
     this.wakeUp = undefined;
   }
 }

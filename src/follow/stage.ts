@@ -31,8 +31,8 @@ export interface FollowStageDeps {
   /** A delivery became due again (a rescan): the processor should look. */
   onRescan: (dueAt: number) => void;
   /** A follow-up ended (whatever came of it, superseded ones too): its folder may be sent again. */
-  onEnded?: (target: string, item: FollowItem) => void;
-  /** A followed scan's end was seen, before its file is judged: its place at the server is free. */
+  onEnded?: () => void;
+  /** A followed scan's end was seen, before its file is judged: its slot at the server is free. */
   onFreed?: (target: string) => void;
 }
 
@@ -69,9 +69,9 @@ export class FollowStage {
    * The server accepted a scan: the processor's one hand-over. A target that follows it is handed it once its
    * `following` state, with the envelope (serialised here, once), is committed; one asked again meanwhile is told
    * it is superseded. Otherwise the delivery is final now, and item refresh and the after-command run on their own.
-   * `held` is told, before the follower, when it is followed: its server holds the folder until the follow-up ends.
+   * Its server holds the folder from then until the follow-up ends: the follower's book says so (heldFolders).
    */
-  async handOver(target: Target, row: DueDelivery, outcome: Extract<ScanOutcome, { status: 'scanned' }>, deliveredAt: number, held: () => void): Promise<void> {
+  async handOver(target: Target, row: DueDelivery, outcome: Extract<ScanOutcome, { status: 'scanned' }>, deliveredAt: number): Promise<void> {
     const { queue } = this.deps;
     const follower = target.follower;
     if (outcome.follow === undefined || !follower) {
@@ -96,7 +96,6 @@ export class FollowStage {
     await queue.grouped(() => queue.recordDelivery(row, target.name, { state: 'following', detail: outcome.detail, follow: JSON.stringify(envelope) }, this.names));
     const ref = { folderId: row.id, generation: row.generation };
     if (!queue.isCurrent(ref)) return follower.superseded?.(outcome.follow);
-    held();
     follower.follow({ ref, folder: row.folder, event: row.event, deliveredAt, ticket: outcome.follow });
   }
 
@@ -123,7 +122,7 @@ export class FollowStage {
 
   private async finish(target: Target, item: FollowItem, result: FollowResult): Promise<void> {
     const { queue, clock, logger } = this.deps;
-    this.deps.onEnded?.(target.name, item);
+    this.deps.onEnded?.();
     const ref: DeliveryRef = item.ref;
     const envelope = this.envelopeOf(target, ref);
     if (!envelope) return; // re-requested meanwhile: the new generation is scanned and followed anew

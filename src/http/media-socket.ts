@@ -2,11 +2,14 @@
 // injected clock, alive only once the server answered on it, and ended when a ping goes unanswered (a NAT or
 // proxy that forgets the connection leaves a socket that looks open and hears nothing, which would hide the very
 // fallback that polling is there for, and stall back-pressure on scan ends that never come).
-// Plex (src/targets/plex/follow/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser/socket.ts) speak through it.
+// Plex (src/targets/plex/follow/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser/socket.ts) extend it
+// with how they read their frames; it tells its subscribers those events, and when it opens and closes.
 import type { WebSocket } from 'ws';
 import { NOTIFICATION_FRAME } from './answer-caps.js';
-import type { Clock } from '../clock.js';
+import { wakeableSleep, type Clock } from '../clock.js';
+import type { Logger } from '../log/logger.js';
 import type { SocketState, SocketStatus } from '../scan.js';
+import { splitUserinfo } from './url-credentials.js';
 
 /** The little of a websocket this module uses, so tests can hand it a fake one. */
 export interface SocketLike {
@@ -76,6 +79,15 @@ const wsDial = (WebSocket: typeof import('ws').WebSocket): Dial => (url, headers
   } as SocketLike;
 };
 
+/** The websocket URL at `path` below a server's base URL (http → ws, https → wss); a `user:pass@` in it comes back as Basic auth. */
+export function socketUrl(base: string, path: string): { url: URL; authorization?: string } {
+  const written = splitUserinfo(base);
+  const url = new URL(written.url);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.pathname = url.pathname.replace(/\/$/, '') + path;
+  return { url, authorization: written.authorization };
+}
+
 let loadedDial: Promise<Dial> | undefined;
 /**
  * The `ws` dial, imported when the first socket is dialled: a relay that never opens one (no scan sent yet, or
@@ -95,12 +107,19 @@ export interface MediaSocketOptions {
   liveness?: Partial<Liveness> | false;
   /** Scans are outstanding: pings at `pingMs`, not `idlePingMs`. Always, when left out (a socket open only while needed). */
   busy?: () => boolean;
-  onText(text: string): void;
-  /** Told when the socket is alive (its first frame or pong) and when it closes (with why), for the follower's fallback. */
-  onState?(connected: boolean, why?: string): void;
+  /** Said once per outage: the socket is down (`name`, e.g. "Plex's notification socket at …") and what stands in `meanwhile`. */
+  say?: { logger: Logger; name: string; meanwhile: string };
 }
 
-export class MediaSocket {
+/** The socket is alive (events flow from now on) or closed (events may be missed until it reopens): a follower's fallback. */
+export interface ConnectionEvent {
+  kind: 'connection';
+  connected: boolean;
+  why?: string;
+}
+
+export class MediaSocket<E = never> {
+  private readonly subscribers = new Set<(e: E | ConnectionEvent) => void>();
   private running = false;
   private socket?: SocketLike;
   private loop?: Promise<void>;
@@ -108,7 +127,7 @@ export class MediaSocket {
   /** Ends the wait between two pings early: scans became outstanding (heedNow). */
   private heed?: () => void;
   /** The last frame or pong of the socket now open; undefined until its first. */
-  private heardAt?: number;
+  private answeredAt?: number;
   /** The last frame or pong of any socket, for health. */
   private lastFrameAt?: number;
   /** Failed attempts in a row (0 while connected): how long the next wait is. */
@@ -118,12 +137,28 @@ export class MediaSocket {
   private readonly liveness?: Liveness;
   private state: SocketState = 'closed';
   private why?: string;
+  private saidDown = false;
   /** Alive: the server answered on the socket now open (a frame or a pong). Events flow only while it is. */
   connected = false;
+  /** Since when it has been alive; undefined while it is not. */
+  connectedSince?: number;
 
   constructor(private readonly opts: MediaSocketOptions) {
     if (opts.liveness !== false) this.liveness = { ...LIVENESS, ...opts.liveness };
   }
+
+  /** Receives every event from now on; returns the way to stop receiving. */
+  subscribe(fn: (e: E | ConnectionEvent) => void): () => void {
+    this.subscribers.add(fn);
+    return () => this.subscribers.delete(fn);
+  }
+
+  protected emit(e: E | ConnectionEvent): void {
+    for (const fn of [...this.subscribers]) fn(e);
+  }
+
+  /** A text frame of the socket now open, to read into events. */
+  protected read(_text: string): void {}
 
   start(): void {
     if (this.running) return;
@@ -136,13 +171,14 @@ export class MediaSocket {
   async stop(): Promise<void> {
     this.running = false;
     this.state = 'closed';
+    this.connectedSince = undefined;
     this.stopping.abort();
     this.socket?.terminate();
     this.wake?.();
     await this.loop;
   }
 
-  /** Its state, why it is not open, and when it last heard the server (health, the dashboard). */
+  /** Its state, why it is not open, and when the server last answered on it (health, the dashboard). */
   status(): SocketStatus {
     return { state: this.state, ...(this.lastFrameAt !== undefined ? { lastFrameAt: this.lastFrameAt } : {}), ...(this.why && this.state === 'reconnecting' ? { why: this.why } : {}) };
   }
@@ -184,7 +220,7 @@ export class MediaSocket {
     return new Promise((resolve) => {
       const socket = dial(this.opts.url, this.opts.headers ?? {});
       this.socket = socket;
-      this.heardAt = undefined;
+      this.answeredAt = undefined;
       let dead: string | undefined;
       const kill = (why: string) => {
         dead = why;
@@ -193,33 +229,36 @@ export class MediaSocket {
       socket.on('open', () => {
         if (this.socket !== socket) return;
         if (this.liveness) void this.watchLife(socket, this.liveness, kill);
-        else this.heard(socket);
+        else this.answered(socket);
       });
-      socket.on('text', (text) => {
-        if (!this.heard(socket)) return;
-        this.opts.onText(text);
-      });
-      socket.on('pong', () => this.heard(socket));
+      socket.on('text', (text) => this.answered(socket) && this.read(text));
+      socket.on('pong', () => this.answered(socket));
       socket.on('close', (closed) => {
         if (this.socket === socket) this.socket = undefined;
         const why = dead ?? closed;
         const wasAlive = this.connected;
         this.connected = false;
+        this.connectedSince = undefined;
+        const say = this.opts.say;
         if (this.running) [this.state, this.why] = ['reconnecting', why];
-        if (wasAlive || this.running) this.opts.onState?.(false, why);
+        if (say && this.running && !this.saidDown) say.logger.warn(`${say.name} is down (${why}); ${say.meanwhile} until it reopens.`);
+        if (this.running) this.saidDown = true;
+        if (wasAlive || this.running) this.emit({ kind: 'connection', connected: false, why });
         resolve(wasAlive);
       });
     });
   }
 
   /** A frame or pong of `socket`; the first makes it alive. False for a socket no longer ours. */
-  private heard(socket: SocketLike): boolean {
+  private answered(socket: SocketLike): boolean {
     if (this.socket !== socket) return false;
-    this.heardAt = this.lastFrameAt = this.opts.clock.now();
+    this.answeredAt = this.lastFrameAt = this.opts.clock.now();
     if (!this.connected) {
-      this.connected = true;
-      this.state = 'open';
-      this.opts.onState?.(true);
+      [this.connected, this.state, this.connectedSince] = [true, 'open', this.opts.clock.now()];
+      const say = this.opts.say;
+      if (say) say.logger[this.saidDown ? 'info' : 'debug'](`${say.name} is open${this.saidDown ? ' again' : ''}.`);
+      this.saidDown = false;
+      this.emit({ kind: 'connection', connected: true });
     }
     return true;
   }
@@ -239,41 +278,32 @@ export class MediaSocket {
       // Not cut short by heedNow: a deadline ended early would find a live socket silent.
       await this.wait(live.pongDeadlineMs);
       if (this.socket !== socket) return;
-      if (this.heardAt === undefined || this.heardAt < pingedAt) {
+      if (this.answeredAt === undefined || this.answeredAt < pingedAt) {
         return kill(this.connected ? `it went silent: no frame and no pong within ${within} of a ping` : `it opened but answered no ping within ${within}`);
       }
       for (;;) {
         const every = (this.opts.busy?.() ?? true) ? live.pingMs : live.idlePingMs;
-        const quiet = clock.now() - this.heardAt;
+        const quiet = clock.now() - this.answeredAt;
         if (quiet >= every) break;
         await this.quiet(every - quiet);
-        if (this.socket !== socket) return;
+        // Stopped: the socket's close may still be on its way, and a stopped wait ends at once.
+        if (this.socket !== socket || !this.running) return;
       }
     }
   }
 
   /** The wait between two pings: ended by heedNow, or stop. */
-  private quiet(ms: number): Promise<void> {
-    const wait = new AbortController();
-    const end = () => wait.abort();
-    const stopping = this.stopping.signal;
-    stopping.addEventListener('abort', end, { once: true });
-    return new Promise<void>((resolve) => {
-      wait.signal.addEventListener('abort', () => resolve(), { once: true });
-      this.heed = end;
-      void this.opts.clock.sleep(ms, wait.signal).then(end);
-    }).finally(() => {
-      if (this.heed === end) this.heed = undefined;
-      stopping.removeEventListener('abort', end);
-    });
+  private async quiet(ms: number): Promise<void> {
+    const { done, wake } = wakeableSleep(this.opts.clock, ms, this.stopping.signal);
+    this.heed = wake;
+    await done;
+    if (this.heed === wake) this.heed = undefined;
   }
 
-  private pause(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.wake = resolve;
-      void this.opts.clock.sleep(ms, this.stopping.signal).then(resolve);
-    }).then(() => {
-      this.wake = undefined;
-    });
+  private async pause(ms: number): Promise<void> {
+    const { done, wake } = wakeableSleep(this.opts.clock, ms, this.stopping.signal);
+    this.wake = wake;
+    await done;
+    this.wake = undefined;
   }
 }

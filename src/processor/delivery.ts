@@ -13,7 +13,6 @@ import { holders } from '../targets/library-list.js';
 import type { Availability, TargetState } from './availability.js';
 import { backoffDelay } from './backoff.js';
 import { askedHold, holdServer } from './server-hold.js';
-import type { ServerBacklog } from './server-backlog.js';
 import type { ProcessorSettings } from './settings.js';
 import { typed } from '../version.js';
 
@@ -28,7 +27,6 @@ export interface DeliveryDeps {
   followUps: FollowStage;
   availability: Availability;
   /** Scans each server holds unfinished, by folder. */
-  backlog: ServerBacklog;
   /** Every target's name: a folder is finished when each has a final delivery. */
   targetNames: string[];
   /** The folder as the server should be asked (the row is keyed in NFC). */
@@ -69,7 +67,7 @@ export async function deliver(state: TargetState, row: DueDelivery, deps: Delive
     state.scanned++;
     const again = row.rescans > 0 ? ' once more' : '';
     logger.info({ target: name, folder: row.folder, detail: outcome.detail }, `Scanned '${row.folder}'${again} on ${name}${outcome.detail ? ` (${outcome.detail})` : ''}.`);
-    await deps.followUps.handOver(state.target, row, outcome, now, () => deps.backlog.accepted(state.target, row.id));
+    await deps.followUps.handOver(state.target, row, outcome, now);
   } else if (outcome.status === 'unmatched') {
     const detail = `'${row.folder}' is in no library of ${name}, so nothing was scanned there.\n${outcome.detail} ${explainHint(row)}`;
     logger.warn({ target: name, folder: row.folder }, `'${row.folder}' is in no library of ${name}: ${outcome.detail} ${explainHint(row)}`);

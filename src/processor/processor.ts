@@ -11,7 +11,7 @@ import type { DueDelivery, Folder, Target } from '../scan.js';
 import { Availability, healthOf, IDLE_PROBE_MS, newTargetState, socketShown, type TargetHealth, type TargetState } from './availability.js';
 import { FileChecks } from './checks.js';
 import { deliver } from './delivery.js';
-import { ServerBacklog } from './server-backlog.js';
+import { pressure } from './server-backlog.js';
 import { holdEnds, holdShown, isHeld } from './server-hold.js';
 import type { ProcessorSettings } from './settings.js';
 import { checkRoom, fillSlots } from './slots.js';
@@ -56,7 +56,6 @@ export class Processor {
   private abandoned = false;
   private readonly checks: FileChecks;
   private readonly availability: Availability;
-  private readonly backlog = new ServerBacklog();
 
   constructor(deps: ProcessorDeps) {
     this.deps = { pathState: diskPathState, random: Math.random, ...deps };
@@ -74,14 +73,10 @@ export class Processor {
       rescanDelayMs: deps.settings.fileCheckDelayMs,
       onRescan: (at) => this.wake(at),
       // A follow-up ended: its folder may go again.
-      onEnded: (target, item) => {
-        this.backlog.ended(target, item.ref.folderId);
-        this.wake();
-      },
+      onEnded: () => this.wake(),
       // A scan's end was seen: its target has room under the cap now, while its file is still judged.
       onFreed: () => this.wake(),
     });
-    this.backlog.resume(deps.targets, deps.queue);
   }
 
   get targetNames(): string[] {
@@ -96,13 +91,13 @@ export class Processor {
   /** Each target's state, with the scans its server holds unfinished, how long our next due folder has waited, its hold and its socket. */
   health(): TargetHealth[] {
     const now = this.deps.clock.now();
-    return this.states.map((s) => ({ ...healthOf(s), ...this.backlog.pressure(s, this.deps.queue, now), ...holdShown(s, now), ...socketShown(s.target, now) }));
+    return this.states.map((s) => ({ ...healthOf(s), ...pressure(s, this.deps.queue, now), ...holdShown(s, now), ...socketShown(s.target, now) }));
   }
 
   /** One pass: run due existence checks and start every scan that may start now. Does not wait for scans. */
   async tick(): Promise<void> {
     if (!(await this.checks.anchorsPresent())) return;
-    await this.checks.run(checkRoom(this.states, this.deps.queue, this.backlog));
+    await this.checks.run(checkRoom(this.states, this.deps.queue));
     for (const state of this.states) this.dispatch(state);
   }
 
@@ -238,7 +233,7 @@ export class Processor {
       return;
     }
     if (isHeld(state, now)) return;
-    fillSlots(state, now, this.deps.queue, this.backlog, (row) => this.launch(state, row));
+    fillSlots(state, now, this.deps.queue, (row) => this.launch(state, row));
   }
 
   private track(p: Promise<void>): void {
@@ -263,7 +258,6 @@ export class Processor {
       ...this.deps,
       followUps: this.followUps,
       availability: this.availability,
-      backlog: this.backlog,
       targetNames: this.targetNames,
       spelling: (r) => this.checks.spelling(r),
       kept: (r) => this.checks.kept(r),

@@ -50,7 +50,7 @@ async function setUp(fake: (plex: FakePlex) => void) {
   fake(plex);
   socket = attachPlexNotifications(plex);
   const api = new PlexApi({ url: plex.url, token: plex.token, timeoutMs: 2_000, clock: still });
-  const watch = new PlexScanWatch(new PlexNotifications({ url: plex.url, token: plex.token, clock: still }), still, silentLogger, plex.url);
+  const watch = new PlexScanWatch(new PlexNotifications({ url: plex.url, token: plex.token, clock: still }), still);
   const ends = { heard: 0 };
   watch.onEnded(() => ends.heard++);
   const waiting: (() => void)[] = [];

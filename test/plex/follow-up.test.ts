@@ -1,133 +1,171 @@
 // One Plex follow-up as a state machine (src/targets/plex/follow/follow-up.ts): every entry point only tells it events,
-// and `nextStep` alone says whether it may be judged. One table per entry point (the socket's end with the section
-// line, the poll, the late path, the cross-check) and per fault (a uncertain line, a timeout); then when the verdict
-// asks Plex once more.
+// and `nextStep` alone says whether it waits, is polled, looked up or judged. One table per entry point (the socket's
+// end with the section's queue of scans, the poll, the late path, the cross-check) and per fault (scans run out of
+// order, a timeout); then when the verdict asks Plex once more.
 import { describe, expect, it } from 'vitest';
-import { apply, nextStep, type FollowEvent, type FollowUp, type Moment } from '../../src/targets/plex/follow/follow-up.js';
-import { verdict } from '../../src/targets/plex/follow/verdict.js';
+import type { BatchConfirmation } from '../../src/targets/plex/confirm.js';
+import { apply, nextStep, verdict, type PlexEvent, type PlexFollowUp as FollowUp, type PlexMoment as Moment } from '../../src/targets/plex/follow/follow-up.js';
 
 const T = Date.UTC(2026, 0, 1);
 const unknown = { state: 'unknown', reason: 'no database' } as const;
 const notFound = { state: 'not-found', reason: 'not in media_parts' } as const;
 const confirmed = { state: 'confirmed', via: 'notifications' } as const;
+const FILE = '/tv/Show/Season 01/e1.mkv';
 
-function followUp(place?: Record<string, number>): FollowUp {
+function followUp(slot?: Record<string, number>): FollowUp {
   return {
     key: '1:1',
     item: { ref: { folderId: 1, generation: 1 }, folder: '/tv/Show/Season 01', event: 'Download', deliveredAt: T, ticket: {} },
-    ticket: { sections: [{ id: '2', title: 'TV' }], file: '/tv/Show/Season 01/e1.mkv' },
+    ticket: { sections: [{ id: '2', title: 'TV' }], file: FILE },
     followedAt: T,
-    addedAtPoll: 0,
+    polled: 0,
+    reading: 0,
     seenRunning: false,
-    ...(place ? { place } : {}),
+    ...(slot ? { slot } : {}),
   };
 }
 
-const at = (over: Partial<Moment> = {}): Moment => ({ now: T + 1_000, timeoutMs: 300_000, graceOver: false, looked: false, ...over });
-const told = (f: FollowUp, ...events: FollowEvent[]) => (events.forEach((e) => apply(f, e)), f);
+const at = (over: Partial<Omit<Moment, 'graceOver'>> & { graceOver?: boolean } = {}): Moment => {
+  const { graceOver, ...rest } = over;
+  return { now: T + 1_000, look: 0, timeoutMs: 300_000, ...rest, graceOver: () => graceOver ?? false };
+};
+const told = (f: FollowUp, ...events: PlexEvent[]) => (events.forEach((e) => apply(f, e)), f);
+/** The library asked about its file, and what it said. */
+const looked = (evidence: BatchConfirmation): PlexEvent => ({ kind: 'looked', evidence: new Map([['1:1', evidence]]) });
+/** The items of scan ends read: its file among them or not. */
+const read = (found: boolean): PlexEvent => ({ kind: 'read', found: new Map(found ? [[FILE, { ratingKey: '9' }]] : []) });
+const polled = (look: number, running: boolean, over: { first?: boolean; freed?: boolean } = {}): PlexEvent => ({
+  kind: 'polled',
+  look,
+  at: T + look * 1_000,
+  running: new Set(running ? ['2'] : []),
+  freed: new Set(over.freed ? ['1:1'] : []),
+  behind: new Set(over.first === false ? ['1:1'] : []),
+});
 
-describe('the socket: a scan end, and its place passed in the line', () => {
-  it('a file among the end\'s items, its own place passed: judged at once', () => {
-    const f = told(followUp({ '2': 1 }), { kind: 'evidence', evidence: confirmed }, { kind: 'ended', by: 'line' });
+describe('the socket: a scan end, and its slot passed in its section\'s queue', () => {
+  it("a file among the end's items, its own slot passed: judged at once", () => {
+    const f = told(followUp({ '2': 1 }), { kind: 'reading' }, read(true), { kind: 'ended', by: 'queue' });
     expect(nextStep(f, at())).toBe('judge');
     expect(f.seenRunning).toBe(true);
   });
 
-  it("a file among an earlier end's items while its own scan is still in Plex's line: it waits, holding its place", () => {
-    const f = told(followUp({ '2': 2 }), { kind: 'evidence', evidence: confirmed });
+  it("a file among an earlier end's items while its own scan is still queued at Plex: it waits, holding its slot", () => {
+    const f = told(followUp({ '2': 2 }), { kind: 'reading' }, read(true));
     expect(nextStep(f, at())).toBe('wait');
-    apply(f, { kind: 'ended', by: 'line' });
+    apply(f, { kind: 'ended', by: 'queue' });
     expect(nextStep(f, at())).toBe('judge');
   });
 
-  it('no sign among the items once its place passed: looked up; unknown then is final (the items were read), not-found waits for the grace', () => {
-    const f = told(followUp({ '2': 1 }), { kind: 'ended', by: 'line' });
+  it('no sign among the items once its slot passed: looked up; unknown then is final (the items were read), not-found waits for the grace', () => {
+    const f = told(followUp({ '2': 1 }), { kind: 'ended', by: 'queue' });
     expect(nextStep(f, at())).toBe('look');
-    apply(f, { kind: 'evidence', evidence: unknown });
-    expect(nextStep(f, at({ looked: true }))).toBe('judge');
-    const g = told(followUp({ '2': 1 }), { kind: 'ended', by: 'line' }, { kind: 'evidence', evidence: notFound });
-    expect(nextStep(g, at({ looked: true }))).toBe('wait');
-    expect(nextStep(g, at({ looked: true, graceOver: true }))).toBe('judge');
+    apply(f, { kind: 'looking' });
+    expect(nextStep(f, at())).toBe('wait');
+    apply(f, looked(unknown));
+    expect(nextStep(f, at())).toBe('judge');
+    const g = told(followUp({ '2': 1 }), { kind: 'ended', by: 'queue' }, looked(notFound));
+    expect(nextStep(g, at())).toBe('wait');
+    expect(nextStep(g, at({ graceOver: true }))).toBe('judge');
   });
 
-  it('reads of ended scans\' items under way: not judged before they are done', () => {
-    let done!: () => void;
-    const reads = new Promise<void>((resolve) => (done = resolve));
-    const f = told(followUp({ '2': 1 }), { kind: 'reading', reads }, { kind: 'ended', by: 'line' });
+  it("reads of ended scans' items under way: not judged before they are done; news of its scan asks the library again", () => {
+    const f = told(followUp({ '2': 1 }), { kind: 'reading' }, { kind: 'reading' }, { kind: 'ended', by: 'queue' });
     expect(nextStep(f, at())).toBe('wait');
-    done();
-    return reads.then(() => expect(nextStep(f, at())).toBe('look'));
+    apply(f, read(false));
+    expect(nextStep(f, at())).toBe('wait');
+    apply(f, read(false));
+    expect(nextStep(f, at())).toBe('look');
+    apply(f, looked(notFound));
+    expect(nextStep(f, at())).toBe('wait');
+    apply(f, { kind: 'ended', by: 'items' });
+    expect(nextStep(f, at())).toBe('look');
   });
 });
 
 describe('the poll', () => {
-  it('its sections seen scanning: running, the timeout counts from the first such poll; its sections idle: ended, looked up, judged after the grace', () => {
-    const f = told(followUp(), { kind: 'running', at: T + 1_000, first: true }, { kind: 'running', at: T + 2_000, first: true });
-    expect(f.startedAt).toBe(T + 1_000);
+  it('asked once per look; its sections seen scanning: running, the timeout counts from the first such poll; idle: ended, looked up, judged after the grace', () => {
+    const f = followUp();
     expect(nextStep(f, at())).toBe('wait');
-    apply(f, { kind: 'ended', by: 'idle' });
-    expect(nextStep(f, at())).toBe('look');
-    apply(f, { kind: 'evidence', evidence: unknown });
-    expect(nextStep(f, at({ looked: true }))).toBe('wait');
-    expect(nextStep(f, at({ looked: true, graceOver: true }))).toBe('judge');
+    expect(nextStep(f, at({ look: 1 }))).toBe('poll');
+    told(f, polled(1, true), polled(2, true));
+    expect(f.startedAt).toBe(T + 1_000);
+    expect(nextStep(f, at({ look: 2 }))).toBe('wait');
+    apply(f, polled(3, false));
+    expect(f.ended).toBe('idle');
+    expect(nextStep(f, at({ look: 3 }))).toBe('look');
+    apply(f, looked(unknown));
+    expect(nextStep(f, at({ look: 3 }))).toBe('wait');
+    expect(nextStep(f, at({ look: 3, graceOver: true }))).toBe('judge');
+    // The next poll finds the sections idle again: the library is asked again.
+    apply(f, polled(4, false));
+    expect(nextStep(f, at({ look: 4 }))).toBe('look');
   });
 
   it('a follow-up behind an earlier one of its section does not start its timeout', () => {
-    const f = told(followUp(), { kind: 'running', at: T, first: false });
+    const f = told(followUp(), polled(1, true, { first: false }));
     expect(f.startedAt).toBeUndefined();
-    expect(nextStep(f, at({ now: T + 10 * 300_000 }))).toBe('wait');
+    expect(nextStep(f, at({ now: T + 10 * 300_000, look: 1 }))).toBe('wait');
   });
 });
 
-describe('the late path (ends heard before the follow-up was recorded)', () => {
-  it('a file among those ends is judged at once when it holds no place, or once its place is passed', () => {
-    expect(nextStep(told(followUp(), { kind: 'evidence', evidence: confirmed }), at())).toBe('judge');
-    expect(nextStep(told(followUp({ '2': 3 }), { kind: 'evidence', evidence: confirmed }), at())).toBe('wait');
+describe('the late path (ends seen before the follow-up was recorded)', () => {
+  it('a file among those ends is judged at once when it holds no slot, or once its slot is passed', () => {
+    expect(nextStep(told(followUp(), { kind: 'reading' }, read(true)), at())).toBe('judge');
+    expect(nextStep(told(followUp({ '2': 3 }), { kind: 'reading' }, read(true)), at())).toBe('wait');
   });
 
   it('a file seen stays confirmed: a later lookup that cannot tell does not undo it', () => {
-    const f = told(followUp(), { kind: 'evidence', evidence: confirmed }, { kind: 'evidence', evidence: unknown });
+    const f = told(followUp(), looked(confirmed), looked(unknown));
     expect(f.evidence).toEqual(confirmed);
   });
 });
 
 describe('the cross-check', () => {
-  it('a release ends the follow-up though no end was heard: the socket cannot vouch for it, so its file waits for the grace', () => {
-    const f = told(followUp({ '2': 1 }), { kind: 'ended', by: 'released' });
-    expect(f.unheard).toBe(true);
-    expect(nextStep(f, at())).toBe('look');
-    apply(f, { kind: 'evidence', evidence: unknown });
-    expect(nextStep(f, at({ looked: true }))).toBe('wait');
-    expect(nextStep(f, at({ looked: true, graceOver: true }))).toBe('judge');
+  it('a scan freed ends the follow-up though no end was seen: the socket cannot vouch for it, so its file waits for the grace', () => {
+    const f = told(followUp({ '2': 1 }), polled(1, true, { freed: true }));
+    expect([f.ended, f.unseen]).toEqual(['freed', true]);
+    expect(nextStep(f, at({ look: 1 }))).toBe('look');
+    apply(f, looked(unknown));
+    expect(nextStep(f, at({ look: 1 }))).toBe('wait');
+    expect(nextStep(f, at({ look: 1, graceOver: true }))).toBe('judge');
   });
 });
 
 describe('faults', () => {
-  it('a uncertain line: an end known only by position is undone, the place dropped; a file seen is judged at once', () => {
-    const f = told(followUp({ '2': 3 }), { kind: 'ended', by: 'line' }, { kind: 'uncertain' });
-    expect([f.ended, f.place, f.unheard]).toEqual([undefined, undefined, true]);
+  it('scans run out of order: an end known only by its slot is undone, the slot dropped; a file seen is judged at once', () => {
+    const f = told(followUp({ '2': 3 }), { kind: 'ended', by: 'queue' }, { kind: 'reordered' });
+    expect([f.ended, f.slot, f.unseen]).toEqual([undefined, undefined, true]);
     expect(nextStep(f, at())).toBe('wait');
-    const g = told(followUp({ '2': 4 }), { kind: 'evidence', evidence: confirmed }, { kind: 'uncertain' });
+    const g = told(followUp({ '2': 4 }), looked(confirmed), { kind: 'reordered' });
     expect(nextStep(g, at())).toBe('judge');
   });
 
-  it('an end found by a poll stays so when uncertain', () => {
-    const f = told(followUp(), { kind: 'ended', by: 'idle' }, { kind: 'uncertain' });
+  it('an end found by a poll stays so when the scans ran out of order', () => {
+    const f = told(followUp(), { kind: 'ended', by: 'idle' }, { kind: 'reordered' });
     expect(f.ended).toBe('idle');
   });
 
   it('PLEX_CONFIRM_TIMEOUT from its start: expired; from its delivery while Plex does not answer; a file seen is judged, not expired', () => {
-    const started = told(followUp(), { kind: 'running', at: T, first: true });
-    expect(nextStep(started, at({ now: T + 300_000 }))).toBe('expire');
+    const started = told(followUp(), polled(1, true));
+    expect(nextStep(started, at({ now: T + 301_000, look: 1 }))).toBe('expire');
     expect(nextStep(followUp(), at({ now: T + 300_000 }))).toBe('wait');
-    expect(nextStep(followUp(), at({ now: T + 300_000, unreachable: true }))).toBe('expire');
-    const placed = told(followUp({ '2': 9 }), { kind: 'running', at: T, first: true }, { kind: 'evidence', evidence: confirmed });
-    expect(nextStep(placed, at({ now: T + 300_000 }))).toBe('judge');
+    const unanswered = told(followUp(), { kind: 'polled', look: 1, unreachable: 'connection refused' });
+    expect(nextStep(unanswered, at({ now: T + 300_000, look: 1 }))).toBe('expire');
+    const placed = told(followUp({ '2': 9 }), polled(1, true), looked(confirmed));
+    expect(nextStep(placed, at({ now: T + 301_000, look: 1 }))).toBe('judge');
+  });
+
+  it('Plex not answering: an ended follow-up is not looked up until it answers again', () => {
+    const f = told(followUp(), { kind: 'ended', by: 'queue' }, { kind: 'polled', look: 1, unreachable: 'connection refused' });
+    expect(nextStep(f, at({ look: 1 }))).toBe('wait');
+    apply(f, polled(2, false));
+    expect(nextStep(f, at({ look: 2 }))).toBe('look');
   });
 });
 
 describe('the verdict: asked once more only where a miss may be a scan never run', () => {
-  const judged = (file: string | undefined, last: FollowUp['evidence'], watched: boolean) => verdict({ file, waitedMs: 1_000, seenRunning: true, last, watched }).result;
+  const judged = (file: string | undefined, last: FollowUp['evidence'], watched: boolean) => verdict({ file, waitedMs: 1_000, seenRunning: true, last, watched });
 
   it('no sign of the file where the socket saw all Plex created: scanned, asked once more', () => {
     expect(judged('/tv/S/e1.mkv', unknown, true)).toMatchObject({ state: 'scanned', askAgain: true });

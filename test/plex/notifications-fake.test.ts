@@ -3,7 +3,7 @@
 // metadata request and no section listing; a refused upgrade leaves the client disconnected (the fallback case).
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { filesOfScan, type PlexGet } from '../../src/targets/plex/follow/item-files.js';
+import { itemsOfScans, type PlexGet } from '../../src/targets/plex/follow/item-files.js';
 import { PlexNotifications, type PlexNotification } from '../../src/targets/plex/follow/notifications.js';
 import { SectionScans, type SectionScanEnded } from '../../src/targets/plex/follow/scan-items.js';
 import { FakePlex } from '../fakes/plex.js';
@@ -67,7 +67,7 @@ describe('the notification client on the fake Plex', () => {
 
     const count = { requests: 0 };
     const before = plex.requests.length;
-    const found = await filesOfScan(get(count), scan, new Set([file]));
+    const found = await itemsOfScans(get(count), [scan], new Set([file]));
     expect(found.has(file)).toBe(true);
     // One metadata request per new item (both asked at once), nothing else: no section listing, no file filter.
     expect(count.requests).toBe(2);

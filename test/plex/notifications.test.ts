@@ -108,11 +108,11 @@ describe('PlexNotifications', () => {
     sockets[0].open();
     expect(sockets[0].pings).toBe(1); // at once: Plex says nothing until something happens
     expect(n.connected).toBe(false);
-    expect(n.socket.status()).toEqual({ state: 'opening' });
+    expect(n.status()).toEqual({ state: 'opening' });
     expect(await clock.release()).toBe(LIVENESS.pongDeadlineMs);
     expect(sockets[0].terminated).toBe(true);
     expect(seen.at(-1)).toEqual({ kind: 'connection', connected: false, why: 'it opened but answered no ping within 5 s' });
-    expect(n.socket.status()).toMatchObject({ state: 'reconnecting', why: 'it opened but answered no ping within 5 s' });
+    expect(n.status()).toMatchObject({ state: 'reconnecting', why: 'it opened but answered no ping within 5 s' });
     expect(await clock.release()).toBe(1000);
     sockets[1].answersPings = false;
     sockets[1].open();
@@ -121,7 +121,7 @@ describe('PlexNotifications', () => {
     expect(await clock.release()).toBe(2000);
     sockets[2].open(); // this one answers its ping: alive
     expect(n.connected).toBe(true);
-    expect(n.socket.status()).toEqual({ state: 'open', lastFrameAt: clock.now() });
+    expect(n.status()).toEqual({ state: 'open', lastFrameAt: clock.now() });
     await n.stop();
   });
 
@@ -160,7 +160,7 @@ describe('PlexNotifications', () => {
     await clock.release(LIVENESS.pongDeadlineMs);
     expect(clock.sleeps.map((s) => s.ms)).toEqual([LIVENESS.idlePingMs - LIVENESS.pongDeadlineMs]);
     busy = true;
-    n.socket.heedNow();
+    n.heedNow();
     await settle();
     // Quiet for 5 s already: the ping goes out now.
     expect(sockets[0].pings).toBe(2);

@@ -1,7 +1,7 @@
 // From a section scan's notification events to the items it touched (src/targets/plex/follow/scan-items.ts), and from those
 // to the delivered files, one metadata request per item that can hold a file (src/targets/plex/follow/item-files.ts).
 import { describe, expect, it } from 'vitest';
-import { filesOfScan, itemFiles, type PlexGet } from '../../src/targets/plex/follow/item-files.js';
+import { itemsOfScans, itemFiles, type PlexGet } from '../../src/targets/plex/follow/item-files.js';
 import { parseNotification, type PlexNotification } from '../../src/targets/plex/follow/notifications.js';
 import { SectionScans, type SectionScanEnded } from '../../src/targets/plex/follow/scan-items.js';
 import { ownFixtureText } from '../support/fixtures.js';
@@ -78,7 +78,7 @@ function plexGet(items: Record<string, { type: string; files: string[] }>): { ge
   return { get, paths };
 }
 
-describe('itemFiles and filesOfScan', () => {
+describe('itemFiles and itemsOfScans', () => {
   it('reads Media → Part → file of an item, every part of every media', async () => {
     const { get } = plexGet({ '7': { type: 'movie', files: ['/m/A/A cd1.mkv', '/m/A/A cd2.mkv'] } });
     expect(await itemFiles(get, '7')).toEqual({ ratingKey: '7', type: 'movie', parentRatingKey: undefined, sectionId: '2', files: ['/m/A/A cd1.mkv', '/m/A/A cd2.mkv'] });
@@ -101,8 +101,8 @@ describe('itemFiles and filesOfScan', () => {
       ],
       deleted: [],
     };
-    const found = await filesOfScan(get, scan, new Set(['/tv/H/S02/H S02E01.mkv']), 1);
-    expect([...found]).toEqual([['/tv/H/S02/H S02E01.mkv', '48213']]);
+    const found = await itemsOfScans(get, [scan], new Set(['/tv/H/S02/H S02E01.mkv']), 1);
+    expect([...found].map(([file, item]) => [file, item.ratingKey])).toEqual([['/tv/H/S02/H S02E01.mkv', '48213']]);
     expect(paths).toEqual(['/library/metadata/48213']);
   });
 });

@@ -1,5 +1,5 @@
 // What a Plex's notification socket may make the relay hold (src/targets/plex/notifications.ts, scan-items.ts,
-// scan-watch.ts, section-line.ts): entries of sections no scan is followed in are dropped as they come (a frame of
+// scan-watch.ts, scan-queue.ts): entries of sections no scan is followed in are dropped as they come (a frame of
 // nothing else is not even parsed), those of a followed section are capped, scan activities `started` and never
 // `ended` are capped and forgotten once silent (on the injected clock), the ends kept for late follow-ups hold a
 // bounded number of items, and ends of scans before the relay asked for one in a section do not move its line.
@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import { unwantedTimeline, type PlexNotification, type PlexNotifications } from '../../src/targets/plex/follow/notifications.js';
 import { MAX_RUNNING, MAX_TOUCHED, RUNNING_SILENT_MS, SectionScans, type SectionScanEnded } from '../../src/targets/plex/follow/scan-items.js';
 import { PlexScanWatch } from '../../src/targets/plex/follow/scan-watch.js';
-import { SectionLines } from '../../src/targets/plex/follow/section-line.js';
+import { ScanQueues } from '../../src/targets/plex/follow/scan-queue.js';
 import { ownFixtureText } from '../support/fixtures.js';
 
 const entry = (sectionId: string, itemId: string, state = 5, type = 4): PlexNotification => ({ kind: 'timeline', sectionId, itemId, state, type });
@@ -114,7 +114,7 @@ describe('the socket of one Plex (PlexScanWatch)', () => {
   it('keeps the entries of sections the follower follows or is about to ask, for a minute before a follow-up of them exists', () => {
     const clock = new ManualClock();
     const { notifications, emit } = fakeNotifications();
-    const watch = new PlexScanWatch(notifications, clock, silentLogger, 'plex');
+    const watch = new PlexScanWatch(notifications, clock);
     watch.start();
     const following = new Set<string>();
     watch.followedBy((id) => following.has(id));
@@ -136,7 +136,7 @@ describe('the socket of one Plex (PlexScanWatch)', () => {
   it('the ends kept for late follow-ups hold at most 20,000 items, however many full ends come', () => {
     const clock = new ManualClock();
     const { notifications, emit } = fakeNotifications();
-    const watch = new PlexScanWatch(notifications, clock, silentLogger, 'plex');
+    const watch = new PlexScanWatch(notifications, clock);
     watch.start();
     for (let scan = 0; scan < 40; scan++) {
       for (let i = 0; i < MAX_TOUCHED; i++) emit(entry('2', `s${scan}i${i}`));
@@ -150,12 +150,12 @@ describe('the socket of one Plex (PlexScanWatch)', () => {
   });
 });
 
-describe('the section line (SectionLines)', () => {
+describe('the section line (ScanQueues)', () => {
   it('counts no end of a section before a refresh of ours is counted there: earlier scans of others never pass ours', () => {
     const clock = new ManualClock();
     const expected = new Set<string>();
     const watch = { connectedSince: clock.now() - 1, keeps: (id: string) => expected.has(id) };
-    const line = new SectionLines({ clock, watch: watch as unknown as PlexScanWatch });
+    const line = new ScanQueues({ clock, watch: watch as unknown as PlexScanWatch });
     // Plex's own scans (scheduled, an agent's) end in section 2 before the relay asks for one there: no line.
     for (let i = 0; i < 3; i++) expect(line.ended('2')).toBe(false);
     // The relay is about to ask; an end before Plex took the refresh is still nothing of ours (the follow-up's own
@@ -164,10 +164,10 @@ describe('the section line (SectionLines)', () => {
     expect(line.ended('2')).toBe(false);
     const accepted = line.accepted('2');
     line.recorded(accepted);
-    const f = { ticket: { sections: [{ id: '2', title: 'TV' }], accepted }, place: line.placeOf(accepted) } as never;
+    const f = { ticket: { sections: [{ id: '2', title: 'TV' }], accepted }, slot: line.slotOf(accepted) } as never;
     // Had the earlier ends counted, the refresh would be passed at once; it waits for the next end.
-    expect(line.passedInLine([f])).toEqual([]);
+    expect(line.passed([f])).toEqual([]);
     expect(line.ended('2')).toBe(true);
-    expect(line.passedInLine([f])).toEqual([f]);
+    expect(line.passed([f])).toEqual([f]);
   });
 });

@@ -138,7 +138,13 @@ function followedServer(slots: { concurrency?: number; maxOutstanding?: number }
     pauseMs: 0,
     ...slots,
     outstanding: () => s.outstanding,
-    follower: { start: (_done, freed) => void (s.freed = freed), follow: (item) => void s.followed.push(item), size: 0, stop: async () => {} },
+    follower: {
+      start: (_done, freed) => void (s.freed = freed),
+      follow: (item) => void s.followed.push(item),
+      heldFolders: () => s.followed.map((i) => i.ref.folderId),
+      size: 0,
+      stop: async () => {},
+    },
     scan: async (folder) => (s.sent.push(folder), (s.outstanding += countsScans ? 1 : 0), { status: 'scanned', follow: {} }),
     available: async () => ({ ok: true }),
   };

@@ -81,7 +81,7 @@ describe('jellyfin follow-up with a user token: LibraryChanged', () => {
     const [[outcome, detail]] = outcomes(t!);
     expect(outcome).toBe('confirmed');
     expect(detail).toContain(`found among the files under '${seasonFolder('/tv', 1, 2)}' once the refresh was over`);
-    expect(t!.logged("Jellyfin's websocket cannot be opened or dropped")).toHaveLength(1);
+    expect(t!.logged("Jellyfin's websocket is down")).toHaveLength(1);
     server.socket.refuseWith = undefined;
     // The reopened socket carries the next change.
     const next = episodeFile('/tv', 3, 1, 4);

@@ -41,8 +41,8 @@ describe("a server's LibraryChanged flood (MediaBrowserFollower)", () => {
       },
     } as unknown as ApiCaller;
     const { dial, sockets } = scriptedDial();
-    const socket = new MediaBrowserSocket({ kind: 'jellyfin', url: 'http://127.0.0.1:1', token: 't0k3n-of-a-user', deviceId: 'd', version: '1', clock: systemClock, dial });
-    follower = new MediaBrowserFollower({ server: 'Jellyfin', api, clock: systemClock, logger: silentLogger, librariesPath: '/Library/VirtualFolders', locate: async () => undefined, socket, tokenHasUser: async () => true });
+    const socket = new MediaBrowserSocket({ kind: 'jellyfin', url: 'http://127.0.0.1:1', token: 't0k3n-of-a-user', deviceId: 'd', version: '1', clock: systemClock, dial, tokenHasUser: async () => true });
+    follower = new MediaBrowserFollower({ server: 'Jellyfin', api, clock: systemClock, logger: silentLogger, librariesPath: '/Library/VirtualFolders', locate: async () => undefined, socket });
     follower.start(async () => {});
     const ticket: MediaBrowserTicket = { file: '/tv/Show/Season 01/e01.mkv', folder: '/tv/Show/Season 01', via: 'item', libraries: ['lib'] };
     follower.follow({ ref: { folderId: 1, generation: 1 }, folder: ticket.folder, event: 'Download', deliveredAt: Date.now(), ticket });

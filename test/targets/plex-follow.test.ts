@@ -8,7 +8,7 @@ import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { PlexApi } from '../../src/targets/plex/api.js';
 import { lookupFileViaApi } from '../../src/targets/plex/confirm.js';
-import { FINISHED_TOGETHER } from '../../src/targets/plex/follow/follow-state.js';
+import { FINISHED_TOGETHER } from '../../src/targets/plex/follow/follower.js';
 import { Processor } from '../../src/processor/processor.js';
 import { Queue } from '../../src/queue/store.js';
 import { PlexTarget, type PlexTargetOptions } from '../../src/targets/plex/target.js';

@@ -16,7 +16,6 @@ import { version } from '../../version.js';
 import type { LibraryList } from '../library-list.js';
 import { holdsFile, listFolder, pathsOfItems, readRefreshStates, stillListed } from './confirm.js';
 import { apply, FOLLOW_TIMINGS, nextStep, verdictOf, type MediaBrowserEvent, type MediaBrowserFollowUp, type MediaBrowserMoment } from './follow-up.js';
-import { FollowSocket } from './follow-socket.js';
 import type { Located } from './locate.js';
 import type { RefreshWatch } from './refresh-watch.js';
 import type { MediaBrowserScans } from './scan.js';
@@ -33,9 +32,8 @@ export interface MediaBrowserFollowerOptions {
   librariesPath: string;
   /** The deepest folder item holding a folder, asked now (the target's locator). */
   locate(folder: string): Promise<Located | undefined>;
+  /** Its websocket, opened while follow-ups wait. */
   socket?: MediaBrowserSocket;
-  /** Does the token belong to a user (Jellyfin: GET /Users/Me)? Undefined: cannot tell before a LibraryChanged comes. */
-  tokenHasUser?: () => Promise<boolean | undefined>;
   /** The target's targeted refreshes not yet seen to run (mediabrowser/refresh-watch.ts). */
   watch?: Pick<RefreshWatch, 'busy' | 'check' | 'observed'>;
   /** When a change under these libraries last went to the library monitor (media-updated): each restarts its timer. */
@@ -50,14 +48,13 @@ export interface MediaBrowserFollowerOptions {
 const CHANGED_IDS_WAITING = 5_000;
 
 export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, MediaBrowserEvent, MediaBrowserMoment, 'ask' | 'list'> {
-  private readonly socket: FollowSocket;
   /** Ids LibraryChanged named, waiting for the read under way: one read at a time, however fast messages come. */
   private readonly changed = new Set<string>();
   private readingChanged = false;
 
   constructor(private readonly opts: MediaBrowserFollowerOptions) {
     super({ server: opts.server, clock: opts.clock, logger: opts.logger, intervalMs: FOLLOW_TIMINGS.pollMs, judge: { apply, nextStep, verdict: (f, m) => verdictOf(opts.server, f, m) } });
-    this.socket = new FollowSocket({ ...opts, onChanged: (e) => this.onChanged(e) });
+    opts.socket?.subscribe((e) => e.kind === 'library-changed' && this.onChanged(e));
   }
 
   /** The server's item at a folder about to be deleted (its own, not an ancestor's): what a delete's follow-up looks for. */
@@ -68,7 +65,7 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
 
   /** Its websocket's state, unless the token is known to be an API key's (never opened then) (health). */
   socketStatus() {
-    return this.socket.usable ? this.opts.socket?.status() : undefined;
+    return this.opts.socket?.usable ? this.opts.socket.status() : undefined;
   }
 
   protected begin(item: FollowItem, key: string, { now }: Moment): MediaBrowserFollowUp | { state: 'scanned'; detail: string } {
@@ -78,23 +75,27 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
   }
 
   protected moment(m: Moment): MediaBrowserMoment {
-    const socketSince = this.socket.usable ? this.socket.connectedSince : undefined;
+    const socketSince = this.opts.socket?.usable ? this.opts.socket.connectedSince : undefined;
     return { ...m, timings: FOLLOW_TIMINGS, startedAt: this.startedAt, socketSince, lastMonitorChange: this.opts.lastMonitorChange ?? (() => undefined) };
   }
 
-  /** The socket is open only while follow-ups wait (mediabrowser/follow-socket.ts). */
+  /** The socket is open only while follow-ups wait. */
   protected followed(): void {
-    this.socket.open(() => this.following);
+    this.opts.socket?.openWhile(() => this.following);
+  }
+
+  protected open(): void {
+    if (this.values().length) this.followed();
   }
 
   protected ended(f: MediaBrowserFollowUp, left: number): void {
     const seen = f.seen;
     if (seen?.how === 'socket' || (seen?.how === 'listing' && seen.listed.state === 'found')) this.opts.watch?.observed(f.ticket.file);
-    if (left === 0) void this.socket.close(() => this.following);
+    if (left === 0) void this.opts.socket?.closeUnless(() => this.following);
   }
 
-  protected close(): Promise<void> {
-    return this.socket.close();
+  protected async close(): Promise<void> {
+    await this.opts.socket?.closeUnless();
   }
 
   protected async look(kind: 'ask' | 'list', followUps: MediaBrowserFollowUp[], m: MediaBrowserMoment): Promise<void> {
@@ -146,7 +147,7 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
     return this.opts.watch?.busy() ?? false;
   }
 
-  /** The ids heard so far, in batches, until none wait or nothing is followed any more. */
+  /** The ids named so far, in batches, until none wait or nothing is followed any more. */
   private async readChanged(): Promise<void> {
     this.readingChanged = true;
     try {
@@ -175,9 +176,12 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
 export function mediaBrowserFollower(server: { kind: 'jellyfin' | 'emby'; librariesPath: string; name: string; url: string; token: string }, parts: { api: ApiCaller; clock: Clock; log: Logger; scans: MediaBrowserScans; list: LibraryList<Library> }): MediaBrowserFollower {
   const { api, clock, log, scans, list } = parts;
   // deviceId: stable per target, the server keys the socket's session on it, across our restarts too.
-  const socket = new MediaBrowserSocket({ kind: server.kind, url: server.url, token: server.token, deviceId: `scanrelay-${server.name}`, version, clock });
+  const name = server.kind === 'jellyfin' ? 'Jellyfin' : 'Emby';
+  const say = { logger: log, name: `${name}'s websocket`, meanwhile: 'delivered files are confirmed by listing their folder' };
+  const tokenHasUser = server.kind === 'jellyfin' ? () => jellyfinTokenHasUser(api) : undefined;
+  const socket = new MediaBrowserSocket({ kind: server.kind, url: server.url, token: server.token, deviceId: `scanrelay-${server.name}`, version, clock, say, tokenHasUser });
   return new MediaBrowserFollower({
-    server: server.kind === 'jellyfin' ? 'Jellyfin' : 'Emby',
+    server: name,
     api,
     clock,
     logger: log,
@@ -187,7 +191,6 @@ export function mediaBrowserFollower(server: { kind: 'jellyfin' | 'emby'; librar
       return scans.locateFolder(all.map((l) => ({ id: l.id, name: l.title, locations: l.locations })), folder);
     },
     socket,
-    tokenHasUser: server.kind === 'jellyfin' ? () => jellyfinTokenHasUser(api) : undefined,
     watch: scans.watch,
     lastMonitorChange: (libraries) => scans.lastMonitorChange(libraries),
   });

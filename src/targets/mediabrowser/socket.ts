@@ -1,12 +1,11 @@
-// The websocket of a Jellyfin or Emby server: one per server, reopened when it drops (src/http/media-socket.ts) while
-// its follower wants it (mediabrowser/follow-socket.ts: only while follow-ups wait), answering the
-// server's ForceKeepAlive with KeepAlive messages, and reading LibraryChanged into typed events. Jellyfin sends
-// LibraryChanged only to sessions of a user: a socket opened with an API key has none and hears nothing of it
-// (docs/targets.md), so a follower must not wait for it there. Formats and sources: docs/targets.md, "What the servers say after a scan".
-import { splitUserinfo, withBasicAuth } from '../../http/url-credentials.js';
+// The websocket of a Jellyfin or Emby server: one per server, reopened when it drops (src/http/media-socket.ts),
+// open only while its follower wants it (while follow-ups wait), answering the server's ForceKeepAlive with
+// KeepAlive messages, and reading LibraryChanged into typed events. Jellyfin sends LibraryChanged only to sessions
+// of a user: a socket opened with an API key has none and hears nothing of it (docs/targets.md), so it is never
+// opened for a token known to be an API key's, and a follower must not wait for it there. Formats and sources: docs/targets.md, "What the servers say after a scan".
+import { withBasicAuth } from '../../http/url-credentials.js';
 import type { Clock } from '../../clock.js';
-import { MediaSocket, type Dial } from '../../http/media-socket.js';
-import type { SocketStatus } from '../../scan.js';
+import { MediaSocket, socketUrl, type ConnectionEvent, type Dial, type MediaSocketOptions } from '../../http/media-socket.js';
 
 export type MediaBrowserKind = 'jellyfin' | 'emby';
 
@@ -21,13 +20,7 @@ export interface LibraryChangedEvent {
   collectionFolders: string[];
 }
 
-export interface SocketStateEvent {
-  kind: 'connection';
-  connected: boolean;
-  why?: string;
-}
-
-export type MediaBrowserEvent = LibraryChangedEvent | SocketStateEvent;
+export type MediaBrowserEvent = LibraryChangedEvent | ConnectionEvent;
 
 /** The envelope both servers use: {"MessageType": "...", "Data": ..., "MessageId": "..."}. */
 export function parseEnvelope(text: string): { type: string; data?: unknown } | undefined {
@@ -77,61 +70,73 @@ export interface MediaBrowserSocketOptions {
   dial?: Dial;
   firstBackoffMs?: number;
   maxBackoffMs?: number;
+  say?: MediaSocketOptions['say'];
+  /** Does the token belong to a user (Jellyfin: GET /Users/Me)? Undefined: cannot tell before a LibraryChanged comes. */
+  tokenHasUser?: () => Promise<boolean | undefined>;
 }
 
 /** Jellyfin drops a socket 60 s after its last KeepAlive and says so in ForceKeepAlive; we answer at half of it. */
 const DEFAULT_KEEPALIVE_S = 60;
 
-export class MediaBrowserSocket {
-  private readonly subscribers = new Set<(e: MediaBrowserEvent) => void>();
-  private readonly socket: MediaSocket;
-  /** Bumped at each open, so the KeepAlive loop of a closed socket ends. */
+export class MediaBrowserSocket extends MediaSocket<LibraryChangedEvent> {
+  /** Bumped at each open and close, so the KeepAlive loop of a closed socket ends. */
   private generation = 0;
   private keepAliveRunning = false;
+  /** true: the token has a user, LibraryChanged comes; false: an API key's, it never does; undefined: not known. */
+  userToken?: boolean;
+  /** Opened by `openWhile`; opens and closes go one after the other. */
+  private opened = false;
+  private turn: Promise<void> = Promise.resolve();
 
-  constructor(private readonly opts: MediaBrowserSocketOptions) {
-    const { url, headers } = socketAddress(opts);
-    this.socket = new MediaSocket({
-      url,
-      headers,
-      clock: opts.clock,
-      dial: opts.dial,
-      firstBackoffMs: opts.firstBackoffMs,
-      maxBackoffMs: opts.maxBackoffMs,
-      // Open only while follow-ups wait, so always at the busy pace of the shared liveness check (LIVENESS).
-      onText: (text) => this.read(text),
-      onState: (connected, why) => {
-        this.generation++;
-        this.keepAliveRunning = false;
-        this.emit({ kind: 'connection', connected, why });
-      },
+  // Open only while follow-ups wait, so always at the busy pace of the shared liveness check (LIVENESS).
+  constructor(private readonly mb: MediaBrowserSocketOptions) {
+    super({ ...mb, ...socketAddress(mb) });
+    this.subscribe((e) => {
+      if (e.kind === 'connection') [this.generation, this.keepAliveRunning] = [this.generation + 1, false];
+      else if (this.userToken !== true) {
+        // Only a socket whose token has a user is sent LibraryChanged: this one has.
+        this.mb.say?.logger.debug(`${this.server} sends LibraryChanged to this token: it belongs to a user.`);
+        this.userToken = true;
+      }
     });
   }
 
-  get connected(): boolean {
-    return this.socket.connected;
+  private get server(): string {
+    return this.mb.kind === 'jellyfin' ? 'Jellyfin' : 'Emby';
   }
 
-  start(): void {
-    this.socket.start();
+  /** Could LibraryChanged reach us at all: a token not known to be an API key's. */
+  get usable(): boolean {
+    return this.userToken !== false;
   }
 
-  /** The socket's state and when it last heard the server (health). */
-  status(): SocketStatus {
-    return this.socket.status();
+  /** Opens the socket unless it is open, unusable, or `wanted()` is false by the time the token is known. */
+  openWhile(wanted: () => boolean): void {
+    if (!this.usable || this.opened) return;
+    this.turn = this.turn.then(async () => {
+      if (this.userToken === undefined) await this.learnToken();
+      if (!this.usable || this.opened || !wanted()) return;
+      this.opened = true;
+      this.start();
+    });
+  }
+
+  /** Closes the socket unless `stillWanted()`: a close asked for is no drop to warn of. */
+  closeUnless(stillWanted: () => boolean = () => false): Promise<void> {
+    this.turn = this.turn.then(async () => {
+      if (!this.opened || stillWanted()) return;
+      this.opened = false;
+      await this.stop();
+    });
+    return this.turn;
   }
 
   stop(): Promise<void> {
     this.generation++;
-    return this.socket.stop();
+    return super.stop();
   }
 
-  subscribe(fn: (e: MediaBrowserEvent) => void): () => void {
-    this.subscribers.add(fn);
-    return () => this.subscribers.delete(fn);
-  }
-
-  private read(text: string): void {
+  protected read(text: string): void {
     const msg = parseEnvelope(text);
     if (!msg) return;
     if (msg.type === 'ForceKeepAlive') {
@@ -144,23 +149,34 @@ export class MediaBrowserSocket {
     if (changed) this.emit(changed);
   }
 
+  private async learnToken(): Promise<void> {
+    const logger = this.mb.say?.logger;
+    try {
+      this.userToken = (await this.mb.tokenHasUser?.()) ?? this.userToken;
+    } catch (err) {
+      logger?.debug({ err: String(err) }, 'could not tell whether the token belongs to a user');
+      return;
+    }
+    if (this.userToken === false) {
+      logger?.info(
+        `${this.server}'s token belongs to no user (an API key): the server sends it no LibraryChanged, so its websocket is not opened and each delivered file is confirmed by listing the refreshed folder once its refresh is over.`,
+      );
+    }
+  }
+
   private keepAlive(): void {
-    this.socket.send(JSON.stringify({ MessageType: 'KeepAlive' }));
+    this.send(JSON.stringify({ MessageType: 'KeepAlive' }));
   }
 
   /** KeepAlive every half of the server's timeout while this socket stays open (jellyfin-web does the same). */
   private async keepAliveLoop(seconds: number): Promise<void> {
     this.keepAliveRunning = true;
     const mine = this.generation;
-    while (this.generation === mine && this.socket.connected) {
-      await this.socket.wait((seconds * 1000) / 2);
-      if (this.generation !== mine || !this.socket.connected) return;
+    while (this.generation === mine && this.connected) {
+      await this.wait((seconds * 1000) / 2);
+      if (this.generation !== mine || !this.connected) return;
       this.keepAlive();
     }
-  }
-
-  private emit(e: MediaBrowserEvent): void {
-    for (const fn of [...this.subscribers]) fn(e);
   }
 }
 
@@ -171,18 +187,13 @@ export class MediaBrowserSocket {
  * the only form known to work there, so the URL carries the token and must never be logged.
  */
 export function socketAddress(opts: Pick<MediaBrowserSocketOptions, 'kind' | 'url' | 'token' | 'deviceId' | 'version'>): { url: string; headers: Record<string, string> } {
-  // A `user:pass@` in the configured URL goes as Basic auth where the server's own auth leaves Authorization free (Emby).
-  const written = splitUserinfo(opts.url);
-  const base = new URL(written.url);
-  base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
-  const root = base.pathname.replace(/\/$/, '');
+  const { url, authorization } = socketUrl(opts.url, opts.kind === 'jellyfin' ? '/socket' : '/embywebsocket');
   if (opts.kind === 'jellyfin') {
-    base.pathname = `${root}/socket`;
     const q = (v: string) => v.replace(/["\\]/g, '');
     const auth = `MediaBrowser Client="scanrelay", Device="scanrelay", DeviceId="${q(opts.deviceId)}", Version="${q(opts.version)}", Token="${q(opts.token)}"`;
-    return { url: base.toString(), headers: { Authorization: auth } };
+    return { url: url.toString(), headers: { Authorization: auth } };
   }
-  base.pathname = `${root}/embywebsocket`;
-  base.search = new URLSearchParams({ api_key: opts.token, deviceId: opts.deviceId }).toString();
-  return { url: base.toString(), headers: withBasicAuth({ 'X-Emby-Token': opts.token }, written.authorization) };
+  url.search = new URLSearchParams({ api_key: opts.token, deviceId: opts.deviceId }).toString();
+  // A `user:pass@` in the configured URL goes as Basic auth where the server's own auth leaves Authorization free (Emby).
+  return { url: url.toString(), headers: withBasicAuth({ 'X-Emby-Token': opts.token }, authorization) };
 }

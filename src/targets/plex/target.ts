@@ -7,7 +7,7 @@ import { NO_AFTER_SCAN, trashWanted, type AfterScanSettings, type DeletedCounter
 import { PlexApi } from './api.js';
 import { waitUntilPlexAnswers } from './availability.js';
 import type { FileInLibrary } from './confirm.js';
-import type { PlexTicket } from './follow/follow-state.js';
+import type { PlexTicket } from './follow/follow-up.js';
 import { PlexFollower } from './follow/follower.js';
 import { MatchFixer } from './match.js';
 import { PlexNotifications } from './follow/notifications.js';
@@ -65,7 +65,7 @@ export interface PlexTargetOptions {
    * Off when left out, so a target built by hand polls /activities only; the config turns it on by default.
    */
   notifications?: false | { dial?: Dial; firstBackoffMs?: number; maxBackoffMs?: number; liveness?: Partial<Liveness> };
-  /** How long a scan may stay outstanding with its sections idle in /activities (src/targets/plex/follow/poll.ts RELEASE_AFTER_MS). */
+  /** How long a scan may stay outstanding with its sections idle in /activities (src/targets/plex/follow/poll.ts, RELEASE_AFTER_MS). */
   releaseAfterMs?: number;
 }
 
@@ -89,9 +89,10 @@ export class PlexTarget implements Capabilities {
     this.confirmScans = opts.confirmScans ?? true;
     // Its life is checked at the busy pace while Plex holds scans of ours (src/http/media-socket.ts, LIVENESS).
     const busy = () => this.follower.outstanding() > 0;
-    const socket = opts.notifications ? new PlexNotifications({ url: opts.url, token: opts.token, clock: opts.clock, busy, ...opts.notifications }) : undefined;
+    const say = { logger, name: `Plex's notification socket at ${this.api.url}`, meanwhile: 'scans are followed by polling /activities' };
+    const socket = opts.notifications ? new PlexNotifications({ url: opts.url, token: opts.token, clock: opts.clock, busy, say, ...opts.notifications }) : undefined;
     this.follower = new PlexFollower({
-      watch: socket ? new PlexScanWatch(socket, opts.clock, logger, this.api.url) : undefined,
+      watch: socket ? new PlexScanWatch(socket, opts.clock) : undefined,
       api: this.api,
       clock: opts.clock,
       logger,
@@ -132,7 +133,7 @@ export class PlexTarget implements Capabilities {
       this.follower.watchScans(matches.map((s) => s.id));
       for (const section of matches) {
         await this.api.refresh(section.id, folder);
-        // Counted the moment Plex took it, in the order it took them (the follower's line, per section).
+        // Counted the moment Plex took it, in the order it took them (the follower's queue of scans, per section).
         const placed = this.follower.accepted(section.id);
         accepted = accepted ? { ...accepted, seq: { ...accepted.seq, ...placed.seq } } : placed;
       }

@@ -1,36 +1,46 @@
-// One Plex follow-up as a small state machine: what is known of its scan (outstanding at Plex, or how its end
-// became known) and of its file. Events change it (`apply`, through the record in follow-ups.ts, the only
-// writer); `nextStep` is the one function that says whether it may be judged now, or what it waits for. The
-// four entry points (the socket's scan ends, the /activities poll, the late path of a follow-up recorded after
-// its scan ended, the section line) only turn what they learn into events: none of them decides.
+// One Plex follow-up: what is known of its scan (outstanding at Plex, or how its end became known) and of its
+// file (events written by `apply`), the one decision `nextStep`, and the words of the verdict. The follower
+// (follower.ts) and what it hears (scan-ends.ts, poll.ts) only turn what Plex says into events: none decides.
 //
-//   outstanding ──(line passed its place | its file in an end | sections idle | cross-check)▶ ended
-//        │                                                                                    │
-//        └── file confirmed: judged at once, unless it holds a trusted place whose scan ──────┤
-//            has not ended (its slot is Plex's until then)                                    ▼
-//                                        ended: reads under way? wait · not looked up? look · then judge
-//                                        (a file not found, or an end the socket did not tell of, waits out
-//                                        its section's grace first)
-import type { FollowItem } from '../../../scan.js';
+//   outstanding ──(its slot passed in its section's queue | its file in an end | sections idle | cross-check)▶ ended
+//        │                                                                                              │
+//        └── file confirmed: judged at once, unless it holds a trusted slot whose scan has not ended ──┤
+//            (the slot is Plex's until then)                                                           ▼
+//                          ended: reads under way? wait · not looked up? look · then judge
+//                          (a file not found, or an end the socket did not tell of, waits out its section's grace)
+import type { FollowUp, Moment, Step } from '../../../follow/engine.js';
+import { lookupCandidates } from '../../../paths/sidecar.js';
+import type { ExternalIds, FollowResult } from '../../../scan.js';
 import type { BatchConfirmation } from '../confirm.js';
-import type { PlexTicket } from './follow-state.js';
+
+/** What the Plex target hands its follower for one accepted scan (stored as JSON with the delivery). */
+export interface PlexTicket {
+  /** `type` (movie, show, …) picks the items to page through when nothing else can confirm; absent in old tickets. */
+  sections: { id: string; title: string; type?: string }[];
+  /** The file to confirm in the library, when the request named one and PLEX_CONFIRM_SCANS is on. */
+  file?: string;
+  /** The folder Plex was asked to scan (its form); absent in old tickets (the file's folder stands in). */
+  folder?: string;
+  /** The download's series/movie IDs, when PLEX_FIX_MISMATCHED is on. */
+  ids?: ExternalIds;
+  /**
+   * Where each refresh stood in its section's queue of scans at Plex when Plex took it (PlexFollower.accepted):
+   * `run` is the follower that counted, so a ticket read back after a restart is not placed in a new count.
+   */
+  accepted?: { run: string; at: number; seq: Record<string, number> };
+}
 
 /**
- * How its scan's end became known: its place passed in the line, an end whose items hold its file under its folder
- * (the items' own Part.file, whatever the line's count), its sections idle at a poll, or the cross-check.
+ * How its scan's end became known: its slot passed in its section's queue, an end whose items hold its file under
+ * its folder (the items' own Part.file, whatever the count), its sections idle at a poll, or the cross-check.
  */
-export type EndSeen = 'line' | 'items' | 'idle' | 'released';
+export type EndSeen = 'queue' | 'items' | 'idle' | 'freed';
 
-export interface FollowUp {
-  readonly key: string;
-  readonly item: FollowItem;
-  readonly ticket: PlexTicket;
-  /** When follow() was called: the socket watched it only if it was open since. */
-  readonly followedAt: number;
-  /** The poll count when it was added: only a poll that began later can find its sections idle. */
-  readonly addedAtPoll: number;
-  /** Its place in each section's line at Plex, while the line can be trusted for it. */
-  place?: Record<string, number>;
+export interface PlexFollowUp extends FollowUp<PlexTicket> {
+  /** The last look whose poll told it what runs (at first, the look it was followed at: only a later poll can find its sections idle). */
+  polled: number;
+  /** Its slot in each section's queue of scans at Plex, while the count can be trusted for it. */
+  slot?: Record<string, number>;
   seenRunning: boolean;
   /** When a poll saw its sections scanning with no earlier followed scan of them ahead: PLEX_CONFIRM_TIMEOUT counts from here. */
   startedAt?: number;
@@ -39,85 +49,155 @@ export interface FollowUp {
   /** What is known of its file: confirmed stays; not-found is final only after its section's grace. */
   evidence?: BatchConfirmation;
   /** Reads of scan ends' items under way that may still find its file: it is not judged before they are done. */
-  reading?: Promise<void>;
-  /** The socket cannot vouch for its scan (the cross-check ended it, or its place was uncertain): the listing is read too. */
-  unheard?: boolean;
+  reading: number;
+  /** The library is being asked about its file. */
+  looking?: boolean;
+  /** The library was asked about its file since the last news of its scan. */
+  looked?: boolean;
+  /** The socket cannot vouch for its scan (the cross-check ended it, or its section's scans ran out of order): the listing is read too. */
+  unseen?: boolean;
+  /** Plex did not answer the last poll (why): PLEX_CONFIRM_TIMEOUT counts from the delivery. */
+  unreachable?: string;
 }
 
-export type FollowEvent =
-  /** A poll saw its sections scanning; `first`: no earlier followed scan of them was ahead of it. */
-  | { kind: 'running'; at: number; first: boolean }
-  | { kind: 'ended'; by: EndSeen }
-  | { kind: 'evidence'; evidence: BatchConfirmation }
-  | { kind: 'reading'; reads: Promise<void> }
-  /**
-   * Plex's events contradicted its section's line: its place proves nothing, and an end known only by position
-   * is no end. It is judged by its file once its sections are idle.
-   */
-  | { kind: 'uncertain' };
+/** What the items of scan ends held: file → its item. */
+export type FoundItems = ReadonlyMap<string, { ratingKey: string; parentRatingKey?: string }>;
 
-export function apply(f: FollowUp, e: FollowEvent): void {
+export type PlexEvent =
+  /** A poll: the sections scanning, the follow-ups the cross-check freed, those behind an earlier followed scan of their section. */
+  | { kind: 'polled'; look: number; at: number; running: ReadonlySet<string>; freed: ReadonlySet<string>; behind: ReadonlySet<string> }
+  | { kind: 'polled'; look: number; unreachable: string }
+  | { kind: 'ended'; by: EndSeen }
+  | { kind: 'reading' }
+  | { kind: 'read'; found: FoundItems }
+  | { kind: 'looking' }
+  | { kind: 'looked'; evidence: ReadonlyMap<string, BatchConfirmation> }
+  /** Plex's events contradicted its section's count: its slot proves nothing, and an end known only by position is no end. */
+  | { kind: 'reordered' };
+
+export interface PlexMoment extends Moment {
+  /** PLEX_CONFIRM_TIMEOUT in ms. */
+  timeoutMs: number;
+  /** Its sections have been idle for the grace since their latest request. */
+  graceOver(f: PlexFollowUp): boolean;
+  /** Since when the notification socket has been open; undefined while it is not. */
+  socketSince?: number;
+}
+
+export function apply(f: PlexFollowUp, e: PlexEvent): void {
   switch (e.kind) {
-    case 'running':
-      f.seenRunning = true;
-      if (e.first) f.startedAt ??= e.at;
+    case 'polled':
+      f.polled = e.look;
+      f.unreachable = 'unreachable' in e ? e.unreachable : undefined;
+      if ('unreachable' in e) return;
+      if (e.freed.has(f.key)) end(f, 'freed');
+      else if (f.ticket.sections.some((s) => e.running.has(s.id))) {
+        f.seenRunning = true;
+        if (!e.behind.has(f.key)) f.startedAt ??= e.at;
+        return;
+      }
+      // Plex took the refresh before this poll and its sections are idle now: the scan is over.
+      else end(f, 'idle');
+      f.looked = false;
       return;
     case 'ended':
-      f.ended ??= e.by;
-      if (e.by === 'line' || e.by === 'items') f.seenRunning = true;
-      if (e.by === 'released') f.unheard = true;
+      end(f, e.by);
+      f.looked = false;
       return;
-    case 'evidence':
-      // A file seen in the library stays so: a later lookup that cannot tell must not undo it.
-      if (f.evidence?.state !== 'confirmed') f.evidence = e.evidence;
+    case 'reading':
+      f.reading++;
       return;
-    case 'reading': {
-      const reads = f.reading ? Promise.all([f.reading, e.reads]).then(() => undefined) : e.reads;
-      f.reading = reads;
-      void reads.finally(() => f.reading === reads && (f.reading = undefined));
+    case 'read': {
+      f.reading--;
+      f.looked = false;
+      const item = f.ticket.file === undefined ? undefined : e.found.get(f.ticket.file);
+      if (item) f.evidence = { state: 'confirmed', via: 'notifications', ratingKey: item.ratingKey, parentRatingKey: item.parentRatingKey };
       return;
     }
-    case 'uncertain':
-      f.place = undefined;
-      f.unheard = true;
-      if (f.ended === 'line') f.ended = undefined;
+    case 'looking':
+      f.looking = true;
+      return;
+    case 'looked': {
+      Object.assign(f, { looking: false, looked: true });
+      const evidence = e.evidence.get(f.key);
+      // A file seen in the library stays so: a later lookup that cannot tell must not undo it.
+      if (evidence && f.evidence?.state !== 'confirmed') f.evidence = evidence;
+      return;
+    }
+    case 'reordered':
+      Object.assign(f, { slot: undefined, unseen: true });
+      if (f.ended === 'queue') f.ended = undefined;
   }
 }
 
-/** What a follow-up does next. */
-export type Step =
-  | 'wait'
-  /** Ask the library about its file (the database; the listing too when the socket cannot vouch for its scan). */
-  | 'look'
-  | 'judge'
-  /** PLEX_CONFIRM_TIMEOUT ran out before anything could be told of its file: `unconfirmed`. */
-  | 'expire';
-
-export interface Moment {
-  now: number;
-  timeoutMs: number;
-  /** Its sections have been idle for the grace since their latest request (idle-sections.ts). */
-  graceOver: boolean;
-  /** The library was asked about its file in this round, after its scan ended. */
-  looked: boolean;
-  /** Plex stopped answering: PLEX_CONFIRM_TIMEOUT counts from the delivery, not from a start never seen. */
-  unreachable?: boolean;
+function end(f: PlexFollowUp, by: EndSeen): void {
+  f.ended ??= by;
+  if (by === 'queue' || by === 'items') f.seenRunning = true;
+  if (by === 'freed') f.unseen = true;
 }
 
-/** The one decision: may this follow-up be judged now? */
-export function nextStep(f: FollowUp, m: Moment): Step {
+/** The one decision: what this follow-up does next ('poll': the look at what Plex runs; 'look': the library asked about its file). */
+export function nextStep(f: PlexFollowUp, m: PlexMoment): Step<'poll' | 'look'> {
   const late = timedOut(f, m);
-  if (f.evidence?.state === 'confirmed') return !f.place || f.ended || late ? 'judge' : 'wait';
+  if (f.evidence?.state === 'confirmed' && (!f.slot || f.ended || late)) return 'judge';
   if (late) return 'expire';
-  if (!f.ended || f.reading) return 'wait';
-  if (!m.looked) return 'look';
-  // An end the socket heard had its items read: a file still unknown then is final. A file the database lacks,
+  if (f.polled < m.look) return 'poll';
+  if (!f.ended || f.reading > 0 || f.looking) return 'wait';
+  if (!f.looked) return f.unreachable ? 'wait' : 'look';
+  // An end the socket told of had its items read: a file still unknown then is final. A file the database lacks,
   // or an end found by a poll, waits for what Plex may still write.
-  if (f.evidence?.state === 'not-found' || (f.ended !== 'line' && f.ended !== 'items')) return m.graceOver ? 'judge' : 'wait';
+  if (f.evidence?.state === 'not-found' || (f.ended !== 'queue' && f.ended !== 'items')) return m.graceOver(f) ? 'judge' : 'wait';
   return 'judge';
 }
 
-function timedOut(f: FollowUp, m: Moment): boolean {
-  const from = m.unreachable ? f.item.deliveredAt : f.startedAt;
+function timedOut(f: PlexFollowUp, m: PlexMoment): boolean {
+  const from = f.unreachable ? f.item.deliveredAt : f.startedAt;
   return from !== undefined && m.now - from >= m.timeoutMs;
 }
+
+/** The socket has told what Plex created or updated since before this follow-up began. */
+export const sawAll = (f: PlexFollowUp, m: PlexMoment): boolean => m.socketSince !== undefined && m.socketSince <= f.followedAt;
+
+/**
+ * The words of a follow-up judged, from what is known of its file once its scan ended: `confirmed` (seen in the
+ * library), `not-found` (only the database can say so, with what to do about it), `scanned` (Plex took and finished
+ * the scan; nothing could tell more). `unconfirmed` is for a scan whose end was never seen (PLEX_CONFIRM_TIMEOUT, or
+ * Plex stopped answering).
+ */
+export function verdictOf(f: PlexFollowUp, m: PlexMoment, step: 'judge' | 'expire'): FollowResult {
+  if (step === 'judge') return verdict({ file: f.ticket.file, waitedMs: m.now - f.item.deliveredAt, seenRunning: f.seenRunning, last: f.evidence, watched: sawAll(f, m) });
+  const why = f.unreachable ? `Plex did not say whether the scan ended (${f.unreachable})` : `Plex was still scanning after ${secs(m.now - f.item.deliveredAt)} s (PLEX_CONFIRM_TIMEOUT)`;
+  return { state: 'unconfirmed', detail: `${why}; not confirmed, trash and analyze skipped.` };
+}
+
+const HOW: Record<'notifications' | 'database' | 'listing', string> = {
+  notifications: "among the items Plex's notifications said the scan added or changed",
+  database: "in Plex's database",
+  listing: "among the section's recently added items",
+};
+
+/** What to check when Plex's database says a scanned file is not in the library. */
+const NOT_FOUND_ADVICE =
+  'Check that Plex sees the file at this path (its mounts, and SERVER_PATH_MAPPINGS or the target\'s PATH_MAPPINGS), that the file is not in a folder Plex ignores (.plexignore), and that its name follows Plex\'s naming rules.';
+
+/**
+ * `watched`: the socket told what Plex created or updated all through the follow-up, so a file with no sign there
+ * (nor in the database or the listing) may never have been scanned, and is asked for once more (FollowResult.askAgain).
+ */
+export function verdict(v: { file?: string; waitedMs: number; seenRunning: boolean; last?: BatchConfirmation; watched?: boolean }): FollowResult {
+  const waited = secs(v.waitedMs);
+  const last = v.last;
+  if (last?.state === 'confirmed') return { state: 'confirmed', detail: `In the library after ${waited} s (${HOW[last.via]}).` };
+  const how = v.seenRunning ? 'Plex finished the scan' : 'Plex showed no scan running';
+  if (!v.file) return { state: 'scanned', detail: `${how} after ${waited} s.` };
+  if (last?.state === 'not-found') return { state: 'not-found', detail: `Not in the library after the scan ended: ${last.reason}. ${NOT_FOUND_ADVICE}` };
+  // Not seen is not absent: an unchanged file (a re-sent import, a rename Plex knew) makes no notification. But
+  // Plex may also have taken the refresh and never run it (rivenmedia/riven#873): asked once more where the socket
+  // saw all Plex created, then as it is.
+  const detail = `${how} after ${waited} s; whether the file is in the library is not known (${last?.reason ?? 'no answer'}).`;
+  // A subtitle or audio sidecar is no item of its own: no sign of it is no sign of a scan not run.
+  const sidecar = lookupCandidates(v.file)[0] !== v.file;
+  return { state: 'scanned', detail, ...(v.watched && !sidecar ? { askAgain: true } : {}) };
+}
+
+const secs = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(1);

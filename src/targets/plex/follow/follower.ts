@@ -1,67 +1,99 @@
-// Follows the scans one Plex server accepted: the Follower the follow-up stage drives. Each follow-up is a small
-// state machine (follow-up.ts) in one record (follow-ups.ts); four entry points feed it events and none decides:
-//  - the socket's scan ends and the section line (scan-ends.ts): a section's end passes places in its line and
-//    its items confirm the files waiting there, one metadata request per item;
-//  - the late path (scan-ends.ts): a follow-up recorded after its scan ended finds that end among the last ones;
-//  - the poll, one per interval for every section followed (poll.ts): the socket's events while they can be
-//    trusted, else /activities, and the cross-check that cannot stall; it ends the follow-ups of idle sections.
-// What may be judged, and how, is the judge's (judge.ts) through follow-up.ts's `nextStep`; what follows a verdict
-// (trash, analyze, the outcome recorded) is follow-outcomes.ts's.
-import type { Follower, FollowItem, FollowResult, SocketStatus } from '../../../scan.js';
-import type { FollowUp } from './follow-up.js';
-import { FollowUps } from './follow-ups.js';
-import type { PlexFollowerOptions, PlexTicket } from './follow-state.js';
-import { FollowOutcomes } from './follow-outcomes.js';
-import { IdleSections } from './idle-sections.js';
-import { Judge } from './judge.js';
+// Follows the scans one Plex server accepted, on the follow-up engine (src/follow/engine.ts): this is its observer,
+// which turns what Plex says into events for the follow-ups and decides nothing (when to wait, poll, look or judge
+// is follow-up.ts's `nextStep`). What it hears:
+//  - the socket's scan ends (scan-ends.ts): an end moves its section's queue of scans (scan-queue.ts), which ends the
+//    follow-ups whose slots it passed, and its items confirm the files waiting there, one metadata request per item;
+//  - its looks: 'poll', once per interval for every section followed (poll.ts: the socket's events while they can
+//    be trusted, else /activities, and the cross-check that cannot stall), and 'look', the library asked about the
+//    files of scans seen ended (the database, the recently added items, the items of the ends seen lately).
+// The verdicts of one step are finished together: the trash emptied once per section, each item analyzed once,
+// the outcomes recorded in one commit.
+import { FollowEngine, type Moment, type Verdict } from '../../../follow/engine.js';
+import type { FollowItem, SocketStatus } from '../../../scan.js';
+import { afterBatch, trashWanted, type AfterScanSettings, type BatchContext } from '../after-scan.js';
+import { confirmBatch, type BatchConfirmation, type FileInLibrary } from '../confirm.js';
+import { apply, nextStep, sawAll, verdictOf, type PlexEvent, type PlexFollowUp, type PlexMoment, type PlexTicket } from './follow-up.js';
+import { itemsOfScans, plexGet, type PlexGet } from './item-files.js';
 import { FollowPoll } from './poll.js';
-import { ScanEnds } from './scan-ends.js';
-import { SectionLines } from './section-line.js';
+import { LOOKUPS_AT_ONCE, ScanEnds, type Unfollowed } from './scan-ends.js';
+import { ScanQueues } from './scan-queue.js';
+import type { PlexScanWatch } from './scan-watch.js';
 
-export class PlexFollower implements Follower {
-  private readonly record = new FollowUps();
-  private readonly idle: IdleSections;
-  private readonly polling: FollowPoll;
-  private readonly outcomes: FollowOutcomes;
-  private readonly line: SectionLines;
-  private readonly judge: Judge;
+/** What the after-scan steps need (after-scan.ts), and how Plex is followed. */
+export interface PlexFollowerOptions extends Omit<BatchContext, 'settings' | 'items' | 'said' | 'analyses'> {
+  /** PLEX_FOLLOW_INTERVAL in ms: one /activities request per interval, whatever the number of folders. */
+  pollMs: number;
+  /** How long a section must stay idle before a file that is still not in the library is judged (per section). */
+  graceMs: number;
+  /** PLEX_CONFIRM_TIMEOUT in ms: the longest a scan is followed. */
+  timeoutMs: number;
+  after: AfterScanSettings;
+  fileInLibrary?: FileInLibrary;
+  /** A scan outstanding this long with its sections idle in /activities is over, whatever the socket says (poll.ts). */
+  releaseAfterMs?: number;
+  /** The server's notification socket; without it, scans are followed by polling /activities alone. */
+  watch?: PlexScanWatch;
+  /** GET on Plex for the items' files; through `api` by default. */
+  get?: PlexGet;
+}
+
+/**
+ * The files of a batch are looked up and finished this many at a time unless the trash is to be emptied (once per
+ * section, after the whole batch): the oldest are judged first, so those that waited longest for it do not also
+ * wait for the lookups of the whole batch (600 of them take most of an interval on a busy server).
+ */
+export const FINISHED_TOGETHER = LOOKUPS_AT_ONCE * 4;
+
+/** Scans remembered with no follow-up left, at most (the oldest forgotten first): an end of theirs must not end a later follow-up. */
+const UNFOLLOWED_KEPT = 256;
+
+export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMoment, 'poll' | 'look'> {
+  private readonly queues: ScanQueues;
   private readonly ends: ScanEnds;
-  private running = false;
-  private loopDone?: Promise<void>;
-  private wakeUp?: () => void;
-  private polls = 0;
-  private lastPollAt = -Infinity;
+  private readonly polling: FollowPoll;
+  private readonly get: PlexGet;
+  /** How many follow-ups wait on each section: the socket keeps the timeline entries of those sections only. */
+  private readonly perSection = new Map<string, number>();
+  /** When each followed section went idle, as the polls saw it, and its latest request: its grace counts from the later. */
+  private readonly sections = new Map<string, { idleSince?: number; askedAt: number }>();
+  /** Scans Plex may still hold that no follow-up waits for: the end of one is no follow-up's. */
+  private readonly unfollowed: Unfollowed[] = [];
+  private readonly said = { deep: false };
+  /** The look whose poll is under way or done: one /activities request per look. */
+  private polledLook = -1;
+  /** Analyses shared by the parts of one batch of lookups, so an item or season is analyzed once for all of them. */
+  private sharing?: Map<string, Promise<string[]>>;
   private unwatch?: () => void;
   private watching = false;
-  private stopping = new AbortController();
 
   constructor(private readonly opts: PlexFollowerOptions) {
+    super({ server: 'Plex', clock: opts.clock, logger: opts.logger, intervalMs: opts.pollMs, judge: { apply, nextStep, verdict: verdictOf } });
+    this.get = opts.get ?? plexGet(opts.api);
     this.polling = new FollowPoll(opts);
-    this.outcomes = new FollowOutcomes(opts);
-    this.line = new SectionLines(opts);
-    this.idle = new IdleSections(opts);
-    this.judge = new Judge(opts, this.record, this.idle, this.outcomes);
-    this.ends = new ScanEnds(opts, this.record, this.line, this.judge, (p) => this.outcomes.track(p));
-    opts.watch?.followedBy((id) => this.record.follows(id));
+    this.queues = new ScanQueues(opts);
+    const book = { values: () => this.values(), tell: (fs: PlexFollowUp | PlexFollowUp[], e: PlexEvent) => void this.tell(fs, e), unfollowed: this.unfollowed };
+    this.ends = new ScanEnds(opts, this.get, this.queues, book, (p) => void this.track(p));
+    opts.watch?.followedBy((id) => this.perSection.has(id));
   }
 
   /** Scans Plex accepted that are not yet seen ended: what MAX_OUTSTANDING caps (the processor's dispatch). */
   outstanding(): number {
-    return this.line.superseded + this.record.outstanding();
+    return this.queues.superseded + this.values().filter((f) => !f.ended).length;
   }
 
-  /** A scan Plex took whose follow-up is superseded (its folder asked again meanwhile): outstanding until the line passes it. */
+  /** A scan Plex took whose follow-up is superseded (its folder asked again meanwhile): outstanding until the count passes it. */
   superseded(ticket: unknown): void {
     const t = ticket as PlexTicket | undefined;
-    this.line.mootScan(t?.accepted);
-    if (t) this.record.unfollowedScan({ ticket: t, at: t.accepted?.at ?? this.opts.clock.now() });
+    this.queues.supersededScan(t?.accepted);
+    if (t) this.unfollowedScan({ ticket: t, at: t.accepted?.at ?? this.opts.clock.now() });
   }
 
   /**
    * A scan is about to be sent, or a follow-up begins: Plex's notification socket opens with the first and stays
    * open. A relay that has sent Plex nothing holds no socket (ws stays unloaded) and runs no reconnect loop against
-   * a Plex it has nothing to ask. A scan that begins before the socket is open is caught by the /activities poll every (re)connect asks for (scan-watch.ts, pollDue).
-   * `sections`: those about to be asked, whose timeline entries are kept before any follow-up of them exists.
+   * a Plex it has nothing to ask. A scan that begins before the socket is open is caught by the /activities poll
+   * every (re)connect asks for (scan-watch.ts, pollDue). `sections`: those about to be asked, whose timeline
+   * entries are kept before any follow-up of them exists.
    */
   watchScans(sections: readonly string[] = []): void {
     this.opts.watch?.expect(sections);
@@ -70,14 +102,14 @@ export class PlexFollower implements Follower {
     this.opts.watch.start();
   }
 
-  /** Plex took a refresh of the section: its place in the section's line, for the ticket. */
+  /** Plex took a refresh of the section: its slot in the section's queue of scans, for the ticket. */
   accepted(sectionId: string): PlexTicket['accepted'] & {} {
-    return this.line.accepted(sectionId);
+    return this.queues.accepted(sectionId);
   }
 
   /** Scans Plex took that will have no follow-up (nothing to confirm, or the delivery failed after them). */
   noFollowUp(accepted: PlexTicket['accepted']): void {
-    this.line.recorded(accepted);
+    this.queues.recorded(accepted);
   }
 
   /** Its notification socket's state, once opened (health). */
@@ -85,115 +117,180 @@ export class PlexFollower implements Follower {
     return this.watching ? this.opts.watch?.status() : undefined;
   }
 
-  /** Followed, or judged and still being finished (trash, analyze, recording). */
-  get size(): number {
-    return this.record.size + this.outcomes.finishing;
-  }
-
-  start(done: (item: FollowItem, result: FollowResult) => Promise<void>, freed?: () => void): void {
-    this.outcomes.recordTo(done);
-    this.record.onEnded = freed;
-    if (this.running) return;
-    this.running = true;
-    if (this.opts.watch) {
-      const ended = this.opts.watch.onEnded((scan) => (this.polling.heard(), this.ends.ended(scan)));
-      const connected = this.opts.watch.onConnected(() => this.line.rebase(this.record.values()));
-      this.unwatch = () => (ended(), connected());
-    }
-    this.loopDone = this.loop();
-  }
-
-  follow(item: FollowItem): void {
+  protected begin(item: FollowItem, key: string, m: Moment): PlexFollowUp {
     // Follow-ups restored at start (scans sent before a restart) need the socket as much as new scans do.
     this.watchScans();
     this.opts.watch?.heedNow();
     const ticket = item.ticket as PlexTicket;
-    const now = this.opts.clock.now();
-    this.line.recorded(ticket.accepted);
-    const f = this.record.add(item, ticket, { now, poll: this.polls }, this.line.placeOf(ticket.accepted));
-    // A small folder can be scanned before its delivery is recorded as followed: its scan's end is still here.
-    this.ends.late(f);
-    this.idle.requested(ticket.sections, now);
-    this.wakeUp?.();
+    this.queues.recorded(ticket.accepted);
+    const slot = this.queues.slotOf(ticket.accepted);
+    return { key, item, ticket, followedAt: m.now, polled: m.look, seenRunning: false, reading: 0, ...(slot ? { slot } : {}) };
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    this.stopping.abort();
-    this.wakeUp?.();
+  protected followed(f: PlexFollowUp): void {
+    for (const s of f.ticket.sections) {
+      this.perSection.set(s.id, (this.perSection.get(s.id) ?? 0) + 1);
+      // A scan of the section was handed over to be followed: its grace starts again.
+      this.sections.set(s.id, { ...this.sections.get(s.id), askedAt: f.followedAt });
+    }
+    // A small folder can be scanned before its delivery is recorded as followed: its scan's end is still here.
+    this.ends.late(f);
+  }
+
+  protected ended(f: PlexFollowUp): void {
+    for (const s of f.ticket.sections) {
+      const n = (this.perSection.get(s.id) ?? 1) - 1;
+      if (n > 0) this.perSection.set(s.id, n);
+      else this.perSection.delete(s.id);
+    }
+    if (!f.ended) this.unfollowedScan({ ticket: f.ticket, at: f.ticket.accepted?.at ?? f.item.deliveredAt });
+  }
+
+  protected open(): void {
+    const watch = this.opts.watch;
+    if (!watch) return;
+    const ended = watch.onEnded((scan) => (this.polling.seen(), this.ends.ended(scan)));
+    const connected = watch.onConnected(() => this.queues.rebase(this.values()));
+    this.unwatch = () => (ended(), connected());
+  }
+
+  protected async close(): Promise<void> {
     this.unwatch?.();
     this.unwatch = undefined;
     await this.opts.watch?.stop();
-    await this.loopDone;
-    await this.outcomes.settled();
   }
 
-  private async loop(): Promise<void> {
-    const { clock, pollMs } = this.opts;
-    this.stopping = new AbortController();
-    while (this.running) {
-      if (this.record.size === 0 || clock.now() < this.lastPollAt + pollMs) {
-        const wait = this.record.size === 0 ? undefined : this.lastPollAt + pollMs - clock.now();
-        // A wait of its own: a wake-up ends its sleep (and the listener the sleep holds), so waits woken early do
-        // not pile listeners on one signal until their timers run out.
-        const waiting = new AbortController();
-        const stop = () => waiting.abort();
-        this.stopping.signal.addEventListener('abort', stop, { once: true });
-        await new Promise<void>((resolve) => {
-          this.wakeUp = resolve;
-          if (wait !== undefined) void clock.sleep(wait, waiting.signal).then(resolve);
-        });
-        waiting.abort();
-        this.stopping.signal.removeEventListener('abort', stop);
-        this.wakeUp = undefined;
-        continue;
-      }
-      this.lastPollAt = clock.now();
-      try {
-        await this.poll();
-      } catch (err) {
-        this.opts.logger.error({ err: String(err) }, `following Plex scans failed (${String(err)}); trying again at the next poll`);
-      }
+  protected moment(m: Moment): PlexMoment {
+    const graceOver = (f: PlexFollowUp) =>
+      f.ticket.sections.every((s) => {
+        const section = this.sections.get(s.id);
+        return section?.idleSince !== undefined && m.now - Math.max(section.idleSince, section.askedAt) >= this.opts.graceMs;
+      });
+    return { ...m, timeoutMs: this.opts.timeoutMs, graceOver, socketSince: this.opts.watch?.connectedSince };
+  }
+
+  /** Told a scan's end before it is judged: its slot at Plex is free, whatever judging is left. */
+  protected tell(told: PlexFollowUp | PlexFollowUp[], e: PlexEvent): Promise<void> {
+    const outstanding = (Array.isArray(told) ? told : [told]).filter((f) => !f.ended);
+    const stepped = super.tell(told, e);
+    if (outstanding.some((f) => f.ended)) this.freed?.();
+    return stepped;
+  }
+
+  protected look(kind: 'poll' | 'look', fs: PlexFollowUp[], m: PlexMoment): Promise<void> {
+    return kind === 'poll' ? this.poll(m) : this.lookUp(fs);
+  }
+
+  /** A batch whose scans ended: the after-scan steps, then every outcome at once (one commit); those expired as they are. */
+  protected async finish(verdicts: Verdict<PlexFollowUp>[]): Promise<void> {
+    const analyses = this.sharing ?? new Map<string, Promise<string[]>>();
+    const judged = verdicts.filter((v) => v.step === 'judge');
+    const expired = verdicts.filter((v) => v.step === 'expire').map((v) => this.report(v.f.item, v.result));
+    if (!judged.length) return void (await Promise.all(expired));
+    const notes = await afterBatch({
+      ...this.opts,
+      settings: this.opts.after,
+      said: this.said,
+      analyses,
+      items: judged.map(({ f }) => {
+        const found = f.evidence?.state === 'confirmed' ? f.evidence : undefined;
+        return { sections: f.ticket.sections, event: f.item.event, file: f.ticket.file, ids: f.ticket.ids, ratingKey: found?.ratingKey, parentRatingKey: found?.parentRatingKey };
+      }),
+    }).catch((err: unknown) => {
+      this.opts.logger.error({ err: String(err) }, `the after-scan steps of a batch failed (${String(err)}); recording the outcomes without them`);
+      return judged.map(() => [] as string[]);
+    });
+    const recorded = judged.map(({ f, result }, i) => this.report(f.item, { ...result, detail: [result.detail, ...notes[i]].join(' ') }));
+    await Promise.all([...expired, ...recorded]);
+  }
+
+  /**
+   * One look at what Plex runs for every followed section: the follow-ups of sections seen scanning are running,
+   * those of idle ones (or freed by the cross-check) ended.
+   */
+  private async poll(m: PlexMoment): Promise<void> {
+    if (this.polledLook === m.look) return;
+    this.polledLook = m.look;
+    // A section whose count is not trusted is counted again only once /activities shows it idle: asked each interval until then.
+    const untrusted = new Map(this.queues.untrusted.map((id) => [id, this.queues.acceptedSoFar(id)]));
+    if (untrusted.size && this.opts.watch) this.opts.watch.pollDue = true;
+    const answer = await this.polling.ask(this.values(), m.now);
+    // Those followed now, but not those that came while Plex was asked (only a later poll can find them idle).
+    const followed = this.values().filter((f) => f.polled < m.look);
+    if ('unreachable' in answer) return this.tell(followed, { kind: 'polled', look: m.look, unreachable: answer.unreachable });
+    const { running, freed, idle } = answer;
+    if (idle) for (const [id, acceptedBefore] of untrusted) if (idle(id)) this.ends.recounted(id, acceptedBefore);
+    this.sawSections(running, m.now);
+    // Plex runs a section's scans in the order it took them: one behind an earlier scan still followed has not started.
+    const ahead = new Set<string>();
+    const behind = new Set<string>();
+    for (const f of this.values()) {
+      if (f.ticket.sections.some((s) => ahead.has(s.id))) behind.add(f.key);
+      for (const s of f.ticket.sections) ahead.add(s.id);
+    }
+    return this.tell(followed, { kind: 'polled', look: m.look, at: m.now, running, freed, behind });
+  }
+
+  /** What a poll saw running (`at`: when it began); sections no longer followed are forgotten. */
+  private sawSections(running: Set<string>, at: number): void {
+    for (const [id, section] of this.sections) {
+      if (!this.perSection.has(id)) this.sections.delete(id);
+      else if (running.has(id)) section.idleSince = undefined;
+      else section.idleSince ??= at;
     }
   }
 
   /**
-   * One look at Plex for every followed section: the follow-ups of sections seen scanning are running, those of
-   * idle ones (or released by the cross-check) ended, and those are judged in batches.
+   * The library asked about these files, oldest first, a part at a time (all at once when the trash is to be
+   * emptied, once per section after the whole batch): those that waited longest are recorded before the rest are
+   * looked up. The database when readable (the only source that can say not-found), the recently added items
+   * where the socket cannot vouch for the scan, and, for a file still without a sign, the items of the scan ends
+   * seen lately (an earlier scan of its folder may have added it).
    */
-  private async poll(): Promise<void> {
-    const started = this.opts.clock.now();
-    const poll = ++this.polls;
-    // A uncertain section is counted again only once /activities shows it idle: asked each interval until then.
-    const uncertain = new Map(this.line.uncertain.map((id) => [id, this.line.acceptedSoFar(id)]));
-    if (uncertain.size && this.opts.watch) this.opts.watch.pollDue = true;
-    const answer = await this.polling.ask(this.record.values(), started);
-    // Those followed now: some may have come while Plex was asked (only a later poll can find them idle).
-    const followed = this.record.values();
-    if ('unreachable' in answer) return this.judge.settle(followed, { unreachable: answer.unreachable, look: false });
-    const { running, released, quiet } = answer;
-    if (quiet) for (const [id, acceptedBefore] of uncertain) if (quiet(id)) this.ends.resynced(id, acceptedBefore);
-    this.idle.seen(followed, running, started);
-    const ended: FollowUp[] = [];
-    // Plex runs a section's scans in the order it took them: one behind an earlier scan still followed has not started.
-    const ahead = new Set<string>();
-    for (const f of followed) {
-      const first = f.ticket.sections.every((s) => !ahead.has(s.id));
-      for (const s of f.ticket.sections) ahead.add(s.id);
-      if (f.addedAtPoll >= poll) continue;
-      if (released.has(f)) this.record.tell(f, { kind: 'ended', by: 'released' });
-      else if (f.ticket.sections.some((s) => running.has(s.id))) {
-        this.record.tell(f, { kind: 'running', at: started, first });
-        continue;
-      }
-      // Plex took the refresh before this poll and its sections are idle now: the scan is over, so it stops
-      // counting against the cap here, not after the grace (which waits for what Plex may still write).
-      else this.record.tell(f, { kind: 'ended', by: 'idle' });
-      ended.push(f);
+  private async lookUp(fs: PlexFollowUp[]): Promise<void> {
+    await this.tell(fs, { kind: 'looking' });
+    const together = trashWanted(this.opts.after) ? fs.length : FINISHED_TOGETHER;
+    const analyses = new Map<string, Promise<string[]>>();
+    for (let i = 0; i < fs.length; i += together) {
+      const part = fs.slice(i, i + together);
+      const evidence = await this.evidenceOf(part).catch((err: unknown) => {
+        this.opts.logger.warn({ err: String(err) }, `could not ask Plex's library about ${part.length} file(s) (${String(err)}); judged on what is known`);
+        return new Map<string, BatchConfirmation>();
+      });
+      this.sharing = analyses;
+      const stepped = this.tell(part, { kind: 'looked', evidence });
+      this.sharing = undefined;
+      await stepped;
     }
-    await this.judge.settle(ended);
-    // The others only for their timeout.
-    const idle = new Set(ended);
-    await this.judge.settle(followed.filter((f) => !idle.has(f)), { look: false });
+  }
+
+  private async evidenceOf(fs: PlexFollowUp[]): Promise<Map<string, BatchConfirmation>> {
+    const withFile = fs.filter((f) => f.ticket.file !== undefined);
+    const evidence = new Map<string, BatchConfirmation>();
+    if (!withFile.length) return evidence;
+    const m = this.moment({ now: this.opts.clock.now(), look: 0 });
+    const answers = await confirmBatch({
+      api: this.opts.api,
+      files: withFile.map((f) => ({ file: f.ticket.file!, sections: f.ticket.sections, listing: !sawAll(f, m) || !!f.unseen })),
+      fileInLibrary: this.opts.fileInLibrary,
+      wantItem: this.opts.analyze && this.opts.after.analyze !== 'off',
+      concurrency: LOOKUPS_AT_ONCE,
+    });
+    withFile.forEach((f, i) => evidence.set(f.key, answers[i]));
+    // No sign of these files yet: the items of every scan end of their sections seen lately, newest first.
+    const unknown = withFile.filter((f) => evidence.get(f.key)!.state === 'unknown' && f.evidence?.state !== 'confirmed');
+    const ends = unknown.length && this.opts.watch ? this.opts.watch.endedSince(new Set(unknown.flatMap((f) => f.ticket.sections.map((s) => s.id))), -Infinity).reverse() : [];
+    if (!ends.length) return evidence;
+    const found = await itemsOfScans(this.get, ends, new Set(unknown.map((f) => f.ticket.file!)), LOOKUPS_AT_ONCE).catch(() => undefined);
+    for (const f of unknown) {
+      const item = found?.get(f.ticket.file!);
+      if (item) evidence.set(f.key, { state: 'confirmed', via: 'notifications', ratingKey: item.ratingKey, parentRatingKey: item.parentRatingKey });
+    }
+    return evidence;
+  }
+
+  private unfollowedScan(u: Unfollowed): void {
+    this.unfollowed.push(u);
+    if (this.unfollowed.length > UNFOLLOWED_KEPT) this.unfollowed.shift();
   }
 }

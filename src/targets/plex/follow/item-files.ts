@@ -4,7 +4,6 @@
 import { PLEX_ITEM } from '../../../http/answer-caps.js';
 import { ANSWER_TOO_LARGE, ApiRefusal } from '../../../http/api-call.js';
 import type { PlexApi } from '../api.js';
-import type { SectionScanEnded } from './scan-items.js';
 import { holdsFiles, type TouchedItem } from './scan-items.js';
 
 /** A GET on the Plex server (token, timeout and redirects are the caller's): the status and the JSON body. */
@@ -32,28 +31,14 @@ export async function itemFiles(get: PlexGet, ratingKey: string): Promise<ItemFi
   return { ratingKey: s(item.ratingKey) ?? ratingKey, type: s(item.type), parentRatingKey: s(item.parentRatingKey), sectionId: s(item.librarySectionID), files };
 }
 
-/**
- * The delivered files a scan put in the library: the files of the items it created or updated, looked up
- * `concurrency` at a time, matched against `delivered`. Answers file → ratingKey for those found; a file not in
- * the answer was not touched by this scan (it may still have been in the library before: an unchanged file
- * makes no timeline entry, so absence here is not proof of absence).
- */
-export async function filesOfScan(get: PlexGet, scan: SectionScanEnded, delivered: ReadonlySet<string>, concurrency = 8): Promise<Map<string, string>> {
-  const items = await itemsOfScan(get, scan, delivered, concurrency);
-  return new Map([...items].map(([file, item]) => [file, item.ratingKey]));
-}
-
 /** Answers already asked for, by ratingKey: a scan's items are read once however many follow-ups look at it. */
 export type ItemCache = Map<string, Promise<ItemFiles | 'gone'>>;
 
-/** As filesOfScan, with the whole item that holds each file found (its parent, for analyze). */
-export async function itemsOfScan(get: PlexGet, scan: SectionScanEnded, delivered: ReadonlySet<string>, concurrency = 8, cache?: ItemCache): Promise<Map<string, ItemFiles>> {
-  return itemsOfScans(get, [{ touched: scan.touched, items: cache }], delivered, concurrency);
-}
-
 /**
- * As itemsOfScan over several scans' items, in the order given (newest scan first, for a follow-up that looks
- * back): the first scan's items are read first, and the others' only if a delivered file is still not found,
+ * The delivered files scans put in the library, with the item holding each: the files of the items they created
+ * or updated, matched against `delivered` (a file not in the answer was not touched by these scans; an unchanged
+ * file makes no timeline entry, so absence here is not proof of absence). In the order given (newest scan first,
+ * for a follow-up that looks back): the first scan's items are read first, and the others' only if a delivered file is still not found,
  * `concurrency` at a time across all of them, so a file the newest scan holds costs its items' reads whatever
  * number of older scans follow. An item several scans touched is read once, as the first scan that names it.
  * A failed read throws, once the others are done, only when a delivered file is still not found.

@@ -1,10 +1,10 @@
 // Plex's notification socket, /:/websockets/notifications: one per Plex server, shared by every follow-up.
-// It reads each NotificationContainer into typed events (every entry of a frame, not only the first) and hands
-// them to its subscribers, along with the socket opening and closing so a follower knows when to fall back to
-// polling /activities. The frame formats and their sources are in docs/targets.md, "What the servers say after a scan".
-import { splitUserinfo, withBasicAuth } from '../../../http/url-credentials.js';
+// It reads each NotificationContainer into typed events (every entry of a frame, not only the first) for its
+// subscribers, who are also told when it opens and closes (src/http/media-socket.ts), so a follower knows when to
+// fall back to polling /activities. The frame formats and their sources are in docs/targets.md, "What the servers say after a scan".
+import { withBasicAuth } from '../../../http/url-credentials.js';
 import type { Clock } from '../../../clock.js';
-import { MediaSocket, type Dial, type Liveness } from '../../../http/media-socket.js';
+import { MediaSocket, socketUrl, type ConnectionEvent, type Dial, type Liveness, type MediaSocketOptions } from '../../../http/media-socket.js';
 
 /** The path python-plexapi (plexapi/alert.py) and Tautulli (plexpy/web_socket.py) open. */
 export const NOTIFICATIONS_PATH = '/:/websockets/notifications';
@@ -38,13 +38,6 @@ export interface TimelineEvent {
   parentItemId?: string;
   rootItemId?: string;
   title?: string;
-}
-
-/** The socket opened (events flow from now on) or closed (events may have been missed until it reopens). */
-export interface ConnectionEvent {
-  kind: 'connection';
-  connected: boolean;
-  why?: string;
 }
 
 export type PlexNotification = ActivityEvent | TimelineEvent | ConnectionEvent;
@@ -140,50 +133,18 @@ export interface PlexNotificationsOptions {
   liveness?: Partial<Liveness>;
   /** Scans are outstanding: the socket's life is checked at the busy pace. */
   busy?: () => boolean;
+  say?: MediaSocketOptions['say'];
 }
 
 /** The notification socket of one Plex server: open while anyone may need it, shared by all subscribers. */
-export class PlexNotifications {
-  private readonly subscribers = new Set<(e: PlexNotification) => void>();
-  /** The socket itself: its state for health, and heedNow when scans become outstanding. */
-  readonly socket: MediaSocket;
+export class PlexNotifications extends MediaSocket<ActivityEvent | TimelineEvent> {
   /** Sections whose timeline entries a subscriber wants; unset, every frame is read. */
   private keeps?: (sectionId: string) => boolean;
 
   constructor(opts: PlexNotificationsOptions) {
-    const written = splitUserinfo(opts.url);
-    const base = new URL(written.url);
-    base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
-    base.pathname = base.pathname.replace(/\/$/, '') + NOTIFICATIONS_PATH;
-    this.socket = new MediaSocket({
-      url: base.toString(),
-      // In a header, as Tautulli does, not in the URL as python-plexapi does: a URL ends up in logs.
-      headers: withBasicAuth({ 'X-Plex-Token': opts.token, Accept: 'application/json' }, written.authorization),
-      clock: opts.clock,
-      dial: opts.dial,
-      firstBackoffMs: opts.firstBackoffMs,
-      maxBackoffMs: opts.maxBackoffMs,
-      liveness: opts.liveness,
-      busy: opts.busy,
-      onText: (text) => {
-        if (this.keeps && unwantedTimeline(text, this.keeps)) return;
-        for (const e of parseNotification(text)) this.emit(e);
-      },
-      onState: (connected, why) => this.emit({ kind: 'connection', connected, why }),
-    });
-  }
-
-  /** Whether events flow now (the server answered on the socket): false means a follower must watch scans some other way (/activities). */
-  get connected(): boolean {
-    return this.socket.connected;
-  }
-
-  start(): void {
-    this.socket.start();
-  }
-
-  stop(): Promise<void> {
-    return this.socket.stop();
+    const { url, authorization } = socketUrl(opts.url, NOTIFICATIONS_PATH);
+    // The token in a header, as Tautulli does, not in the URL as python-plexapi does: a URL ends up in logs.
+    super({ ...opts, url: url.toString(), headers: withBasicAuth({ 'X-Plex-Token': opts.token, Accept: 'application/json' }, authorization) });
   }
 
   /** From now on, timeline frames that name only sections `keeps` refuses are dropped before they are read. */
@@ -191,13 +152,8 @@ export class PlexNotifications {
     this.keeps = keeps;
   }
 
-  /** Receives every event from now on; returns the way to stop receiving. */
-  subscribe(fn: (e: PlexNotification) => void): () => void {
-    this.subscribers.add(fn);
-    return () => this.subscribers.delete(fn);
-  }
-
-  private emit(e: PlexNotification): void {
-    for (const fn of [...this.subscribers]) fn(e);
+  protected read(text: string): void {
+    if (this.keeps && unwantedTimeline(text, this.keeps)) return;
+    for (const e of parseNotification(text)) this.emit(e);
   }
 }

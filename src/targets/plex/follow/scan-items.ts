@@ -37,7 +37,7 @@ export const holdsFiles = (item: TouchedItem): boolean => TYPES_WITH_FILES.has(i
 const REMEMBERED = 10_000;
 
 /**
- * Items kept per followed section until its scan ends (past it, the first heard of is dropped): about 0.5 MB.
+ * Items kept per followed section until its scan ends (past it, the first seen is dropped): about 0.5 MB.
  * A partial scan touches a folder's few items (a season pack: a few dozen), but entries of the agents' and
  * scheduled tasks' refreshes in that section are kept too while its scan is followed. A follow-up whose file was
  * among those dropped is judged as any file the events did not show: by the database, or `scanned`.
@@ -47,12 +47,12 @@ export const MAX_TOUCHED = 5_000;
 export const MAX_DELETED = 1_000;
 /**
  * Scan activities known to run, at most: Plex runs a few scans at a time, one per section at most. A server
- * sending `started` after `started` with no `ended` has the oldest-heard forgotten first.
+ * sending `started` after `started` with no `ended` has the oldest seen forgotten first.
  */
 export const MAX_RUNNING = 64;
 /**
- * A scan activity nothing was heard of for this long is forgotten: Plex sends `updated` with a scan's progress
- * as it goes, so a scan silent for ten minutes ended unheard (a frame lost, a server that never sends `ended`),
+ * A scan activity nothing was seen of for this long is forgotten: Plex sends `updated` with a scan's progress
+ * as it goes, so a scan silent for ten minutes ended unseen (a frame lost, a server that never sends `ended`),
  * and its section must not look busy for ever. Twice the default PLEX_CONFIRM_TIMEOUT, which ends a follow-up
  * first.
  */
@@ -78,8 +78,8 @@ export interface SectionScansOptions {
  * agents' and scheduled tasks' refreshes, and nothing here needs them.
  */
 export class SectionScans {
-  /** Scan activities by uuid, with their section once a frame named it; oldest-heard first. */
-  private readonly activities = new Map<string, { section?: string; heardAt: number }>();
+  /** Scan activities by uuid, with their section once a frame named it; oldest seen first. */
+  private readonly activities = new Map<string, { section?: string; seenAt: number }>();
   private readonly pending = new Map<string, Pending>();
   /** Items handed over as created: Plex goes on processing them (states 1-5) after the scan ended. */
   private readonly reported = new Set<string>();
@@ -119,7 +119,7 @@ export class SectionScans {
     const section = e.sectionId ?? this.activities.get(e.uuid)?.section;
     this.activities.delete(e.uuid);
     if (e.event !== 'ended') {
-      this.activities.set(e.uuid, { section, heardAt: this.now() });
+      this.activities.set(e.uuid, { section, seenAt: this.now() });
       if (this.activities.size > MAX_RUNNING) this.activities.delete(this.activities.keys().next().value!);
       this.forgetSilent();
       return;
@@ -154,11 +154,11 @@ export class SectionScans {
     if (p.touched.size > MAX_TOUCHED) p.touched.delete(p.touched.keys().next().value!);
   }
 
-  /** Scans heard of longest ago first: those silent past RUNNING_SILENT_MS are forgotten. */
+  /** Scans seen longest ago first: those silent past RUNNING_SILENT_MS are forgotten. */
   private forgetSilent(): void {
     const before = this.now() - RUNNING_SILENT_MS;
     for (const [uuid, a] of this.activities) {
-      if (a.heardAt >= before) break;
+      if (a.seenAt >= before) break;
       this.activities.delete(uuid);
     }
   }

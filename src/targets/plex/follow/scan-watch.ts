@@ -2,7 +2,6 @@
 // scan's end with the items it touched, and whether the socket is connected at all (when it is not, the follower
 // polls /activities instead). One per Plex server, shared by every follow-up of that server.
 import type { Clock } from '../../../clock.js';
-import type { Logger } from '../../../log/logger.js';
 import type { SocketStatus } from '../../../scan.js';
 import type { ItemCache } from './item-files.js';
 import type { PlexNotifications } from './notifications.js';
@@ -47,21 +46,15 @@ export class PlexScanWatch {
   /** The follower's answer to "is a scan of this section followed"; until it says, every section is. */
   private followed: (sectionId: string) => boolean = () => true;
   private unsubscribe?: () => void;
-  /** Said once per outage, not once per retry. */
-  private saidDown = false;
   /**
    * Set at each (re)connect: an `ended` may have been lost while the socket was down (or before it first
    * opened), so the follower asks /activities once before trusting the events alone.
    */
   pollDue = true;
-  /** When the socket last opened; undefined while it is closed. */
-  connectedSince?: number;
 
   constructor(
     private readonly notifications: PlexNotifications,
     private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly where: string,
   ) {
     this.scans = new SectionScans((scan) => this.ended(scan), { follows: (id) => this.keeps(id), now: () => clock.now() });
     // A frame of other sections' entries is not even parsed; one that mixes them has the others dropped by `scans`.
@@ -72,23 +65,18 @@ export class PlexScanWatch {
     return this.notifications.connected;
   }
 
+  /** When the socket last opened; undefined while it is closed. */
+  get connectedSince(): number | undefined {
+    return this.notifications.connectedSince;
+  }
+
   start(): void {
     if (this.unsubscribe) return;
     this.unsubscribe = this.notifications.subscribe((e) => {
       this.scans.handle(e);
-      if (e.kind !== 'connection') return;
-      if (!e.connected) this.connectedSince = undefined;
-      if (e.connected) {
-        this.pollDue = true;
-        this.connectedSince = this.clock.now();
-        for (const fn of [...this.connectListeners]) fn();
-        if (this.saidDown) this.logger.info(`Plex's notification socket at ${this.where} is open again; scans are followed through it.`);
-        else this.logger.debug(`Plex's notification socket at ${this.where} is open.`);
-        this.saidDown = false;
-      } else if (!this.saidDown) {
-        this.saidDown = true;
-        this.logger.warn(`Plex's notification socket at ${this.where} is down (${e.why ?? 'no reason given'}); scans are followed by polling /activities until it reopens.`);
-      }
+      if (e.kind !== 'connection' || !e.connected) return;
+      this.pollDue = true;
+      for (const fn of [...this.connectListeners]) fn();
     });
     this.notifications.start();
   }
@@ -99,14 +87,14 @@ export class PlexScanWatch {
     await this.notifications.stop();
   }
 
-  /** The socket's state and when it last heard Plex (health). */
+  /** The socket's state and when it last had a frame from Plex (health). */
   status(): SocketStatus {
-    return this.notifications.socket.status();
+    return this.notifications.status();
   }
 
   /** Scans became outstanding: the socket's life is checked at the busy pace at once. */
   heedNow(): void {
-    this.notifications.socket.heedNow();
+    this.notifications.heedNow();
   }
 
   /** Sections with a scan running, as the events tell (trusted only while connected and no poll is due). */
@@ -134,7 +122,7 @@ export class PlexScanWatch {
     return () => this.listeners.delete(fn);
   }
 
-  /** Called each time the socket (re)opens: ends heard before are no guide to what ended meanwhile. */
+  /** Called each time the socket (re)opens: ends seen before are no guide to what ended meanwhile. */
   onConnected(fn: () => void): () => void {
     this.connectListeners.add(fn);
     return () => this.connectListeners.delete(fn);

@@ -4,17 +4,16 @@
 // not counted; a uncertain section gives no place that proves anything until a resync from /activities.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import type { FollowUp } from '../../src/targets/plex/follow/follow-up.js';
-import type { PlexTicket } from '../../src/targets/plex/follow/follow-state.js';
+import type { PlexFollowUp as FollowUp, PlexTicket } from '../../src/targets/plex/follow/follow-up.js';
 import type { PlexScanWatch } from '../../src/targets/plex/follow/scan-watch.js';
-import { SectionLines } from '../../src/targets/plex/follow/section-line.js';
+import { ScanQueues } from '../../src/targets/plex/follow/scan-queue.js';
 
 function setup() {
   const clock = new ManualClock();
   const watch = { connectedSince: undefined as number | undefined };
-  const line = new SectionLines({ clock, watch: watch as unknown as PlexScanWatch });
+  const line = new ScanQueues({ clock, watch: watch as unknown as PlexScanWatch });
   const followed = (accepted: PlexTicket['accepted']): FollowUp =>
-    ({ key: String(accepted?.at), item: {}, ticket: { sections: [{ id: '2', title: 'TV' }], file: '/tv/a.mkv', accepted }, addedAtPoll: 0, seenRunning: false, followedAt: clock.now() }) as unknown as FollowUp;
+    ({ key: String(accepted?.at), item: {}, ticket: { sections: [{ id: '2', title: 'TV' }], file: '/tv/a.mkv', accepted }, polled: 0, reading: 0, seenRunning: false, followedAt: clock.now() }) as unknown as FollowUp;
   /** The socket opens now: the line is rebased on what is followed. */
   const connect = (items: FollowUp[]) => {
     watch.connectedSince = clock.now();
@@ -24,7 +23,7 @@ function setup() {
   const placedFollowUp = () => {
     const f = followed(line.accepted('2'));
     line.recorded(f.ticket.accepted);
-    f.place = line.placeOf(f.ticket.accepted);
+    f.slot = line.slotOf(f.ticket.accepted);
     return f;
   };
   return { clock, line, followed, connect, placedFollowUp };
@@ -46,13 +45,13 @@ describe('the section line when the socket opens', () => {
     clock.advance(beforeConnectMs);
     connect([first]);
     const third = placedFollowUp();
-    expect(third.place).toEqual({ '2': 3 });
+    expect(third.slot).toEqual({ '2': 3 });
     for (let end = 1; end < endsToPass; end++) {
       expect(line.ended('2')).toBe(true);
-      expect(line.passedInLine([third]), `passed after ${end} ends`).toEqual([]);
+      expect(line.passed([third]), `passed after ${end} ends`).toEqual([]);
     }
     line.ended('2');
-    expect(line.passedInLine([third])).toEqual([third]);
+    expect(line.passed([third])).toEqual([third]);
   });
 });
 
@@ -62,14 +61,14 @@ describe('the section line when Plex contradicts it', () => {
     connect([]);
     const first = placedFollowUp();
     expect(line.ended('2')).toBe(true);
-    expect(line.passedInLine([first])).toEqual([first]);
+    expect(line.passed([first])).toEqual([first]);
     // A scan someone else asked for (Plex's own, another tool): nothing of ours is left to end.
     expect(line.ended('2')).toBe(false);
     const second = placedFollowUp();
-    expect(second.place).toEqual({ '2': 2 });
-    expect(line.passedInLine([second])).toEqual([]);
+    expect(second.slot).toEqual({ '2': 2 });
+    expect(line.passed([second])).toEqual([]);
     expect(line.ended('2')).toBe(true);
-    expect(line.passedInLine([second])).toEqual([second]);
+    expect(line.passed([second])).toEqual([second]);
   });
 
   it('uncertain (an end\'s items held a later place\'s file): no place is given until /activities shows the section idle, then the count is exact', () => {
@@ -77,26 +76,26 @@ describe('the section line when Plex contradicts it', () => {
     connect([]);
     placedFollowUp();
     placedFollowUp();
-    line.doubt('2');
-    expect(line.uncertain).toEqual(['2']);
-    expect(placedFollowUp().place).toBeUndefined();
+    line.distrust('2');
+    expect(line.untrusted).toEqual(['2']);
+    expect(placedFollowUp().slot).toBeUndefined();
     // /activities, asked when Plex had taken 3, shows the section idle: all three are over.
-    line.resync('2', 3);
-    expect(line.uncertain).toEqual([]);
+    line.recount('2', 3);
+    expect(line.untrusted).toEqual([]);
     const fourth = placedFollowUp();
-    expect(fourth.place).toEqual({ '2': 4 });
+    expect(fourth.slot).toEqual({ '2': 4 });
     expect(line.ended('2')).toBe(true);
-    expect(line.passedInLine([fourth])).toEqual([fourth]);
+    expect(line.passed([fourth])).toEqual([fourth]);
   });
 
   it('a uncertain section gives no place, and an end passes no place of it, until it is resynchronised', () => {
     const { line, connect, placedFollowUp } = setup();
     connect([]);
     const first = placedFollowUp();
-    line.doubt('2');
+    line.distrust('2');
     expect(line.lastPassed('2')).toBeUndefined();
     line.ended('2');
     expect(line.lastPassed('2')).toBeUndefined();
-    expect(line.placeOf(first.ticket.accepted)).toBeUndefined();
+    expect(line.slotOf(first.ticket.accepted)).toBeUndefined();
   });
 });
