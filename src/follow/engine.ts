@@ -193,11 +193,16 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
     return { f, step, result: this.engine.judge.verdict(f, m, step) };
   }
 
+  /** Between two looks: the server's interval, unless its follower knows a reason to look sooner. */
+  protected interval(): number {
+    return this.engine.intervalMs;
+  }
+
   /** One look per interval, counted from the start of the last, while follow-ups wait. */
   private async loop(): Promise<void> {
-    const { clock, intervalMs } = this.engine;
+    const { clock } = this.engine;
     while (this.running) {
-      const wait = this.byKey.size ? this.lastLookAt + intervalMs - clock.now() : Infinity;
+      const wait = this.byKey.size ? this.lastLookAt + this.interval() - clock.now() : Infinity;
       if (wait > 0) {
         await this.pause(wait);
         continue;

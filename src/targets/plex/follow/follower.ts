@@ -14,12 +14,17 @@ import { afterBatch, trashWanted, type AfterScanSettings, type BatchContext } fr
 import { confirmBatch, type BatchConfirmation, type FileInLibrary } from '../confirm.js';
 import { apply, nextStep, sawAll, verdictOf, type PlexEvent, type PlexFollowUp, type PlexMoment, type PlexTicket } from './follow-up.js';
 import { itemsOfScans, plexGet, type PlexGet } from './item-files.js';
-import { FollowPoll } from './poll.js';
+import { FollowPoll, acceptedAt } from './poll.js';
 import { LOOKUPS_AT_ONCE, ScanEnds, type Unfollowed } from './scan-ends.js';
 import { ScanQueues } from './scan-queue.js';
 import type { PlexScanWatch } from './scan-watch.js';
 
 /** What the after-scan steps need (after-scan.ts), and how Plex is followed. */
+/** Between two polls of /activities while no socket can tell of scan ends and a scan sent lately is outstanding. */
+export const BLIND_POLL_MS = 250;
+/** Partial scans take 0.1-1 s: one still outstanding this long after Plex took it is a long one, polled at the interval. */
+export const BLIND_FAST_MS = 5_000;
+
 export interface PlexFollowerOptions extends Omit<BatchContext, 'settings' | 'items' | 'said' | 'analyses'> {
   /** PLEX_FOLLOW_INTERVAL in ms: one /activities request per interval, whatever the number of folders. */
   pollMs: number;
@@ -74,6 +79,20 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     const book = { values: () => this.values(), tell: (fs: PlexFollowUp | PlexFollowUp[], e: PlexEvent) => void this.tell(fs, e), unfollowed: this.unfollowed };
     this.ends = new ScanEnds(opts, this.get, this.queues, book, (p) => void this.track(p));
     opts.watch?.followedBy((id) => this.perSection.has(id));
+  }
+
+  /**
+   * Without a socket that answers (refused, or silent: no frame, no pong), only a poll sees a scan end, and the
+   * slots under PLEX_MAX_OUTSTANDING stay taken until one does: a Plex that finishes its partial scans in tens of ms
+   * then sat idle for the rest of each interval. So while a scan Plex took less than BLIND_FAST_MS ago is
+   * outstanding, /activities (one small answer for every section) is asked every BLIND_POLL_MS instead; a long
+   * scan (a library's) is polled at the interval.
+   */
+  protected interval(): number {
+    if (this.opts.watch?.connected) return this.opts.pollMs;
+    const now = this.opts.clock.now();
+    const young = this.values().some((f) => !f.ended && now - acceptedAt(f) < BLIND_FAST_MS);
+    return young ? Math.min(this.opts.pollMs, BLIND_POLL_MS) : this.opts.pollMs;
   }
 
   /** Scans Plex accepted that are not yet seen ended: what MAX_OUTSTANDING caps (the processor's dispatch). */
