@@ -11,7 +11,6 @@ import type { PlexTicket } from './follow/follow-up.js';
 import { PlexFollower } from './follow/follower.js';
 import { MatchFixer } from './match.js';
 import { PlexNotifications } from './follow/notifications.js';
-import { PlexScanWatch } from './follow/scan-watch.js';
 import type { Dial, Liveness } from '../../http/media-socket.js';
 import { locatePlexItems, refreshPlexItem } from './items.js';
 import type { ItemLocation, ItemRefreshResult, Library, ScanContext, ScanOutcome } from '../../scan.js';
@@ -92,7 +91,7 @@ export class PlexTarget implements Capabilities {
     const say = { logger, name: `Plex's notification socket at ${this.api.url}`, meanwhile: 'scans are followed by polling /activities' };
     const socket = opts.notifications ? new PlexNotifications({ url: opts.url, token: opts.token, clock: opts.clock, busy, say, ...opts.notifications }) : undefined;
     this.follower = new PlexFollower({
-      watch: socket ? new PlexScanWatch(socket, opts.clock) : undefined,
+      watch: socket,
       api: this.api,
       clock: opts.clock,
       logger,

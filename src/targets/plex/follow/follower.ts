@@ -13,11 +13,11 @@ import type { FollowItem, SocketStatus } from '../../../scan.js';
 import { afterBatch, trashWanted, type AfterScanSettings, type BatchContext } from '../after-scan.js';
 import { confirmBatch, type BatchConfirmation, type FileInLibrary } from '../confirm.js';
 import { apply, nextStep, sawAll, verdictOf, type PlexEvent, type PlexFollowUp, type PlexMoment, type PlexTicket } from './follow-up.js';
-import { itemsOfScans, plexGet, type PlexGet } from './item-files.js';
+import type { PlexNotifications } from './notifications.js';
 import { FollowPoll, acceptedAt } from './poll.js';
 import { LOOKUPS_AT_ONCE, ScanEnds, type Unfollowed } from './scan-ends.js';
+import { itemsOfScans, plexGet, type PlexGet } from './scan-items.js';
 import { ScanQueues } from './scan-queue.js';
-import type { PlexScanWatch } from './scan-watch.js';
 
 /** What the after-scan steps need (after-scan.ts), and how Plex is followed. */
 /** Between two polls of /activities while no socket can tell of scan ends and a scan sent lately is outstanding. */
@@ -37,7 +37,7 @@ export interface PlexFollowerOptions extends Omit<BatchContext, 'settings' | 'it
   /** A scan outstanding this long with its sections idle in /activities is over, whatever the socket says (poll.ts). */
   releaseAfterMs?: number;
   /** The server's notification socket; without it, scans are followed by polling /activities alone. */
-  watch?: PlexScanWatch;
+  watch?: PlexNotifications;
   /** GET on Plex for the items' files; through `api` by default. */
   get?: PlexGet;
 }
@@ -111,7 +111,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
    * A scan is about to be sent, or a follow-up begins: Plex's notification socket opens with the first and stays
    * open. A relay that has sent Plex nothing holds no socket (ws stays unloaded) and runs no reconnect loop against
    * a Plex it has nothing to ask. A scan that begins before the socket is open is caught by the /activities poll
-   * every (re)connect asks for (scan-watch.ts, pollDue). `sections`: those about to be asked, whose timeline
+   * every (re)connect asks for (notifications.ts, pollDue). `sections`: those about to be asked, whose timeline
    * entries are kept before any follow-up of them exists.
    */
   watchScans(sections: readonly string[] = []): void {

@@ -12,7 +12,7 @@ import { ConditionLog } from '../../../log/condition.js';
 import type { Logger } from '../../../log/logger.js';
 import type { PlexApi } from '../api.js';
 import type { PlexFollowUp } from './follow-up.js';
-import type { PlexScanWatch } from './scan-watch.js';
+import type { PlexNotifications } from './notifications.js';
 
 /**
  * How long a scan may stay outstanding before /activities is asked about it even while the socket is trusted:
@@ -42,7 +42,7 @@ export class FollowPoll {
   private unreachable?: string;
   private activitiesMissing = false;
 
-  constructor(private readonly opts: { api: PlexApi; clock: Clock; logger: Logger; pollMs: number; watch?: PlexScanWatch; releaseAfterMs?: number }) {
+  constructor(private readonly opts: { api: PlexApi; clock: Clock; logger: Logger; pollMs: number; watch?: PlexNotifications; releaseAfterMs?: number }) {
     this.said = new ConditionLog({ logger: opts.logger, clock: opts.clock });
   }
 

@@ -9,9 +9,9 @@ import { ConditionLog } from '../../../log/condition.js';
 import type { Logger } from '../../../log/logger.js';
 import { isInside, parentFolder } from '../../../paths/folder.js';
 import type { PlexEvent, PlexFollowUp, PlexTicket } from './follow-up.js';
-import { itemsOfScans, type ItemFiles, type PlexGet } from './item-files.js';
 import { acceptedAt } from './poll.js';
-import type { EndedScan, PlexScanWatch } from './scan-watch.js';
+import type { EndedScan, PlexNotifications } from './notifications.js';
+import { itemsOfScans, type ItemFiles, type PlexGet } from './scan-items.js';
 import type { ScanQueues } from './scan-queue.js';
 
 /** A scan that ended this long before its delivery was recorded can still be the delivery's (clocks of one process). */
@@ -40,7 +40,7 @@ export class ScanEnds {
   private readonly owned = new WeakSet<PlexFollowUp>();
 
   constructor(
-    private readonly opts: { clock: Clock; logger: Logger; watch?: PlexScanWatch },
+    private readonly opts: { clock: Clock; logger: Logger; watch?: PlexNotifications },
     private readonly get: PlexGet,
     private readonly queues: ScanQueues,
     private readonly book: FollowUpBook,

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../clock.js';
 import type { PlexFollowUp, PlexTicket } from './follow-up.js';
-import type { PlexScanWatch } from './scan-watch.js';
+import type { PlexNotifications } from './notifications.js';
 
 type Placed = PlexTicket['accepted'] & {};
 
@@ -39,7 +39,7 @@ export class ScanQueues {
     return (this.runId ??= randomUUID());
   }
 
-  constructor(private readonly opts: { clock: Clock; watch?: PlexScanWatch }) {}
+  constructor(private readonly opts: { clock: Clock; watch?: PlexNotifications }) {}
 
   /** Superseded scans Plex still holds. */
   get superseded(): number {
