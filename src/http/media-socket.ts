@@ -1,9 +1,8 @@
 // One notification socket to one media server, kept open: reconnected with capped exponential backoff on the
-// injected clock, alive only once the server answered on it, and ended when a ping goes unanswered (a NAT or
-// proxy that forgets the connection leaves a socket that looks open and hears nothing, which would hide the very
-// fallback that polling is there for, and stall back-pressure on scan ends that never come).
-// Plex (src/targets/plex/follow/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser/socket.ts) extend it
-// with how they read their frames; it tells its subscribers those events, and when it opens and closes.
+// injected clock, alive only once the server answered on it, and ended when a ping goes unanswered (a NAT or proxy
+// that forgets the connection leaves a socket that looks open and hears nothing, which would hide the fallback to
+// polling and stall back-pressure on scan ends that never come). Plex's and Jellyfin/Emby's sockets extend it with
+// how they read their frames; it tells its subscribers those events, and when it opens and closes.
 import type { WebSocket } from 'ws';
 import { NOTIFICATION_FRAME } from './answer-caps.js';
 import { wakeableSleep, type Clock } from '../clock.js';
@@ -147,7 +146,7 @@ export class MediaSocket<E = never> {
     if (opts.liveness !== false) this.liveness = { ...LIVENESS, ...opts.liveness };
   }
 
-  /** Receives every event from now on; returns the way to stop receiving. */
+  /** Returns the way to stop receiving. */
   subscribe(fn: (e: E | ConnectionEvent) => void): () => void {
     this.subscribers.add(fn);
     return () => this.subscribers.delete(fn);
@@ -188,7 +187,7 @@ export class MediaSocket<E = never> {
     this.heed?.();
   }
 
-  /** Waits on the socket's clock; ends early (and lets the process exit) once the socket is stopped. */
+  /** Ends early (and lets the process exit) once the socket is stopped. */
   wait(ms: number): Promise<void> {
     return this.opts.clock.sleep(ms, this.stopping.signal);
   }
@@ -285,25 +284,18 @@ export class MediaSocket<E = never> {
         const every = (this.opts.busy?.() ?? true) ? live.pingMs : live.idlePingMs;
         const quiet = clock.now() - this.answeredAt;
         if (quiet >= every) break;
-        await this.quiet(every - quiet);
+        await this.pause(every - quiet, 'heed');
         // Stopped: the socket's close may still be on its way, and a stopped wait ends at once.
         if (this.socket !== socket || !this.running) return;
       }
     }
   }
 
-  /** The wait between two pings: ended by heedNow, or stop. */
-  private async quiet(ms: number): Promise<void> {
+  /** A wait that stop() ends, and `slot`'s waker too: heedNow for the wait between two pings, stop for a backoff. */
+  private async pause(ms: number, slot: 'heed' | 'wake' = 'wake'): Promise<void> {
     const { done, wake } = wakeableSleep(this.opts.clock, ms, this.stopping.signal);
-    this.heed = wake;
+    this[slot] = wake;
     await done;
-    if (this.heed === wake) this.heed = undefined;
-  }
-
-  private async pause(ms: number): Promise<void> {
-    const { done, wake } = wakeableSleep(this.opts.clock, ms, this.stopping.signal);
-    this.wake = wake;
-    await done;
-    this.wake = undefined;
+    if (this[slot] === wake) this[slot] = undefined;
   }
 }

@@ -1,5 +1,5 @@
 // What a Plex's notification socket may make the relay hold (src/targets/plex/follow/notifications.ts, scan-items.ts,
-// scan-queue.ts): entries of sections no scan is followed in are dropped as they come (a frame of
+// scan-ends.ts): entries of sections no scan is followed in are dropped as they come (a frame of
 // nothing else is not even parsed), those of a followed section are capped, scan activities `started` and never
 // `ended` are capped and forgotten once silent (on the injected clock), the ends kept for late follow-ups hold a
 // bounded number of items, and ends of scans before the relay asked for one in a section do not move its line.
@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { PlexNotifications, unwantedTimeline } from '../../src/targets/plex/follow/notifications.js';
 import { MAX_RUNNING, MAX_TOUCHED, RUNNING_SILENT_MS, SectionScans, type PlexNotification, type SectionScanEnded } from '../../src/targets/plex/follow/scan-items.js';
-import { ScanQueues } from '../../src/targets/plex/follow/scan-queue.js';
+import { ScanQueues } from '../../src/targets/plex/follow/scan-ends.js';
 import { scriptedDial } from '../support/fake-socket.js';
 import { ownFixtureText } from '../support/fixtures.js';
 

@@ -64,7 +64,7 @@ export interface PlexTargetOptions {
    * Off when left out, so a target built by hand polls /activities only; the config turns it on by default.
    */
   notifications?: false | { dial?: Dial; firstBackoffMs?: number; maxBackoffMs?: number; liveness?: Partial<Liveness> };
-  /** How long a scan may stay outstanding with its sections idle in /activities (src/targets/plex/follow/poll.ts, RELEASE_AFTER_MS). */
+  /** How long a scan may stay outstanding with its sections idle in /activities (src/targets/plex/follow/follower.ts, RELEASE_AFTER_MS). */
   releaseAfterMs?: number;
 }
 

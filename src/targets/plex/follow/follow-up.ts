@@ -1,6 +1,6 @@
 // One Plex follow-up: what is known of its scan (outstanding at Plex, or how its end became known) and of its
 // file (events written by `apply`), the one decision `nextStep`, and the words of the verdict. The follower
-// (follower.ts) and what it hears (scan-ends.ts, poll.ts) only turn what Plex says into events: none decides.
+// (follower.ts, its polls) and what it hears (scan-ends.ts) only turn what Plex says into events: none decides.
 //
 //   outstanding ──(its slot passed in its section's queue | its file in an end | sections idle | cross-check)▶ ended
 //        │                                                                                              │
@@ -201,3 +201,6 @@ export function verdict(v: { file?: string; waitedMs: number; seenRunning: boole
 }
 
 const secs = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(1);
+
+/** When Plex took the follow-up's refresh (its delivery, for a ticket without the slot). */
+export const acceptedAt = (f: PlexFollowUp): number => f.ticket.accepted?.at ?? f.item.deliveredAt;

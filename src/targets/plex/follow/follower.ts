@@ -1,25 +1,32 @@
 // Follows the scans one Plex server accepted, on the follow-up engine (src/follow/engine.ts): this is its observer,
 // which turns what Plex says into events for the follow-ups and decides nothing (when to wait, poll, look or judge
 // is follow-up.ts's `nextStep`). What it hears:
-//  - the socket's scan ends (scan-ends.ts): an end moves its section's queue of scans (scan-queue.ts), which ends the
-//    follow-ups whose slots it passed, and its items confirm the files waiting there, one metadata request per item;
-//  - its looks: 'poll', once per interval for every section followed (poll.ts: the socket's events while they can
-//    be trusted, else /activities, and the cross-check that cannot stall), and 'look', the library asked about the
-//    files of scans seen ended (the database, the recently added items, the items of the ends seen lately).
+//  - the socket's scan ends (scan-ends.ts): an end moves its section's queue of scans, which ends the follow-ups
+//    whose slots it passed, and its items confirm the files waiting there, one metadata request per item;
+//  - its looks: 'look', the library asked about the files of scans seen ended (the database, the recently added
+//    items, the items of the ends seen lately), and 'poll', once per interval for every section followed (FollowPoll):
+//    which sections are scanning (the socket's events while they can be trusted, else GET /activities, or the
+//    sections' `refreshing` flag on a server without it), and the cross-check that cannot stall: a scan outstanding
+//    past RELEASE_AFTER_MS while /activities shows its sections idle is over, whatever the socket says.
+//    Back-pressure must never wait on a signal that may not come (a socket whose pongs still come from a notifier
+//    that hung, an `ended` Plex never sent). Plex's refresh endpoint answers as soon as the scan is queued; an
+//    activity gone from /activities, or `refreshing` false again, is the only sign of its end, and both are per
+//    section, not per folder.
 // The verdicts of one step are finished together: the trash emptied once per section, each item analyzed once,
 // the outcomes recorded in one commit.
+import { PLEX_ACTIVITIES } from '../../../http/answer-caps.js';
+import { ApiRefusal } from '../../../http/api-call.js';
+import { ConditionLog } from '../../../log/condition.js';
 import { FollowEngine, type Moment, type Verdict } from '../../../follow/engine.js';
 import type { FollowItem, SocketStatus } from '../../../scan.js';
 import { afterBatch, trashWanted, type AfterScanSettings, type BatchContext } from '../after-scan.js';
+import type { PlexApi } from '../api.js';
 import { confirmBatch, type BatchConfirmation, type FileInLibrary } from '../confirm.js';
-import { apply, nextStep, sawAll, verdictOf, type PlexEvent, type PlexFollowUp, type PlexMoment, type PlexTicket } from './follow-up.js';
+import { acceptedAt, apply, nextStep, sawAll, verdictOf, type PlexEvent, type PlexFollowUp, type PlexMoment, type PlexTicket } from './follow-up.js';
 import type { PlexNotifications } from './notifications.js';
-import { FollowPoll, acceptedAt } from './poll.js';
-import { LOOKUPS_AT_ONCE, ScanEnds, type Unfollowed } from './scan-ends.js';
+import { LOOKUPS_AT_ONCE, ScanEnds, ScanQueues, type Unfollowed } from './scan-ends.js';
 import { itemsOfScans, plexGet, type PlexGet } from './scan-items.js';
-import { ScanQueues } from './scan-queue.js';
 
-/** What the after-scan steps need (after-scan.ts), and how Plex is followed. */
 /** Between two polls of /activities while no socket can tell of scan ends and a scan sent lately is outstanding. */
 export const BLIND_POLL_MS = 250;
 /** Partial scans take 0.1-1 s: one still outstanding this long after Plex took it is a long one, polled at the interval. */
@@ -34,7 +41,7 @@ export interface PlexFollowerOptions extends Omit<BatchContext, 'settings' | 'it
   timeoutMs: number;
   after: AfterScanSettings;
   fileInLibrary?: FileInLibrary;
-  /** A scan outstanding this long with its sections idle in /activities is over, whatever the socket says (poll.ts). */
+  /** A scan outstanding this long with its sections idle in /activities is over, whatever the socket says (FollowPoll). */
   releaseAfterMs?: number;
   /** The server's notification socket; without it, scans are followed by polling /activities alone. */
   watch?: PlexNotifications;
@@ -312,4 +319,134 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     this.unfollowed.push(u);
     if (this.unfollowed.length > UNFOLLOWED_KEPT) this.unfollowed.shift();
   }
+}
+
+/**
+ * How long a scan may stay outstanding before /activities is asked about it even while the socket is trusted:
+ * the stated limit of the cross-check. A section idle there (and with no end seen within the last interval,
+ * the gap between two of its scans) this long after Plex took the refresh has nothing left of it. Its cost is
+ * one /activities request per interval while some scan is older than this.
+ */
+export const RELEASE_AFTER_MS = 10_000;
+
+/** Activity types that mean "this section is being scanned or its new items are being refreshed". */
+const SCAN_ACTIVITY_TYPES = new Set(['library.update.section', 'library.refresh.items']);
+
+export type PollAnswer =
+  | {
+      /** Sections scanning, as far as this poll can tell. */
+      running: Set<string>;
+      /** Keys of the follow-ups the cross-check found over. */
+      freed: Set<string>;
+      /** Sections /activities showed idle with no end seen there within the last interval, when it was asked. */
+      idle?: (sectionId: string) => boolean;
+    }
+  /** Plex did not answer /activities: nothing is known. */
+  | { unreachable: string };
+
+export class FollowPoll {
+  private readonly said: ConditionLog;
+  private unreachable?: string;
+  private activitiesMissing = false;
+
+  constructor(private readonly opts: Pick<PlexFollowerOptions, 'api' | 'clock' | 'logger' | 'pollMs' | 'watch' | 'releaseAfterMs'>) {
+    this.said = new ConditionLog({ logger: opts.logger, clock: opts.clock });
+  }
+
+  /** One look for every section followed; `started`: when the poll began. */
+  async ask(followed: PlexFollowUp[], started: number): Promise<PollAnswer> {
+    const { watch, logger } = this.opts;
+    // The events tell what runs only while connected, and once /activities was asked after the last (re)connect.
+    if (watch?.connected && !watch.pollDue) return this.byEvents(followed, started);
+    const connectedBefore = watch?.connected ?? false;
+    let running: Set<string>;
+    try {
+      running = await this.running();
+    } catch (err) {
+      const why = (err as Error).message;
+      if (!this.unreachable) logger.warn(`Cannot ask Plex at ${this.opts.api.url} which scans run (${why}); following resumes when it answers.`);
+      this.unreachable = why;
+      return { unreachable: why };
+    }
+    // A scan that began before the socket opened sends no `started` to it, and a long one may send no progress
+    // for a while: until /activities shows nothing the events do not know of, it is asked again each interval.
+    if (connectedBefore) watch!.pollDue = [...running].some((id) => !watch!.scanning().has(id));
+    if (this.unreachable) logger.info(`Plex at ${this.opts.api.url} answers again; following its scans resumes.`);
+    this.unreachable = undefined;
+    const justEnded = this.justEnded(followed, started);
+    return { running, freed: new Set(), idle: (id) => !running.has(id) && !justEnded.has(id) };
+  }
+
+  /** The socket's word ended a scan: the cross-check's condition, if held, is over. */
+  seen(): void {
+    this.said.ends('freed', `Plex's notification socket at ${this.opts.api.url} tells of scan ends again`);
+  }
+
+  private async byEvents(followed: PlexFollowUp[], started: number): Promise<PollAnswer> {
+    const watch = this.opts.watch!;
+    const running = new Set(watch.scanning());
+    // Between two of a section's scans the events show it idle for an instant, and a poll landing there would end
+    // every follow-up queued behind them (and free their slots under the cap): a section that ended a scan
+    // within the last interval still counts as running.
+    const justEnded = this.justEnded(followed, started);
+    for (const id of justEnded) running.add(id);
+    const limit = this.opts.releaseAfterMs ?? RELEASE_AFTER_MS;
+    const overdue = followed.filter((f) => !f.ended && started - acceptedAt(f) >= limit);
+    if (!overdue.length) return { running, freed: new Set() };
+    let asked: Set<string>;
+    try {
+      asked = await this.running();
+    } catch {
+      return { running, freed: new Set() }; // asked again at the next poll
+    }
+    const idle = (id: string) => !asked.has(id) && !justEnded.has(id);
+    const freed = new Set(overdue.filter((f) => f.ticket.sections.every((s) => idle(s.id))).map((f) => f.key));
+    if (freed.size) {
+      this.said.holds(
+        'freed',
+        `${freed.size} scan(s) on Plex at ${this.opts.api.url} outstanding for over ${limit / 1000} s with their sections idle in /activities: counted as ended, though the notification socket told of no end.`,
+      );
+    }
+    return { running, freed, idle };
+  }
+
+  /** Sections of these follow-ups with a scan end seen within the last interval (the gap between two scans). */
+  private justEnded(followed: PlexFollowUp[], started: number): Set<string> {
+    const watch = this.opts.watch;
+    if (!watch) return new Set();
+    const sections = new Set(followed.flatMap((f) => f.ticket.sections.map((s) => s.id)));
+    return new Set(watch.endedSince(sections, started - this.opts.pollMs).map((e) => e.sectionId));
+  }
+
+  /** The sections Plex is scanning now: one question for every section, however many folders are followed. */
+  private async running(): Promise<Set<string>> {
+    if (!this.activitiesMissing) {
+      const activities = await activitiesOf(this.opts.api);
+      if (activities !== 'unsupported') return new Set(activities.filter((a) => SCAN_ACTIVITY_TYPES.has(a.type) && a.sectionId !== undefined).map((a) => a.sectionId!));
+      this.activitiesMissing = true;
+    }
+    const sections = await this.opts.api.sections();
+    return new Set(sections.filter((s) => s.refreshing).map((s) => s.id));
+  }
+}
+
+async function activitiesOf(api: PlexApi): Promise<{ type: string; sectionId?: string }[] | 'unsupported'> {
+  let res: Response;
+  try {
+    res = await api.request('GET', '/activities', PLEX_ACTIVITIES);
+  } catch (err) {
+    // Servers older than /activities answer 404 (or 400); that is "can't tell", not "Plex is down".
+    if (err instanceof ApiRefusal && (err.status === 404 || err.status === 400)) return 'unsupported';
+    throw err;
+  }
+  const body = (await res.json().catch(() => undefined)) as { MediaContainer?: { Activity?: unknown } } | undefined;
+  if (body?.MediaContainer === undefined) return 'unsupported';
+  const list = body.MediaContainer.Activity;
+  // Plex leaves the Activity key out when nothing runs.
+  if (!Array.isArray(list)) return [];
+  return list.map((a) => {
+    const act = a as Record<string, unknown>;
+    const section = ((act.Context ?? {}) as Record<string, unknown>).librarySectionID ?? act.librarySectionID;
+    return { type: String(act.type ?? ''), sectionId: section === undefined || section === null ? undefined : String(section) };
+  });
 }

@@ -76,20 +76,8 @@ function timeline(entry: Record<string, unknown>): TimelineEvent[] {
   const state = num(entry.state);
   const type = num(entry.type);
   if (!itemId || !sectionId || Number(sectionId) <= 0 || state === undefined || type === undefined) return [];
-  return [
-    {
-      kind: 'timeline',
-      itemId,
-      sectionId,
-      type,
-      state,
-      metadataState: str(entry.metadataState),
-      mediaState: str(entry.mediaState),
-      parentItemId: id(entry.parentItemID),
-      rootItemId: id(entry.rootItemID),
-      title: str(entry.title),
-    },
-  ];
+  const [metadataState, mediaState, title] = [str(entry.metadataState), str(entry.mediaState), str(entry.title)];
+  return [{ kind: 'timeline', itemId, sectionId, type, state, metadataState, mediaState, parentItemId: id(entry.parentItemID), rootItemId: id(entry.rootItemID), title }];
 }
 
 export interface PlexNotificationsOptions extends Omit<MediaSocketOptions, 'url' | 'headers'> {
@@ -107,10 +95,7 @@ export interface EndedScan extends SectionScanEnded {
   owner?: string;
 }
 
-/**
- * Ends kept for follow-ups that arrive just after their scan ended (Plex can scan a small folder before the
- * delivery is even recorded as followed), and how many at most.
- */
+/** Ends kept for follow-ups that arrive just after their scan ended (Plex can scan a small folder before the delivery is even recorded as followed), and how many at most. */
 const RECENT_MS = 60_000;
 const RECENT_MAX = 256;
 /**
@@ -127,6 +112,7 @@ const EXPECTED_MS = 60_000;
 
 export class PlexNotifications extends MediaSocket<ActivityEvent | TimelineEvent> {
   private readonly scans: SectionScans;
+  /** Told each scan end, and each (re)open: ends seen before are no guide to what ended meanwhile. */
   private readonly listeners = new Set<(scan: EndedScan) => void>();
   private readonly connectListeners = new Set<() => void>();
   private readonly recent: EndedScan[] = [];
@@ -166,12 +152,12 @@ export class PlexNotifications extends MediaSocket<ActivityEvent | TimelineEvent
     await super.stop();
   }
 
-  /** Sections with a scan running, as the events tell (trusted only while connected and no poll is due). */
+  /** As the events tell (trusted only while connected and no poll is due). */
   scanning(): Set<string> {
     return this.scans.scanning();
   }
 
-  /** The follower says which sections it follows: only their timeline entries are kept (scan-items.ts). */
+  /** Only the timeline entries of sections the follower follows are kept (scan-items.ts). */
   followedBy(follows: (sectionId: string) => boolean): void {
     this.followed = follows;
   }
@@ -191,7 +177,6 @@ export class PlexNotifications extends MediaSocket<ActivityEvent | TimelineEvent
     return () => this.listeners.delete(fn);
   }
 
-  /** Called each time the socket (re)opens: ends seen before are no guide to what ended meanwhile. */
   onConnected(fn: () => void): () => void {
     this.connectListeners.add(fn);
     return () => this.connectListeners.delete(fn);
