@@ -106,10 +106,9 @@ export class FollowStage {
 
   /** Resolves when no follower follows anything and every outcome is recorded (tests, shutdown of a drain). */
   async idle(pollMs = 5): Promise<void> {
-    for (;;) {
+    while (this.busy) {
       while (this.pending.size) await Promise.allSettled([...this.pending]);
-      if (this.deps.targets.every((t) => (t.follower?.size ?? 0) === 0) && this.pending.size === 0) return;
-      await new Promise((r) => setTimeout(r, pollMs));
+      if (this.busy) await new Promise((r) => setTimeout(r, pollMs));
     }
   }
 

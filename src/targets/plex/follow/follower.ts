@@ -4,14 +4,12 @@
 //  - the socket's scan ends (scan-ends.ts): an end moves its section's queue of scans, which ends the follow-ups
 //    whose slots it passed, and its items confirm the files waiting there, one metadata request per item;
 //  - its looks: 'look', the library asked about the files of scans seen ended (the database, the recently added
-//    items, the items of the ends seen lately), and 'poll', once per interval for every section followed (FollowPoll):
-//    which sections are scanning (the socket's events while they can be trusted, else GET /activities, or the
-//    sections' `refreshing` flag on a server without it), and the cross-check that cannot stall: a scan outstanding
-//    past RELEASE_AFTER_MS while /activities shows its sections idle is over, whatever the socket says.
-//    Back-pressure must never wait on a signal that may not come (a socket whose pongs still come from a notifier
-//    that hung, an `ended` Plex never sent). Plex's refresh endpoint answers as soon as the scan is queued; an
-//    activity gone from /activities, or `refreshing` false again, is the only sign of its end, and both are per
-//    section, not per folder.
+//    items, the items of the ends seen lately), and 'poll', once per interval for every section followed (`ask`):
+//    which sections are scanning (the socket's events while trusted, else GET /activities, or the sections'
+//    `refreshing` flag on a server without it), and the cross-check that cannot stall: a scan outstanding past
+//    RELEASE_AFTER_MS while /activities shows its sections idle is over, whatever the socket says (a notifier that
+//    hung still answers pings; Plex may never send an `ended`). Plex's refresh endpoint answers as soon as the scan
+//    is queued: an activity gone, or `refreshing` false again, is the only sign of its end, per section, not folder.
 // The verdicts of one step are finished together: the trash emptied once per section, each item analyzed once,
 // the outcomes recorded in one commit.
 import { PLEX_ACTIVITIES } from '../../../http/answer-caps.js';
@@ -41,7 +39,7 @@ export interface PlexFollowerOptions extends Omit<BatchContext, 'settings' | 'it
   timeoutMs: number;
   after: AfterScanSettings;
   fileInLibrary?: FileInLibrary;
-  /** A scan outstanding this long with its sections idle in /activities is over, whatever the socket says (FollowPoll). */
+  /** A scan outstanding this long with its sections idle in /activities is over, whatever the socket says (`ask`). */
   releaseAfterMs?: number;
   /** The server's notification socket; without it, scans are followed by polling /activities alone. */
   watch?: PlexNotifications;
@@ -51,8 +49,7 @@ export interface PlexFollowerOptions extends Omit<BatchContext, 'settings' | 'it
 
 /**
  * The files of a batch are looked up and finished this many at a time unless the trash is to be emptied (once per
- * section, after the whole batch): the oldest are judged first, so those that waited longest for it do not also
- * wait for the lookups of the whole batch (600 of them take most of an interval on a busy server).
+ * section, after the whole batch): the oldest are judged first, not after the lookups of the whole batch.
  */
 export const FINISHED_TOGETHER = LOOKUPS_AT_ONCE * 4;
 
@@ -62,7 +59,10 @@ const UNFOLLOWED_KEPT = 256;
 export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMoment, 'poll' | 'look'> {
   private readonly queues: ScanQueues;
   private readonly ends: ScanEnds;
-  private readonly polling: FollowPoll;
+  /** The cross-check's condition, said once while it holds. */
+  private readonly crossCheck: ConditionLog;
+  private unreachable?: string;
+  private activitiesMissing = false;
   private readonly get: PlexGet;
   /** How many follow-ups wait on each section: the socket keeps the timeline entries of those sections only. */
   private readonly perSection = new Map<string, number>();
@@ -81,7 +81,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
   constructor(private readonly opts: PlexFollowerOptions) {
     super({ server: 'Plex', clock: opts.clock, logger: opts.logger, intervalMs: opts.pollMs, judge: { apply, nextStep, verdict: verdictOf } });
     this.get = opts.get ?? plexGet(opts.api);
-    this.polling = new FollowPoll(opts);
+    this.crossCheck = new ConditionLog({ logger: opts.logger, clock: opts.clock });
     this.queues = new ScanQueues(opts);
     const book = { values: () => this.values(), tell: (fs: PlexFollowUp | PlexFollowUp[], e: PlexEvent) => void this.tell(fs, e), unfollowed: this.unfollowed };
     this.ends = new ScanEnds(opts, this.get, this.queues, book, (p) => void this.track(p));
@@ -89,11 +89,9 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
   }
 
   /**
-   * Without a socket that answers (refused, or silent: no frame, no pong), only a poll sees a scan end, and the
-   * slots under PLEX_MAX_OUTSTANDING stay taken until one does: a Plex that finishes its partial scans in tens of ms
-   * then sat idle for the rest of each interval. So while a scan Plex took less than BLIND_FAST_MS ago is
-   * outstanding, /activities (one small answer for every section) is asked every BLIND_POLL_MS instead; a long
-   * scan (a library's) is polled at the interval.
+   * Without a socket that answers, only a poll sees a scan end, and the slots under PLEX_MAX_OUTSTANDING stay taken
+   * until one does: a Plex that finishes its partial scans in tens of ms sat idle for the rest of each interval. So
+   * while a scan taken less than BLIND_FAST_MS ago is outstanding, /activities is asked every BLIND_POLL_MS.
    */
   protected interval(): number {
     if (this.opts.watch?.connected) return this.opts.pollMs;
@@ -115,11 +113,9 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
   }
 
   /**
-   * A scan is about to be sent, or a follow-up begins: Plex's notification socket opens with the first and stays
-   * open. A relay that has sent Plex nothing holds no socket (ws stays unloaded) and runs no reconnect loop against
-   * a Plex it has nothing to ask. A scan that begins before the socket is open is caught by the /activities poll
-   * every (re)connect asks for (notifications.ts, pollDue). `sections`: those about to be asked, whose timeline
-   * entries are kept before any follow-up of them exists.
+   * A scan is about to be sent, or a follow-up begins: the socket opens with the first and stays open; a relay that
+   * has sent Plex nothing holds none (ws stays unloaded). A scan that begins before it is open is caught by the poll
+   * every (re)connect asks for (pollDue). `sections`: about to be asked, their timeline entries kept from now.
    */
   watchScans(sections: readonly string[] = []): void {
     this.opts.watch?.expect(sections);
@@ -128,7 +124,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     this.opts.watch.start();
   }
 
-  /** Plex took a refresh of the section: its slot in the section's queue of scans, for the ticket. */
+  /** Plex took a refresh of the section: its slot in the section's queue, for the ticket. */
   accepted(sectionId: string): PlexTicket['accepted'] & {} {
     return this.queues.accepted(sectionId);
   }
@@ -175,7 +171,11 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
   protected open(): void {
     const watch = this.opts.watch;
     if (!watch) return;
-    const ended = watch.onEnded((scan) => (this.polling.seen(), this.ends.ended(scan)));
+    const ended = watch.onEnded((scan) => {
+      // The socket's word ended a scan: the cross-check's condition, if held, is over.
+      this.crossCheck.ends('freed', `Plex's notification socket at ${this.opts.api.url} tells of scan ends again`);
+      this.ends.ended(scan);
+    });
     const connected = watch.onConnected(() => this.queues.rebase(this.values()));
     this.unwatch = () => (ended(), connected());
   }
@@ -240,7 +240,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     // A section whose count is not trusted is counted again only once /activities shows it idle: asked each interval until then.
     const untrusted = new Map(this.queues.untrusted.map((id) => [id, this.queues.acceptedSoFar(id)]));
     if (untrusted.size && this.opts.watch) this.opts.watch.pollDue = true;
-    const answer = await this.polling.ask(this.values(), m.now);
+    const answer = await this.ask(this.values(), m.now);
     // Those followed now, but not those that came while Plex was asked (only a later poll can find them idle).
     const followed = this.values().filter((f) => f.polled < m.look);
     if ('unreachable' in answer) return this.tell(followed, { kind: 'polled', look: m.look, unreachable: answer.unreachable });
@@ -255,6 +255,77 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
       for (const s of f.ticket.sections) ahead.add(s.id);
     }
     return this.tell(followed, { kind: 'polled', look: m.look, at: m.now, running, freed, behind });
+  }
+
+  /** One look for every section followed; `started`: when the poll began. */
+  private async ask(followed: PlexFollowUp[], started: number): Promise<PollAnswer> {
+    const { watch, logger } = this.opts;
+    // The events tell what runs only while connected, and once /activities was asked after the last (re)connect.
+    if (watch?.connected && !watch.pollDue) return this.byEvents(followed, started);
+    const connectedBefore = watch?.connected ?? false;
+    let running: Set<string>;
+    try {
+      running = await this.sectionsScanning();
+    } catch (err) {
+      const why = (err as Error).message;
+      if (!this.unreachable) logger.warn(`Cannot ask Plex at ${this.opts.api.url} which scans run (${why}); following resumes when it answers.`);
+      this.unreachable = why;
+      return { unreachable: why };
+    }
+    // A scan that began before the socket opened sends no `started` to it, and a long one may send no progress
+    // for a while: until /activities shows nothing the events do not know of, it is asked again each interval.
+    if (connectedBefore) watch!.pollDue = [...running].some((id) => !watch!.scanning().has(id));
+    if (this.unreachable) logger.info(`Plex at ${this.opts.api.url} answers again; following its scans resumes.`);
+    this.unreachable = undefined;
+    const justEnded = this.justEnded(followed, started);
+    return { running, freed: new Set(), idle: (id) => !running.has(id) && !justEnded.has(id) };
+  }
+
+  private async byEvents(followed: PlexFollowUp[], started: number): Promise<PollAnswer> {
+    const watch = this.opts.watch!;
+    const running = new Set(watch.scanning());
+    // Between two of a section's scans the events show it idle for an instant, and a poll landing there would end
+    // every follow-up queued behind them (and free their slots under the cap): a section that ended a scan
+    // within the last interval still counts as running.
+    const justEnded = this.justEnded(followed, started);
+    for (const id of justEnded) running.add(id);
+    const limit = this.opts.releaseAfterMs ?? RELEASE_AFTER_MS;
+    const overdue = followed.filter((f) => !f.ended && started - acceptedAt(f) >= limit);
+    if (!overdue.length) return { running, freed: new Set() };
+    let asked: Set<string>;
+    try {
+      asked = await this.sectionsScanning();
+    } catch {
+      return { running, freed: new Set() }; // asked again at the next poll
+    }
+    const idle = (id: string) => !asked.has(id) && !justEnded.has(id);
+    const freed = new Set(overdue.filter((f) => f.ticket.sections.every((s) => idle(s.id))).map((f) => f.key));
+    if (freed.size) {
+      this.crossCheck.holds(
+        'freed',
+        `${freed.size} scan(s) on Plex at ${this.opts.api.url} outstanding for over ${limit / 1000} s with their sections idle in /activities: counted as ended, though the notification socket told of no end.`,
+      );
+    }
+    return { running, freed, idle };
+  }
+
+  /** Sections of these follow-ups with a scan end seen within the last interval (the gap between two scans). */
+  private justEnded(followed: PlexFollowUp[], started: number): Set<string> {
+    const watch = this.opts.watch;
+    if (!watch) return new Set();
+    const sections = new Set(followed.flatMap((f) => f.ticket.sections.map((s) => s.id)));
+    return new Set(watch.endedSince(sections, started - this.opts.pollMs).map((e) => e.sectionId));
+  }
+
+  /** The sections Plex is scanning now: one question for every section, however many folders are followed. */
+  private async sectionsScanning(): Promise<Set<string>> {
+    if (!this.activitiesMissing) {
+      const activities = await activitiesOf(this.opts.api);
+      if (activities !== 'unsupported') return new Set(activities.filter((a) => SCAN_ACTIVITY_TYPES.has(a.type) && a.sectionId !== undefined).map((a) => a.sectionId!));
+      this.activitiesMissing = true;
+    }
+    const sections = await this.opts.api.sections();
+    return new Set(sections.filter((s) => s.refreshing).map((s) => s.id));
   }
 
   /** What a poll saw running (`at`: when it began); sections no longer followed are forgotten. */
@@ -344,91 +415,6 @@ export type PollAnswer =
   /** Plex did not answer /activities: nothing is known. */
   | { unreachable: string };
 
-export class FollowPoll {
-  private readonly said: ConditionLog;
-  private unreachable?: string;
-  private activitiesMissing = false;
-
-  constructor(private readonly opts: Pick<PlexFollowerOptions, 'api' | 'clock' | 'logger' | 'pollMs' | 'watch' | 'releaseAfterMs'>) {
-    this.said = new ConditionLog({ logger: opts.logger, clock: opts.clock });
-  }
-
-  /** One look for every section followed; `started`: when the poll began. */
-  async ask(followed: PlexFollowUp[], started: number): Promise<PollAnswer> {
-    const { watch, logger } = this.opts;
-    // The events tell what runs only while connected, and once /activities was asked after the last (re)connect.
-    if (watch?.connected && !watch.pollDue) return this.byEvents(followed, started);
-    const connectedBefore = watch?.connected ?? false;
-    let running: Set<string>;
-    try {
-      running = await this.running();
-    } catch (err) {
-      const why = (err as Error).message;
-      if (!this.unreachable) logger.warn(`Cannot ask Plex at ${this.opts.api.url} which scans run (${why}); following resumes when it answers.`);
-      this.unreachable = why;
-      return { unreachable: why };
-    }
-    // A scan that began before the socket opened sends no `started` to it, and a long one may send no progress
-    // for a while: until /activities shows nothing the events do not know of, it is asked again each interval.
-    if (connectedBefore) watch!.pollDue = [...running].some((id) => !watch!.scanning().has(id));
-    if (this.unreachable) logger.info(`Plex at ${this.opts.api.url} answers again; following its scans resumes.`);
-    this.unreachable = undefined;
-    const justEnded = this.justEnded(followed, started);
-    return { running, freed: new Set(), idle: (id) => !running.has(id) && !justEnded.has(id) };
-  }
-
-  /** The socket's word ended a scan: the cross-check's condition, if held, is over. */
-  seen(): void {
-    this.said.ends('freed', `Plex's notification socket at ${this.opts.api.url} tells of scan ends again`);
-  }
-
-  private async byEvents(followed: PlexFollowUp[], started: number): Promise<PollAnswer> {
-    const watch = this.opts.watch!;
-    const running = new Set(watch.scanning());
-    // Between two of a section's scans the events show it idle for an instant, and a poll landing there would end
-    // every follow-up queued behind them (and free their slots under the cap): a section that ended a scan
-    // within the last interval still counts as running.
-    const justEnded = this.justEnded(followed, started);
-    for (const id of justEnded) running.add(id);
-    const limit = this.opts.releaseAfterMs ?? RELEASE_AFTER_MS;
-    const overdue = followed.filter((f) => !f.ended && started - acceptedAt(f) >= limit);
-    if (!overdue.length) return { running, freed: new Set() };
-    let asked: Set<string>;
-    try {
-      asked = await this.running();
-    } catch {
-      return { running, freed: new Set() }; // asked again at the next poll
-    }
-    const idle = (id: string) => !asked.has(id) && !justEnded.has(id);
-    const freed = new Set(overdue.filter((f) => f.ticket.sections.every((s) => idle(s.id))).map((f) => f.key));
-    if (freed.size) {
-      this.said.holds(
-        'freed',
-        `${freed.size} scan(s) on Plex at ${this.opts.api.url} outstanding for over ${limit / 1000} s with their sections idle in /activities: counted as ended, though the notification socket told of no end.`,
-      );
-    }
-    return { running, freed, idle };
-  }
-
-  /** Sections of these follow-ups with a scan end seen within the last interval (the gap between two scans). */
-  private justEnded(followed: PlexFollowUp[], started: number): Set<string> {
-    const watch = this.opts.watch;
-    if (!watch) return new Set();
-    const sections = new Set(followed.flatMap((f) => f.ticket.sections.map((s) => s.id)));
-    return new Set(watch.endedSince(sections, started - this.opts.pollMs).map((e) => e.sectionId));
-  }
-
-  /** The sections Plex is scanning now: one question for every section, however many folders are followed. */
-  private async running(): Promise<Set<string>> {
-    if (!this.activitiesMissing) {
-      const activities = await activitiesOf(this.opts.api);
-      if (activities !== 'unsupported') return new Set(activities.filter((a) => SCAN_ACTIVITY_TYPES.has(a.type) && a.sectionId !== undefined).map((a) => a.sectionId!));
-      this.activitiesMissing = true;
-    }
-    const sections = await this.opts.api.sections();
-    return new Set(sections.filter((s) => s.refreshing).map((s) => s.id));
-  }
-}
 
 async function activitiesOf(api: PlexApi): Promise<{ type: string; sectionId?: string }[] | 'unsupported'> {
   let res: Response;
