@@ -36,18 +36,16 @@ export interface Liveness {
 }
 
 /**
- * The stated limits: a socket that goes quiet while scans are outstanding is found dead within 10 s (5 s of
- * quiet, then 5 s for the pong), so back-pressure falls back to polling before a burst stalls behind it. A pong
- * is a round trip the server's network layer answers: 5 s is far beyond a busy server's.
+ * The stated limits: a socket that goes quiet while scans are outstanding is found dead within 10 s (5 s of quiet,
+ * 5 s for the pong, a round trip the server's network layer answers), so back-pressure falls back to polling.
  */
 export const LIVENESS: Liveness = { pingMs: 5_000, idlePingMs: 30_000, pongDeadlineMs: 5_000 };
 
 /** The handshake gives up after this long: an upgrade a proxy sits on must not hold the fallback back. */
 const HANDSHAKE_MS = 10_000;
 /**
- * Dials with `ws`: no redirects (the token would go with them), a handshake timeout, and a cap on frame size
- * (notification frames are small JSON; a huge one is a wrong server, not a message: ws closes the socket with
- * 1009 and the socket is dialled again after its backoff).
+ * Dials with `ws`: no redirects (the token would go with them), a handshake timeout, and a cap on frame size (a huge
+ * frame is a wrong server: ws closes with 1009 and the socket is dialled again after its backoff).
  */
 const wsDial = (WebSocket: typeof import('ws').WebSocket): Dial => (url, headers) => {
   const ws = new WebSocket(url, { headers, followRedirects: false, handshakeTimeout: HANDSHAKE_MS, maxPayload: NOTIFICATION_FRAME.bytes, perMessageDeflate: false });
@@ -88,10 +86,7 @@ export function socketUrl(base: string, path: string): { url: URL; authorization
 }
 
 let loadedDial: Promise<Dial> | undefined;
-/**
- * The `ws` dial, imported when the first socket is dialled: a relay that never opens one (no scan sent yet, or
- * no server that has a socket) loads neither ws nor what it requires (node:crypto, TLS, zlib).
- */
+/** The `ws` dial, imported when the first socket is dialled: a relay that never opens one loads neither ws nor what it requires. */
 export const defaultDial = (): Promise<Dial> => (loadedDial ??= import('ws').then((m) => wsDial(m.WebSocket)));
 
 export interface MediaSocketOptions {
@@ -123,15 +118,14 @@ export class MediaSocket<E = never> {
   private socket?: SocketLike;
   private loop?: Promise<void>;
   private wake?: () => void;
-  /** Ends the wait between two pings early: scans became outstanding (heedNow). */
   private heed?: () => void;
   /** The last frame or pong of the socket now open; undefined until its first. */
   private answeredAt?: number;
   /** The last frame or pong of any socket, for health. */
   private lastFrameAt?: number;
-  /** Failed attempts in a row (0 while connected): how long the next wait is. */
+  /** Failed attempts in a row: how long the next wait is. */
   private failures = 0;
-  /** Aborted by stop(): every wait of this socket (backoff, liveness, keep-alive) ends at once with it. */
+  /** Aborted by stop(): every wait of this socket ends at once. */
   private stopping = new AbortController();
   private readonly liveness?: Liveness;
   private state: SocketState = 'closed';
@@ -156,7 +150,6 @@ export class MediaSocket<E = never> {
     for (const fn of [...this.subscribers]) fn(e);
   }
 
-  /** A text frame of the socket now open, to read into events. */
   protected read(_text: string): void {}
 
   start(): void {
@@ -196,7 +189,7 @@ export class MediaSocket<E = never> {
     if (this.connected) this.socket?.send(text);
   }
 
-  /** The wait before attempt n+1 after n failures in a row: 1, 2, 4 … s up to the cap. */
+  /** 1, 2, 4 … s up to the cap. */
   backoffMs(failures: number): number {
     const first = this.opts.firstBackoffMs ?? 1000;
     return Math.min(this.opts.maxBackoffMs ?? 30_000, first * 2 ** Math.max(0, failures - 1));
@@ -263,10 +256,9 @@ export class MediaSocket<E = never> {
   }
 
   /**
-   * A new socket answers a ping sent at once (Plex says nothing until something happens), then a ping goes out
-   * after each quiet spell: `pingMs` while scans are outstanding, `idlePingMs` otherwise. No frame and no pong
-   * within `pongDeadlineMs` of a ping: the socket is dead (a NAT or proxy that dropped the flow, a notifier that
-   * hung, a laptop that slept) and is ended, so the follower falls back and the socket is dialled again.
+   * A new socket answers a ping sent at once (Plex says nothing until something happens), then a ping goes out after
+   * each quiet spell (`pingMs` while busy, else `idlePingMs`). No frame and no pong within `pongDeadlineMs` of a
+   * ping: the socket is dead (a dropped flow, a hung notifier, a laptop that slept) and is ended and dialled again.
    */
   private async watchLife(socket: SocketLike, live: Liveness, kill: (why: string) => void): Promise<void> {
     const { clock } = this.opts;

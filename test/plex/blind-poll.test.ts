@@ -37,7 +37,7 @@ describe('the Plex follower without a socket that answers', () => {
     const folder = '/data/media/tv/Show 1/Season 01';
     plex.onDisk.add(`${folder}/Show 1 S01E01.mkv`);
     await api.refresh('2', folder);
-    const accepted = follower.accepted('2');
+    const accepted = follower.queues.accepted('2');
     const activities = () => plex.requests.filter((r) => r.path === '/activities').length;
     const from = clock.now();
     follower.follow({ ref: { folderId: 1, generation: 1 }, folder, event: 'Download', deliveredAt: from, ticket: { sections: [{ id: '2', title: 'TV Shows' }], accepted } });

@@ -72,7 +72,7 @@ async function setUp(fake: (plex: FakePlex) => void) {
     // Its entries are kept from before Plex can answer, as the target has it (src/targets/plex/target.ts).
     follower!.watchScans(['2']);
     await api.refresh('2', folder);
-    return { folder, file, accepted: follower!.accepted('2') };
+    return { folder, file, accepted: follower!.queues.accepted('2') };
   };
   let id = 0;
   const follow = (s: Awaited<ReturnType<typeof scan>>) =>

@@ -100,7 +100,7 @@ describe('a Plex that floods its notification socket with timeline entries', () 
     plex.onDisk.add(file);
     follower.watchScans(['2']);
     await api.refresh('2', folder);
-    const accepted = follower.accepted('2');
+    const accepted = follower.queues.accepted('2');
     follower.follow({ ref: { folderId: 1, generation: 1 }, folder, event: 'Download', deliveredAt: Date.now(), ticket: { sections: [{ id: '2', title: 'TV' }], file, accepted } });
     await flood;
     await until(() => reading.read() >= sent, { what: () => `the flood read (${reading.read()} of ${sent} frames so far)` });

@@ -133,11 +133,11 @@ export class PlexTarget implements Capabilities {
       for (const section of matches) {
         await this.api.refresh(section.id, folder);
         // Counted the moment Plex took it, in the order it took them (the follower's queue of scans, per section).
-        const placed = this.follower.accepted(section.id);
+        const placed = this.follower.queues.accepted(section.id);
         accepted = accepted ? { ...accepted, seq: { ...accepted.seq, ...placed.seq } } : placed;
       }
     } catch (err) {
-      this.follower.noFollowUp(accepted);
+      this.follower.queues.recorded(accepted);
       return this.api.retry(err);
     }
     const detail = matches.map((s) => `section ${s.id} ${s.name}`).join(', ');
@@ -145,7 +145,7 @@ export class PlexTarget implements Capabilities {
     const sections = matches.map((s) => s.id);
     // Nothing to confirm and no trash to empty: the scan is done once Plex took it.
     if (!file && !trashWanted(this.after)) {
-      this.follower.noFollowUp(accepted);
+      this.follower.queues.recorded(accepted);
       return { status: 'scanned', detail, sections };
     }
     const ids = file && this.opts.fixMismatched && context.ids ? { ids: context.ids } : {};

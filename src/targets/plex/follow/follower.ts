@@ -57,7 +57,8 @@ export const FINISHED_TOGETHER = LOOKUPS_AT_ONCE * 4;
 const UNFOLLOWED_KEPT = 256;
 
 export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMoment, 'poll' | 'look'> {
-  private readonly queues: ScanQueues;
+  /** Each section's queue of scans at Plex: the target places each refresh Plex took there (`accepted`), and says when one will have no follow-up (`recorded`). */
+  readonly queues: ScanQueues;
   private readonly ends: ScanEnds;
   /** The cross-check's condition, said once while it holds. */
   private readonly crossCheck: ConditionLog;
@@ -124,16 +125,6 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     this.opts.watch.start();
   }
 
-  /** Plex took a refresh of the section: its slot in the section's queue, for the ticket. */
-  accepted(sectionId: string): PlexTicket['accepted'] & {} {
-    return this.queues.accepted(sectionId);
-  }
-
-  /** Scans Plex took that will have no follow-up (nothing to confirm, or the delivery failed after them). */
-  noFollowUp(accepted: PlexTicket['accepted']): void {
-    this.queues.recorded(accepted);
-  }
-
   /** Its notification socket's state, once opened (health). */
   socketStatus(): SocketStatus | undefined {
     return this.watching ? this.opts.watch?.status() : undefined;
@@ -165,7 +156,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
       if (n > 0) this.perSection.set(s.id, n);
       else this.perSection.delete(s.id);
     }
-    if (!f.ended) this.unfollowedScan({ ticket: f.ticket, at: f.ticket.accepted?.at ?? f.item.deliveredAt });
+    if (!f.ended) this.unfollowedScan({ ticket: f.ticket, at: acceptedAt(f) });
   }
 
   protected open(): void {

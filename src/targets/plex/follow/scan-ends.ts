@@ -25,7 +25,6 @@ export const LOOKUPS_AT_ONCE = 16;
 /** A scan of ours Plex may still hold with no follow-up left to end (judged before its end was seen, or superseded). */
 export interface Unfollowed {
   ticket: PlexTicket;
-  /** When Plex took it. */
   at: number;
 }
 
@@ -93,9 +92,8 @@ export class ScanEnds {
   }
 
   /**
-   * Reads the items of these ends (newest first: the first found is kept) for the waiting files; an end whose items
-   * hold one is the scan of one of `owners.candidates` (attribute). `check`: the slot this end passed, to see
-   * whether its items belong to a later slot.
+   * Reads the items of these ends (newest first) for the waiting files; an end whose items hold one is the scan of
+   * one of `owners.candidates`. `check`: the slot this end passed, to see whether its items belong to a later slot.
    */
   private read(scans: EndedScan[], waiting: PlexFollowUp[], owners: { ends: EndedScan[]; candidates: PlexFollowUp[] }, check?: { id: string; slot: number; followUps: PlexFollowUp[] }): void {
     this.book.tell(waiting, { kind: 'reading' });
@@ -116,11 +114,9 @@ export class ScanEnds {
   }
 
   /**
-   * An end is one scan's: of the scans of ours Plex took before the end was seen whose folder holds a file its items
-   * hold, the one it took first. That scan has ended, by the items' own files, whatever the count (which missed the
-   * ends told while the socket was down, and counts a scan Plex merged or reordered): a follow-up's slot is given
-   * back now. The first may be a scan no follow-up waits for any more (judged before its end was seen, or
-   * superseded): then no follow-up is told, so a later scan of the same folder is not taken for ended.
+   * An end is one scan's: of the scans of ours Plex took before the end whose folder holds a file its items hold,
+   * the one it took first, which has ended by the items' own files, whatever the count. It may be a scan no
+   * follow-up waits for any more: then none is told, so a later scan of the same folder is not taken for ended.
    */
   private attribute(end: EndedScan, found: ReadonlyMap<string, ItemFiles>, candidates: PlexFollowUp[]): void {
     if (end.owner !== undefined) return;
@@ -185,9 +181,8 @@ interface SectionQueue {
   accepted: number;
   ended: number;
   /**
-   * Slots given out whose follow-ups are not known yet, with when: between Plex's answer and the delivery's
-   * record (a group commit) a scan is in no follow-up, and a socket opening then must not count it as ended.
-   * Taken off when followed, superseded or known to have nothing to follow (`recorded`).
+   * Slots given out whose follow-ups are not known yet, with when: between Plex's answer and the delivery's record
+   * a scan is in no follow-up, and a socket opening then must not count it as ended (see `recorded`).
    */
   unrecorded: Map<number, number>;
   /** The first slot the count can vouch for: slots before it were given while the count was not trusted. */
@@ -207,7 +202,6 @@ export class ScanQueues {
 
   constructor(private readonly opts: { clock: Clock; watch?: PlexNotifications }) {}
 
-  /** Superseded scans Plex still holds. */
   get superseded(): number {
     return this.unfollowed.length;
   }
@@ -218,10 +212,9 @@ export class ScanQueues {
   }
 
   /**
-   * Plex took a refresh of the section (its answer just came): its slot in the section's queue. While the socket
-   * is open the n-th scan end it tells of is the end of the n-th refresh taken. A follow-up whose file the scan
-   * did not add or change (an unchanged file, or one an earlier scan of its folder already added) learns this way
-   * that its scan ended, without waiting for the section to go idle, which under a steady load it never does.
+   * Plex took a refresh of the section: its slot in the section's queue. While the socket is open the n-th end it
+   * tells of ends the n-th refresh taken, so a follow-up whose file the scan did not change learns that its scan
+   * ended without waiting for the section to go idle, which under a steady load it never does.
    */
   accepted(sectionId: string): Placed {
     const queue = this.queueOf(sectionId);
@@ -236,20 +229,14 @@ export class ScanQueues {
     for (const [id, n] of Object.entries(accepted.seq)) this.queues.get(id)?.unrecorded.delete(n);
   }
 
-  /**
-   * The ticket's slot, only when this count gave it, the socket has been open since before Plex took it (no end
-   * was missed) and no section of it was untrusted since.
-   */
+  /** The ticket's slot, only when this count gave it, no end was missed since Plex took it, and no section of it was untrusted since. */
   slotOf(accepted: PlexTicket['accepted']): Record<string, number> | undefined {
     const since = this.opts.watch?.connectedSince;
     if (accepted?.run !== this.run || since === undefined || since > accepted.at) return undefined;
     return Object.entries(accepted.seq).every(([id, n]) => n >= (this.queues.get(id)?.trustedFrom ?? 1)) ? accepted.seq : undefined;
   }
 
-  /**
-   * A scan Plex took whose follow-up is superseded: Plex still holds it, so it counts as outstanding until the count
-   * passes it. Without a slot it cannot be told apart from the others and is not counted.
-   */
+  /** A scan Plex took whose follow-up is superseded is outstanding until the count passes it (not counted without a slot). */
   supersededScan(accepted: PlexTicket['accepted']): void {
     this.recorded(accepted);
     const seq = this.slotOf(accepted);
@@ -257,11 +244,9 @@ export class ScanQueues {
   }
 
   /**
-   * The socket told of a scan end in the section. False when nothing counted is left to end there (a scan someone
-   * else asked for: Plex's own, another tool's): the count cannot go below nothing, so it is not counted, and with
-   * nothing of ours waiting there is nothing to distrust. A queue is begun only for a section a refresh is about to
-   * be sent to or a follow-up waits on (what the socket keeps entries of): a server ending scans of other sections,
-   * or of made-up ones, adds none.
+   * The socket told of a scan end in the section. False when nothing counted is left to end there (Plex's own scan,
+   * another tool's): not counted, and nothing of ours to distrust. A queue is begun only for a section the socket
+   * keeps entries of: a server ending scans of other sections, or of made-up ones, adds none.
    */
   ended(sectionId: string): boolean {
     const queue = this.queues.get(sectionId) ?? (this.opts.watch?.keeps(sectionId) ? this.queueOf(sectionId) : undefined);
@@ -292,10 +277,7 @@ export class ScanQueues {
     this.queueOf(sectionId).trustedFrom = Infinity;
   }
 
-  /**
-   * /activities, asked when the section had taken `acceptedBefore` refreshes, shows it idle: every one of those is
-   * over (run, merged or dropped). The count starts again from there, exact.
-   */
+  /** /activities, asked when the section had taken `acceptedBefore` refreshes, shows it idle: the count starts again from there, exact. */
   recount(sectionId: string, acceptedBefore: number): void {
     const queue = this.queueOf(sectionId);
     queue.ended = Math.max(queue.ended, acceptedBefore);
@@ -303,17 +285,14 @@ export class ScanQueues {
     this.unfollowed = this.unfollowed.filter((seq) => !this.passedSlot(seq));
   }
 
-  /** How many refreshes of the section Plex took so far (for a recount). */
   acceptedSoFar(sectionId: string): number {
     return this.queues.get(sectionId)?.accepted ?? 0;
   }
 
   /**
-   * The socket (re)opened: ends may have been missed while it was closed. Every scan taken before is counted as
-   * still ahead while its follow-up has not ended (so no later follow-up is judged before its turn; those that
-   * ended unseen make later ones wait longer), as is a scan Plex took whose delivery is still being recorded.
-   * Scans taken before with nothing to follow (no file) are counted as ended: one still queued at Plex would let a
-   * later follow-up pass one scan early.
+   * The socket (re)opened: ends may have been missed. Every scan taken before is counted as still ahead while its
+   * follow-up has not ended (no later one is judged before its turn), as is one whose delivery is being recorded;
+   * those with nothing to follow are counted as ended (one still queued would let a later follow-up pass early).
    */
   rebase(followed: Iterable<PlexFollowUp>): void {
     // Ends were missed: the superseded scans' slots can no longer be told.

@@ -57,7 +57,6 @@ export interface TouchedItem {
 
 export interface SectionScanEnded {
   sectionId: string;
-  /** The scan activity that ended. */
   uuid: string;
   /** Items created or updated since the section's previous scan ended (or since watching began). */
   touched: TouchedItem[];
@@ -72,24 +71,18 @@ export const holdsFiles = (item: TouchedItem): boolean => TYPES_WITH_FILES.has(i
 const REMEMBERED = 10_000;
 
 /**
- * Items kept per followed section until its scan ends (past it, the first seen is dropped): about 0.5 MB.
- * A partial scan touches a folder's few items (a season pack: a few dozen), but entries of the agents' and
- * scheduled tasks' refreshes in that section are kept too while its scan is followed. A follow-up whose file was
- * among those dropped is judged as any file the events did not show: by the database, or `scanned`.
+ * Items kept per followed section until its scan ends (past it, the first seen is dropped): about 0.5 MB. A partial
+ * scan touches a few dozen at most, but the agents' refreshes in that section are kept too. A file among those
+ * dropped is judged as any file the events did not show: by the database, or `scanned`.
  */
 export const MAX_TOUCHED = 5_000;
 /** Deleted ids kept per followed section (handed over, never looked up): the same reasoning, fewer needed. */
 export const MAX_DELETED = 1_000;
-/**
- * Scan activities known to run, at most: Plex runs a few scans at a time, one per section at most. A server
- * sending `started` after `started` with no `ended` has the oldest seen forgotten first.
- */
+/** Scan activities known to run, at most (Plex runs one per section at most); past it the oldest seen is forgotten. */
 export const MAX_RUNNING = 64;
 /**
- * A scan activity nothing was seen of for this long is forgotten: Plex sends `updated` with a scan's progress
- * as it goes, so a scan silent for ten minutes ended unseen (a frame lost, a server that never sends `ended`),
- * and its section must not look busy for ever. Twice the default PLEX_CONFIRM_TIMEOUT, which ends a follow-up
- * first.
+ * A scan activity nothing was seen of for this long is forgotten: Plex sends `updated` with a scan's progress, so
+ * one silent for ten minutes ended unseen, and its section must not look busy for ever (twice PLEX_CONFIRM_TIMEOUT's default).
  */
 export const RUNNING_SILENT_MS = 10 * 60_000;
 
@@ -99,18 +92,15 @@ interface Pending {
 }
 
 export interface SectionScansOptions {
-  /** Whether a scan of this section is followed: only then are its timeline entries kept. Default: every section. */
+  /** Only the timeline entries of sections followed are kept. Default: every section. */
   follows?: (sectionId: string) => boolean;
-  /** The clock scans are aged on (ms). */
   now?: () => number;
 }
 
 /**
- * Feed it every notification; it calls `ended` once per section scan that ends. Timeline entries of a followed
- * section are kept until that section's next scan end, so entries that arrive before the scan's `started` (or
- * while the activity's section id is not known yet: Plex adds Context.librarySectionID a little into the scan)
- * still count. Entries of any other section are dropped as they come: a real Plex sends them all day for its
- * agents' and scheduled tasks' refreshes, and nothing here needs them.
+ * Feed it every notification; it calls `ended` once per section scan that ends. A followed section's timeline
+ * entries are kept until its next scan end, so entries before the scan's `started` (or before Plex names the
+ * activity's section, a little into the scan) still count. Other sections' are dropped as they come.
  */
 export class SectionScans {
   /** Scan activities by uuid, with their section once a frame named it; oldest seen first. */
@@ -239,13 +229,11 @@ export async function itemFiles(get: PlexGet, ratingKey: string): Promise<ItemFi
 export type ItemCache = Map<string, Promise<ItemFiles | 'gone'>>;
 
 /**
- * The delivered files scans put in the library, with the item holding each: the files of the items they created
- * or updated, matched against `delivered` (a file not in the answer was not touched by these scans; an unchanged
- * file makes no timeline entry, so absence here is not proof of absence). In the order given (newest scan first,
- * for a follow-up that looks back): the first scan's items are read first, and the others' only if a delivered file is still not found,
- * `concurrency` at a time across all of them, so a file the newest scan holds costs its items' reads whatever
- * number of older scans follow. An item several scans touched is read once, as the first scan that names it.
- * A failed read throws, once the others are done, only when a delivered file is still not found.
+ * The delivered files scans put in the library, with the item holding each (an unchanged file makes no timeline
+ * entry, so absence here is not proof of absence). The first scan's items are read first (the newest, for a
+ * follow-up that looks back), the others' only while a delivered file is still not found, `concurrency` at a time;
+ * an item several scans touched is read once. A failed read throws, once the others are done, only when a
+ * delivered file is still not found.
  */
 export async function itemsOfScans(
   get: PlexGet,
@@ -301,10 +289,7 @@ export async function itemsOfScans(
   return found;
 }
 
-/**
- * A GET of one metadata item whose refusal is a status, as itemFiles reads it (404: the item is gone), not an
- * exception; an answer past PLEX_ITEM is refused with a status that is neither.
- */
+/** A GET of one metadata item whose refusal is a status, as itemFiles reads it (404: gone), not an exception. */
 export function plexGet(api: PlexApi): PlexGet {
   return async (path) => {
     try {
