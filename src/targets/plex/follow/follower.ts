@@ -167,7 +167,8 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
       this.crossCheck.ends('freed', `Plex's notification socket at ${this.opts.api.url} tells of scan ends again`);
       this.ends.ended(scan);
     });
-    const connected = watch.onConnected(() => this.queues.rebase(this.values()));
+    // Each (re)open: ends seen before are no guide to what ended meanwhile.
+    const connected = watch.subscribe((e) => e.kind === 'connection' && e.connected && this.queues.rebase(this.values()));
     this.unwatch = () => (ended(), connected());
   }
 

@@ -112,9 +112,7 @@ const EXPECTED_MS = 60_000;
 
 export class PlexNotifications extends MediaSocket<ActivityEvent | TimelineEvent> {
   private readonly scans: SectionScans;
-  /** Told each scan end, and each (re)open: ends seen before are no guide to what ended meanwhile. */
   private readonly listeners = new Set<(scan: EndedScan) => void>();
-  private readonly connectListeners = new Set<() => void>();
   private readonly recent: EndedScan[] = [];
   /** Items held by `recent`. */
   private recentItems = 0;
@@ -139,9 +137,7 @@ export class PlexNotifications extends MediaSocket<ActivityEvent | TimelineEvent
   start(): void {
     this.unsubscribe ??= this.subscribe((e) => {
       this.scans.handle(e);
-      if (e.kind !== 'connection' || !e.connected) return;
-      this.pollDue = true;
-      for (const fn of [...this.connectListeners]) fn();
+      if (e.kind === 'connection' && e.connected) this.pollDue = true;
     });
     super.start();
   }
@@ -175,11 +171,6 @@ export class PlexNotifications extends MediaSocket<ActivityEvent | TimelineEvent
   onEnded(fn: (scan: EndedScan) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
-  }
-
-  onConnected(fn: () => void): () => void {
-    this.connectListeners.add(fn);
-    return () => this.connectListeners.delete(fn);
   }
 
   /** Scans of these sections that ended at or after `since` (and within the last minute), oldest first. */

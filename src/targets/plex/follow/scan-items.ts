@@ -86,11 +86,6 @@ export const MAX_RUNNING = 64;
  */
 export const RUNNING_SILENT_MS = 10 * 60_000;
 
-interface Pending {
-  touched: Map<string, TouchedItem>;
-  deleted: Set<string>;
-}
-
 export interface SectionScansOptions {
   /** Only the timeline entries of sections followed are kept. Default: every section. */
   follows?: (sectionId: string) => boolean;
@@ -105,19 +100,14 @@ export interface SectionScansOptions {
 export class SectionScans {
   /** Scan activities by uuid, with their section once a frame named it; oldest seen first. */
   private readonly activities = new Map<string, { section?: string; seenAt: number }>();
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new Map<string, { touched: Map<string, TouchedItem>; deleted: Set<string> }>();
   /** Items handed over as created: Plex goes on processing them (states 1-5) after the scan ended. */
   private readonly reported = new Set<string>();
-  private readonly follows: (sectionId: string) => boolean;
-  private readonly now: () => number;
 
   constructor(
     private readonly ended: (scan: SectionScanEnded) => void,
-    opts: SectionScansOptions = {},
-  ) {
-    this.follows = opts.follows ?? (() => true);
-    this.now = opts.now ?? Date.now;
-  }
+    private readonly opts: SectionScansOptions = {},
+  ) {}
 
   /** Sections with a scan running now, as far as the events tell. */
   scanning(): Set<string> {
@@ -144,7 +134,7 @@ export class SectionScans {
     const section = e.sectionId ?? this.activities.get(e.uuid)?.section;
     this.activities.delete(e.uuid);
     if (e.event !== 'ended') {
-      this.activities.set(e.uuid, { section, seenAt: this.now() });
+      this.activities.set(e.uuid, { section, seenAt: (this.opts.now ?? Date.now)() });
       if (this.activities.size > MAX_RUNNING) this.activities.delete(this.activities.keys().next().value!);
       this.forgetSilent();
       return;
@@ -154,17 +144,21 @@ export class SectionScans {
     const p = this.pending.get(section);
     this.pending.delete(section);
     const touched = p ? [...p.touched.values()] : [];
-    for (const t of touched) if (t.created) this.remember(t.ratingKey);
+    for (const t of touched.filter((t) => t.created)) {
+      this.reported.add(t.ratingKey);
+      if (this.reported.size > REMEMBERED) this.reported.delete(this.reported.values().next().value!);
+    }
     this.ended({ sectionId: section, uuid: e.uuid, touched, deleted: p ? [...p.deleted] : [] });
   }
 
   private timeline(e: TimelineEvent): void {
-    if (!this.follows(e.sectionId)) {
+    if (this.opts.follows?.(e.sectionId) === false) {
       // What was kept while a scan of it was followed is of no use any more either.
       this.pending.delete(e.sectionId);
       return;
     }
-    const p = this.pendingOf(e.sectionId);
+    let p = this.pending.get(e.sectionId);
+    if (!p) this.pending.set(e.sectionId, (p = { touched: new Map(), deleted: new Set() }));
     if (e.state === STATE_DELETED) {
       p.deleted.add(e.itemId);
       if (p.deleted.size > MAX_DELETED) p.deleted.delete(p.deleted.values().next().value!);
@@ -181,22 +175,11 @@ export class SectionScans {
 
   /** Scans seen longest ago first: those silent past RUNNING_SILENT_MS are forgotten. */
   private forgetSilent(): void {
-    const before = this.now() - RUNNING_SILENT_MS;
+    const before = (this.opts.now ?? Date.now)() - RUNNING_SILENT_MS;
     for (const [uuid, a] of this.activities) {
       if (a.seenAt >= before) break;
       this.activities.delete(uuid);
     }
-  }
-
-  private remember(ratingKey: string): void {
-    this.reported.add(ratingKey);
-    if (this.reported.size > REMEMBERED) this.reported.delete(this.reported.values().next().value!);
-  }
-
-  private pendingOf(section: string): Pending {
-    let p = this.pending.get(section);
-    if (!p) this.pending.set(section, (p = { touched: new Map(), deleted: new Set() }));
-    return p;
   }
 }
 
