@@ -83,14 +83,7 @@ export class FollowStage {
       await queue.grouped(() => queue.recordDelivery(row, target.name, { state: 'scanned', detail: outcome.detail }, this.names));
       return;
     }
-    const envelope: Envelope = {
-      file: row.fileHint,
-      sections: outcome.sections,
-      ...(row.refresh ? { refresh: row.refresh } : {}),
-      source: row.source,
-      rescans: row.rescans,
-      ticket: outcome.follow,
-    };
+    const envelope: Envelope = { file: row.fileHint, sections: outcome.sections, ...(row.refresh ? { refresh: row.refresh } : {}), source: row.source, rescans: row.rescans, ticket: outcome.follow };
     await queue.grouped(() => queue.recordDelivery(row, target.name, { state: 'following', detail: outcome.detail, follow: JSON.stringify(envelope) }, this.names));
     const ref = { folderId: row.id, generation: row.generation };
     if (!queue.isCurrent(ref)) return follower.superseded?.(outcome.follow);
@@ -121,8 +114,9 @@ export class FollowStage {
     const { queue, clock, logger } = this.deps;
     this.deps.onEnded?.();
     const ref: DeliveryRef = item.ref;
-    const envelope = this.envelopeOf(target, ref);
-    if (!envelope) return; // re-requested meanwhile: the new generation is scanned and followed anew
+    const d = queue.deliveries(ref.folderId).find((x) => x.target === target.name && x.state === 'following');
+    if (!d?.follow || !queue.isCurrent(ref)) return; // re-requested meanwhile: the new generation is scanned and followed anew
+    const envelope = JSON.parse(d.follow) as Envelope;
     if ((result.state === 'not-found' || result.askAgain) && envelope.rescans === 0) return this.scanAgain(target, item, result);
     const refreshed = result.state === 'confirmed' ? await this.refreshItem(target, item.folder, envelope.file, envelope.refresh) : undefined;
     await this.command(target, item.folder, item.event, envelope.file, envelope.sections, result.state);
@@ -148,12 +142,6 @@ export class FollowStage {
     if (missing) logger.warn(fields, `${result.detail} Scanning '${item.folder}' once more in ${Math.round(this.deps.rescanDelayMs / 1000)} s (a mount that lags behind Plex is the usual cause).`);
     else logger.info(fields, `${result.detail} Asking ${target.name} once more for '${item.folder}' (a scan taken and never run leaves no sign either).`);
     this.deps.onRescan(at);
-  }
-
-  private envelopeOf(target: Target, ref: DeliveryRef): Envelope | undefined {
-    const d = this.deps.queue.deliveries(ref.folderId).find((x) => x.target === target.name && x.state === 'following');
-    if (!d?.follow || !this.deps.queue.isCurrent(ref)) return undefined;
-    return JSON.parse(d.follow) as Envelope;
   }
 
   /**

@@ -30,6 +30,27 @@ export const BLIND_POLL_MS = 250;
 /** Partial scans take 0.1-1 s: one still outstanding this long after Plex took it is a long one, polled at the interval. */
 export const BLIND_FAST_MS = 5_000;
 
+/**
+ * The stated limit of the cross-check: a scan outstanding this long has /activities asked about it even while the
+ * socket is trusted; a section idle there (no end seen within the last interval) has nothing left of it.
+ */
+export const RELEASE_AFTER_MS = 10_000;
+
+/** Activity types that mean "this section is being scanned or its new items are being refreshed". */
+const SCAN_ACTIVITY_TYPES = new Set(['library.update.section', 'library.refresh.items']);
+
+export type PollAnswer =
+  | {
+      /** Sections scanning, as far as this poll can tell. */
+      running: Set<string>;
+      /** Keys of the follow-ups the cross-check found over. */
+      freed: Set<string>;
+      /** Sections /activities showed idle with no end seen there within the last interval, when it was asked. */
+      idle?: (sectionId: string) => boolean;
+    }
+  /** Plex did not answer /activities: nothing is known. */
+  | { unreachable: string };
+
 export interface PlexFollowerOptions extends Omit<BatchContext, 'settings' | 'items' | 'said' | 'analyses'> {
   /** PLEX_FOLLOW_INTERVAL in ms: one /activities request per interval, whatever the number of folders. */
   pollMs: number;
@@ -222,10 +243,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     await Promise.all([...expired, ...recorded]);
   }
 
-  /**
-   * One look at what Plex runs for every followed section: the follow-ups of sections seen scanning are running,
-   * those of idle ones (or freed by the cross-check) ended.
-   */
+  /** One look at what Plex runs for every followed section: follow-ups of sections seen idle (or freed by the cross-check) ended. */
   private async poll(m: PlexMoment): Promise<void> {
     if (this.polledLook === m.look) return;
     this.polledLook = m.look;
@@ -277,8 +295,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     const watch = this.opts.watch!;
     const running = new Set(watch.scanning());
     // Between two of a section's scans the events show it idle for an instant, and a poll landing there would end
-    // every follow-up queued behind them (and free their slots under the cap): a section that ended a scan
-    // within the last interval still counts as running.
+    // every follow-up queued behind them: a section that ended a scan within the last interval still counts as running.
     const justEnded = this.justEnded(followed, started);
     for (const id of justEnded) running.add(id);
     const limit = this.opts.releaseAfterMs ?? RELEASE_AFTER_MS;
@@ -293,10 +310,8 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     const idle = (id: string) => !asked.has(id) && !justEnded.has(id);
     const freed = new Set(overdue.filter((f) => f.ticket.sections.every((s) => idle(s.id))).map((f) => f.key));
     if (freed.size) {
-      this.crossCheck.holds(
-        'freed',
-        `${freed.size} scan(s) on Plex at ${this.opts.api.url} outstanding for over ${limit / 1000} s with their sections idle in /activities: counted as ended, though the notification socket told of no end.`,
-      );
+      const why = `${freed.size} scan(s) on Plex at ${this.opts.api.url} outstanding for over ${limit / 1000} s with their sections idle in /activities: counted as ended, though the notification socket told of no end.`;
+      this.crossCheck.holds('freed', why);
     }
     return { running, freed, idle };
   }
@@ -383,30 +398,6 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     if (this.unfollowed.length > UNFOLLOWED_KEPT) this.unfollowed.shift();
   }
 }
-
-/**
- * How long a scan may stay outstanding before /activities is asked about it even while the socket is trusted:
- * the stated limit of the cross-check. A section idle there (and with no end seen within the last interval,
- * the gap between two of its scans) this long after Plex took the refresh has nothing left of it. Its cost is
- * one /activities request per interval while some scan is older than this.
- */
-export const RELEASE_AFTER_MS = 10_000;
-
-/** Activity types that mean "this section is being scanned or its new items are being refreshed". */
-const SCAN_ACTIVITY_TYPES = new Set(['library.update.section', 'library.refresh.items']);
-
-export type PollAnswer =
-  | {
-      /** Sections scanning, as far as this poll can tell. */
-      running: Set<string>;
-      /** Keys of the follow-ups the cross-check found over. */
-      freed: Set<string>;
-      /** Sections /activities showed idle with no end seen there within the last interval, when it was asked. */
-      idle?: (sectionId: string) => boolean;
-    }
-  /** Plex did not answer /activities: nothing is known. */
-  | { unreachable: string };
-
 
 async function activitiesOf(api: PlexApi): Promise<{ type: string; sectionId?: string }[] | 'unsupported'> {
   let res: Response;
