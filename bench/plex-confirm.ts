@@ -13,7 +13,6 @@ import { NO_AFTER_SCAN } from '../src/targets/plex/after-scan.js';
 import type { PlexTicket } from '../src/targets/plex/follow/follow-up.js';
 import { PlexFollower } from '../src/targets/plex/follow/follower.js';
 import { PlexNotifications } from '../src/targets/plex/follow/notifications.js';
-import { PlexScanWatch } from '../src/targets/plex/follow/scan-watch.js';
 import { FakePlex } from '../test/fakes/plex.js';
 import { attachPlexNotifications } from '../test/fakes/plex-notifications.js';
 import type { Figure } from './support.js';
@@ -96,7 +95,7 @@ async function viaNotifications(): Promise<Result> {
   const api = new PlexApi({ url: plex.url, token: plex.token, fetch: countingFetch(count) });
   const logger = pino({ level: 'silent' });
   const notifications = new PlexNotifications({ url: plex.url, token: plex.token, clock: systemClock });
-  const follower = new PlexFollower({ ...defaults(api, logger), watch: new PlexScanWatch(notifications, systemClock) });
+  const follower = new PlexFollower({ ...defaults(api, logger), watch: notifications });
   const r = await follow(plex, folders, endedAt, follower, async () => {
     await until(() => notifications.connected);
   });

@@ -1,18 +1,15 @@
-// What every follower does the same way, whatever the server: the book of what the server still holds (the
-// follow-ups, keyed by the delivery, and those judged whose outcome is not recorded yet), one loop that looks at
-// the server once per interval while any wait, and the outcomes in flight to the follow-up stage. A server's
-// follower extends it with its observer (the abstract methods: what its socket and its looks at the server say,
-// turned into events told to follow-ups) and plugs in a judge: `apply` writes an event into a follow-up, the pure
-// `nextStep` alone says whether it waits, is looked at, or is judged, and `verdict` gives the words. Each event
-// told is followed by the judge's step, so a follow-up is judged as soon as what ends it is known, between looks too.
+// What every follower does the same way: the book of what the server still holds (follow-ups keyed by the delivery,
+// and those judged whose outcome is not recorded yet), one loop that looks at the server once per interval while
+// any wait, and the outcomes in flight to the follow-up stage. A server's follower extends it with its observer
+// (the abstract methods: what its socket and looks say, told to follow-ups as events) and plugs in a judge: `apply`
+// writes an event into a follow-up, the pure `nextStep` alone says whether it waits, is looked at, or is judged, and
+// `verdict` gives the words. Each event told is followed by the judge's step, between looks too.
 import { wakeableSleep, type Clock } from '../clock.js';
 import type { Logger } from '../log/logger.js';
 import type { Follower, FollowItem, FollowResult } from '../scan.js';
 
-/** Hands a follower's outcome to the follow-up stage. */
 export type RecordOutcome = (item: FollowItem, result: FollowResult) => Promise<void>;
 
-/** What every follow-up carries; a server's follow-up adds what it learns. */
 export interface FollowUp<Ticket = unknown> {
   readonly key: string;
   readonly item: FollowItem;
@@ -43,7 +40,6 @@ export interface Judge<F, E, M, L extends string> {
 }
 
 export interface FollowEngineOptions<F, E, M, L extends string> {
-  /** The server's name, for logs. */
   server: string;
   clock: Clock;
   logger: Logger;
@@ -83,9 +79,8 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
   protected followed?(f: F): void;
   /** Judged, or replaced by a follow-up of the same delivery; `left` are still followed. */
   protected ended?(f: F, left: number): void;
-  /** Starts what the observer listens to (its socket's scan ends, its reconnects). */
+  /** Starts and stops what the observer listens to (its socket). */
   protected open?(): void;
-  /** Stops what the observer runs. */
   protected close?(): Promise<void>;
 
   /** Followed, or judged and still being recorded. */
@@ -164,7 +159,7 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 
-  /** Kept until it settles (stop waits for it); a failure is logged. */
+  /** Kept until it settles (stop waits for it). */
   protected track(p: Promise<void>): Promise<void> {
     const guarded = p.catch((err: unknown) => this.engine.logger.error({ err: String(err) }, `following a ${this.engine.server} scan failed: ${String(err)}`));
     this.pending.add(guarded);
@@ -216,7 +211,6 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
     }
   }
 
-  /** Until `ms` have passed, a follow-up wakes the loop, or stop(). */
   private async pause(ms: number): Promise<void> {
     const { done, wake } = wakeableSleep(this.engine.clock, ms, this.stopping.signal);
     this.wakeUp = wake;

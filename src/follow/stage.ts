@@ -23,7 +23,6 @@ export interface FollowStageDeps {
   clock: Clock;
   logger: Logger;
   activity?: Activity;
-  /** RUN_COMMAND_AFTER_SCAN ('' = none). */
   commandAfter: string;
   runCommand?: CommandRunner;
   /** SERVER_FILE_CHECK_DELAY in ms: a file missing after its scan is scanned once more after this. */
@@ -66,10 +65,9 @@ export class FollowStage {
   }
 
   /**
-   * The server accepted a scan: the processor's one hand-over. A target that follows it is handed it once its
-   * `following` state, with the envelope (serialised here, once), is committed; one asked again meanwhile is told
-   * it is superseded. Otherwise the delivery is final now, and item refresh and the after-command run on their own.
-   * Its server holds the folder from then until the follow-up ends: the follower's book says so (heldFolders).
+   * The server accepted a scan: the processor's one hand-over. A follower is handed it once its `following` state,
+   * with the envelope (serialised here, once), is committed (superseded if asked again meanwhile); otherwise the
+   * delivery is final now, and item refresh and the after-command run on their own.
    */
   async handOver(target: Target, row: DueDelivery, outcome: Extract<ScanOutcome, { status: 'scanned' }>, deliveredAt: number): Promise<void> {
     const { queue } = this.deps;
@@ -85,14 +83,7 @@ export class FollowStage {
       await queue.grouped(() => queue.recordDelivery(row, target.name, { state: 'scanned', detail: outcome.detail }, this.names));
       return;
     }
-    const envelope: Envelope = {
-      file: row.fileHint,
-      sections: outcome.sections,
-      ...(row.refresh ? { refresh: row.refresh } : {}),
-      source: row.source,
-      rescans: row.rescans,
-      ticket: outcome.follow,
-    };
+    const envelope: Envelope = { file: row.fileHint, sections: outcome.sections, ...(row.refresh ? { refresh: row.refresh } : {}), source: row.source, rescans: row.rescans, ticket: outcome.follow };
     await queue.grouped(() => queue.recordDelivery(row, target.name, { state: 'following', detail: outcome.detail, follow: JSON.stringify(envelope) }, this.names));
     const ref = { folderId: row.id, generation: row.generation };
     if (!queue.isCurrent(ref)) return follower.superseded?.(outcome.follow);
@@ -106,10 +97,9 @@ export class FollowStage {
 
   /** Resolves when no follower follows anything and every outcome is recorded (tests, shutdown of a drain). */
   async idle(pollMs = 5): Promise<void> {
-    for (;;) {
+    while (this.busy) {
       while (this.pending.size) await Promise.allSettled([...this.pending]);
-      if (this.deps.targets.every((t) => (t.follower?.size ?? 0) === 0) && this.pending.size === 0) return;
-      await new Promise((r) => setTimeout(r, pollMs));
+      if (this.busy) await new Promise((r) => setTimeout(r, pollMs));
     }
   }
 
@@ -124,8 +114,9 @@ export class FollowStage {
     const { queue, clock, logger } = this.deps;
     this.deps.onEnded?.();
     const ref: DeliveryRef = item.ref;
-    const envelope = this.envelopeOf(target, ref);
-    if (!envelope) return; // re-requested meanwhile: the new generation is scanned and followed anew
+    const d = queue.deliveries(ref.folderId).find((x) => x.target === target.name && x.state === 'following');
+    if (!d?.follow || !queue.isCurrent(ref)) return; // re-requested meanwhile: the new generation is scanned and followed anew
+    const envelope = JSON.parse(d.follow) as Envelope;
     if ((result.state === 'not-found' || result.askAgain) && envelope.rescans === 0) return this.scanAgain(target, item, result);
     const refreshed = result.state === 'confirmed' ? await this.refreshItem(target, item.folder, envelope.file, envelope.refresh) : undefined;
     await this.command(target, item.folder, item.event, envelope.file, envelope.sections, result.state);
@@ -153,35 +144,28 @@ export class FollowStage {
     this.deps.onRescan(at);
   }
 
-  private envelopeOf(target: Target, ref: DeliveryRef): Envelope | undefined {
-    const d = this.deps.queue.deliveries(ref.folderId).find((x) => x.target === target.name && x.state === 'following');
-    if (!d?.follow || !this.deps.queue.isCurrent(ref)) return undefined;
-    return JSON.parse(d.follow) as Envelope;
-  }
-
   /**
-   * Item refresh, once the file is in the library (a followed Plex scan) or the server took the scan: the item(s)
-   * holding the file re-read their metadata (a new subtitle, an audio track, a file replaced in place). A failure
-   * is logged; the scan stands. Returns a note for history.
+   * Item refresh, once the file is in the library (a followed Plex scan) or the server took the scan: the items
+   * holding the file re-read their metadata (a new subtitle, a file replaced in place). Returns a note for history.
    */
   private async refreshItem(target: Target, folder: string, file: string | undefined, flag: 'item' | 'item-if-enabled' | undefined): Promise<string | undefined> {
     // Asked for by the sender: always; implied by the event (Rename, Upgrade): where the target's REFRESH_ITEMS says so.
     const wanted = flag === 'item' || (flag === 'item-if-enabled' && target.refreshOnChange === true);
     if (!wanted || !file || !target.refreshItem) return undefined;
     const { logger } = this.deps;
+    let why: string;
     try {
       const r = await target.refreshItem(file);
       if (r.status === 'refreshed') {
         logger.info({ target: target.name, file, items: r.items }, `Refreshed the metadata of '${file}' on ${target.name} (item ${r.items.join(', ')}).`);
         return `Item ${r.items.join(', ')} refreshed.`;
       }
-      const why = r.status === 'not-found' ? r.detail : r.error;
-      logger.warn({ target: target.name, file, folder }, `Could not refresh the item holding '${file}' on ${target.name}: ${why}`);
-      return `Item not refreshed: ${why}`;
+      why = r.status === 'not-found' ? r.detail : r.error;
     } catch (err) {
-      logger.warn({ target: target.name, file }, `Could not refresh the item holding '${file}' on ${target.name}: ${String(err)}`);
-      return `Item not refreshed: ${String(err)}`;
+      why = String(err);
     }
+    logger.warn({ target: target.name, file, folder }, `Could not refresh the item holding '${file}' on ${target.name}: ${why}`);
+    return `Item not refreshed: ${why}`;
   }
 
   private async command(target: Target, folder: string, event: string, file: string | undefined, sections: string[] | undefined, confirmation: string): Promise<void> {

@@ -1,9 +1,8 @@
 // One notification socket to one media server, kept open: reconnected with capped exponential backoff on the
-// injected clock, alive only once the server answered on it, and ended when a ping goes unanswered (a NAT or
-// proxy that forgets the connection leaves a socket that looks open and hears nothing, which would hide the very
-// fallback that polling is there for, and stall back-pressure on scan ends that never come).
-// Plex (src/targets/plex/follow/notifications.ts) and Jellyfin/Emby (src/targets/mediabrowser/socket.ts) extend it
-// with how they read their frames; it tells its subscribers those events, and when it opens and closes.
+// injected clock, alive only once the server answered on it, and ended when a ping goes unanswered (a NAT or proxy
+// that forgets the connection leaves a socket that looks open and hears nothing, which would hide the fallback to
+// polling and stall back-pressure on scan ends that never come). Plex's and Jellyfin/Emby's sockets extend it with
+// how they read their frames; it tells its subscribers those events, and when it opens and closes.
 import type { WebSocket } from 'ws';
 import { NOTIFICATION_FRAME } from './answer-caps.js';
 import { wakeableSleep, type Clock } from '../clock.js';
@@ -37,18 +36,16 @@ export interface Liveness {
 }
 
 /**
- * The stated limits: a socket that goes quiet while scans are outstanding is found dead within 10 s (5 s of
- * quiet, then 5 s for the pong), so back-pressure falls back to polling before a burst stalls behind it. A pong
- * is a round trip the server's network layer answers: 5 s is far beyond a busy server's.
+ * The stated limits: a socket that goes quiet while scans are outstanding is found dead within 10 s (5 s of quiet,
+ * 5 s for the pong, a round trip the server's network layer answers), so back-pressure falls back to polling.
  */
 export const LIVENESS: Liveness = { pingMs: 5_000, idlePingMs: 30_000, pongDeadlineMs: 5_000 };
 
 /** The handshake gives up after this long: an upgrade a proxy sits on must not hold the fallback back. */
 const HANDSHAKE_MS = 10_000;
 /**
- * Dials with `ws`: no redirects (the token would go with them), a handshake timeout, and a cap on frame size
- * (notification frames are small JSON; a huge one is a wrong server, not a message: ws closes the socket with
- * 1009 and the socket is dialled again after its backoff).
+ * Dials with `ws`: no redirects (the token would go with them), a handshake timeout, and a cap on frame size (a huge
+ * frame is a wrong server: ws closes with 1009 and the socket is dialled again after its backoff).
  */
 const wsDial = (WebSocket: typeof import('ws').WebSocket): Dial => (url, headers) => {
   const ws = new WebSocket(url, { headers, followRedirects: false, handshakeTimeout: HANDSHAKE_MS, maxPayload: NOTIFICATION_FRAME.bytes, perMessageDeflate: false });
@@ -89,10 +86,7 @@ export function socketUrl(base: string, path: string): { url: URL; authorization
 }
 
 let loadedDial: Promise<Dial> | undefined;
-/**
- * The `ws` dial, imported when the first socket is dialled: a relay that never opens one (no scan sent yet, or
- * no server that has a socket) loads neither ws nor what it requires (node:crypto, TLS, zlib).
- */
+/** The `ws` dial, imported when the first socket is dialled: a relay that never opens one loads neither ws nor what it requires. */
 export const defaultDial = (): Promise<Dial> => (loadedDial ??= import('ws').then((m) => wsDial(m.WebSocket)));
 
 export interface MediaSocketOptions {
@@ -124,15 +118,14 @@ export class MediaSocket<E = never> {
   private socket?: SocketLike;
   private loop?: Promise<void>;
   private wake?: () => void;
-  /** Ends the wait between two pings early: scans became outstanding (heedNow). */
   private heed?: () => void;
   /** The last frame or pong of the socket now open; undefined until its first. */
   private answeredAt?: number;
   /** The last frame or pong of any socket, for health. */
   private lastFrameAt?: number;
-  /** Failed attempts in a row (0 while connected): how long the next wait is. */
+  /** Failed attempts in a row: how long the next wait is. */
   private failures = 0;
-  /** Aborted by stop(): every wait of this socket (backoff, liveness, keep-alive) ends at once with it. */
+  /** Aborted by stop(): every wait of this socket ends at once. */
   private stopping = new AbortController();
   private readonly liveness?: Liveness;
   private state: SocketState = 'closed';
@@ -147,7 +140,7 @@ export class MediaSocket<E = never> {
     if (opts.liveness !== false) this.liveness = { ...LIVENESS, ...opts.liveness };
   }
 
-  /** Receives every event from now on; returns the way to stop receiving. */
+  /** Returns the way to stop receiving. */
   subscribe(fn: (e: E | ConnectionEvent) => void): () => void {
     this.subscribers.add(fn);
     return () => this.subscribers.delete(fn);
@@ -157,7 +150,6 @@ export class MediaSocket<E = never> {
     for (const fn of [...this.subscribers]) fn(e);
   }
 
-  /** A text frame of the socket now open, to read into events. */
   protected read(_text: string): void {}
 
   start(): void {
@@ -188,7 +180,7 @@ export class MediaSocket<E = never> {
     this.heed?.();
   }
 
-  /** Waits on the socket's clock; ends early (and lets the process exit) once the socket is stopped. */
+  /** Ends early (and lets the process exit) once the socket is stopped. */
   wait(ms: number): Promise<void> {
     return this.opts.clock.sleep(ms, this.stopping.signal);
   }
@@ -197,7 +189,7 @@ export class MediaSocket<E = never> {
     if (this.connected) this.socket?.send(text);
   }
 
-  /** The wait before attempt n+1 after n failures in a row: 1, 2, 4 … s up to the cap. */
+  /** 1, 2, 4 … s up to the cap. */
   backoffMs(failures: number): number {
     const first = this.opts.firstBackoffMs ?? 1000;
     return Math.min(this.opts.maxBackoffMs ?? 30_000, first * 2 ** Math.max(0, failures - 1));
@@ -264,10 +256,9 @@ export class MediaSocket<E = never> {
   }
 
   /**
-   * A new socket answers a ping sent at once (Plex says nothing until something happens), then a ping goes out
-   * after each quiet spell: `pingMs` while scans are outstanding, `idlePingMs` otherwise. No frame and no pong
-   * within `pongDeadlineMs` of a ping: the socket is dead (a NAT or proxy that dropped the flow, a notifier that
-   * hung, a laptop that slept) and is ended, so the follower falls back and the socket is dialled again.
+   * A new socket answers a ping sent at once (Plex says nothing until something happens), then a ping goes out after
+   * each quiet spell (`pingMs` while busy, else `idlePingMs`). No frame and no pong within `pongDeadlineMs` of a
+   * ping: the socket is dead (a dropped flow, a hung notifier, a laptop that slept) and is ended and dialled again.
    */
   private async watchLife(socket: SocketLike, live: Liveness, kill: (why: string) => void): Promise<void> {
     const { clock } = this.opts;
@@ -285,25 +276,18 @@ export class MediaSocket<E = never> {
         const every = (this.opts.busy?.() ?? true) ? live.pingMs : live.idlePingMs;
         const quiet = clock.now() - this.answeredAt;
         if (quiet >= every) break;
-        await this.quiet(every - quiet);
+        await this.pause(every - quiet, 'heed');
         // Stopped: the socket's close may still be on its way, and a stopped wait ends at once.
         if (this.socket !== socket || !this.running) return;
       }
     }
   }
 
-  /** The wait between two pings: ended by heedNow, or stop. */
-  private async quiet(ms: number): Promise<void> {
+  /** A wait that stop() ends, and `slot`'s waker too: heedNow for the wait between two pings, stop for a backoff. */
+  private async pause(ms: number, slot: 'heed' | 'wake' = 'wake'): Promise<void> {
     const { done, wake } = wakeableSleep(this.opts.clock, ms, this.stopping.signal);
-    this.heed = wake;
+    this[slot] = wake;
     await done;
-    if (this.heed === wake) this.heed = undefined;
-  }
-
-  private async pause(ms: number): Promise<void> {
-    const { done, wake } = wakeableSleep(this.opts.clock, ms, this.stopping.signal);
-    this.wake = wake;
-    await done;
-    this.wake = undefined;
+    if (this[slot] === wake) this[slot] = undefined;
   }
 }

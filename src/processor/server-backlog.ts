@@ -14,19 +14,13 @@ export const DEFAULT_MAX_OUTSTANDING = 8;
 /** The cap of a target that can tell its outstanding scans; undefined for one that cannot (no limit). */
 export const capOf = (target: Target): number | undefined => (target.outstanding ? (target.maxOutstanding ?? DEFAULT_MAX_OUTSTANDING) : undefined);
 
-/**
- * How many more scans may go to the target now, beyond the `inFlight` deliveries already being asked (each may
- * become outstanding): Infinity for a target without the capability.
- */
+/** How many more scans may go to the target now, beyond the `inFlight` deliveries being asked (each may become outstanding). */
 export function serverRoom(target: Target, inFlight: number): number {
   const cap = capOf(target);
   return cap === undefined ? Number.POSITIVE_INFINITY : Math.max(0, cap - (target.outstanding?.() ?? 0) - inFlight);
 }
 
-/**
- * The target's folders held behind their previous scan: the queue's reads pass over them, so however many there
- * are they neither fill the checks' lookahead nor keep the folders behind them from the server.
- */
+/** The target's folders held behind their previous scan: the queue's reads pass over them, so they neither fill the lookahead nor hold others back. */
 export const heldFolders = (target: Target): number[] => (target.outstanding ? (target.follower?.heldFolders?.() ?? []) : []);
 
 /** What health shows of it: the server's outstanding scans and cap, and how long our next due folder has waited. */

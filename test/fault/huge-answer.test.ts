@@ -7,7 +7,7 @@ import { ACKNOWLEDGEMENT, PLEX_ITEM } from '../../src/http/answer-caps.js';
 import { ANSWER_TOO_LARGE, ApiRefusal } from '../../src/http/api-call.js';
 import { ManualClock } from '../../src/clock.js';
 import { PlexApi } from '../../src/targets/plex/api.js';
-import { itemFiles, plexGet } from '../../src/targets/plex/follow/item-files.js';
+import { itemFiles, plexGet } from '../../src/targets/plex/follow/scan-items.js';
 import { logCollector } from '../drive/harness.js';
 import { FakePlex } from '../fakes/plex.js';
 import { peakArrayBuffers } from '../support/memory-peak.js';

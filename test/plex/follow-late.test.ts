@@ -12,9 +12,8 @@ import { silentLogger } from '../../src/log/logger.js';
 import { NO_AFTER_SCAN } from '../../src/targets/plex/after-scan.js';
 import { PlexApi } from '../../src/targets/plex/api.js';
 import { PlexFollower } from '../../src/targets/plex/follow/follower.js';
-import { plexGet, type PlexGet } from '../../src/targets/plex/follow/item-files.js';
+import { plexGet, type PlexGet } from '../../src/targets/plex/follow/scan-items.js';
 import { PlexNotifications } from '../../src/targets/plex/follow/notifications.js';
-import { PlexScanWatch } from '../../src/targets/plex/follow/scan-watch.js';
 import type { FollowResult } from '../../src/scan.js';
 import { FakePlex } from '../fakes/plex.js';
 import { attachPlexNotifications, type FakePlexNotifications } from '../fakes/plex-notifications.js';
@@ -50,7 +49,7 @@ async function setUp(fake: (plex: FakePlex) => void) {
   fake(plex);
   socket = attachPlexNotifications(plex);
   const api = new PlexApi({ url: plex.url, token: plex.token, timeoutMs: 2_000, clock: still });
-  const watch = new PlexScanWatch(new PlexNotifications({ url: plex.url, token: plex.token, clock: still }), still);
+  const watch = new PlexNotifications({ url: plex.url, token: plex.token, clock: still });
   const ends = { heard: 0 };
   watch.onEnded(() => ends.heard++);
   const waiting: (() => void)[] = [];
@@ -73,7 +72,7 @@ async function setUp(fake: (plex: FakePlex) => void) {
     // Its entries are kept from before Plex can answer, as the target has it (src/targets/plex/target.ts).
     follower!.watchScans(['2']);
     await api.refresh('2', folder);
-    return { folder, file, accepted: follower!.accepted('2') };
+    return { folder, file, accepted: follower!.queues.accepted('2') };
   };
   let id = 0;
   const follow = (s: Awaited<ReturnType<typeof scan>>) =>

@@ -3,9 +3,8 @@
 // metadata request and no section listing; a refused upgrade leaves the client disconnected (the fallback case).
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { itemsOfScans, type PlexGet } from '../../src/targets/plex/follow/item-files.js';
-import { PlexNotifications, type PlexNotification } from '../../src/targets/plex/follow/notifications.js';
-import { SectionScans, type SectionScanEnded } from '../../src/targets/plex/follow/scan-items.js';
+import { PlexNotifications } from '../../src/targets/plex/follow/notifications.js';
+import { itemsOfScans, SectionScans, type PlexGet, type PlexNotification, type SectionScanEnded } from '../../src/targets/plex/follow/scan-items.js';
 import { FakePlex } from '../fakes/plex.js';
 import { attachPlexNotifications, type FakePlexNotifications } from '../fakes/plex-notifications.js';
 

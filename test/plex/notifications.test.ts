@@ -3,7 +3,8 @@
 // the server answered, a ping after a quiet spell (5 s while scans are outstanding), dead without an answer in 5 s.
 import { describe, expect, it } from 'vitest';
 import { LIVENESS } from '../../src/http/media-socket.js';
-import { parseNotification, PlexNotifications, type PlexNotification } from '../../src/targets/plex/follow/notifications.js';
+import { parseNotification, PlexNotifications } from '../../src/targets/plex/follow/notifications.js';
+import type { PlexNotification } from '../../src/targets/plex/follow/scan-items.js';
 import { ownFixtureText } from '../support/fixtures.js';
 import { scriptedDial, settle, SteppedClock } from '../support/fake-socket.js';
 

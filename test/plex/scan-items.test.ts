@@ -1,9 +1,8 @@
 // From a section scan's notification events to the items it touched (src/targets/plex/follow/scan-items.ts), and from those
-// to the delivered files, one metadata request per item that can hold a file (src/targets/plex/follow/item-files.ts).
+// to the delivered files, one metadata request per item that can hold a file (the same file).
 import { describe, expect, it } from 'vitest';
-import { itemsOfScans, itemFiles, type PlexGet } from '../../src/targets/plex/follow/item-files.js';
-import { parseNotification, type PlexNotification } from '../../src/targets/plex/follow/notifications.js';
-import { SectionScans, type SectionScanEnded } from '../../src/targets/plex/follow/scan-items.js';
+import { parseNotification } from '../../src/targets/plex/follow/notifications.js';
+import { itemsOfScans, itemFiles, SectionScans, type PlexGet, type PlexNotification, type SectionScanEnded } from '../../src/targets/plex/follow/scan-items.js';
 import { ownFixtureText } from '../support/fixtures.js';
 
 const frame = (name: string) => parseNotification(ownFixtureText(`plex/notifications/${name}.json`));

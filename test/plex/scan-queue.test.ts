@@ -5,13 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { PlexFollowUp as FollowUp, PlexTicket } from '../../src/targets/plex/follow/follow-up.js';
-import type { PlexScanWatch } from '../../src/targets/plex/follow/scan-watch.js';
-import { ScanQueues } from '../../src/targets/plex/follow/scan-queue.js';
+import type { PlexNotifications } from '../../src/targets/plex/follow/notifications.js';
+import { ScanQueues } from '../../src/targets/plex/follow/scan-ends.js';
 
 function setup() {
   const clock = new ManualClock();
   const watch = { connectedSince: undefined as number | undefined };
-  const line = new ScanQueues({ clock, watch: watch as unknown as PlexScanWatch });
+  const line = new ScanQueues({ clock, watch: watch as unknown as PlexNotifications });
   const followed = (accepted: PlexTicket['accepted']): FollowUp =>
     ({ key: String(accepted?.at), item: {}, ticket: { sections: [{ id: '2', title: 'TV' }], file: '/tv/a.mkv', accepted }, polled: 0, reading: 0, seenRunning: false, followedAt: clock.now() }) as unknown as FollowUp;
   /** The socket opens now: the line is rebased on what is followed. */

@@ -1,15 +1,15 @@
-// What a Plex's notification socket may make the relay hold (src/targets/plex/notifications.ts, scan-items.ts,
-// scan-watch.ts, scan-queue.ts): entries of sections no scan is followed in are dropped as they come (a frame of
+// What a Plex's notification socket may make the relay hold (src/targets/plex/follow/notifications.ts, scan-items.ts,
+// scan-ends.ts): entries of sections no scan is followed in are dropped as they come (a frame of
 // nothing else is not even parsed), those of a followed section are capped, scan activities `started` and never
 // `ended` are capped and forgotten once silent (on the injected clock), the ends kept for late follow-ups hold a
 // bounded number of items, and ends of scans before the relay asked for one in a section do not move its line.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { unwantedTimeline, type PlexNotification, type PlexNotifications } from '../../src/targets/plex/follow/notifications.js';
-import { MAX_RUNNING, MAX_TOUCHED, RUNNING_SILENT_MS, SectionScans, type SectionScanEnded } from '../../src/targets/plex/follow/scan-items.js';
-import { PlexScanWatch } from '../../src/targets/plex/follow/scan-watch.js';
-import { ScanQueues } from '../../src/targets/plex/follow/scan-queue.js';
+import { PlexNotifications, unwantedTimeline } from '../../src/targets/plex/follow/notifications.js';
+import { MAX_RUNNING, MAX_TOUCHED, RUNNING_SILENT_MS, SectionScans, type PlexNotification, type SectionScanEnded } from '../../src/targets/plex/follow/scan-items.js';
+import { ScanQueues } from '../../src/targets/plex/follow/scan-ends.js';
+import { scriptedDial } from '../support/fake-socket.js';
 import { ownFixtureText } from '../support/fixtures.js';
 
 const entry = (sectionId: string, itemId: string, state = 5, type = 4): PlexNotification => ({ kind: 'timeline', sectionId, itemId, state, type });
@@ -97,25 +97,23 @@ describe('a frame dropped before it is parsed (unwantedTimeline)', () => {
   });
 });
 
-/** A notification socket the test speaks through. */
-function fakeNotifications() {
-  let listener: (e: PlexNotification) => void = () => {};
-  const n = {
-    connected: true,
-    subscribe: (fn: (e: PlexNotification) => void) => ((listener = fn), () => {}),
-    keepTimelineOf: () => {},
-    start: () => {},
-    stop: async () => {},
-  };
-  return { notifications: n as unknown as PlexNotifications, emit: (e: PlexNotification) => listener(e) };
+/** Plex's notification socket on a dialled socket the test speaks through: each event goes as a frame of its own. */
+function fakeNotifications(clock: ManualClock) {
+  const { dial, sockets } = scriptedDial();
+  const notifications = new PlexNotifications({ url: 'http://plex:32400', token: 't', clock, dial, liveness: false });
+  notifications.start();
+  sockets[0].open();
+  const frame = (e: PlexNotification) =>
+    e.kind === 'timeline'
+      ? { type: 'timeline', TimelineEntry: [{ sectionID: e.sectionId, itemID: e.itemId, type: e.type, state: e.state }] }
+      : { type: 'activity', ActivityNotification: [{ ...e, Activity: { type: 'library.update.section', Context: { librarySectionID: 'sectionId' in e ? e.sectionId : undefined } } }] };
+  return { notifications, emit: (e: PlexNotification) => sockets[0].text(JSON.stringify({ NotificationContainer: frame(e) })) };
 }
 
-describe('the socket of one Plex (PlexScanWatch)', () => {
+describe('the socket of one Plex (PlexNotifications)', () => {
   it('keeps the entries of sections the follower follows or is about to ask, for a minute before a follow-up of them exists', () => {
     const clock = new ManualClock();
-    const { notifications, emit } = fakeNotifications();
-    const watch = new PlexScanWatch(notifications, clock);
-    watch.start();
+    const { notifications: watch, emit } = fakeNotifications(clock);
     const following = new Set<string>();
     watch.followedBy((id) => following.has(id));
     emit(entry('2', 'early'));
@@ -125,19 +123,18 @@ describe('the socket of one Plex (PlexScanWatch)', () => {
     clock.advance(59_000);
     emit(entry('2', 'b'));
     expect(watch.held().entries).toBe(2);
+    // Past the minute a frame of section 2 alone is dropped unread; what was kept stays until the section's next end.
     clock.advance(2_000);
     emit(entry('2', 'c'));
-    expect(watch.held()).toMatchObject({ sections: 0, entries: 0 });
+    expect(watch.held().entries).toBe(2);
     following.add('2');
     emit(entry('2', 'd'));
-    expect(watch.held().entries).toBe(1);
+    expect(watch.held().entries).toBe(3);
   });
 
   it('the ends kept for late follow-ups hold at most 20,000 items, however many full ends come', () => {
     const clock = new ManualClock();
-    const { notifications, emit } = fakeNotifications();
-    const watch = new PlexScanWatch(notifications, clock);
-    watch.start();
+    const { notifications: watch, emit } = fakeNotifications(clock);
     for (let scan = 0; scan < 40; scan++) {
       for (let i = 0; i < MAX_TOUCHED; i++) emit(entry('2', `s${scan}i${i}`));
       emit(act('ended', `scan${scan}`, '2'));
@@ -155,7 +152,7 @@ describe('the section line (ScanQueues)', () => {
     const clock = new ManualClock();
     const expected = new Set<string>();
     const watch = { connectedSince: clock.now() - 1, keeps: (id: string) => expected.has(id) };
-    const line = new ScanQueues({ clock, watch: watch as unknown as PlexScanWatch });
+    const line = new ScanQueues({ clock, watch: watch as unknown as PlexNotifications });
     // Plex's own scans (scheduled, an agent's) end in section 2 before the relay asks for one there: no line.
     for (let i = 0; i < 3; i++) expect(line.ended('2')).toBe(false);
     // The relay is about to ask; an end before Plex took the refresh is still nothing of ours (the follow-up's own

@@ -10,7 +10,6 @@ import { PlexFollower } from '../../src/targets/plex/follow/follower.js';
 import { PlexNotifications } from '../../src/targets/plex/follow/notifications.js';
 import { defaultDial, type Dial, type SocketLike } from '../../src/http/media-socket.js';
 import { MAX_RUNNING } from '../../src/targets/plex/follow/scan-items.js';
-import { PlexScanWatch } from '../../src/targets/plex/follow/scan-watch.js';
 import type { FollowResult } from '../../src/scan.js';
 import { PlexTarget } from '../../src/targets/plex/target.js';
 import { FakePlex } from '../fakes/plex.js';
@@ -73,7 +72,7 @@ describe('a Plex that floods its notification socket with timeline entries', () 
     const api = new PlexApi({ url: plex.url, token: plex.token, timeoutMs: 2_000, clock: systemClock });
     const reading = countingDial();
     const notifications = new PlexNotifications({ url: plex.url, token: plex.token, clock: systemClock, dial: reading.dial });
-    const watch = new PlexScanWatch(notifications, systemClock);
+    const watch = notifications;
     // The default grace: under the flood a metadata read can take longer than a short one, and a poll judging an
     // idle section does not wait for reads in flight (the follower's own matter, not this test's).
     const follower = new PlexFollower({ api, clock: systemClock, logger: silentLogger, pollMs: 20, graceMs: 5_000, timeoutMs: 10_000, after: NO_AFTER_SCAN, analyze: false, watch });
@@ -101,7 +100,7 @@ describe('a Plex that floods its notification socket with timeline entries', () 
     plex.onDisk.add(file);
     follower.watchScans(['2']);
     await api.refresh('2', folder);
-    const accepted = follower.accepted('2');
+    const accepted = follower.queues.accepted('2');
     follower.follow({ ref: { folderId: 1, generation: 1 }, folder, event: 'Download', deliveredAt: Date.now(), ticket: { sections: [{ id: '2', title: 'TV' }], file, accepted } });
     await flood;
     await until(() => reading.read() >= sent, { what: () => `the flood read (${reading.read()} of ${sent} frames so far)` });

@@ -16,7 +16,7 @@ const jellyfinSent = jellyfinRequests.filter((r) => !r.exception);
 const jellyfinExceptions = jellyfinRequests.filter((r) => r.exception);
 
 const plexRequests: OurRequest[] = [
-  { method: 'GET', template: '/activities', query: [], from: 'src/targets/plex/follow/poll.ts' },
+  { method: 'GET', template: '/activities', query: [], from: 'src/targets/plex/follow/follower.ts' },
   { method: 'GET', template: '/identity', query: [], from: 'src/targets/plex/api.ts' },
   { method: 'PUT', template: '/library/sections/{id}/emptyTrash', query: [], from: 'src/targets/plex/after-scan.ts' },
   { method: 'PUT', template: '/library/metadata/{key}/analyze', query: [], from: 'src/targets/plex/after-scan.ts' },

@@ -28,7 +28,6 @@ export const FOLLOW_TIMINGS = {
 export type FollowTimings = typeof FOLLOW_TIMINGS;
 
 export interface MediaBrowserFollowUp extends FollowUp<MediaBrowserTicket> {
-  /** A listing or lookup under way. */
   looking?: boolean;
   /** The last look that listed: its number and when it began. */
   lookedAt?: { look: number; at: number };
@@ -42,7 +41,6 @@ export interface MediaBrowserFollowUp extends FollowUp<MediaBrowserTicket> {
   queueBusy?: boolean;
   /** When the first listing that found the file missing while the server's queue was busy began. */
   busySince?: number;
-  /** The last listing failed: why, and when. */
   failed?: { error: string; at: number };
 }
 
@@ -80,7 +78,6 @@ export function apply(f: MediaBrowserFollowUp, e: MediaBrowserEvent): void {
   }
 }
 
-/** The one decision: what this follow-up does next. */
 export function nextStep(f: MediaBrowserFollowUp, m: MediaBrowserMoment): Step<'ask' | 'list'> {
   const t = m.timings;
   const lateAt = (at: number) => at - f.item.deliveredAt >= t.timeoutMs;

@@ -1,10 +1,8 @@
 // Follows the scans one Jellyfin or Emby server accepted, on the follow-up engine (src/follow/engine.ts): this is
-// its observer, which turns what the server says into events for the follow-ups and decides nothing (when to
-// wait, list or judge is follow-up.ts's `nextStep`). Two ways of hearing:
+// its observer, which turns what the server says into events and decides nothing (follow-up.ts's `nextStep` does):
 //  - the socket: when the token belongs to a user, the server sends LibraryChanged about 30 s after its last
 //    change; an added or updated item whose Path is the file confirms it, an item removed a deleted folder's;
 //  - its looks: the libraries' RefreshStatus, then the refreshed folder listed (a deleted folder's item looked up).
-// Outcomes go to the follow-up stage, which stores the ticket, so a restart resumes every follow-up here.
 import { MEDIABROWSER_USER } from '../../http/answer-caps.js';
 import type { ApiCaller } from '../../http/api-call.js';
 import type { Clock } from '../../clock.js';
@@ -23,7 +21,6 @@ import { MediaBrowserSocket, type LibraryChangedEvent } from './socket.js';
 import { isTicket } from './verdict.js';
 
 export interface MediaBrowserFollowerOptions {
-  /** "Jellyfin" or "Emby", for details. */
   server: string;
   api: ApiCaller;
   clock: Clock;
@@ -32,7 +29,6 @@ export interface MediaBrowserFollowerOptions {
   librariesPath: string;
   /** The deepest folder item holding a folder, asked now (the target's locator). */
   locate(folder: string): Promise<Located | undefined>;
-  /** Its websocket, opened while follow-ups wait. */
   socket?: MediaBrowserSocket;
   /** The target's targeted refreshes not yet seen to run (mediabrowser/refresh-watch.ts). */
   watch?: Pick<RefreshWatch, 'busy' | 'check' | 'observed'>;
@@ -41,9 +37,8 @@ export interface MediaBrowserFollowerOptions {
 }
 
 /**
- * Item ids of LibraryChanged waiting while their paths are read, at most (100 requests of IDS_PER_REQUEST): the
- * server batches a library's changes over 30 s, so a real message names a few dozen. Past it, ids are dropped
- * (about 0.3 MB held), and a file among them is confirmed by the listing, as when no message comes at all.
+ * Item ids of LibraryChanged waiting while their paths are read, at most (a real message names a few dozen): past
+ * it, ids are dropped, and a file among them is confirmed by the listing, as when no message comes at all.
  */
 const CHANGED_IDS_WAITING = 5_000;
 
@@ -79,7 +74,6 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
     return { ...m, timings: FOLLOW_TIMINGS, startedAt: this.startedAt, socketSince, lastMonitorChange: this.opts.lastMonitorChange ?? (() => undefined) };
   }
 
-  /** The socket is open only while follow-ups wait. */
   protected followed(): void {
     this.opts.socket?.openWhile(() => this.following);
   }
@@ -168,32 +162,17 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
   }
 }
 
-/**
- * The follower of a Jellyfin or Emby target, from the target's own parts: its library list and item locator (so the
- * listing finds the refreshed folder's item as the scan did), its websocket, and, on Jellyfin, how to tell whether
- * the token belongs to a user (only then does LibraryChanged reach the socket).
- */
+/** The follower of a Jellyfin or Emby target, from its own parts: the listing finds the refreshed folder's item as the scan did. */
 export function mediaBrowserFollower(server: { kind: 'jellyfin' | 'emby'; librariesPath: string; name: string; url: string; token: string }, parts: { api: ApiCaller; clock: Clock; log: Logger; scans: MediaBrowserScans; list: LibraryList<Library> }): MediaBrowserFollower {
-  const { api, clock, log, scans, list } = parts;
-  // deviceId: stable per target, the server keys the socket's session on it, across our restarts too.
+  const { api, clock, log: logger, scans, list } = parts;
   const name = server.kind === 'jellyfin' ? 'Jellyfin' : 'Emby';
-  const say = { logger: log, name: `${name}'s websocket`, meanwhile: 'delivered files are confirmed by listing their folder' };
+  const say = { logger, name: `${name}'s websocket`, meanwhile: 'delivered files are confirmed by listing their folder' };
   const tokenHasUser = server.kind === 'jellyfin' ? () => jellyfinTokenHasUser(api) : undefined;
+  // deviceId: stable per target, the server keys the socket's session on it, across our restarts too.
   const socket = new MediaBrowserSocket({ kind: server.kind, url: server.url, token: server.token, deviceId: `scanrelay-${server.name}`, version, clock, say, tokenHasUser });
-  return new MediaBrowserFollower({
-    server: name,
-    api,
-    clock,
-    logger: log,
-    librariesPath: server.librariesPath,
-    async locate(folder) {
-      const all = await list.get({ holding: folder });
-      return scans.locateFolder(all.map((l) => ({ id: l.id, name: l.title, locations: l.locations })), folder);
-    },
-    socket,
-    watch: scans.watch,
-    lastMonitorChange: (libraries) => scans.lastMonitorChange(libraries),
-  });
+  const locate = async (folder: string) => scans.locateFolder((await list.get({ holding: folder })).map((l) => ({ id: l.id, name: l.title, locations: l.locations })), folder);
+  const lastMonitorChange = (libraries: string[]) => scans.lastMonitorChange(libraries);
+  return new MediaBrowserFollower({ server: name, api, clock, logger, librariesPath: server.librariesPath, locate, socket, watch: scans.watch, lastMonitorChange });
 }
 
 /**

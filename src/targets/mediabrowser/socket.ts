@@ -1,11 +1,9 @@
-// The websocket of a Jellyfin or Emby server: one per server, reopened when it drops (src/http/media-socket.ts),
-// open only while its follower wants it (while follow-ups wait), answering the server's ForceKeepAlive with
-// KeepAlive messages, and reading LibraryChanged into typed events. Jellyfin sends LibraryChanged only to sessions
-// of a user: a socket opened with an API key has none and hears nothing of it (docs/targets.md), so it is never
-// opened for a token known to be an API key's, and a follower must not wait for it there. Formats and sources: docs/targets.md, "What the servers say after a scan".
+// The websocket of a Jellyfin or Emby server (src/http/media-socket.ts), open only while follow-ups wait, answering
+// the server's ForceKeepAlive with KeepAlive, reading LibraryChanged into typed events. Jellyfin sends LibraryChanged
+// only to sessions of a user, so the socket is never opened for a token known to be an API key's, and a follower
+// must not wait for it there. Formats and sources: docs/targets.md, "What the servers say after a scan".
 import { withBasicAuth } from '../../http/url-credentials.js';
-import type { Clock } from '../../clock.js';
-import { MediaSocket, socketUrl, type ConnectionEvent, type Dial, type MediaSocketOptions } from '../../http/media-socket.js';
+import { MediaSocket, socketUrl, type ConnectionEvent, type MediaSocketOptions } from '../../http/media-socket.js';
 
 export type MediaBrowserKind = 'jellyfin' | 'emby';
 
@@ -58,7 +56,7 @@ export function parseLibraryChanged(text: string): LibraryChangedEvent | undefin
   return event;
 }
 
-export interface MediaBrowserSocketOptions {
+export interface MediaBrowserSocketOptions extends Pick<MediaSocketOptions, 'clock' | 'dial' | 'firstBackoffMs' | 'maxBackoffMs' | 'say'> {
   kind: MediaBrowserKind;
   /** The server's base URL, as the target uses it. */
   url: string;
@@ -66,14 +64,11 @@ export interface MediaBrowserSocketOptions {
   /** Stable per target: the server keys its session on it. */
   deviceId: string;
   version: string;
-  clock: Clock;
-  dial?: Dial;
-  firstBackoffMs?: number;
-  maxBackoffMs?: number;
-  say?: MediaSocketOptions['say'];
   /** Does the token belong to a user (Jellyfin: GET /Users/Me)? Undefined: cannot tell before a LibraryChanged comes. */
   tokenHasUser?: () => Promise<boolean | undefined>;
 }
+
+const serverName = (kind: MediaBrowserKind) => (kind === 'jellyfin' ? 'Jellyfin' : 'Emby');
 
 /** Jellyfin drops a socket 60 s after its last KeepAlive and says so in ForceKeepAlive; we answer at half of it. */
 const DEFAULT_KEEPALIVE_S = 60;
@@ -95,14 +90,10 @@ export class MediaBrowserSocket extends MediaSocket<LibraryChangedEvent> {
       if (e.kind === 'connection') [this.generation, this.keepAliveRunning] = [this.generation + 1, false];
       else if (this.userToken !== true) {
         // Only a socket whose token has a user is sent LibraryChanged: this one has.
-        this.mb.say?.logger.debug(`${this.server} sends LibraryChanged to this token: it belongs to a user.`);
+        this.mb.say?.logger.debug(`${serverName(this.mb.kind)} sends LibraryChanged to this token: it belongs to a user.`);
         this.userToken = true;
       }
     });
-  }
-
-  private get server(): string {
-    return this.mb.kind === 'jellyfin' ? 'Jellyfin' : 'Emby';
   }
 
   /** Could LibraryChanged reach us at all: a token not known to be an API key's. */
@@ -159,7 +150,7 @@ export class MediaBrowserSocket extends MediaSocket<LibraryChangedEvent> {
     }
     if (this.userToken === false) {
       logger?.info(
-        `${this.server}'s token belongs to no user (an API key): the server sends it no LibraryChanged, so its websocket is not opened and each delivered file is confirmed by listing the refreshed folder once its refresh is over.`,
+        `${serverName(this.mb.kind)}'s token belongs to no user (an API key): the server sends it no LibraryChanged, so its websocket is not opened and each delivered file is confirmed by listing the refreshed folder once its refresh is over.`,
       );
     }
   }

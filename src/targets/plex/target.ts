@@ -11,7 +11,6 @@ import type { PlexTicket } from './follow/follow-up.js';
 import { PlexFollower } from './follow/follower.js';
 import { MatchFixer } from './match.js';
 import { PlexNotifications } from './follow/notifications.js';
-import { PlexScanWatch } from './follow/scan-watch.js';
 import type { Dial, Liveness } from '../../http/media-socket.js';
 import { locatePlexItems, refreshPlexItem } from './items.js';
 import type { ItemLocation, ItemRefreshResult, Library, ScanContext, ScanOutcome } from '../../scan.js';
@@ -65,7 +64,7 @@ export interface PlexTargetOptions {
    * Off when left out, so a target built by hand polls /activities only; the config turns it on by default.
    */
   notifications?: false | { dial?: Dial; firstBackoffMs?: number; maxBackoffMs?: number; liveness?: Partial<Liveness> };
-  /** How long a scan may stay outstanding with its sections idle in /activities (src/targets/plex/follow/poll.ts, RELEASE_AFTER_MS). */
+  /** How long a scan may stay outstanding with its sections idle in /activities (src/targets/plex/follow/follower.ts, RELEASE_AFTER_MS). */
   releaseAfterMs?: number;
 }
 
@@ -92,7 +91,7 @@ export class PlexTarget implements Capabilities {
     const say = { logger, name: `Plex's notification socket at ${this.api.url}`, meanwhile: 'scans are followed by polling /activities' };
     const socket = opts.notifications ? new PlexNotifications({ url: opts.url, token: opts.token, clock: opts.clock, busy, say, ...opts.notifications }) : undefined;
     this.follower = new PlexFollower({
-      watch: socket ? new PlexScanWatch(socket, opts.clock) : undefined,
+      watch: socket,
       api: this.api,
       clock: opts.clock,
       logger,
@@ -134,11 +133,11 @@ export class PlexTarget implements Capabilities {
       for (const section of matches) {
         await this.api.refresh(section.id, folder);
         // Counted the moment Plex took it, in the order it took them (the follower's queue of scans, per section).
-        const placed = this.follower.accepted(section.id);
+        const placed = this.follower.queues.accepted(section.id);
         accepted = accepted ? { ...accepted, seq: { ...accepted.seq, ...placed.seq } } : placed;
       }
     } catch (err) {
-      this.follower.noFollowUp(accepted);
+      this.follower.queues.recorded(accepted);
       return this.api.retry(err);
     }
     const detail = matches.map((s) => `section ${s.id} ${s.name}`).join(', ');
@@ -146,7 +145,7 @@ export class PlexTarget implements Capabilities {
     const sections = matches.map((s) => s.id);
     // Nothing to confirm and no trash to empty: the scan is done once Plex took it.
     if (!file && !trashWanted(this.after)) {
-      this.follower.noFollowUp(accepted);
+      this.follower.queues.recorded(accepted);
       return { status: 'scanned', detail, sections };
     }
     const ids = file && this.opts.fixMismatched && context.ids ? { ids: context.ids } : {};

@@ -1,6 +1,6 @@
 // One Plex follow-up: what is known of its scan (outstanding at Plex, or how its end became known) and of its
 // file (events written by `apply`), the one decision `nextStep`, and the words of the verdict. The follower
-// (follower.ts) and what it hears (scan-ends.ts, poll.ts) only turn what Plex says into events: none decides.
+// (follower.ts, its polls) and what it hears (scan-ends.ts) only turn what Plex says into events: none decides.
 //
 //   outstanding ──(its slot passed in its section's queue | its file in an end | sections idle | cross-check)▶ ended
 //        │                                                                                              │
@@ -30,10 +30,7 @@ export interface PlexTicket {
   accepted?: { run: string; at: number; seq: Record<string, number> };
 }
 
-/**
- * How its scan's end became known: its slot passed in its section's queue, an end whose items hold its file under
- * its folder (the items' own Part.file, whatever the count), its sections idle at a poll, or the cross-check.
- */
+/** How its scan's end became known: its slot passed, an end's items hold its file, its sections idle at a poll, the cross-check. */
 export type EndSeen = 'queue' | 'items' | 'idle' | 'freed';
 
 export interface PlexFollowUp extends FollowUp<PlexTicket> {
@@ -76,7 +73,6 @@ export type PlexEvent =
   | { kind: 'reordered' };
 
 export interface PlexMoment extends Moment {
-  /** PLEX_CONFIRM_TIMEOUT in ms. */
   timeoutMs: number;
   /** Its sections have been idle for the grace since their latest request. */
   graceOver(f: PlexFollowUp): boolean;
@@ -159,10 +155,8 @@ function timedOut(f: PlexFollowUp, m: PlexMoment): boolean {
 export const sawAll = (f: PlexFollowUp, m: PlexMoment): boolean => m.socketSince !== undefined && m.socketSince <= f.followedAt;
 
 /**
- * The words of a follow-up judged, from what is known of its file once its scan ended: `confirmed` (seen in the
- * library), `not-found` (only the database can say so, with what to do about it), `scanned` (Plex took and finished
- * the scan; nothing could tell more). `unconfirmed` is for a scan whose end was never seen (PLEX_CONFIRM_TIMEOUT, or
- * Plex stopped answering).
+ * The words of a follow-up judged: `confirmed` (seen in the library), `not-found` (only the database can say so),
+ * `scanned` (Plex finished the scan; nothing could tell more), `unconfirmed` (its end never seen).
  */
 export function verdictOf(f: PlexFollowUp, m: PlexMoment, step: 'judge' | 'expire'): FollowResult {
   if (step === 'judge') return verdict({ file: f.ticket.file, waitedMs: m.now - f.item.deliveredAt, seenRunning: f.seenRunning, last: f.evidence, watched: sawAll(f, m) });
@@ -180,10 +174,7 @@ const HOW: Record<'notifications' | 'database' | 'listing', string> = {
 const NOT_FOUND_ADVICE =
   'Check that Plex sees the file at this path (its mounts, and SERVER_PATH_MAPPINGS or the target\'s PATH_MAPPINGS), that the file is not in a folder Plex ignores (.plexignore), and that its name follows Plex\'s naming rules.';
 
-/**
- * `watched`: the socket told what Plex created or updated all through the follow-up, so a file with no sign there
- * (nor in the database or the listing) may never have been scanned, and is asked for once more (FollowResult.askAgain).
- */
+/** `watched`: the socket told all Plex created or updated through the follow-up; a file with no sign may never have been scanned. */
 export function verdict(v: { file?: string; waitedMs: number; seenRunning: boolean; last?: BatchConfirmation; watched?: boolean }): FollowResult {
   const waited = secs(v.waitedMs);
   const last = v.last;
@@ -201,3 +192,6 @@ export function verdict(v: { file?: string; waitedMs: number; seenRunning: boole
 }
 
 const secs = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(1);
+
+/** When Plex took the follow-up's refresh (its delivery, for a ticket without the slot). */
+export const acceptedAt = (f: PlexFollowUp): number => f.ticket.accepted?.at ?? f.item.deliveredAt;

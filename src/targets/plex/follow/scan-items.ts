@@ -1,7 +1,42 @@
 // What one section's scan did, from the notification events: the items its timeline entries created, updated
-// or deleted, handed over when the section's scan activity ends. A follower then needs one metadata request per
-// new item (src/targets/plex/follow/item-files.ts) to confirm the delivered files, and never lists a section.
-import type { PlexNotification, TimelineEvent } from './notifications.js';
+// or deleted, handed over when the section's scan activity ends; then the files of those items, one metadata
+// request each: GET /library/metadata/{ratingKey} → Metadata[0].Media[].Part[].file (the absolute path as Plex
+// sees it; python-plexapi plexapi/media.py MediaPart.file). One small answer per item, where the undocumented
+// `/library/sections/{id}/all?file=` may answer with a whole section: a follower never lists a section for it.
+import { PLEX_ITEM } from '../../../http/answer-caps.js';
+import { ANSWER_TOO_LARGE, ApiRefusal } from '../../../http/api-call.js';
+import type { ConnectionEvent } from '../../../http/media-socket.js';
+import type { PlexApi } from '../api.js';
+
+/** A scan activity: `started`, `updated` (progress), `ended`. The section id may be missing from the first. */
+export interface ActivityEvent {
+  kind: 'activity';
+  event: 'started' | 'updated' | 'ended';
+  uuid: string;
+  /** e.g. library.update.section (a scan), library.refresh.items. */
+  type: string;
+  sectionId?: string;
+  progress?: number;
+  subtitle?: string;
+}
+
+/** One TimelineEntry of the library: an item created, processed or deleted. */
+export interface TimelineEvent {
+  kind: 'timeline';
+  itemId: string;
+  sectionId: string;
+  /** Plex's metadata type: 1 movie, 2 show, 3 season, 4 episode, 8 artist, 9 album, 10 track, 13 photo. */
+  type: number;
+  /** 0 created, 1 processing (the last state without an agent), 2 matching, 3-4 metadata, 5 processed, 9 deleted. */
+  state: number;
+  metadataState?: string;
+  mediaState?: string;
+  parentItemId?: string;
+  rootItemId?: string;
+  title?: string;
+}
+
+export type PlexNotification = ActivityEvent | TimelineEvent | ConnectionEvent;
 
 /** The activity of a library scan (a partial scan is one too); `library.refresh.items` is metadata work after it. */
 export const SCAN_ACTIVITY = 'library.update.section';
@@ -22,7 +57,6 @@ export interface TouchedItem {
 
 export interface SectionScanEnded {
   sectionId: string;
-  /** The scan activity that ended. */
   uuid: string;
   /** Items created or updated since the section's previous scan ended (or since watching began). */
   touched: TouchedItem[];
@@ -37,62 +71,43 @@ export const holdsFiles = (item: TouchedItem): boolean => TYPES_WITH_FILES.has(i
 const REMEMBERED = 10_000;
 
 /**
- * Items kept per followed section until its scan ends (past it, the first seen is dropped): about 0.5 MB.
- * A partial scan touches a folder's few items (a season pack: a few dozen), but entries of the agents' and
- * scheduled tasks' refreshes in that section are kept too while its scan is followed. A follow-up whose file was
- * among those dropped is judged as any file the events did not show: by the database, or `scanned`.
+ * Items kept per followed section until its scan ends (past it, the first seen is dropped): about 0.5 MB. A partial
+ * scan touches a few dozen at most, but the agents' refreshes in that section are kept too. A file among those
+ * dropped is judged as any file the events did not show: by the database, or `scanned`.
  */
 export const MAX_TOUCHED = 5_000;
 /** Deleted ids kept per followed section (handed over, never looked up): the same reasoning, fewer needed. */
 export const MAX_DELETED = 1_000;
-/**
- * Scan activities known to run, at most: Plex runs a few scans at a time, one per section at most. A server
- * sending `started` after `started` with no `ended` has the oldest seen forgotten first.
- */
+/** Scan activities known to run, at most (Plex runs one per section at most); past it the oldest seen is forgotten. */
 export const MAX_RUNNING = 64;
 /**
- * A scan activity nothing was seen of for this long is forgotten: Plex sends `updated` with a scan's progress
- * as it goes, so a scan silent for ten minutes ended unseen (a frame lost, a server that never sends `ended`),
- * and its section must not look busy for ever. Twice the default PLEX_CONFIRM_TIMEOUT, which ends a follow-up
- * first.
+ * A scan activity nothing was seen of for this long is forgotten: Plex sends `updated` with a scan's progress, so
+ * one silent for ten minutes ended unseen, and its section must not look busy for ever (twice PLEX_CONFIRM_TIMEOUT's default).
  */
 export const RUNNING_SILENT_MS = 10 * 60_000;
 
-interface Pending {
-  touched: Map<string, TouchedItem>;
-  deleted: Set<string>;
-}
-
 export interface SectionScansOptions {
-  /** Whether a scan of this section is followed: only then are its timeline entries kept. Default: every section. */
+  /** Only the timeline entries of sections followed are kept. Default: every section. */
   follows?: (sectionId: string) => boolean;
-  /** The clock scans are aged on (ms). */
   now?: () => number;
 }
 
 /**
- * Feed it every notification; it calls `ended` once per section scan that ends. Timeline entries of a followed
- * section are kept until that section's next scan end, so entries that arrive before the scan's `started` (or
- * while the activity's section id is not known yet: Plex adds Context.librarySectionID a little into the scan)
- * still count. Entries of any other section are dropped as they come: a real Plex sends them all day for its
- * agents' and scheduled tasks' refreshes, and nothing here needs them.
+ * Feed it every notification; it calls `ended` once per section scan that ends. A followed section's timeline
+ * entries are kept until its next scan end, so entries before the scan's `started` (or before Plex names the
+ * activity's section, a little into the scan) still count. Other sections' are dropped as they come.
  */
 export class SectionScans {
   /** Scan activities by uuid, with their section once a frame named it; oldest seen first. */
   private readonly activities = new Map<string, { section?: string; seenAt: number }>();
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new Map<string, { touched: Map<string, TouchedItem>; deleted: Set<string> }>();
   /** Items handed over as created: Plex goes on processing them (states 1-5) after the scan ended. */
   private readonly reported = new Set<string>();
-  private readonly follows: (sectionId: string) => boolean;
-  private readonly now: () => number;
 
   constructor(
     private readonly ended: (scan: SectionScanEnded) => void,
-    opts: SectionScansOptions = {},
-  ) {
-    this.follows = opts.follows ?? (() => true);
-    this.now = opts.now ?? Date.now;
-  }
+    private readonly opts: SectionScansOptions = {},
+  ) {}
 
   /** Sections with a scan running now, as far as the events tell. */
   scanning(): Set<string> {
@@ -119,7 +134,7 @@ export class SectionScans {
     const section = e.sectionId ?? this.activities.get(e.uuid)?.section;
     this.activities.delete(e.uuid);
     if (e.event !== 'ended') {
-      this.activities.set(e.uuid, { section, seenAt: this.now() });
+      this.activities.set(e.uuid, { section, seenAt: (this.opts.now ?? Date.now)() });
       if (this.activities.size > MAX_RUNNING) this.activities.delete(this.activities.keys().next().value!);
       this.forgetSilent();
       return;
@@ -129,17 +144,21 @@ export class SectionScans {
     const p = this.pending.get(section);
     this.pending.delete(section);
     const touched = p ? [...p.touched.values()] : [];
-    for (const t of touched) if (t.created) this.remember(t.ratingKey);
+    for (const t of touched.filter((t) => t.created)) {
+      this.reported.add(t.ratingKey);
+      if (this.reported.size > REMEMBERED) this.reported.delete(this.reported.values().next().value!);
+    }
     this.ended({ sectionId: section, uuid: e.uuid, touched, deleted: p ? [...p.deleted] : [] });
   }
 
   private timeline(e: TimelineEvent): void {
-    if (!this.follows(e.sectionId)) {
+    if (this.opts.follows?.(e.sectionId) === false) {
       // What was kept while a scan of it was followed is of no use any more either.
       this.pending.delete(e.sectionId);
       return;
     }
-    const p = this.pendingOf(e.sectionId);
+    let p = this.pending.get(e.sectionId);
+    if (!p) this.pending.set(e.sectionId, (p = { touched: new Map(), deleted: new Set() }));
     if (e.state === STATE_DELETED) {
       p.deleted.add(e.itemId);
       if (p.deleted.size > MAX_DELETED) p.deleted.delete(p.deleted.values().next().value!);
@@ -156,21 +175,113 @@ export class SectionScans {
 
   /** Scans seen longest ago first: those silent past RUNNING_SILENT_MS are forgotten. */
   private forgetSilent(): void {
-    const before = this.now() - RUNNING_SILENT_MS;
+    const before = (this.opts.now ?? Date.now)() - RUNNING_SILENT_MS;
     for (const [uuid, a] of this.activities) {
       if (a.seenAt >= before) break;
       this.activities.delete(uuid);
     }
   }
+}
 
-  private remember(ratingKey: string): void {
-    this.reported.add(ratingKey);
-    if (this.reported.size > REMEMBERED) this.reported.delete(this.reported.values().next().value!);
-  }
+/** A GET on the Plex server (token, timeout and redirects are the caller's): the status and the JSON body. */
+export type PlexGet = (path: string) => Promise<{ status: number; body?: unknown }>;
 
-  private pendingOf(section: string): Pending {
-    let p = this.pending.get(section);
-    if (!p) this.pending.set(section, (p = { touched: new Map(), deleted: new Set() }));
-    return p;
+export interface ItemFiles {
+  ratingKey: string;
+  type?: string;
+  parentRatingKey?: string;
+  sectionId?: string;
+  files: string[];
+}
+
+/** The item's files, or 'gone' when Plex no longer has it (deleted between its timeline entry and now). */
+export async function itemFiles(get: PlexGet, ratingKey: string): Promise<ItemFiles | 'gone'> {
+  const res = await get(`/library/metadata/${encodeURIComponent(ratingKey)}`);
+  if (res.status === 404) return 'gone';
+  if (res.status < 200 || res.status >= 300) throw new Error(`GET /library/metadata/${ratingKey} answered ${res.status}`);
+  const items = (res.body as { MediaContainer?: { Metadata?: unknown } } | undefined)?.MediaContainer?.Metadata;
+  const item = (Array.isArray(items) ? items[0] : undefined) as Record<string, unknown> | undefined;
+  if (!item) return 'gone';
+  const media = Array.isArray(item.Media) ? (item.Media as { Part?: unknown }[]) : [];
+  const files = media.flatMap((m) => (Array.isArray(m.Part) ? (m.Part as { file?: unknown }[]) : [])).flatMap((p) => (typeof p.file === 'string' ? [p.file] : []));
+  const s = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
+  return { ratingKey: s(item.ratingKey) ?? ratingKey, type: s(item.type), parentRatingKey: s(item.parentRatingKey), sectionId: s(item.librarySectionID), files };
+}
+
+/** Answers already asked for, by ratingKey: a scan's items are read once however many follow-ups look at it. */
+export type ItemCache = Map<string, Promise<ItemFiles | 'gone'>>;
+
+/**
+ * The delivered files scans put in the library, with the item holding each (an unchanged file makes no timeline
+ * entry, so absence here is not proof of absence). The first scan's items are read first (the newest, for a
+ * follow-up that looks back), the others' only while a delivered file is still not found, `concurrency` at a time;
+ * an item several scans touched is read once. A failed read throws, once the others are done, only when a
+ * delivered file is still not found.
+ */
+export async function itemsOfScans(
+  get: PlexGet,
+  scans: readonly { touched: readonly TouchedItem[]; items?: ItemCache }[],
+  delivered: ReadonlySet<string>,
+  concurrency = 8,
+): Promise<Map<string, ItemFiles>> {
+  const found = new Map<string, ItemFiles>();
+  const seen = new Set<string>();
+  // Taken one at a time as the lookups go, so a file found early leaves the older scans' items untouched.
+  function* itemsOf(part: typeof scans): Generator<{ ratingKey: string; cache?: ItemCache }> {
+    for (const scan of part) {
+      for (const item of scan.touched) {
+        if (!holdsFiles(item) || seen.has(item.ratingKey)) continue;
+        seen.add(item.ratingKey);
+        yield { ratingKey: item.ratingKey, cache: scan.items };
+      }
+    }
   }
+  let failed: { err: unknown } | undefined;
+  const read = async (part: typeof scans) => {
+    const items = itemsOf(part);
+    const worker = async () => {
+      while (found.size < delivered.size) {
+        const next = items.next();
+        if (next.done) return;
+        const { ratingKey, cache } = next.value;
+        let asked = cache?.get(ratingKey);
+        if (!asked) {
+          asked = itemFiles(get, ratingKey);
+          cache?.set(ratingKey, asked);
+          // A failed read is not remembered: the next look asks again.
+          asked.catch(() => cache?.delete(ratingKey));
+        }
+        let answer;
+        try {
+          answer = await asked;
+        } catch (err) {
+          failed ??= { err };
+          continue;
+        }
+        if (answer === 'gone') continue;
+        for (const f of answer.files) if (delivered.has(f) && !found.has(f)) found.set(f, answer);
+      }
+    };
+    const most = part.reduce((n, scan) => n + scan.touched.length, 0);
+    await Promise.all(Array.from({ length: Math.min(concurrency, most) }, worker));
+  };
+  await read(scans.slice(0, 1));
+  if (found.size < delivered.size && scans.length > 1) await read(scans.slice(1));
+  // A failed read matters only when it may have held a file not found elsewhere.
+  if (failed && found.size < delivered.size) throw failed.err;
+  return found;
+}
+
+/** A GET of one metadata item whose refusal is a status, as itemFiles reads it (404: gone), not an exception. */
+export function plexGet(api: PlexApi): PlexGet {
+  return async (path) => {
+    try {
+      const res = await api.request('GET', path, PLEX_ITEM);
+      return { status: res.status, body: await res.json().catch(() => undefined) };
+    } catch (err) {
+      // An answer dropped for its size says more than its status would: it fails the read as it is.
+      if (err instanceof ApiRefusal && err.status !== 0 && err.status !== ANSWER_TOO_LARGE) return { status: err.status };
+      throw err;
+    }
+  };
 }
