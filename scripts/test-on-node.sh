@@ -9,8 +9,7 @@
 #   scripts/test-on-node.sh [major] [vitest args...]       e.g. scripts/test-on-node.sh 24 test/queue
 #   scripts/test-on-node.sh --prepare <major>              fetch, copy and install only; prints the copy's folder last
 #   scripts/test-on-node.sh --in <folder> [vitest args...] the suite in a copy --prepare made; the copy removed after
-# .ci/run prepares the copies while the suite runs on the machine's Node: fetching and installing are mostly
-# waiting on the network and the disk, which the suite's run leaves room for.
+# .ci/run prepares the copies while the suite runs on the machine's Node, so the wait for the network overlaps it.
 set -euo pipefail
 mode=all
 case "${1:-}" in
