@@ -158,9 +158,11 @@ describe('the Plex follower on notifications', () => {
   });
 
   it("between two of a section's scans (the next one not named yet) the section is not idle: the follow-ups queued behind stay outstanding", async () => {
-    // Polls every 100 ms; Plex names the next scan's section 80 ms after it starts. Trusting the events at that
-    // instant, a poll in the gap ended every follow-up still queued (and freed their places under the cap).
-    const { results, deliver } = await setUp({ followIntervalMs: 100, followGraceMs: 600_000, timeoutMs: 600_000 });
+    // Polls every 200 ms; Plex names the next scan's section 80 ms after it starts. Trusting the events at that
+    // instant, a poll in the gap ended every follow-up still queued (and freed their places under the cap). The
+    // gap is well inside one interval (the window a recent end keeps a section running), so a busy machine's late
+    // timers do not stretch it past the window.
+    const { results, deliver } = await setUp({ followIntervalMs: 200, followGraceMs: 600_000, timeoutMs: 600_000 });
     plex.fifoStepped = true;
     socket.sectionNamedAfterMs = 80;
     await until(() => socket.clients === 1);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { PlexFollowUp as FollowUp, PlexTicket } from '../../src/targets/plex/follow/follow-up.js';
 import type { PlexNotifications } from '../../src/targets/plex/follow/notifications.js';
-import { ScanQueues } from '../../src/targets/plex/follow/scan-ends.js';
+import { ScanQueues } from '../../src/targets/plex/follow/scan-queue.js';
 
 function setup() {
   const clock = new ManualClock();

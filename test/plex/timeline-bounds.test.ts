@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { PlexNotifications, unwantedTimeline } from '../../src/targets/plex/follow/notifications.js';
 import { MAX_RUNNING, MAX_TOUCHED, RUNNING_SILENT_MS, SectionScans, type PlexNotification, type SectionScanEnded } from '../../src/targets/plex/follow/scan-items.js';
-import { ScanQueues } from '../../src/targets/plex/follow/scan-ends.js';
+import { ScanQueues } from '../../src/targets/plex/follow/scan-queue.js';
 import { scriptedDial } from '../support/fake-socket.js';
 import { ownFixtureText } from '../support/fixtures.js';
 

@@ -1,55 +1,28 @@
 // Follows the scans one Plex server accepted, on the follow-up engine (src/follow/engine.ts): this is its observer,
 // which turns what Plex says into events for the follow-ups and decides nothing (when to wait, poll, look or judge
 // is follow-up.ts's `nextStep`). What it hears:
-//  - the socket's scan ends (scan-ends.ts): an end moves its section's queue of scans, which ends the follow-ups
-//    whose slots it passed, and its items confirm the files waiting there, one metadata request per item;
+//  - the socket's scan ends (scan-ends.ts): an end moves its section's queue of scans (scan-queue.ts), which ends
+//    the follow-ups whose slots it passed, and its items confirm the files waiting there;
 //  - its looks: 'look', the library asked about the files of scans seen ended (the database, the recently added
-//    items, the items of the ends seen lately), and 'poll', once per interval for every section followed (`ask`):
-//    which sections are scanning (the socket's events while trusted, else GET /activities, or the sections'
-//    `refreshing` flag on a server without it), and the cross-check that cannot stall: a scan outstanding past
-//    RELEASE_AFTER_MS while /activities shows its sections idle is over, whatever the socket says (a notifier that
-//    hung still answers pings; Plex may never send an `ended`). Plex's refresh endpoint answers as soon as the scan
-//    is queued: an activity gone, or `refreshing` false again, is the only sign of its end, per section, not folder.
+//    items, the items of the ends seen lately), and 'poll', once per interval for every section followed: which
+//    sections are scanning, and the cross-check (running-sections.ts).
 // The verdicts of one step are finished together: the trash emptied once per section, each item analyzed once,
 // the outcomes recorded in one commit.
-import { PLEX_ACTIVITIES } from '../../../http/answer-caps.js';
-import { ApiRefusal } from '../../../http/api-call.js';
-import { ConditionLog } from '../../../log/condition.js';
 import { FollowEngine, type Moment, type Verdict } from '../../../follow/engine.js';
 import type { FollowItem, SocketStatus } from '../../../scan.js';
 import { afterBatch, trashWanted, type AfterScanSettings, type BatchContext } from '../after-scan.js';
-import type { PlexApi } from '../api.js';
 import { confirmBatch, type BatchConfirmation, type FileInLibrary } from '../confirm.js';
 import { acceptedAt, apply, nextStep, sawAll, verdictOf, type PlexEvent, type PlexFollowUp, type PlexMoment, type PlexTicket } from './follow-up.js';
 import type { PlexNotifications } from './notifications.js';
-import { LOOKUPS_AT_ONCE, ScanEnds, ScanQueues, type Unfollowed } from './scan-ends.js';
+import { RunningSections } from './running-sections.js';
+import { LOOKUPS_AT_ONCE, ScanEnds, type Unfollowed } from './scan-ends.js';
+import { ScanQueues } from './scan-queue.js';
 import { itemsOfScans, plexGet, type PlexGet } from './scan-items.js';
 
 /** Between two polls of /activities while no socket can tell of scan ends and a scan sent lately is outstanding. */
 export const BLIND_POLL_MS = 250;
 /** Partial scans take 0.1-1 s: one still outstanding this long after Plex took it is a long one, polled at the interval. */
 export const BLIND_FAST_MS = 5_000;
-
-/**
- * The stated limit of the cross-check: a scan outstanding this long has /activities asked about it even while the
- * socket is trusted; a section idle there (no end seen within the last interval) has nothing left of it.
- */
-export const RELEASE_AFTER_MS = 10_000;
-
-/** Activity types that mean "this section is being scanned or its new items are being refreshed". */
-const SCAN_ACTIVITY_TYPES = new Set(['library.update.section', 'library.refresh.items']);
-
-export type PollAnswer =
-  | {
-      /** Sections scanning, as far as this poll can tell. */
-      running: Set<string>;
-      /** Keys of the follow-ups the cross-check found over. */
-      freed: Set<string>;
-      /** Sections /activities showed idle with no end seen there within the last interval, when it was asked. */
-      idle?: (sectionId: string) => boolean;
-    }
-  /** Plex did not answer /activities: nothing is known. */
-  | { unreachable: string };
 
 export interface PlexFollowerOptions extends Omit<BatchContext, 'settings' | 'items' | 'said' | 'analyses'> {
   /** PLEX_FOLLOW_INTERVAL in ms: one /activities request per interval, whatever the number of folders. */
@@ -60,7 +33,7 @@ export interface PlexFollowerOptions extends Omit<BatchContext, 'settings' | 'it
   timeoutMs: number;
   after: AfterScanSettings;
   fileInLibrary?: FileInLibrary;
-  /** A scan outstanding this long with its sections idle in /activities is over, whatever the socket says (`ask`). */
+  /** A scan outstanding this long with its sections idle in /activities is over, whatever the socket says (running-sections.ts). */
   releaseAfterMs?: number;
   /** The server's notification socket; without it, scans are followed by polling /activities alone. */
   watch?: PlexNotifications;
@@ -81,10 +54,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
   /** Each section's queue of scans at Plex: the target places each refresh Plex took there (`accepted`), and says when one will have no follow-up (`recorded`). */
   readonly queues: ScanQueues;
   private readonly ends: ScanEnds;
-  /** The cross-check's condition, said once while it holds. */
-  private readonly crossCheck: ConditionLog;
-  private unreachable?: string;
-  private activitiesMissing = false;
+  private readonly scanning: RunningSections;
   private readonly get: PlexGet;
   /** How many follow-ups wait on each section: the socket keeps the timeline entries of those sections only. */
   private readonly perSection = new Map<string, number>();
@@ -103,7 +73,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
   constructor(private readonly opts: PlexFollowerOptions) {
     super({ server: 'Plex', clock: opts.clock, logger: opts.logger, intervalMs: opts.pollMs, judge: { apply, nextStep, verdict: verdictOf } });
     this.get = opts.get ?? plexGet(opts.api);
-    this.crossCheck = new ConditionLog({ logger: opts.logger, clock: opts.clock });
+    this.scanning = new RunningSections(opts);
     this.queues = new ScanQueues(opts);
     const book = { values: () => this.values(), tell: (fs: PlexFollowUp | PlexFollowUp[], e: PlexEvent) => void this.tell(fs, e), unfollowed: this.unfollowed };
     this.ends = new ScanEnds(opts, this.get, this.queues, book, (p) => void this.track(p));
@@ -184,8 +154,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     const watch = this.opts.watch;
     if (!watch) return;
     const ended = watch.onEnded((scan) => {
-      // The socket's word ended a scan: the cross-check's condition, if held, is over.
-      this.crossCheck.ends('freed', `Plex's notification socket at ${this.opts.api.url} tells of scan ends again`);
+      this.scanning.seenEnd();
       this.ends.ended(scan);
     });
     // Each (re)open: ends seen before are no guide to what ended meanwhile.
@@ -250,7 +219,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     // A section whose count is not trusted is counted again only once /activities shows it idle: asked each interval until then.
     const untrusted = new Map(this.queues.untrusted.map((id) => [id, this.queues.acceptedSoFar(id)]));
     if (untrusted.size && this.opts.watch) this.opts.watch.pollDue = true;
-    const answer = await this.ask(this.values(), m.now);
+    const answer = await this.scanning.ask(this.values(), m.now);
     // Those followed now, but not those that came while Plex was asked (only a later poll can find them idle).
     const followed = this.values().filter((f) => f.polled < m.look);
     if ('unreachable' in answer) return this.tell(followed, { kind: 'polled', look: m.look, unreachable: answer.unreachable });
@@ -265,74 +234,6 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
       for (const s of f.ticket.sections) ahead.add(s.id);
     }
     return this.tell(followed, { kind: 'polled', look: m.look, at: m.now, running, freed, behind });
-  }
-
-  /** One look for every section followed; `started`: when the poll began. */
-  private async ask(followed: PlexFollowUp[], started: number): Promise<PollAnswer> {
-    const { watch, logger } = this.opts;
-    // The events tell what runs only while connected, and once /activities was asked after the last (re)connect.
-    if (watch?.connected && !watch.pollDue) return this.byEvents(followed, started);
-    const connectedBefore = watch?.connected ?? false;
-    let running: Set<string>;
-    try {
-      running = await this.sectionsScanning();
-    } catch (err) {
-      const why = (err as Error).message;
-      if (!this.unreachable) logger.warn(`Cannot ask Plex at ${this.opts.api.url} which scans run (${why}); following resumes when it answers.`);
-      this.unreachable = why;
-      return { unreachable: why };
-    }
-    // A scan that began before the socket opened sends no `started` to it, and a long one may send no progress
-    // for a while: until /activities shows nothing the events do not know of, it is asked again each interval.
-    if (connectedBefore) watch!.pollDue = [...running].some((id) => !watch!.scanning().has(id));
-    if (this.unreachable) logger.info(`Plex at ${this.opts.api.url} answers again; following its scans resumes.`);
-    this.unreachable = undefined;
-    const justEnded = this.justEnded(followed, started);
-    return { running, freed: new Set(), idle: (id) => !running.has(id) && !justEnded.has(id) };
-  }
-
-  private async byEvents(followed: PlexFollowUp[], started: number): Promise<PollAnswer> {
-    const watch = this.opts.watch!;
-    const running = new Set(watch.scanning());
-    // Between two of a section's scans the events show it idle for an instant, and a poll landing there would end
-    // every follow-up queued behind them: a section that ended a scan within the last interval still counts as running.
-    const justEnded = this.justEnded(followed, started);
-    for (const id of justEnded) running.add(id);
-    const limit = this.opts.releaseAfterMs ?? RELEASE_AFTER_MS;
-    const overdue = followed.filter((f) => !f.ended && started - acceptedAt(f) >= limit);
-    if (!overdue.length) return { running, freed: new Set() };
-    let asked: Set<string>;
-    try {
-      asked = await this.sectionsScanning();
-    } catch {
-      return { running, freed: new Set() }; // asked again at the next poll
-    }
-    const idle = (id: string) => !asked.has(id) && !justEnded.has(id);
-    const freed = new Set(overdue.filter((f) => f.ticket.sections.every((s) => idle(s.id))).map((f) => f.key));
-    if (freed.size) {
-      const why = `${freed.size} scan(s) on Plex at ${this.opts.api.url} outstanding for over ${limit / 1000} s with their sections idle in /activities: counted as ended, though the notification socket told of no end.`;
-      this.crossCheck.holds('freed', why);
-    }
-    return { running, freed, idle };
-  }
-
-  /** Sections of these follow-ups with a scan end seen within the last interval (the gap between two scans). */
-  private justEnded(followed: PlexFollowUp[], started: number): Set<string> {
-    const watch = this.opts.watch;
-    if (!watch) return new Set();
-    const sections = new Set(followed.flatMap((f) => f.ticket.sections.map((s) => s.id)));
-    return new Set(watch.endedSince(sections, started - this.opts.pollMs).map((e) => e.sectionId));
-  }
-
-  /** The sections Plex is scanning now: one question for every section, however many folders are followed. */
-  private async sectionsScanning(): Promise<Set<string>> {
-    if (!this.activitiesMissing) {
-      const activities = await activitiesOf(this.opts.api);
-      if (activities !== 'unsupported') return new Set(activities.filter((a) => SCAN_ACTIVITY_TYPES.has(a.type) && a.sectionId !== undefined).map((a) => a.sectionId!));
-      this.activitiesMissing = true;
-    }
-    const sections = await this.opts.api.sections();
-    return new Set(sections.filter((s) => s.refreshing).map((s) => s.id));
   }
 
   /** What a poll saw running (`at`: when it began); sections no longer followed are forgotten. */
@@ -397,25 +298,4 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     this.unfollowed.push(u);
     if (this.unfollowed.length > UNFOLLOWED_KEPT) this.unfollowed.shift();
   }
-}
-
-async function activitiesOf(api: PlexApi): Promise<{ type: string; sectionId?: string }[] | 'unsupported'> {
-  let res: Response;
-  try {
-    res = await api.request('GET', '/activities', PLEX_ACTIVITIES);
-  } catch (err) {
-    // Servers older than /activities answer 404 (or 400); that is "can't tell", not "Plex is down".
-    if (err instanceof ApiRefusal && (err.status === 404 || err.status === 400)) return 'unsupported';
-    throw err;
-  }
-  const body = (await res.json().catch(() => undefined)) as { MediaContainer?: { Activity?: unknown } } | undefined;
-  if (body?.MediaContainer === undefined) return 'unsupported';
-  const list = body.MediaContainer.Activity;
-  // Plex leaves the Activity key out when nothing runs.
-  if (!Array.isArray(list)) return [];
-  return list.map((a) => {
-    const act = a as Record<string, unknown>;
-    const section = ((act.Context ?? {}) as Record<string, unknown>).librarySectionID ?? act.librarySectionID;
-    return { type: String(act.type ?? ''), sectionId: section === undefined || section === null ? undefined : String(section) };
-  });
 }
