@@ -188,6 +188,12 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
     return { f, step, result: this.engine.judge.verdict(f, m, step) };
   }
 
+  /** The next look now, not at the end of the interval: something the follow-ups wait for may have changed unseen. */
+  protected lookNow(): void {
+    this.lastLookAt = -Infinity;
+    this.wakeUp?.();
+  }
+
   /** Between two looks: the server's interval, unless its follower knows a reason to look sooner. */
   protected interval(): number {
     return this.engine.intervalMs;

@@ -26,7 +26,7 @@ function wronglyMatched(s: TestService, guid: string, guids: string[] = []) {
   const show = s.plex.meta.addMetadata({ type: 'show', title: 'The Office', guid, guids, locations: [SHOW] });
   const episode = s.plex.meta.addMetadata({ type: 'episode', title: 'Pilot', guid: `${guid}/1/1`, grandparentRatingKey: show.ratingKey, files: [EPISODE] });
   // The scan finds the file as this episode: the confirmation hands its ratingKey to the match check.
-  s.plex.library.set(EPISODE, { ratingKey: episode.ratingKey, file: EPISODE });
+  s.plex.library.set(EPISODE, { ratingKey: episode.ratingKey, file: EPISODE, addedAt: Math.floor(Date.now() / 1000) });
   return show;
 }
 

@@ -47,6 +47,8 @@ export interface LibraryItem {
   ratingKey: string;
   parentRatingKey?: string;
   file: string;
+  /** When it joined the library, unix seconds, as Plex's Metadata carries it (python-plexapi plexapi/video.py Video._loadData reads `addedAt` with utils.toDatetime). */
+  addedAt: number;
 }
 
 /** Files on the fake's disk, indexed by every folder above them, so a scan ending among 100,000 files is cheap. */
@@ -201,7 +203,7 @@ export class FakePlex {
 
   /** Puts a file straight into the library (as if scanned earlier). */
   addToLibrary(file: string, parentRatingKey?: string): LibraryItem {
-    const item = { ratingKey: String(this.nextKey++), parentRatingKey, file };
+    const item = { ratingKey: String(this.nextKey++), parentRatingKey, file, addedAt: Math.floor(Date.now() / 1000) };
     this.library.set(file, item);
     return item;
   }
@@ -425,6 +427,7 @@ export class FakePlex {
                 Metadata: items.map((i) => ({
                   ratingKey: i.ratingKey,
                   ...(i.parentRatingKey ? { parentRatingKey: i.parentRatingKey } : {}),
+                  addedAt: i.addedAt,
                   Media: [{ Part: [{ file: i.file }] }],
                 })),
               }

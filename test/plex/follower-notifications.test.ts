@@ -157,6 +157,23 @@ describe('the Plex follower on notifications', () => {
     expect(target!.follower.outstanding()).toBeLessThanOrEqual(2);
   });
 
+  it('when the socket reopens /activities is asked at once: scans that ended unheard end then, and the count is exact again for the next scan', async () => {
+    // Polls, grace and timeout far beyond the test: only the poll the reopening asks for can end the first two, and
+    // the third (its file already in the library: no item of it created) only by its slot in a count that is exact.
+    const { results, deliver } = await setUp({ followIntervalMs: 600_000, followGraceMs: 600_000, timeoutMs: 600_000 }, () => (socket.refuseUpgrades = 503));
+    await deliver(1);
+    await deliver(2);
+    await until(() => plex.finishedScans.length === 2);
+    socket.refuseUpgrades = undefined;
+    await until(() => results.size === 2, { ms: 3_000, what: 'the two scans that ended unheard judged after the reopening' });
+    expect([...results.values()].map((r) => r.state)).toEqual(['confirmed', 'confirmed']);
+    expect(target!.follower.outstanding()).toBe(0);
+    plex.addToLibrary(episode(3).file);
+    await deliver(3);
+    await until(() => results.size === 3, { ms: 3_000, what: 'the third judged at its own end, by its slot' });
+    expect(target!.follower.outstanding()).toBe(0);
+  });
+
   it("between two of a section's scans (the next one not named yet) the section is not idle: the follow-ups queued behind stay outstanding", async () => {
     // Polls every 200 ms; Plex names the next scan's section 80 ms after it starts. Trusting the events at that
     // instant, a poll in the gap ended every follow-up still queued (and freed their places under the cap). The

@@ -58,9 +58,10 @@ export interface BatchOptions {
   api: PlexApi;
   /**
    * `listing`: page through the sections' recently added items for what the database cannot settle; only for a
-   * file whose scan the notification socket did not watch (both the socket and the database failed).
+   * file whose scan the notification socket did not watch (both the socket and the database failed). `sentAt`: when
+   * its scan was sent, how far back the pages are read.
    */
-  files: { file: string; sections: RecentSection[]; listing: boolean }[];
+  files: { file: string; sections: RecentSection[]; listing: boolean; sentAt?: number }[];
   /** The Plex database reader, when PLEX_DATABASE_PATH is readable. */
   fileInLibrary?: FileInLibrary;
   /** Also find the item's ratingKey when the database confirmed it (analyze needs it). */
@@ -91,7 +92,8 @@ export async function confirmBatch(opts: BatchOptions): Promise<BatchConfirmatio
     const sections = new Map<string, RecentSection>();
     for (const f of listed) for (const s of f.sections) sections.set(s.id, s);
     try {
-      found = await findRecentlyAdded(opts.api, [...sections.values()], new Set(listed.map((f) => f.file)));
+      const sent = listed.map((f) => f.sentAt).filter((at) => at !== undefined);
+      found = await findRecentlyAdded(opts.api, [...sections.values()], new Set(listed.map((f) => f.file)), sent.length ? { addedSince: Math.min(...sent) } : {});
     } catch (err) {
       listingFailed = (err as Error).message;
     }

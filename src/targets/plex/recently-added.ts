@@ -1,8 +1,9 @@
 // The last resort for confirming files, used only when neither the notification socket nor the library database
 // can tell: a section's items of one type, newest first, one small page at a time
 // (`/library/sections/{id}/all?type=1|4&sort=addedAt:desc` with X-Plex-Container-Start/Size, as Plex's own web
-// client pages its lists). A new file is among the first items, so a few pages settle it; the section is never
-// read whole, and the undocumented `?file=` filter is not used.
+// client pages its lists). A new file is among the items added since its scan was sent, so the pages are read back
+// to then (each item's `addedAt`, unix seconds: python-plexapi plexapi/video.py Video._loadData); the section is
+// never read whole, and the undocumented `?file=` filter is not used.
 import { PLEX_RECENT_PAGE } from '../../http/answer-caps.js';
 import { ApiRefusal } from '../../http/api-call.js';
 import type { PlexApi } from './api.js';
@@ -24,9 +25,22 @@ export interface FoundItem {
 export interface RecentOptions {
   /** Items per page: 50 keep one answer to a few KB. */
   pageSize?: number;
+  /** Pages read per section and type whatever `addedSince` says. */
+  minPages?: number;
   /** Pages read per section and type at most: a file older than pageSize × pages additions is not looked for. */
   maxPages?: number;
+  /**
+   * When the earliest of the files' scans was sent (ms): pages are read until one reaches items added before then,
+   * less ADDED_SLACK_MS. After an outage the relay sends hundreds of scans in seconds, and a scan whose end the
+   * socket missed is judged after all of them: its file is then thousands of items down the list.
+   */
+  addedSince?: number;
 }
+
+/** Plex's clock and ours may differ, and addedAt counts whole seconds: items up to a minute older are read too. */
+export const ADDED_SLACK_MS = 60_000;
+/** Pages read at most when going back to `addedSince`: 5,000 items. */
+export const MAX_PAGES_BACK = 100;
 
 /**
  * Which of `files` are among the items most recently added to `sections`. Rejects when Plex does not answer;
@@ -34,7 +48,9 @@ export interface RecentOptions {
  */
 export async function findRecentlyAdded(api: PlexApi, sections: RecentSection[], files: ReadonlySet<string>, opts: RecentOptions = {}): Promise<Map<string, FoundItem>> {
   const pageSize = opts.pageSize ?? 50;
-  const maxPages = opts.maxPages ?? 4;
+  const minPages = opts.minPages ?? 4;
+  const maxPages = opts.maxPages ?? (opts.addedSince === undefined ? minPages : MAX_PAGES_BACK);
+  const oldest = opts.addedSince === undefined ? undefined : (opts.addedSince - ADDED_SLACK_MS) / 1000;
   const found = new Map<string, FoundItem>();
   for (const section of sections) {
     const types = section.type ? [ITEM_TYPE[section.type]].filter(Boolean) : ['1', '4'];
@@ -45,13 +61,16 @@ export async function findRecentlyAdded(api: PlexApi, sections: RecentSection[],
           for (const f of item.files) if (files.has(f)) found.set(f, { ratingKey: item.ratingKey, parentRatingKey: item.parentRatingKey });
         }
         if (items.length < pageSize) break;
+        // Past the first pages, read on only while the page's oldest item was added after the earliest scan was sent.
+        const last = items[items.length - 1].addedAt;
+        if (page + 1 >= minPages && (oldest === undefined || last === undefined || last < oldest)) break;
       }
     }
   }
   return found;
 }
 
-async function pageOf(api: PlexApi, section: string, type: string, start: number, size: number): Promise<{ ratingKey: string; parentRatingKey?: string; files: string[] }[]> {
+async function pageOf(api: PlexApi, section: string, type: string, start: number, size: number): Promise<{ ratingKey: string; parentRatingKey?: string; addedAt?: number; files: string[] }[]> {
   let body: unknown;
   try {
     const res = await api.request('GET', `/library/sections/${encodeURIComponent(section)}/all`, PLEX_RECENT_PAGE, {
@@ -69,8 +88,9 @@ async function pageOf(api: PlexApi, section: string, type: string, start: number
   const list = (body as { MediaContainer?: { Metadata?: unknown } } | undefined)?.MediaContainer?.Metadata;
   if (!Array.isArray(list)) return [];
   return list.map((raw) => {
-    const item = raw as { ratingKey?: unknown; parentRatingKey?: unknown; Media?: { Part?: { file?: unknown }[] }[] };
+    const item = raw as { ratingKey?: unknown; parentRatingKey?: unknown; addedAt?: unknown; Media?: { Part?: { file?: unknown }[] }[] };
     const files = (item.Media ?? []).flatMap((m) => (m.Part ?? []).flatMap((p) => (typeof p.file === 'string' ? [p.file] : [])));
-    return { ratingKey: String(item.ratingKey ?? ''), parentRatingKey: item.parentRatingKey === undefined ? undefined : String(item.parentRatingKey), files };
+    const addedAt = typeof item.addedAt === 'number' ? item.addedAt : undefined;
+    return { ratingKey: String(item.ratingKey ?? ''), parentRatingKey: item.parentRatingKey === undefined ? undefined : String(item.parentRatingKey), addedAt, files };
   });
 }

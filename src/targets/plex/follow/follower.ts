@@ -157,8 +157,14 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
       this.scanning.seenEnd();
       this.ends.ended(scan);
     });
-    // Each (re)open: ends seen before are no guide to what ended meanwhile.
-    const connected = watch.subscribe((e) => e.kind === 'connection' && e.connected && this.queues.rebase(this.values()));
+    // Each (re)open: ends seen before are no guide to what ended meanwhile, and /activities is asked now, not at the
+    // next interval: a section found idle makes its count exact again (a Plex back from an outage ends at once scans
+    // it took before the socket opened).
+    const connected = watch.subscribe((e) => {
+      if (e.kind !== 'connection' || !e.connected) return;
+      this.queues.rebase(this.values());
+      this.lookNow();
+    });
     this.unwatch = () => (ended(), connected());
   }
 
@@ -276,7 +282,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     const m = this.moment({ now: this.opts.clock.now(), look: 0 });
     const answers = await confirmBatch({
       api: this.opts.api,
-      files: withFile.map((f) => ({ file: f.ticket.file!, sections: f.ticket.sections, listing: !sawAll(f, m) || !!f.unseen })),
+      files: withFile.map((f) => ({ file: f.ticket.file!, sections: f.ticket.sections, listing: !sawAll(f, m) || !!f.unseen, sentAt: acceptedAt(f) })),
       fileInLibrary: this.opts.fileInLibrary,
       wantItem: this.opts.analyze && this.opts.after.analyze !== 'off',
       concurrency: LOOKUPS_AT_ONCE,

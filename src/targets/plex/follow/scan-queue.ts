@@ -22,6 +22,8 @@ interface SectionQueue {
   unrecorded: Map<number, number>;
   /** The first slot the count can vouch for: slots before it were given while the count was not trusted. */
   trustedFrom: number;
+  /** Scans were counted as still ahead at a (re)open, though some may have ended unseen: the count may lag. */
+  guessed: boolean;
 }
 
 export class ScanQueues {
@@ -41,9 +43,9 @@ export class ScanQueues {
     return this.unfollowed.length;
   }
 
-  /** Sections whose count is not trusted, waiting for /activities to show them idle. */
+  /** Sections whose count is not trusted or may lag (guessed at a reopen), waiting for /activities to show them idle. */
   get untrusted(): string[] {
-    return [...this.queues].filter(([, q]) => q.trustedFrom === Infinity).map(([id]) => id);
+    return [...this.queues].filter(([, q]) => q.trustedFrom === Infinity || q.guessed).map(([id]) => id);
   }
 
   /**
@@ -117,6 +119,7 @@ export class ScanQueues {
     const queue = this.queueOf(sectionId);
     queue.ended = Math.max(queue.ended, acceptedBefore);
     queue.trustedFrom = acceptedBefore + 1;
+    queue.guessed = false;
     this.unfollowed = this.unfollowed.filter((seq) => !this.passedSlot(seq));
   }
 
@@ -140,6 +143,8 @@ export class ScanQueues {
       let ahead = queue.unrecorded.size;
       for (const f of all) if (!f.ended && f.ticket.sections.some((s) => s.id === id)) ahead++;
       queue.ended = queue.accepted - ahead;
+      // An end missed while the socket was down makes every later slot pass one end late: exact again at idle.
+      queue.guessed ||= ahead > 0;
     }
   }
 
@@ -150,7 +155,7 @@ export class ScanQueues {
 
   private queueOf(sectionId: string): SectionQueue {
     let queue = this.queues.get(sectionId);
-    if (!queue) this.queues.set(sectionId, (queue = { accepted: 0, ended: 0, unrecorded: new Map(), trustedFrom: 1 }));
+    if (!queue) this.queues.set(sectionId, (queue = { accepted: 0, ended: 0, unrecorded: new Map(), trustedFrom: 1, guessed: false }));
     return queue;
   }
 }
