@@ -6,7 +6,8 @@
 // any folder waited from the first request of a wait to its refresh (target: SERVER_SCAN_DELAY + 30 s); the
 // longest Plex sat idle while folders were due here (target: 2 s); refreshes a second during the load (silent
 // against on: at least 60 %); the queue empty after the load's end (target: 60 s). BENCH_CLI: another build of the
-// CLI to measure (the same run against an earlier scanrelay).
+// CLI to measure (the same run against an earlier scanrelay). BENCH_BUSY_ONLY=silent runs one of the two;
+// BENCH_BUSY_KEEP=1 keeps each run's folder (log, queue).
 import { Agent } from 'node:http';
 import { join } from 'node:path';
 import Database from '../src/sqlite/binding.js';
@@ -153,12 +154,15 @@ async function busy(socketMode: 'on' | 'silent'): Promise<Run> {
     agent.destroy();
     await socket.close();
     await plex.stop();
-    cleanup(dir);
+    if (process.env.BENCH_BUSY_KEEP) log(`kept ${dir}`);
+    else cleanup(dir);
   }
 }
 
 export async function run(): Promise<Figure[]> {
-  const runs = { on: await busy('on'), silent: await busy('silent') };
+  const only = process.env.BENCH_BUSY_ONLY;
+  const runs: Partial<Record<'on' | 'silent', Run>> = {};
+  for (const mode of ['on', 'silent'] as const) if (!only || only === mode) runs[mode] = await busy(mode);
   const figures: Figure[] = [];
   for (const [mode, r] of Object.entries(runs)) {
     log(
@@ -197,6 +201,7 @@ export async function run(): Promise<Figure[]> {
       },
     );
   }
+  if (!runs.on || !runs.silent) return figures;
   const ratio = runs.silent.pace / runs.on.pace;
   figures.push({
     id: '19',

@@ -1,6 +1,6 @@
 // Without a notification socket that answers, only a poll of /activities sees a scan end, and the slots under
 // PLEX_MAX_OUTSTANDING stay taken until one does: at one poll per PLEX_FOLLOW_INTERVAL, a Plex whose partial scans
-// take tens of ms sat idle most of each second (benchmark 19, socket silent: 16% of the pace with the socket on).
+// take tens of ms sat idle most of each second (benchmark 19, socket silent).
 // While a scan sent lately is outstanding and no socket vouches for it, the follower asks every BLIND_POLL_MS instead. On the
 // fake Plex over 127.0.0.1, on a clock the test moves (its sleeps move it), so the interval is model time.
 import { afterEach, describe, expect, it } from 'vitest';

@@ -19,8 +19,11 @@ import { LOOKUPS_AT_ONCE, ScanEnds, type Unfollowed } from './scan-ends.js';
 import { ScanQueues } from './scan-queue.js';
 import { itemsOfScans, plexGet, type PlexGet } from './scan-items.js';
 
-/** Between two polls of /activities while no socket can tell of scan ends and a scan sent lately is outstanding. */
-export const BLIND_POLL_MS = 250;
+/**
+ * Between two polls of /activities while no socket can tell of scan ends and a scan sent lately is outstanding: Plex
+ * gets at most PLEX_MAX_OUTSTANDING scans per poll then, and a poll that lands on a scan frees none.
+ */
+export const BLIND_POLL_MS = 100;
 /** Partial scans take 0.1-1 s: one still outstanding this long after Plex took it is a long one, polled at the interval. */
 export const BLIND_FAST_MS = 5_000;
 
