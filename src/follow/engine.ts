@@ -190,6 +190,7 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
 
   /** The next look now, not at the end of the interval: something the follow-ups wait for may have changed unseen. */
   protected lookNow(): void {
+    if (!this.byKey.size) return;
     this.lastLookAt = -Infinity;
     this.wakeUp?.();
   }

@@ -93,6 +93,7 @@ describe('itemFiles and itemsOfScans', () => {
     const scan: SectionScanEnded = {
       sectionId: '2',
       uuid: 'u',
+      startSeen: true,
       touched: [
         { ratingKey: '48212', type: 3, created: true },
         { ratingKey: '48213', type: 4, created: true },

@@ -88,6 +88,42 @@ describe('the section line when Plex contradicts it', () => {
     expect(line.passed([fourth])).toEqual([fourth]);
   });
 
+  it('after a reopen the count is guessed until /activities shows the section idle; then the late end of a scan begun before the socket opened passes no later slot', () => {
+    const { clock, line, followed, connect, placedFollowUp } = setup();
+    // Two scans taken while the socket was down, both followed: counted as still ahead at the reopening.
+    const before = [followed(line.accepted('2')), followed(line.accepted('2'))];
+    for (const f of before) line.recorded(f.ticket.accepted);
+    clock.advance(5);
+    connect(before);
+    expect(line.untrusted).toEqual(['2']);
+    // /activities, asked when Plex had taken the two, shows the section idle: both are over.
+    line.recount('2', 2);
+    expect(line.untrusted).toEqual([]);
+    const third = placedFollowUp();
+    // The end of one of the two, on its way while Plex was asked: its start came before the socket opened.
+    expect(line.ended('2', false)).toBe(false);
+    expect(line.passed([third])).toEqual([]);
+    // The third scan's own end (its start seen on the socket).
+    expect(line.ended('2', true)).toBe(true);
+    expect(line.passed([third])).toEqual([third]);
+  });
+
+  it("Plex ends a scan before it answers the refresh: the end heard meanwhile counts for that scan, and one heard with nothing sent does not", async () => {
+    const { line, connect } = setup();
+    connect([]);
+    let answer!: () => void;
+    const sending = line.send('2', () => new Promise<void>((r) => (answer = r)));
+    expect(line.ended('2')).toBe(false);
+    answer();
+    const placed = await sending;
+    const f = { slot: placed.seq, ticket: { sections: [{ id: '2', title: 'TV' }] } } as unknown as Parameters<typeof line.passed>[0] extends Iterable<infer F> ? F : never;
+    expect(line.passed([f])).toEqual([f]);
+    // Nothing being sent: an end with nothing of ours to end is not kept for the next refresh.
+    expect(line.ended('2')).toBe(false);
+    const next = line.accepted('2');
+    expect(line.passed([{ ...f, slot: next.seq }])).toEqual([]);
+  });
+
   it('a uncertain section gives no place, and an end passes no place of it, until it is resynchronised', () => {
     const { line, connect, placedFollowUp } = setup();
     connect([]);

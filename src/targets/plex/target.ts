@@ -131,9 +131,8 @@ export class PlexTarget implements Capabilities {
       // Before the refreshes: Plex can scan a small folder before it answers, and those entries must be kept.
       this.follower.watchScans(matches.map((s) => s.id));
       for (const section of matches) {
-        await this.api.refresh(section.id, folder);
         // Counted the moment Plex took it, in the order it took them (the follower's queue of scans, per section).
-        const placed = this.follower.queues.accepted(section.id);
+        const placed = await this.follower.queues.send(section.id, () => this.api.refresh(section.id, folder));
         accepted = accepted ? { ...accepted, seq: { ...accepted.seq, ...placed.seq } } : placed;
       }
     } catch (err) {

@@ -51,7 +51,7 @@ export class ScanEnds {
   /** A section's scan ended (the socket's `ended`). */
   ended(scan: EndedScan): void {
     const id = scan.sectionId;
-    const counted = this.queues.ended(id);
+    const counted = this.queues.ended(id, scan.startSeen);
     if (!counted) this.opts.logger.debug(`Plex ended a scan of section ${id} while none of ours was left there (its own, or another tool's): not counted.`);
     const passedSlot = counted ? this.queues.lastPassed(id) : undefined;
     const inSection = this.book.values().filter((f) => f.ticket.sections.some((s) => s.id === id));

@@ -62,6 +62,8 @@ export interface SectionScanEnded {
   touched: TouchedItem[];
   /** Item ids a state-9 entry deleted in the same span. */
   deleted: string[];
+  /** Its `started` or `updated` came through this socket: the scan began after the socket opened. */
+  startSeen: boolean;
 }
 
 /** Whether an item of this type can hold a delivered file (shows, seasons, artists and albums do not). */
@@ -131,7 +133,8 @@ export class SectionScans {
     }
     if (e.kind === 'timeline') return this.timeline(e);
     if (e.type !== SCAN_ACTIVITY) return;
-    const section = e.sectionId ?? this.activities.get(e.uuid)?.section;
+    const seen = this.activities.get(e.uuid);
+    const section = e.sectionId ?? seen?.section;
     this.activities.delete(e.uuid);
     if (e.event !== 'ended') {
       this.activities.set(e.uuid, { section, seenAt: (this.opts.now ?? Date.now)() });
@@ -148,7 +151,7 @@ export class SectionScans {
       this.reported.add(t.ratingKey);
       if (this.reported.size > REMEMBERED) this.reported.delete(this.reported.values().next().value!);
     }
-    this.ended({ sectionId: section, uuid: e.uuid, touched, deleted: p ? [...p.deleted] : [] });
+    this.ended({ sectionId: section, uuid: e.uuid, touched, deleted: p ? [...p.deleted] : [], startSeen: seen !== undefined });
   }
 
   private timeline(e: TimelineEvent): void {

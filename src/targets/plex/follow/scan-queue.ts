@@ -24,6 +24,11 @@ interface SectionQueue {
   trustedFrom: number;
   /** Scans were counted as still ahead at a (re)open, though some may have ended unseen: the count may lag. */
   guessed: boolean;
+  /** When /activities last made the count exact. */
+  recountedAt?: number;
+  /** Refreshes sent and not yet answered, and ends heard meanwhile with nothing else to end (see `send`). */
+  sending: number;
+  early: number;
 }
 
 export class ScanQueues {
@@ -57,7 +62,22 @@ export class ScanQueues {
     const queue = this.queueOf(sectionId);
     const at = this.opts.clock.now();
     queue.unrecorded.set(++queue.accepted, at);
+    // Plex can scan a small folder before it answers the refresh: an end heard while it was being sent was this one's.
+    if (queue.early > 0) [queue.early, queue.ended] = [queue.early - 1, queue.ended + 1];
     return { run: this.run, at, seq: { [sectionId]: queue.accepted } };
+  }
+
+  /** Sends a refresh of the section (`refresh`), placed in its queue once Plex took it. */
+  async send(sectionId: string, refresh: () => Promise<unknown>): Promise<Placed> {
+    const queue = this.queueOf(sectionId);
+    queue.sending++;
+    try {
+      await refresh();
+      return this.accepted(sectionId);
+    } finally {
+      queue.sending--;
+      if (queue.sending === 0) queue.early = 0;
+    }
   }
 
   /** The scans of these slots are followed, superseded, or have nothing to follow: no longer unrecorded. */
@@ -83,11 +103,16 @@ export class ScanQueues {
   /**
    * The socket told of a scan end in the section. False when nothing counted is left to end there (Plex's own scan,
    * another tool's): not counted, and nothing of ours to distrust. A queue is begun only for a section the socket
-   * keeps entries of: a server ending scans of other sections, or of made-up ones, adds none.
+   * keeps entries of: a server ending scans of other sections, or of made-up ones, adds none. Nor is the end of a
+   * scan that began before the socket opened (`startSeen` false) once /activities recounted the section since: that
+   * scan was counted then, and its end, on its way meanwhile, would pass a later slot.
    */
-  ended(sectionId: string): boolean {
+  ended(sectionId: string, startSeen = true): boolean {
     const queue = this.queues.get(sectionId) ?? (this.opts.watch?.keeps(sectionId) ? this.queueOf(sectionId) : undefined);
+    if (queue && queue.ended >= queue.accepted && queue.early < queue.sending) queue.early++;
     if (!queue || queue.ended >= queue.accepted) return false;
+    const since = this.opts.watch?.connectedSince;
+    if (!startSeen && since !== undefined && (queue.recountedAt ?? -Infinity) >= since) return false;
     queue.ended++;
     if (this.unfollowed.length) this.unfollowed = this.unfollowed.filter((seq) => !this.passedSlot(seq));
     return true;
@@ -120,6 +145,7 @@ export class ScanQueues {
     queue.ended = Math.max(queue.ended, acceptedBefore);
     queue.trustedFrom = acceptedBefore + 1;
     queue.guessed = false;
+    queue.recountedAt = this.opts.clock.now();
     this.unfollowed = this.unfollowed.filter((seq) => !this.passedSlot(seq));
   }
 
@@ -155,7 +181,7 @@ export class ScanQueues {
 
   private queueOf(sectionId: string): SectionQueue {
     let queue = this.queues.get(sectionId);
-    if (!queue) this.queues.set(sectionId, (queue = { accepted: 0, ended: 0, unrecorded: new Map(), trustedFrom: 1, guessed: false }));
+    if (!queue) this.queues.set(sectionId, (queue = { accepted: 0, ended: 0, unrecorded: new Map(), trustedFrom: 1, guessed: false, sending: 0, early: 0 }));
     return queue;
   }
 }
