@@ -33,9 +33,9 @@ describe('a scan waiting in Plex', () => {
       target.follower.follow({ ref: { folderId: n, generation: 1 }, folder, event: 'Download', deliveredAt: acceptedAt, ticket: outcome.follow });
     }
     expect(target.outstanding()).toBe(2);
-    const polls = () => plex.requests.filter((r) => r.path === '/activities').length;
-    // Each poll moves the follower's clock one interval on: 90 polls are 90 s with the first scan stuck running.
-    await until(() => polls() >= 90);
+    // Each poll moves the follower's clock on (every BLIND_POLL_MS while the scans are young, then one interval):
+    // 90 s with the first scan stuck running.
+    await until(() => clock.now() - acceptedAt >= 90_000);
     expect(results.get(episode(1).folder)).toMatchObject({ state: 'unconfirmed', detail: expect.stringContaining('PLEX_CONFIRM_TIMEOUT') });
     expect(results.has(episode(2).folder)).toBe(false);
     expect(target.outstanding()).toBe(1);
