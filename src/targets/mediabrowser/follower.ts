@@ -118,7 +118,8 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
       // server's queue, perhaps this one behind it. A walk the monitor queued reads Idle until it runs (J6), but
       // whatever it waits behind shows, and so do our targeted refreshes not yet seen to run.
       const missing = listed.state === 'absent' || (listed.state === 'unknown' && located?.isLibraryRoot === true);
-      const queueBusy = missing && (!!f.refresh?.queueBusy || (await this.watchBusy()));
+      if (missing && !f.refresh?.queueBusy) await this.opts.watch?.check().catch(() => undefined);
+      const queueBusy = missing && (!!f.refresh?.queueBusy || !!this.opts.watch?.busy());
       this.tell(f, { kind: 'seen', seen: { how: 'listing', listed }, missing, queueBusy });
     } catch (err) {
       this.tell(f, { kind: 'failed', error: String((err as Error).message ?? err), at: this.opts.clock.now() });
@@ -134,11 +135,6 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
       this.changed.add(id);
     }
     if (this.changed.size && !this.readingChanged) this.track(this.readChanged());
-  }
-
-  private async watchBusy(): Promise<boolean> {
-    await this.opts.watch?.check().catch(() => undefined);
-    return this.opts.watch?.busy() ?? false;
   }
 
   /** The ids named so far, in batches, until none wait or nothing is followed any more. */
