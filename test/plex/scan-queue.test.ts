@@ -77,11 +77,11 @@ describe('the section line when Plex contradicts it', () => {
     placedFollowUp();
     placedFollowUp();
     line.distrust('2');
-    expect(line.untrusted).toEqual(['2']);
+    expect([...line.untrusted.keys()]).toEqual(['2']);
     expect(placedFollowUp().slot).toBeUndefined();
     // /activities, asked when Plex had taken 3, shows the section idle: all three are over.
     line.recount('2', 3);
-    expect(line.untrusted).toEqual([]);
+    expect(line.untrusted.size).toBe(0);
     const fourth = placedFollowUp();
     expect(fourth.slot).toEqual({ '2': 4 });
     expect(line.ended('2')).toBe(true);

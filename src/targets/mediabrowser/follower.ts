@@ -17,7 +17,7 @@ import { apply, FOLLOW_TIMINGS, nextStep, verdictOf, type MediaBrowserEvent, typ
 import type { Located } from './locate.js';
 import type { RefreshWatch } from './refresh-watch.js';
 import type { MediaBrowserScans } from './scan.js';
-import { MediaBrowserSocket, type LibraryChangedEvent } from './socket.js';
+import { MediaBrowserSocket, serverName, type LibraryChangedEvent, type MediaBrowserKind } from './socket.js';
 import { isTicket } from './verdict.js';
 
 export interface MediaBrowserFollowerOptions {
@@ -159,9 +159,9 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
 }
 
 /** The follower of a Jellyfin or Emby target, from its own parts: the listing finds the refreshed folder's item as the scan did. */
-export function mediaBrowserFollower(server: { kind: 'jellyfin' | 'emby'; librariesPath: string; name: string; url: string; token: string }, parts: { api: ApiCaller; clock: Clock; log: Logger; scans: MediaBrowserScans; list: LibraryList<Library> }): MediaBrowserFollower {
+export function mediaBrowserFollower(server: { kind: MediaBrowserKind; librariesPath: string; name: string; url: string; token: string }, parts: { api: ApiCaller; clock: Clock; log: Logger; scans: MediaBrowserScans; list: LibraryList<Library> }): MediaBrowserFollower {
   const { api, clock, log: logger, scans, list } = parts;
-  const name = server.kind === 'jellyfin' ? 'Jellyfin' : 'Emby';
+  const name = serverName(server.kind);
   const say = { logger, name: `${name}'s websocket`, meanwhile: 'delivered files are confirmed by listing their folder' };
   const tokenHasUser = server.kind === 'jellyfin' ? () => jellyfinTokenHasUser(api) : undefined;
   // deviceId: stable per target, the server keys the socket's session on it, across our restarts too.

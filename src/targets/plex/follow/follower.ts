@@ -59,10 +59,11 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
   private readonly ends: ScanEnds;
   private readonly scanning: RunningSections;
   private readonly get: PlexGet;
-  /** How many follow-ups wait on each section: the socket keeps the timeline entries of those sections only. */
-  private readonly perSection = new Map<string, number>();
-  /** When each followed section went idle, as the polls saw it, and its latest request: its grace counts from the later. */
-  private readonly sections = new Map<string, { idleSince?: number; askedAt: number }>();
+  /**
+   * The sections followed: how many follow-ups wait on each (the socket keeps the timeline entries of those with
+   * any), when each went idle as the polls saw it, and its latest request: its grace counts from the later.
+   */
+  private readonly sections = new Map<string, { waiting: number; idleSince?: number; askedAt: number }>();
   /** Scans Plex may still hold that no follow-up waits for: the end of one is no follow-up's. */
   private readonly unfollowed: Unfollowed[] = [];
   private readonly said = { deep: false };
@@ -80,7 +81,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     this.queues = new ScanQueues(opts);
     const book = { values: () => this.values(), tell: (fs: PlexFollowUp | PlexFollowUp[], e: PlexEvent) => void this.tell(fs, e), unfollowed: this.unfollowed };
     this.ends = new ScanEnds(opts, this.get, this.queues, book, (p) => void this.track(p));
-    opts.watch?.followedBy((id) => this.perSection.has(id));
+    opts.watch?.followedBy((id) => (this.sections.get(id)?.waiting ?? 0) > 0);
   }
 
   /**
@@ -136,20 +137,16 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
 
   protected followed(f: PlexFollowUp): void {
     for (const s of f.ticket.sections) {
-      this.perSection.set(s.id, (this.perSection.get(s.id) ?? 0) + 1);
+      const section = this.sections.get(s.id);
       // A scan of the section was handed over to be followed: its grace starts again.
-      this.sections.set(s.id, { ...this.sections.get(s.id), askedAt: f.followedAt });
+      this.sections.set(s.id, { ...section, waiting: (section?.waiting ?? 0) + 1, askedAt: f.followedAt });
     }
     // A small folder can be scanned before its delivery is recorded as followed: its scan's end is still here.
     this.ends.late(f);
   }
 
   protected ended(f: PlexFollowUp): void {
-    for (const s of f.ticket.sections) {
-      const n = (this.perSection.get(s.id) ?? 1) - 1;
-      if (n > 0) this.perSection.set(s.id, n);
-      else this.perSection.delete(s.id);
-    }
+    for (const s of f.ticket.sections) this.sections.get(s.id)!.waiting--;
     if (!f.ended) this.unfollowedScan({ ticket: f.ticket, at: acceptedAt(f) });
   }
 
@@ -222,7 +219,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     if (this.polledLook === m.look) return;
     this.polledLook = m.look;
     // A section whose count is not trusted is counted again only once /activities shows it idle: asked each interval until then.
-    const untrusted = new Map(this.queues.untrusted.map((id) => [id, this.queues.acceptedSoFar(id)]));
+    const untrusted = this.queues.untrusted;
     if (untrusted.size && this.opts.watch) this.opts.watch.pollDue = true;
     const answer = await this.scanning.ask(this.values(), m.now);
     // Those followed now, but not those that came while Plex was asked (only a later poll can find them idle).
@@ -232,7 +229,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     if (idle) for (const [id, acceptedBefore] of untrusted) if (idle(id)) this.ends.recounted(id, acceptedBefore);
     // What it saw running (from when it began); sections no longer followed are forgotten.
     for (const [id, section] of this.sections) {
-      if (!this.perSection.has(id)) this.sections.delete(id);
+      if (section.waiting <= 0) this.sections.delete(id);
       else if (running.has(id)) section.idleSince = undefined;
       else section.idleSince ??= m.now;
     }
