@@ -206,7 +206,10 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
     while (this.running) {
       const wait = this.byKey.size ? this.lastLookAt + this.interval() - clock.now() : Infinity;
       if (wait > 0) {
-        await this.pause(wait);
+        const { done, wake } = wakeableSleep(clock, wait, this.stopping.signal);
+        this.wakeUp = wake;
+        await done;
+        this.wakeUp = undefined;
         continue;
       }
       this.lastLookAt = clock.now();
@@ -216,12 +219,5 @@ export abstract class FollowEngine<F extends FollowUp, E, M extends Moment, L ex
         this.engine.logger.error({ err: String(err) }, `following ${this.engine.server} scans failed (${String(err)}); trying again at the next look`);
       }
     }
-  }
-
-  private async pause(ms: number): Promise<void> {
-    const { done, wake } = wakeableSleep(this.engine.clock, ms, this.stopping.signal);
-    this.wakeUp = wake;
-    await done;
-    this.wakeUp = undefined;
   }
 }

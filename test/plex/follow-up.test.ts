@@ -19,7 +19,7 @@ function followUp(slot?: Record<string, number>): FollowUp {
     ticket: { sections: [{ id: '2', title: 'TV' }], file: FILE },
     followedAt: T,
     polled: 0,
-    reading: 0,
+    looking: 0,
     seenRunning: false,
     ...(slot ? { slot } : {}),
   };
@@ -31,9 +31,9 @@ const at = (over: Partial<Omit<Moment, 'graceOver'>> & { graceOver?: boolean } =
 };
 const told = (f: FollowUp, ...events: PlexEvent[]) => (events.forEach((e) => apply(f, e)), f);
 /** The library asked about its file, and what it said. */
-const looked = (evidence: BatchConfirmation): PlexEvent => ({ kind: 'looked', evidence: new Map([['1:1', evidence]]) });
-/** The items of scan ends read: its file among them or not. */
-const read = (found: boolean): PlexEvent => ({ kind: 'read', found: new Map(found ? [[FILE, { ratingKey: '9' }]] : []) });
+const looked = (evidence: BatchConfirmation): PlexEvent => ({ kind: 'looked', evidence: new Map([['1:1', evidence]]), library: true });
+/** The items of scan ends read (news of its scan, not the library asked): its file among them or not. */
+const read = (found: boolean): PlexEvent => ({ kind: 'looked', evidence: new Map(found ? [['1:1', { ...confirmed, ratingKey: '9' }]] : []), library: false });
 const polled = (look: number, running: boolean, over: { first?: boolean; freed?: boolean } = {}): PlexEvent => ({
   kind: 'polled',
   look,
@@ -45,13 +45,13 @@ const polled = (look: number, running: boolean, over: { first?: boolean; freed?:
 
 describe('the socket: a scan end, and its slot passed in its section\'s queue', () => {
   it("a file among the end's items, its own slot passed: judged at once", () => {
-    const f = told(followUp({ '2': 1 }), { kind: 'reading' }, read(true), { kind: 'ended', by: 'queue' });
+    const f = told(followUp({ '2': 1 }), { kind: 'looking' }, read(true), { kind: 'ended', by: 'queue' });
     expect(nextStep(f, at())).toBe('judge');
     expect(f.seenRunning).toBe(true);
   });
 
   it("a file among an earlier end's items while its own scan is still queued at Plex: it waits, holding its slot", () => {
-    const f = told(followUp({ '2': 2 }), { kind: 'reading' }, read(true));
+    const f = told(followUp({ '2': 2 }), { kind: 'looking' }, read(true));
     expect(nextStep(f, at())).toBe('wait');
     apply(f, { kind: 'ended', by: 'queue' });
     expect(nextStep(f, at())).toBe('judge');
@@ -70,7 +70,7 @@ describe('the socket: a scan end, and its slot passed in its section\'s queue', 
   });
 
   it("reads of ended scans' items under way: not judged before they are done; news of its scan asks the library again", () => {
-    const f = told(followUp({ '2': 1 }), { kind: 'reading' }, { kind: 'reading' }, { kind: 'ended', by: 'queue' });
+    const f = told(followUp({ '2': 1 }), { kind: 'looking' }, { kind: 'looking' }, { kind: 'ended', by: 'queue' });
     expect(nextStep(f, at())).toBe('wait');
     apply(f, read(false));
     expect(nextStep(f, at())).toBe('wait');
@@ -111,8 +111,8 @@ describe('the poll', () => {
 
 describe('the late path (ends seen before the follow-up was recorded)', () => {
   it('a file among those ends is judged at once when it holds no slot, or once its slot is passed', () => {
-    expect(nextStep(told(followUp(), { kind: 'reading' }, read(true)), at())).toBe('judge');
-    expect(nextStep(told(followUp({ '2': 3 }), { kind: 'reading' }, read(true)), at())).toBe('wait');
+    expect(nextStep(told(followUp(), { kind: 'looking' }, read(true)), at())).toBe('judge');
+    expect(nextStep(told(followUp({ '2': 3 }), { kind: 'looking' }, read(true)), at())).toBe('wait');
   });
 
   it('a file seen stays confirmed: a later lookup that cannot tell does not undo it', () => {

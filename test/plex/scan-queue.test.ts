@@ -77,11 +77,11 @@ describe('the section line when Plex contradicts it', () => {
     placedFollowUp();
     placedFollowUp();
     line.distrust('2');
-    expect(line.untrusted).toEqual(['2']);
+    expect([...line.untrusted.keys()]).toEqual(['2']);
     expect(placedFollowUp().slot).toBeUndefined();
     // /activities, asked when Plex had taken 3, shows the section idle: all three are over.
     line.recount('2', 3);
-    expect(line.untrusted).toEqual([]);
+    expect(line.untrusted.size).toBe(0);
     const fourth = placedFollowUp();
     expect(fourth.slot).toEqual({ '2': 4 });
     expect(line.ended('2')).toBe(true);
@@ -95,10 +95,10 @@ describe('the section line when Plex contradicts it', () => {
     for (const f of before) line.recorded(f.ticket.accepted);
     clock.advance(5);
     connect(before);
-    expect(line.untrusted).toEqual(['2']);
+    expect([...line.untrusted.keys()]).toEqual(['2']);
     // /activities, asked when Plex had taken the two, shows the section idle: both are over.
     line.recount('2', 2);
-    expect(line.untrusted).toEqual([]);
+    expect(line.untrusted.size).toBe(0);
     const third = placedFollowUp();
     // The end of one of the two, on its way while Plex was asked: its start came before the socket opened.
     expect(line.ended('2', false)).toBe(false);

@@ -25,7 +25,6 @@ export const FOLLOW_TIMINGS = {
   /** The longest a follow-up waits for the refresh to be over before it lists anyway. */
   timeoutMs: 600_000,
 };
-export type FollowTimings = typeof FOLLOW_TIMINGS;
 
 export interface MediaBrowserFollowUp extends FollowUp<MediaBrowserTicket> {
   looking?: boolean;
@@ -51,7 +50,7 @@ export type MediaBrowserEvent =
   | { kind: 'failed'; error: string; at: number };
 
 export interface MediaBrowserMoment extends Moment {
-  timings: FollowTimings;
+  timings: typeof FOLLOW_TIMINGS;
   /** When the follower started: a delivery made before it was made by an earlier run, while no socket listened. */
   startedAt: number;
   /** Since when a socket that can hear LibraryChanged has been open; undefined while none is. */
@@ -101,16 +100,6 @@ export function nextStep(f: MediaBrowserFollowUp, m: MediaBrowserMoment): Step<'
 }
 
 /**
- * When the server has started the refresh: at once, or LibraryMonitorDelay after the last change nearby, since
- * every change to the same path, a child, a parent or a sibling restarts the monitor's timer (LibraryMonitor.cs
- * L383-425, FileRefresher.cs L63-86): counted from the last change we sent under the follow-up's libraries.
- */
-function refreshFrom(f: MediaBrowserFollowUp, m: MediaBrowserMoment): number {
-  if (f.ticket.via !== 'monitor') return f.item.deliveredAt;
-  return Math.max(f.item.deliveredAt, m.lastMonitorChange(f.ticket.libraries) ?? -Infinity) + m.timings.monitorDelayMs;
-}
-
-/**
  * The listing waits for LibraryChanged when the socket watches the follow-up: the token may hear it, and the
  * socket has been open since before the message could go out (LibraryUpdateDuration after the refresh's last
  * change, so never sooner than that after the refresh began). A follow-up resumed after a restart is not watched:
@@ -118,7 +107,10 @@ function refreshFrom(f: MediaBrowserFollowUp, m: MediaBrowserMoment): number {
  */
 function listFrom(f: MediaBrowserFollowUp, m: MediaBrowserMoment): number {
   const t = m.timings;
-  const from = refreshFrom(f, m);
+  // When the server has started the refresh: at once, or LibraryMonitorDelay after the last change nearby, since
+  // every change to the same path, a child, a parent or a sibling restarts the monitor's timer (LibraryMonitor.cs
+  // L383-425, FileRefresher.cs L63-86): counted from the last change we sent under the follow-up's libraries.
+  const from = f.ticket.via !== 'monitor' ? f.item.deliveredAt : Math.max(f.item.deliveredAt, m.lastMonitorChange(f.ticket.libraries) ?? -Infinity) + t.monitorDelayMs;
   const watched = m.socketSince !== undefined && f.item.deliveredAt >= m.startedAt && m.socketSince <= from + t.libraryUpdateMs;
   return from + (watched ? t.libraryUpdateMs + t.socketGraceMs : t.settleMs);
 }

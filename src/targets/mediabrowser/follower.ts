@@ -17,7 +17,7 @@ import { apply, FOLLOW_TIMINGS, nextStep, verdictOf, type MediaBrowserEvent, typ
 import type { Located } from './locate.js';
 import type { RefreshWatch } from './refresh-watch.js';
 import type { MediaBrowserScans } from './scan.js';
-import { MediaBrowserSocket, type LibraryChangedEvent } from './socket.js';
+import { MediaBrowserSocket, serverName, type LibraryChangedEvent, type MediaBrowserKind } from './socket.js';
 import { isTicket } from './verdict.js';
 
 export interface MediaBrowserFollowerOptions {
@@ -118,7 +118,8 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
       // server's queue, perhaps this one behind it. A walk the monitor queued reads Idle until it runs (J6), but
       // whatever it waits behind shows, and so do our targeted refreshes not yet seen to run.
       const missing = listed.state === 'absent' || (listed.state === 'unknown' && located?.isLibraryRoot === true);
-      const queueBusy = missing && (!!f.refresh?.queueBusy || (await this.watchBusy()));
+      if (missing && !f.refresh?.queueBusy) await this.opts.watch?.check().catch(() => undefined);
+      const queueBusy = missing && (!!f.refresh?.queueBusy || !!this.opts.watch?.busy());
       this.tell(f, { kind: 'seen', seen: { how: 'listing', listed }, missing, queueBusy });
     } catch (err) {
       this.tell(f, { kind: 'failed', error: String((err as Error).message ?? err), at: this.opts.clock.now() });
@@ -134,11 +135,6 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
       this.changed.add(id);
     }
     if (this.changed.size && !this.readingChanged) this.track(this.readChanged());
-  }
-
-  private async watchBusy(): Promise<boolean> {
-    await this.opts.watch?.check().catch(() => undefined);
-    return this.opts.watch?.busy() ?? false;
   }
 
   /** The ids named so far, in batches, until none wait or nothing is followed any more. */
@@ -163,9 +159,9 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
 }
 
 /** The follower of a Jellyfin or Emby target, from its own parts: the listing finds the refreshed folder's item as the scan did. */
-export function mediaBrowserFollower(server: { kind: 'jellyfin' | 'emby'; librariesPath: string; name: string; url: string; token: string }, parts: { api: ApiCaller; clock: Clock; log: Logger; scans: MediaBrowserScans; list: LibraryList<Library> }): MediaBrowserFollower {
+export function mediaBrowserFollower(server: { kind: MediaBrowserKind; librariesPath: string; name: string; url: string; token: string }, parts: { api: ApiCaller; clock: Clock; log: Logger; scans: MediaBrowserScans; list: LibraryList<Library> }): MediaBrowserFollower {
   const { api, clock, log: logger, scans, list } = parts;
-  const name = server.kind === 'jellyfin' ? 'Jellyfin' : 'Emby';
+  const name = serverName(server.kind);
   const say = { logger, name: `${name}'s websocket`, meanwhile: 'delivered files are confirmed by listing their folder' };
   const tokenHasUser = server.kind === 'jellyfin' ? () => jellyfinTokenHasUser(api) : undefined;
   // deviceId: stable per target, the server keys the socket's session on it, across our restarts too.

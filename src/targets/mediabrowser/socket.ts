@@ -46,9 +46,8 @@ export const LIBRARY_UPDATE_LISTS = {
   CollectionFolders: 'collectionFolders',
 } as const satisfies Record<string, keyof Omit<LibraryChangedEvent, 'kind'>>;
 
-/** LibraryUpdateInfo into an event; undefined for other messages. */
-export function parseLibraryChanged(text: string): LibraryChangedEvent | undefined {
-  const msg = parseEnvelope(text);
+/** LibraryUpdateInfo into an event; undefined for other messages. `msg`: the envelope, when the frame was read already. */
+export function parseLibraryChanged(text: string, msg = parseEnvelope(text)): LibraryChangedEvent | undefined {
   if (msg?.type !== 'LibraryChanged' || !msg.data || typeof msg.data !== 'object') return undefined;
   const d = msg.data as Record<string, unknown>;
   const event: LibraryChangedEvent = { kind: 'library-changed', added: [], updated: [], removed: [], foldersAddedTo: [], foldersRemovedFrom: [], collectionFolders: [] };
@@ -68,7 +67,7 @@ export interface MediaBrowserSocketOptions extends Pick<MediaSocketOptions, 'clo
   tokenHasUser?: () => Promise<boolean | undefined>;
 }
 
-const serverName = (kind: MediaBrowserKind) => (kind === 'jellyfin' ? 'Jellyfin' : 'Emby');
+export const serverName = (kind: MediaBrowserKind) => (kind === 'jellyfin' ? 'Jellyfin' : 'Emby');
 
 /** Jellyfin drops a socket 60 s after its last KeepAlive and says so in ForceKeepAlive; we answer at half of it. */
 const DEFAULT_KEEPALIVE_S = 60;
@@ -136,7 +135,7 @@ export class MediaBrowserSocket extends MediaSocket<LibraryChangedEvent> {
       if (!this.keepAliveRunning) void this.keepAliveLoop(seconds);
       return;
     }
-    const changed = parseLibraryChanged(text);
+    const changed = parseLibraryChanged(text, msg);
     if (changed) this.emit(changed);
   }
 

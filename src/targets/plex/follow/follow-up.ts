@@ -6,7 +6,7 @@
 //        │                                                                                              │
 //        └── file confirmed: judged at once, unless it holds a trusted slot whose scan has not ended ──┤
 //            (the slot is Plex's until then)                                                           ▼
-//                          ended: reads under way? wait · not looked up? look · then judge
+//                          ended: looks under way? wait · not looked up? look · then judge
 //                          (a file not found, or an end the socket did not tell of, waits out its section's grace)
 import type { FollowUp, Moment, Step } from '../../../follow/engine.js';
 import { lookupCandidates } from '../../../paths/sidecar.js';
@@ -45,10 +45,8 @@ export interface PlexFollowUp extends FollowUp<PlexTicket> {
   ended?: EndSeen;
   /** What is known of its file: confirmed stays; not-found is final only after its section's grace. */
   evidence?: BatchConfirmation;
-  /** Reads of scan ends' items under way that may still find its file: it is not judged before they are done. */
-  reading: number;
-  /** The library is being asked about its file. */
-  looking?: boolean;
+  /** Looks under way that may still find its file (the library asked, scan ends' items read): it is not judged before they are done. */
+  looking: number;
   /** The library was asked about its file since the last news of its scan. */
   looked?: boolean;
   /** The socket cannot vouch for its scan (the cross-check ended it, or its section's scans ran out of order): the listing is read too. */
@@ -57,18 +55,14 @@ export interface PlexFollowUp extends FollowUp<PlexTicket> {
   unreachable?: string;
 }
 
-/** What the items of scan ends held: file → its item. */
-export type FoundItems = ReadonlyMap<string, { ratingKey: string; parentRatingKey?: string }>;
-
 export type PlexEvent =
   /** A poll: the sections scanning, the follow-ups the cross-check freed, those behind an earlier followed scan of their section. */
   | { kind: 'polled'; look: number; at: number; running: ReadonlySet<string>; freed: ReadonlySet<string>; behind: ReadonlySet<string> }
   | { kind: 'polled'; look: number; unreachable: string }
   | { kind: 'ended'; by: EndSeen }
-  | { kind: 'reading' }
-  | { kind: 'read'; found: FoundItems }
   | { kind: 'looking' }
-  | { kind: 'looked'; evidence: ReadonlyMap<string, BatchConfirmation> }
+  /** What a look found of files, by follow-up; `library`: the library was asked, not only the items of scan ends (news of the scan). */
+  | { kind: 'looked'; evidence: ReadonlyMap<string, BatchConfirmation>; library: boolean }
   /** Plex's events contradicted its section's count: its slot proves nothing, and an end known only by position is no end. */
   | { kind: 'reordered' };
 
@@ -100,21 +94,11 @@ export function apply(f: PlexFollowUp, e: PlexEvent): void {
       end(f, e.by);
       f.looked = false;
       return;
-    case 'reading':
-      f.reading++;
-      return;
-    case 'read': {
-      f.reading--;
-      f.looked = false;
-      const item = f.ticket.file === undefined ? undefined : e.found.get(f.ticket.file);
-      if (item) f.evidence = { state: 'confirmed', via: 'notifications', ratingKey: item.ratingKey, parentRatingKey: item.parentRatingKey };
-      return;
-    }
     case 'looking':
-      f.looking = true;
+      f.looking++;
       return;
     case 'looked': {
-      Object.assign(f, { looking: false, looked: true });
+      Object.assign(f, { looking: f.looking - 1, looked: e.library });
       const evidence = e.evidence.get(f.key);
       // A file seen in the library stays so: a later lookup that cannot tell must not undo it.
       if (evidence && f.evidence?.state !== 'confirmed') f.evidence = evidence;
@@ -134,21 +118,17 @@ function end(f: PlexFollowUp, by: EndSeen): void {
 
 /** The one decision: what this follow-up does next ('poll': the look at what Plex runs; 'look': the library asked about its file). */
 export function nextStep(f: PlexFollowUp, m: PlexMoment): Step<'poll' | 'look'> {
-  const late = timedOut(f, m);
+  const from = f.unreachable ? f.item.deliveredAt : f.startedAt;
+  const late = from !== undefined && m.now - from >= m.timeoutMs;
   if (f.evidence?.state === 'confirmed' && (!f.slot || f.ended || late)) return 'judge';
   if (late) return 'expire';
   if (f.polled < m.look) return 'poll';
-  if (!f.ended || f.reading > 0 || f.looking) return 'wait';
+  if (!f.ended || f.looking > 0) return 'wait';
   if (!f.looked) return f.unreachable ? 'wait' : 'look';
   // An end the socket told of had its items read: a file still unknown then is final. A file the database lacks,
   // or an end found by a poll, waits for what Plex may still write.
   if (f.evidence?.state === 'not-found' || (f.ended !== 'queue' && f.ended !== 'items')) return m.graceOver(f) ? 'judge' : 'wait';
   return 'judge';
-}
-
-function timedOut(f: PlexFollowUp, m: PlexMoment): boolean {
-  const from = f.unreachable ? f.item.deliveredAt : f.startedAt;
-  return from !== undefined && m.now - from >= m.timeoutMs;
 }
 
 /** The socket has told what Plex created or updated since before this follow-up began. */
@@ -192,6 +172,16 @@ export function verdict(v: { file?: string; waitedMs: number; seenRunning: boole
 }
 
 const secs = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(1);
+
+/** The files of these follow-ups found among the items of scan ends (file → its item), as evidence by follow-up. */
+export function foundAmong(fs: PlexFollowUp[], items: ReadonlyMap<string, { ratingKey: string; parentRatingKey?: string }>): Map<string, BatchConfirmation> {
+  const evidence = new Map<string, BatchConfirmation>();
+  for (const f of fs) {
+    const item = f.ticket.file === undefined ? undefined : items.get(f.ticket.file);
+    if (item) evidence.set(f.key, { state: 'confirmed', via: 'notifications', ratingKey: item.ratingKey, parentRatingKey: item.parentRatingKey });
+  }
+  return evidence;
+}
 
 /** When Plex took the follow-up's refresh (its delivery, for a ticket without the slot). */
 export const acceptedAt = (f: PlexFollowUp): number => f.ticket.accepted?.at ?? f.item.deliveredAt;

@@ -12,7 +12,7 @@ import { FollowEngine, type Moment, type Verdict } from '../../../follow/engine.
 import type { FollowItem, SocketStatus } from '../../../scan.js';
 import { afterBatch, trashWanted, type AfterScanSettings, type BatchContext } from '../after-scan.js';
 import { confirmBatch, type BatchConfirmation, type FileInLibrary } from '../confirm.js';
-import { acceptedAt, apply, nextStep, sawAll, verdictOf, type PlexEvent, type PlexFollowUp, type PlexMoment, type PlexTicket } from './follow-up.js';
+import { acceptedAt, apply, foundAmong, nextStep, sawAll, verdictOf, type PlexEvent, type PlexFollowUp, type PlexMoment, type PlexTicket } from './follow-up.js';
 import type { PlexNotifications } from './notifications.js';
 import { RunningSections } from './running-sections.js';
 import { LOOKUPS_AT_ONCE, ScanEnds, type Unfollowed } from './scan-ends.js';
@@ -59,10 +59,11 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
   private readonly ends: ScanEnds;
   private readonly scanning: RunningSections;
   private readonly get: PlexGet;
-  /** How many follow-ups wait on each section: the socket keeps the timeline entries of those sections only. */
-  private readonly perSection = new Map<string, number>();
-  /** When each followed section went idle, as the polls saw it, and its latest request: its grace counts from the later. */
-  private readonly sections = new Map<string, { idleSince?: number; askedAt: number }>();
+  /**
+   * The sections followed: how many follow-ups wait on each (the socket keeps the timeline entries of those with
+   * any), when each went idle as the polls saw it, and its latest request: its grace counts from the later.
+   */
+  private readonly sections = new Map<string, { waiting: number; idleSince?: number; askedAt: number }>();
   /** Scans Plex may still hold that no follow-up waits for: the end of one is no follow-up's. */
   private readonly unfollowed: Unfollowed[] = [];
   private readonly said = { deep: false };
@@ -80,7 +81,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     this.queues = new ScanQueues(opts);
     const book = { values: () => this.values(), tell: (fs: PlexFollowUp | PlexFollowUp[], e: PlexEvent) => void this.tell(fs, e), unfollowed: this.unfollowed };
     this.ends = new ScanEnds(opts, this.get, this.queues, book, (p) => void this.track(p));
-    opts.watch?.followedBy((id) => this.perSection.has(id));
+    opts.watch?.followedBy((id) => (this.sections.get(id)?.waiting ?? 0) > 0);
   }
 
   /**
@@ -131,25 +132,21 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     const ticket = item.ticket as PlexTicket;
     this.queues.recorded(ticket.accepted);
     const slot = this.queues.slotOf(ticket.accepted);
-    return { key, item, ticket, followedAt: m.now, polled: m.look, seenRunning: false, reading: 0, ...(slot ? { slot } : {}) };
+    return { key, item, ticket, followedAt: m.now, polled: m.look, seenRunning: false, looking: 0, ...(slot ? { slot } : {}) };
   }
 
   protected followed(f: PlexFollowUp): void {
     for (const s of f.ticket.sections) {
-      this.perSection.set(s.id, (this.perSection.get(s.id) ?? 0) + 1);
+      const section = this.sections.get(s.id);
       // A scan of the section was handed over to be followed: its grace starts again.
-      this.sections.set(s.id, { ...this.sections.get(s.id), askedAt: f.followedAt });
+      this.sections.set(s.id, { ...section, waiting: (section?.waiting ?? 0) + 1, askedAt: f.followedAt });
     }
     // A small folder can be scanned before its delivery is recorded as followed: its scan's end is still here.
     this.ends.late(f);
   }
 
   protected ended(f: PlexFollowUp): void {
-    for (const s of f.ticket.sections) {
-      const n = (this.perSection.get(s.id) ?? 1) - 1;
-      if (n > 0) this.perSection.set(s.id, n);
-      else this.perSection.delete(s.id);
-    }
+    for (const s of f.ticket.sections) this.sections.get(s.id)!.waiting--;
     if (!f.ended) this.unfollowedScan({ ticket: f.ticket, at: acceptedAt(f) });
   }
 
@@ -194,10 +191,6 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     return stepped;
   }
 
-  protected look(kind: 'poll' | 'look', fs: PlexFollowUp[], m: PlexMoment): Promise<void> {
-    return kind === 'poll' ? this.poll(m) : this.lookUp(fs);
-  }
-
   /** A batch whose scans ended: the after-scan steps, then every outcome at once (one commit); those expired as they are. */
   protected async finish(verdicts: Verdict<PlexFollowUp>[]): Promise<void> {
     const analyses = this.sharing ?? new Map<string, Promise<string[]>>();
@@ -226,7 +219,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     if (this.polledLook === m.look) return;
     this.polledLook = m.look;
     // A section whose count is not trusted is counted again only once /activities shows it idle: asked each interval until then.
-    const untrusted = new Map(this.queues.untrusted.map((id) => [id, this.queues.acceptedSoFar(id)]));
+    const untrusted = this.queues.untrusted;
     if (untrusted.size && this.opts.watch) this.opts.watch.pollDue = true;
     const answer = await this.scanning.ask(this.values(), m.now);
     // Those followed now, but not those that came while Plex was asked (only a later poll can find them idle).
@@ -234,7 +227,12 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     if ('unreachable' in answer) return this.tell(followed, { kind: 'polled', look: m.look, unreachable: answer.unreachable });
     const { running, freed, idle } = answer;
     if (idle) for (const [id, acceptedBefore] of untrusted) if (idle(id)) this.ends.recounted(id, acceptedBefore);
-    this.sawSections(running, m.now);
+    // What it saw running (from when it began); sections no longer followed are forgotten.
+    for (const [id, section] of this.sections) {
+      if (section.waiting <= 0) this.sections.delete(id);
+      else if (running.has(id)) section.idleSince = undefined;
+      else section.idleSince ??= m.now;
+    }
     // Plex runs a section's scans in the order it took them: one behind an earlier scan still followed has not started.
     const ahead = new Set<string>();
     const behind = new Set<string>();
@@ -245,23 +243,15 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     return this.tell(followed, { kind: 'polled', look: m.look, at: m.now, running, freed, behind });
   }
 
-  /** What a poll saw running (`at`: when it began); sections no longer followed are forgotten. */
-  private sawSections(running: Set<string>, at: number): void {
-    for (const [id, section] of this.sections) {
-      if (!this.perSection.has(id)) this.sections.delete(id);
-      else if (running.has(id)) section.idleSince = undefined;
-      else section.idleSince ??= at;
-    }
-  }
-
   /**
-   * The library asked about these files, oldest first, a part at a time (all at once when the trash is to be
-   * emptied, once per section after the whole batch): those that waited longest are recorded before the rest are
-   * looked up. The database when readable (the only source that can say not-found), the recently added items
-   * where the socket cannot vouch for the scan, and, for a file still without a sign, the items of the scan ends
-   * seen lately (an earlier scan of its folder may have added it).
+   * 'poll': what Plex runs. 'look': the library asked about these files, oldest first, a part at a time (all at once
+   * when the trash is to be emptied, once per section after the whole batch): those that waited longest are recorded
+   * before the rest are looked up. The database when readable (the only source that can say not-found), the recently
+   * added items where the socket cannot vouch for the scan, and, for a file still without a sign, the items of the
+   * scan ends seen lately (an earlier scan of its folder may have added it).
    */
-  private async lookUp(fs: PlexFollowUp[]): Promise<void> {
+  protected async look(kind: 'poll' | 'look', fs: PlexFollowUp[], m: PlexMoment): Promise<void> {
+    if (kind === 'poll') return this.poll(m);
     await this.tell(fs, { kind: 'looking' });
     const together = trashWanted(this.opts.after) ? fs.length : FINISHED_TOGETHER;
     const analyses = new Map<string, Promise<string[]>>();
@@ -272,7 +262,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
         return new Map<string, BatchConfirmation>();
       });
       this.sharing = analyses;
-      const stepped = this.tell(part, { kind: 'looked', evidence });
+      const stepped = this.tell(part, { kind: 'looked', evidence, library: true });
       this.sharing = undefined;
       await stepped;
     }
@@ -295,12 +285,8 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     const unknown = withFile.filter((f) => evidence.get(f.key)!.state === 'unknown' && f.evidence?.state !== 'confirmed');
     const ends = unknown.length && this.opts.watch ? this.opts.watch.endedSince(new Set(unknown.flatMap((f) => f.ticket.sections.map((s) => s.id))), -Infinity).reverse() : [];
     if (!ends.length) return evidence;
-    const found = await itemsOfScans(this.get, ends, new Set(unknown.map((f) => f.ticket.file!)), LOOKUPS_AT_ONCE).catch(() => undefined);
-    for (const f of unknown) {
-      const item = found?.get(f.ticket.file!);
-      if (item) evidence.set(f.key, { state: 'confirmed', via: 'notifications', ratingKey: item.ratingKey, parentRatingKey: item.parentRatingKey });
-    }
-    return evidence;
+    const found = await itemsOfScans(this.get, ends, new Set(unknown.map((f) => f.ticket.file!)), LOOKUPS_AT_ONCE).catch(() => new Map());
+    return new Map([...evidence, ...foundAmong(unknown, found)]);
   }
 
   private unfollowedScan(u: Unfollowed): void {

@@ -111,7 +111,8 @@ const RECENT_ITEMS = 20_000;
 const EXPECTED_MS = 60_000;
 
 export class PlexNotifications extends MediaSocket<ActivityEvent | TimelineEvent> {
-  private readonly scans: SectionScans;
+  /** What the events tell of the sections' scans (scan-items.ts): which run is trusted only while connected and no poll is due. */
+  readonly scans: SectionScans;
   private readonly listeners = new Set<(scan: EndedScan) => void>();
   private readonly recent: EndedScan[] = [];
   /** Items held by `recent`. */
@@ -146,11 +147,6 @@ export class PlexNotifications extends MediaSocket<ActivityEvent | TimelineEvent
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     await super.stop();
-  }
-
-  /** As the events tell (trusted only while connected and no poll is due). */
-  scanning(): Set<string> {
-    return this.scans.scanning();
   }
 
   /** Only the timeline entries of sections the follower follows are kept (scan-items.ts). */

@@ -66,7 +66,7 @@ export class RunningSections {
     }
     // A scan that began before the socket opened sends no `started` to it, and a long one may send no progress
     // for a while: until /activities shows nothing the events do not know of, it is asked again each interval.
-    if (connectedBefore) watch!.pollDue = [...running].some((id) => !watch!.scanning().has(id));
+    if (connectedBefore) watch!.pollDue = [...running].some((id) => !watch!.scans.scanning().has(id));
     if (this.unreachable) logger.info(`Plex at ${this.opts.api.url} answers again; following its scans resumes.`);
     this.unreachable = undefined;
     const justEnded = this.justEnded(followed, started);
@@ -75,7 +75,7 @@ export class RunningSections {
 
   private async byEvents(followed: PlexFollowUp[], started: number): Promise<PollAnswer> {
     const watch = this.opts.watch!;
-    const running = new Set(watch.scanning());
+    const running = new Set(watch.scans.scanning());
     // Between two of a section's scans the events show it idle for an instant, and a poll landing there would end
     // every follow-up queued behind them: a section that ended a scan within the last interval still counts as running.
     const justEnded = this.justEnded(followed, started);

@@ -9,7 +9,7 @@ import type { Clock } from '../../../clock.js';
 import { ConditionLog } from '../../../log/condition.js';
 import type { Logger } from '../../../log/logger.js';
 import { isInside, parentFolder } from '../../../paths/folder.js';
-import { acceptedAt, type PlexEvent, type PlexFollowUp, type PlexTicket } from './follow-up.js';
+import { acceptedAt, foundAmong, type PlexEvent, type PlexFollowUp, type PlexTicket } from './follow-up.js';
 import type { EndedScan, PlexNotifications } from './notifications.js';
 import { itemsOfScans, type ItemFiles, type PlexGet } from './scan-items.js';
 import type { ScanQueues } from './scan-queue.js';
@@ -54,7 +54,7 @@ export class ScanEnds {
     const counted = this.queues.ended(id, scan.startSeen);
     if (!counted) this.opts.logger.debug(`Plex ended a scan of section ${id} while none of ours was left there (its own, or another tool's): not counted.`);
     const passedSlot = counted ? this.queues.lastPassed(id) : undefined;
-    const inSection = this.book.values().filter((f) => f.ticket.sections.some((s) => s.id === id));
+    const inSection = ofSection(this.book.values(), id);
     const waiting = inSection.filter((f) => f.ticket.file !== undefined && f.evidence?.state !== 'confirmed');
     if (waiting.length) this.read([scan], waiting, { ends: [scan], candidates: inSection }, passedSlot === undefined ? undefined : { id, slot: passedSlot, followUps: inSection });
     this.book.tell(this.queues.passed(inSection), { kind: 'ended', by: 'queue' });
@@ -78,10 +78,7 @@ export class ScanEnds {
   /** Plex's events contradict the section's count: its slots prove nothing until the section is idle. */
   private reordered(sectionId: string, why: string): void {
     this.queues.distrust(sectionId);
-    this.book.tell(
-      this.book.values().filter((f) => f.ticket.sections.some((s) => s.id === sectionId)),
-      { kind: 'reordered' },
-    );
+    this.book.tell(ofSection(this.book.values(), sectionId), { kind: 'reordered' });
     if (this.opts.watch) this.opts.watch.pollDue = true;
     this.said.holds(
       `reordered:${sectionId}`,
@@ -94,7 +91,7 @@ export class ScanEnds {
    * one of `owners.candidates`. `check`: the slot this end passed, to see whether its items belong to a later slot.
    */
   private read(scans: EndedScan[], waiting: PlexFollowUp[], owners: { ends: EndedScan[]; candidates: PlexFollowUp[] }, check?: { id: string; slot: number; followUps: PlexFollowUp[] }): void {
-    this.book.tell(waiting, { kind: 'reading' });
+    this.book.tell(waiting, { kind: 'looking' });
     const reads = async () => {
       let found = new Map<string, ItemFiles>();
       try {
@@ -106,7 +103,7 @@ export class ScanEnds {
         // What is left is judged as usual once its section is idle.
         this.opts.logger.warn({ err: String(err) }, `could not read the items of a Plex scan of section ${scans[0].sectionId} (${String(err)}); its files are judged when the section is idle`);
       }
-      this.book.tell(waiting, { kind: 'read', found });
+      this.book.tell(waiting, { kind: 'looked', evidence: foundAmong(waiting, found), library: false });
     };
     this.track(reads());
   }
@@ -123,7 +120,8 @@ export class ScanEnds {
     if (!files.length) return;
     const holds = (ticket: PlexTicket, at: number) =>
       at < end.at && ticket.sections.length === 1 && ticket.sections[0].id === end.sectionId && files.some((file) => isInside(file, folderOf(ticket)));
-    const scans: Claim[] = [
+    // The scans of ours this end may be: a follow-up's, or one no follow-up waits for.
+    const scans: (Unfollowed & { f?: PlexFollowUp })[] = [
       ...candidates.filter((f) => !this.owned.has(f) && holds(f.ticket, acceptedAt(f))).map((f) => ({ ticket: f.ticket, at: acceptedAt(f), f })),
       ...this.book.unfollowed.filter((u) => holds(u.ticket, u.at)),
     ];
@@ -155,8 +153,7 @@ function outOfTurn(check: { id: string; slot: number; followUps: PlexFollowUp[] 
   });
 }
 
-/** A scan of ours an end may be: a follow-up's, or one no follow-up waits for. */
-type Claim = Unfollowed & { f?: PlexFollowUp };
+const ofSection = (fs: PlexFollowUp[], sectionId: string): PlexFollowUp[] => fs.filter((f) => f.ticket.sections.some((s) => s.id === sectionId));
 
 /** The folder the scan was of (its file's, for an old ticket). */
 const folderOf = (t: PlexTicket): string => t.folder ?? (t.file ? parentFolder(t.file) : '');

@@ -45,7 +45,7 @@ export const SCAN_ACTIVITY = 'library.update.section';
 export const STATE_CREATED = 0;
 export const STATE_DELETED = 9;
 
-/** Metadata types whose items hold files (Media → Part): movie, episode, clip, track, photo. */
+/** Metadata types whose items hold files (Media → Part): movie, episode, clip, track, photo; shows, seasons, artists and albums do not. */
 const TYPES_WITH_FILES = new Set([1, 4, 10, 12, 13]);
 
 export interface TouchedItem {
@@ -65,9 +65,6 @@ export interface SectionScanEnded {
   /** Its `started` or `updated` came through this socket: the scan began after the socket opened. */
   startSeen: boolean;
 }
-
-/** Whether an item of this type can hold a delivered file (shows, seasons, artists and albums do not). */
-export const holdsFiles = (item: TouchedItem): boolean => TYPES_WITH_FILES.has(item.type);
 
 /** Items handed over as created, remembered so their later processing entries are not a second change. */
 const REMEMBERED = 10_000;
@@ -233,7 +230,7 @@ export async function itemsOfScans(
   function* itemsOf(part: typeof scans): Generator<{ ratingKey: string; cache?: ItemCache }> {
     for (const scan of part) {
       for (const item of scan.touched) {
-        if (!holdsFiles(item) || seen.has(item.ratingKey)) continue;
+        if (!TYPES_WITH_FILES.has(item.type) || seen.has(item.ratingKey)) continue;
         seen.add(item.ratingKey);
         yield { ratingKey: item.ratingKey, cache: scan.items };
       }

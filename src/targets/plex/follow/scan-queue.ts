@@ -48,9 +48,9 @@ export class ScanQueues {
     return this.unfollowed.length;
   }
 
-  /** Sections whose count is not trusted or may lag (guessed at a reopen), waiting for /activities to show them idle. */
-  get untrusted(): string[] {
-    return [...this.queues].filter(([, q]) => q.trustedFrom === Infinity || q.guessed).map(([id]) => id);
+  /** Sections whose count is not trusted or may lag (guessed at a reopen), waiting for /activities to show them idle: the refreshes each took so far. */
+  get untrusted(): Map<string, number> {
+    return new Map([...this.queues].filter(([, q]) => q.trustedFrom === Infinity || q.guessed).map(([id, q]) => [id, q.accepted]));
   }
 
   /**
@@ -147,10 +147,6 @@ export class ScanQueues {
     queue.guessed = false;
     queue.recountedAt = this.opts.clock.now();
     this.unfollowed = this.unfollowed.filter((seq) => !this.passedSlot(seq));
-  }
-
-  acceptedSoFar(sectionId: string): number {
-    return this.queues.get(sectionId)?.accepted ?? 0;
   }
 
   /**
