@@ -108,17 +108,27 @@ describe('the section line when Plex contradicts it', () => {
     expect(line.passed([third])).toEqual([third]);
   });
 
-  it("Plex ends a scan before it answers the refresh: the end heard meanwhile counts for that scan, and one heard with nothing sent does not", async () => {
+  it("refreshes of a section are sent one at a time; Plex ends a scan before it answers the refresh: the end heard meanwhile counts for that scan, and one heard with nothing sent does not", async () => {
     const { line, connect } = setup();
     connect([]);
-    let answer!: () => void;
-    const sending = line.send('2', () => new Promise<void>((r) => (answer = r)));
+    const answers: (() => void)[] = [];
+    const refresh = () => new Promise<void>((r) => answers.push(r));
+    const sending = line.send('2', refresh);
+    const second = line.send('2', refresh);
+    await new Promise((r) => setImmediate(r));
+    // One at a time: the second is sent once Plex answered the first (answers may come back in another order).
+    expect(answers).toHaveLength(1);
     expect(line.ended('2')).toBe(false);
-    answer();
+    answers[0]();
     const placed = await sending;
+    await new Promise((r) => setImmediate(r));
+    expect(answers).toHaveLength(2);
+    answers[1]();
+    expect((await second).seq).toEqual({ '2': 2 });
     const f = { slot: placed.seq, ticket: { sections: [{ id: '2', title: 'TV' }] } } as unknown as Parameters<typeof line.passed>[0] extends Iterable<infer F> ? F : never;
     expect(line.passed([f])).toEqual([f]);
-    // Nothing being sent: an end with nothing of ours to end is not kept for the next refresh.
+    // The second's end; then, nothing being sent, an end with nothing of ours to end is not kept for the next refresh.
+    expect(line.ended('2')).toBe(true);
     expect(line.ended('2')).toBe(false);
     const next = line.accepted('2');
     expect(line.passed([{ ...f, slot: next.seq }])).toEqual([]);

@@ -26,9 +26,10 @@ interface SectionQueue {
   guessed: boolean;
   /** When /activities last made the count exact. */
   recountedAt?: number;
-  /** Refreshes sent and not yet answered, and ends heard meanwhile with nothing else to end (see `send`). */
-  sending: number;
-  early: number;
+  /** Refreshes being sent, one at a time (`send`), how many, and whether an end came meanwhile with nothing else to end. */
+  sending: Promise<unknown>;
+  toSend: number;
+  early: boolean;
 }
 
 export class ScanQueues {
@@ -63,21 +64,28 @@ export class ScanQueues {
     const at = this.opts.clock.now();
     queue.unrecorded.set(++queue.accepted, at);
     // Plex can scan a small folder before it answers the refresh: an end heard while it was being sent was this one's.
-    if (queue.early > 0) [queue.early, queue.ended] = [queue.early - 1, queue.ended + 1];
+    if (queue.early) [queue.early, queue.ended] = [false, queue.ended + 1];
     return { run: this.run, at, seq: { [sectionId]: queue.accepted } };
   }
 
-  /** Sends a refresh of the section (`refresh`), placed in its queue once Plex took it. */
-  async send(sectionId: string, refresh: () => Promise<unknown>): Promise<Placed> {
+  /**
+   * Sends a refresh of the section (`refresh`) and places it in the queue once Plex took it. One at a time per
+   * section: two refreshes in flight can be answered in the other order than Plex took them, and the count would
+   * then pass the wrong slot.
+   */
+  send(sectionId: string, refresh: () => Promise<unknown>): Promise<Placed> {
     const queue = this.queueOf(sectionId);
-    queue.sending++;
-    try {
-      await refresh();
-      return this.accepted(sectionId);
-    } finally {
-      queue.sending--;
-      if (queue.sending === 0) queue.early = 0;
-    }
+    queue.toSend++;
+    const placed = queue.sending.then(async () => {
+      try {
+        await refresh();
+        return this.accepted(sectionId);
+      } finally {
+        [queue.toSend, queue.early] = [queue.toSend - 1, false];
+      }
+    });
+    queue.sending = placed.catch(() => undefined);
+    return placed;
   }
 
   /** The scans of these slots are followed, superseded, or have nothing to follow: no longer unrecorded. */
@@ -109,8 +117,10 @@ export class ScanQueues {
    */
   ended(sectionId: string, startSeen = true): boolean {
     const queue = this.queues.get(sectionId) ?? (this.opts.watch?.keeps(sectionId) ? this.queueOf(sectionId) : undefined);
-    if (queue && queue.ended >= queue.accepted && queue.early < queue.sending) queue.early++;
-    if (!queue || queue.ended >= queue.accepted) return false;
+    if (!queue || queue.ended >= queue.accepted) {
+      if (queue) queue.early = queue.toSend > 0;
+      return false;
+    }
     const since = this.opts.watch?.connectedSince;
     if (!startSeen && since !== undefined && (queue.recountedAt ?? -Infinity) >= since) return false;
     queue.ended++;
@@ -177,7 +187,7 @@ export class ScanQueues {
 
   private queueOf(sectionId: string): SectionQueue {
     let queue = this.queues.get(sectionId);
-    if (!queue) this.queues.set(sectionId, (queue = { accepted: 0, ended: 0, unrecorded: new Map(), trustedFrom: 1, guessed: false, sending: 0, early: 0 }));
+    if (!queue) this.queues.set(sectionId, (queue = { accepted: 0, ended: 0, unrecorded: new Map(), trustedFrom: 1, guessed: false, sending: Promise.resolve(), toSend: 0, early: false }));
     return queue;
   }
 }
