@@ -8,7 +8,7 @@
 # emulated (.github/workflows/image.yml builds amd64 and arm64).
 FROM --platform=$BUILDPLATFORM node:24-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json ./
 COPY scripts/bundle.mjs ./scripts/
 COPY src ./src
 RUN npm ci --ignore-scripts && npm run build && npm prune --omit=dev

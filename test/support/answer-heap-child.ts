@@ -11,15 +11,23 @@ import { closeServer, listenLocal } from './net.js';
 
 const PAGE = '{"page":1,"pageSize":500,"sortKey":"date","totalRecords":1,"records":';
 
-/** The shapes that cost V8 the most heap per byte (docs/performance.md), and a common answer, each filled to `bytes`. */
-export const SHAPES: Record<string, (bytes: number) => Buffer> = {
-  objects: (n) => list('{}', n),
-  'objects and numbers': (n) => list('{},0.5', n),
-  lists: (n) => list('[]', n),
-  nested: (n) => Buffer.alloc(n, '['),
-  common: (n) => list('{"path":"/tv/Show 12345","title":"Show 12345","tvdbId":123456,"monitored":true,"ratings":{"votes":12,"value":7.5}}', n),
+/**
+ * The shapes that cost V8 the most heap per byte (docs/performance.md), and a common answer, each filling `into`
+ * (the answer's exact size) in place: spelled out as a string first, an answer of the largest cap cost more to make
+ * than to read.
+ */
+export const SHAPES: Record<string, (into: Buffer) => void> = {
+  objects: (b) => list('{}', b),
+  'objects and numbers': (b) => list('{},0.5', b),
+  lists: (b) => list('[]', b),
+  nested: (b) => void b.fill('['),
+  common: (b) => list('{"path":"/tv/Show 12345","title":"Show 12345","tvdbId":123456,"monitored":true,"ratings":{"votes":12,"value":7.5}}', b),
   // An arr app's history page ({page, …, records}) whose records are the costliest shape.
-  'page of objects': (n) => Buffer.concat([Buffer.from(PAGE), list('{}', n - PAGE.length - 1), Buffer.from('}')]),
+  'page of objects': (b) => {
+    b.write(PAGE);
+    list('{}', b.subarray(PAGE.length, b.length - 1));
+    b.write('}', b.length - 1);
+  },
 };
 
 export type Reader = 'whole' | 'pieces, all kept' | 'pieces, folder kept';
@@ -27,15 +35,23 @@ export type Reader = 'whole' | 'pieces, all kept' | 'pieces, folder kept';
 const readersOf = (cap: caps.AnswerCap): Reader[] => (!cap.pieces ? ['whole'] : cap.heap ? ['pieces, all kept'] : ['pieces, folder kept', 'pieces, all kept']);
 const folder = (e: unknown) => (typeof e === 'object' && e !== null && typeof (e as { path?: unknown }).path === 'string' ? (e as { path: string }).path : undefined);
 
-function list(entry: string, bytes: number): Buffer {
+/** `[entry,entry,…,entry]` padded with spaces to fill `into`. */
+function list(entry: string, into: Buffer): void {
   const unit = Buffer.byteLength(entry) + 1;
-  const count = Math.max(1, Math.floor((bytes - 2) / unit));
-  const body = '[' + `${entry},`.repeat(count - 1) + entry;
-  return Buffer.from(body.padEnd(bytes - 1, ' ') + ']');
+  const count = Math.max(1, Math.floor((into.length - 2) / unit));
+  const end = count * unit;
+  into.write('[');
+  // The entry and its comma repeated, the last comma left out.
+  into.fill(`${entry},`, 1, end);
+  into.fill(' ', end, into.length - 1);
+  into.write(']', into.length - 1);
 }
 
 const all = Object.values(caps).filter((c): c is caps.AnswerCap => typeof c === 'object' && c !== null && 'bytes' in c);
-let body: Buffer = Buffer.alloc(0);
+// One buffer, as large as the largest answer so far, each answer made in its first bytes: the answers are asked in
+// growing sizes, and a fresh buffer per answer would cost its pages again each time.
+let room = Buffer.alloc(0);
+let body: Buffer = room;
 // Each answer on a connection of its own: a reading refused after the server's keep-alive ran out meets no reset.
 const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end(body));
 const base = await listenLocal(server);
@@ -50,7 +66,9 @@ for (const cap of [...whole, ...all.filter((c) => c.pieces)].sort((a, b) => a.by
     // Read in pieces, `[{},0.5,…]` is the costliest of the three flat shapes both in time and in what is kept
     // (docs/performance.md's table): the other two add 128 MiB reads that find nothing it does not.
     if (cap.pieces && !cap.heap && (shape === 'objects' || shape === 'lists')) continue;
-    body = make(size);
+    if (room.length < size) room = Buffer.allocUnsafeSlow(size);
+    body = room.subarray(0, size);
+    make(body);
     for (const reader of readersOf(cap)) {
       const started = performance.now();
       const read = reader === 'whole' ? api.json('GET', '/', { cap }) : api.list('GET', '/', { cap, keep: reader === 'pieces, folder kept' ? folder : undefined });
@@ -63,7 +81,6 @@ for (const cap of [...whole, ...all.filter((c) => c.pieces)].sort((a, b) => a.by
       const ms = Math.round(performance.now() - started);
       process.stdout.write(JSON.stringify({ bytes: size, cap: cap.what, reader, shape, outcome, heapMb, ms }) + '\n');
     }
-    body = Buffer.alloc(0);
   }
 }
 await closeServer(server);

@@ -1,6 +1,6 @@
 // dist/scanrelay.mjs, the program users start (npm start, the scanrelay command, the image), as the tests run it:
-// `npm run build` makes it (`npm ci` runs it as `prepare`); when it is missing or older than the sources, the
-// bundle step of that build runs once before the suite (test/support/dist-global.ts), and says so. The CLI's child
+// `npm run build` makes it (`npm ci` runs it as `prepare`); when it is missing or older than the sources, that
+// build runs once before the suite (test/support/dist-global.ts), and says so. The CLI's child
 // processes run it (test/support/child.ts): what users run, and a start that does not compile TypeScript first.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -37,7 +37,7 @@ export function distStale(): string | undefined {
 export function ensureDist(): void {
   const why = distStale();
   if (!why) return;
-  console.warn(`dist/scanrelay.mjs ${why}: building it with node scripts/bundle.mjs (the bundle step of npm run build).`);
+  console.warn(`dist/scanrelay.mjs ${why}: building it with node scripts/bundle.mjs (what npm run build runs).`);
   try {
     execFileSync(process.execPath, [join(repoRoot, 'scripts', 'bundle.mjs')], { cwd: repoRoot, stdio: 'pipe' });
   } catch (err) {

@@ -1,16 +1,14 @@
 // The recipe of docs/architecture.md ("Where to add a new target"), followed once: a copy of src/ gets one module
 // for a made-up reading server and one line (with its import) in the table of kinds. The copy typechecks with no
 // other change; its real server scans a folder on it, obeys the table's keys, and its doctor answers for it.
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killChildren, startServer } from '../support/child.js';
 import { writeConfigFile } from '../support/config-file.js';
-import { repoRoot } from '../support/fixtures.js';
 import { listenLocal } from '../support/net.js';
+import { copySources, typecheckCopy } from '../support/source-copy.js';
 import { until } from '../support/until.js';
 
 const SECRET = 'b00cb00cb00cb00cb00cb00cb00cb00c';
@@ -100,10 +98,7 @@ describe('where to add a new target: one module plus one line in the table', { t
   let papyrus: Awaited<ReturnType<typeof startPapyrus>>;
   let tableDiff: string[];
   beforeAll(() => {
-    copy = mkdtempSync(join(tmpdir(), 'scanrelay-target-recipe-'));
-    cpSync(join(repoRoot, 'src'), join(copy, 'src'), { recursive: true });
-    for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(repoRoot, f), join(copy, f));
-    symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'), 'dir');
+    copy = copySources('scanrelay-target-recipe-');
     writeFileSync(join(copy, 'src/targets/papyrus.ts'), MODULE);
     // Step 2: the table line, and the import it needs.
     const table = join(copy, 'src/targets/kinds.ts');
@@ -123,13 +118,8 @@ describe('where to add a new target: one module plus one line in the table', { t
 
   it('the change is the new module and two added lines of the table; the copy typechecks as it is', () => {
     expect(tableDiff).toEqual(["import { papyrus } from './papyrus.js';", '  papyrus,']);
-    const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
     // Fails with the compiler's messages if the TYPE list, the entry schema or anything else wanted an edit too.
-    try {
-      execFileSync(process.execPath, [tsc, '-p', join(copy, 'tsconfig.build.json'), '--noEmit'], { cwd: copy, encoding: 'utf8' });
-    } catch (err) {
-      throw new Error(`the copy does not typecheck:\n${(err as { stdout?: string }).stdout ?? err}`);
-    }
+    typecheckCopy(copy);
   });
 
   it("the copy's server scans on the new kind one at a time (SCAN_CONCURRENCY 1), in its own path form, and its doctor answers for it", async () => {

@@ -1,9 +1,7 @@
 // The recipe of docs/architecture.md ("Where to add a new trigger"), followed once: a copy of src/ gets one new
 // file for a made-up arr app and one line (with its import) in the trigger table. The copy typechecks with no
 // other change, and its real server turns that app's webhooks into queued scans, reported and counted as the app.
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from '../../src/sqlite/binding.js';
@@ -11,7 +9,7 @@ import { parseScanBody } from '../../src/triggers/index.js';
 import { FakePlex } from '../fakes/plex.js';
 import { killChildren, startServer } from '../support/child.js';
 import { writeConfigFile } from '../support/config-file.js';
-import { repoRoot } from '../support/fixtures.js';
+import { copySources, typecheckCopy } from '../support/source-copy.js';
 
 const SECRET = 'c0c0a1c0c0a1c0c0a1c0c0a1c0c0a1c0';
 
@@ -63,10 +61,7 @@ describe('where to add a new trigger: one new file plus one line in the table', 
     let plex: FakePlex;
     let tableDiff: string[];
     beforeAll(() => {
-      copy = mkdtempSync(join(tmpdir(), 'scanrelay-recipe-'));
-      cpSync(join(repoRoot, 'src'), join(copy, 'src'), { recursive: true });
-      for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(repoRoot, f), join(copy, f));
-      symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'), 'dir');
+      copy = copySources('scanrelay-recipe-');
       writeFileSync(join(copy, 'src/triggers/comicarr.ts'), NEW_FILE);
       // Step 2: the table line, and the import it needs.
       const table = join(copy, 'src/triggers/arr-triggers.ts');
@@ -86,13 +81,8 @@ describe('where to add a new trigger: one new file plus one line in the table', 
 
     it('the change is the new file and two added lines of the table file; the copy typechecks as it is', () => {
       expect(tableDiff).toEqual(["import { comicarr } from './comicarr.js';", '  comicarr,']);
-      const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
       // Fails with the compiler's messages if the Source type, the event lists or anything else wanted an edit too.
-      try {
-        execFileSync(process.execPath, [tsc, '-p', join(copy, 'tsconfig.build.json'), '--noEmit'], { cwd: copy, encoding: 'utf8' });
-      } catch (err) {
-        throw new Error(`the copy does not typecheck:\n${(err as { stdout?: string }).stdout ?? err}`);
-      }
+      typecheckCopy(copy);
     });
 
     it("the copy's server queues the new app's webhooks as scans, reports them as the app and counts them under its own events", async () => {
