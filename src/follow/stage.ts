@@ -27,11 +27,7 @@ export interface FollowStageDeps {
   runCommand?: CommandRunner;
   /** SERVER_FILE_CHECK_DELAY in ms: a file missing after its scan is scanned once more after this. */
   rescanDelayMs: number;
-  /**
-   * The processor should look: a delivery became due again at `dueAt` (a rescan), a follow-up ended (whatever came of
-   * it, superseded ones too: its folder may be sent again), or a followed scan's end was seen before its file is
-   * judged (its slot at the server is free).
-   */
+  /** The processor should look: a rescan due at `dueAt`, a follow-up ended (superseded ones too: its folder may go again), a scan's end seen (its slot is free). */
   wake: (dueAt?: number) => void;
 }
 
