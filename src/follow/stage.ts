@@ -27,12 +27,8 @@ export interface FollowStageDeps {
   runCommand?: CommandRunner;
   /** SERVER_FILE_CHECK_DELAY in ms: a file missing after its scan is scanned once more after this. */
   rescanDelayMs: number;
-  /** A delivery became due again (a rescan): the processor should look. */
-  onRescan: (dueAt: number) => void;
-  /** A follow-up ended (whatever came of it, superseded ones too): its folder may be sent again. */
-  onEnded?: () => void;
-  /** A followed scan's end was seen, before its file is judged: its slot at the server is free. */
-  onFreed?: (target: string) => void;
+  /** The processor should look: a rescan due at `dueAt`, a follow-up ended (superseded ones too: its folder may go again), a scan's end seen (its slot is free). */
+  wake: (dueAt?: number) => void;
 }
 
 export class FollowStage {
@@ -53,7 +49,7 @@ export class FollowStage {
       if (!follower) continue;
       follower.start(
         (item, result) => this.finish(target, item, result),
-        () => this.deps.onFreed?.(target.name),
+        () => this.deps.wake(),
       );
       const rows = this.deps.queue.following(target.name);
       for (const row of rows) {
@@ -112,7 +108,7 @@ export class FollowStage {
 
   private async finish(target: Target, item: FollowItem, result: FollowResult): Promise<void> {
     const { queue, clock, logger } = this.deps;
-    this.deps.onEnded?.();
+    this.deps.wake();
     const ref: DeliveryRef = item.ref;
     const d = queue.deliveries(ref.folderId).find((x) => x.target === target.name && x.state === 'following');
     if (!d?.follow || !queue.isCurrent(ref)) return; // re-requested meanwhile: the new generation is scanned and followed anew
@@ -141,7 +137,7 @@ export class FollowStage {
     const fields = { target: target.name, folder: item.folder };
     if (missing) logger.warn(fields, `${result.detail} Scanning '${item.folder}' once more in ${Math.round(this.deps.rescanDelayMs / 1000)} s (a mount that lags behind Plex is the usual cause).`);
     else logger.info(fields, `${result.detail} Asking ${target.name} once more for '${item.folder}' (a scan taken and never run leaves no sign either).`);
-    this.deps.onRescan(at);
+    this.deps.wake(at);
   }
 
   /**

@@ -189,12 +189,6 @@ export class MediaSocket<E = never> {
     if (this.connected) this.socket?.send(text);
   }
 
-  /** 1, 2, 4 … s up to the cap. */
-  backoffMs(failures: number): number {
-    const first = this.opts.firstBackoffMs ?? 1000;
-    return Math.min(this.opts.maxBackoffMs ?? 30_000, first * 2 ** Math.max(0, failures - 1));
-  }
-
   private async run(): Promise<void> {
     const dial = this.opts.dial ?? (await defaultDial());
     while (this.running) {
@@ -203,7 +197,7 @@ export class MediaSocket<E = never> {
       // A socket that was alive and later dropped starts the count again: its first retry is quick. One that
       // opened and never answered counts as a failure, so a server that stays mute is dialled less and less often.
       this.failures = alive ? 1 : this.failures + 1;
-      await this.pause(this.backoffMs(this.failures));
+      await this.pause(Math.min(this.opts.maxBackoffMs ?? 30_000, (this.opts.firstBackoffMs ?? 1000) * 2 ** (this.failures - 1)));
     }
   }
 

@@ -71,11 +71,8 @@ export class Processor {
       commandAfter: deps.settings.commandAfter ?? '',
       runCommand: deps.runCommand,
       rescanDelayMs: deps.settings.fileCheckDelayMs,
-      onRescan: (at) => this.wake(at),
-      // A follow-up ended: its folder may go again.
-      onEnded: () => this.wake(),
-      // A scan's end was seen: its target has room under the cap now, while its file is still judged.
-      onFreed: () => this.wake(),
+      // A rescan due, a follow-up ended (its folder may go again), or a scan's end seen (its target has room under the cap now).
+      wake: (at) => this.wake(at),
     });
   }
 

@@ -3,7 +3,8 @@
 // authentication, Emby's URL, and LibraryChanged reaching a user's socket but not an API key's.
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { MediaBrowserSocket, parseEnvelope, parseLibraryChanged, socketAddress, type MediaBrowserEvent } from '../../src/targets/mediabrowser/socket.js';
+import type { ConnectionEvent } from '../../src/http/media-socket.js';
+import { MediaBrowserSocket, parseEnvelope, parseLibraryChanged, socketAddress, type LibraryChangedEvent } from '../../src/targets/mediabrowser/socket.js';
 import { FakeMediaBrowserSocket } from '../fakes/mediabrowser-socket.js';
 import { ownFixtureText } from '../support/fixtures.js';
 import { scriptedDial, SteppedClock } from '../support/fake-socket.js';
@@ -68,13 +69,13 @@ describe('against the fake server', () => {
 
   const connect = async (kind: 'jellyfin' | 'emby', token: string) => {
     client = new MediaBrowserSocket({ kind, url: server!.url, token, deviceId: 'scanrelay-test', version: '0.1.0', clock: systemClock, firstBackoffMs: 5, maxBackoffMs: 20 });
-    const events: MediaBrowserEvent[] = [];
+    const events: (LibraryChangedEvent | ConnectionEvent)[] = [];
     const opened = new Promise<void>((resolve) => client!.subscribe((e) => (events.push(e), e.kind === 'connection' && e.connected && resolve())));
     client.start();
     await opened;
     return events;
   };
-  const nextChange = () => new Promise<MediaBrowserEvent>((resolve) => client!.subscribe((e) => e.kind === 'library-changed' && resolve(e)));
+  const nextChange = () => new Promise<LibraryChangedEvent | ConnectionEvent>((resolve) => client!.subscribe((e) => e.kind === 'library-changed' && resolve(e)));
 
   it("Jellyfin: a user's token by header gets LibraryChanged and its KeepAlive answered", async () => {
     server = await new FakeMediaBrowserSocket('jellyfin', { 'user-token': 'u1' }).start();

@@ -15,7 +15,6 @@ import type { LibraryList } from '../library-list.js';
 import { holdsFile, listFolder, pathsOfItems, readRefreshStates, stillListed } from './confirm.js';
 import { apply, FOLLOW_TIMINGS, nextStep, verdictOf, type MediaBrowserEvent, type MediaBrowserFollowUp, type MediaBrowserMoment } from './follow-up.js';
 import type { Located } from './locate.js';
-import type { RefreshWatch } from './refresh-watch.js';
 import type { MediaBrowserScans } from './scan.js';
 import { MediaBrowserSocket, serverName, type LibraryChangedEvent, type MediaBrowserKind } from './socket.js';
 import { isTicket } from './verdict.js';
@@ -30,10 +29,8 @@ export interface MediaBrowserFollowerOptions {
   /** The deepest folder item holding a folder, asked now (the target's locator). */
   locate(folder: string): Promise<Located | undefined>;
   socket?: MediaBrowserSocket;
-  /** The target's targeted refreshes not yet seen to run (mediabrowser/refresh-watch.ts). */
-  watch?: Pick<RefreshWatch, 'busy' | 'check' | 'observed'>;
-  /** When a change under these libraries last went to the library monitor (media-updated): each restarts its timer. */
-  lastMonitorChange?: (libraries: string[]) => number | undefined;
+  /** The target's scans: its targeted refreshes not yet seen to run (`watch`), when a change under some libraries last went to the library monitor (media-updated: each restarts its timer). */
+  scans?: Pick<MediaBrowserScans, 'watch' | 'lastMonitorChange'>;
 }
 
 /**
@@ -71,7 +68,7 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
 
   protected moment(m: Moment): MediaBrowserMoment {
     const socketSince = this.opts.socket?.usable ? this.opts.socket.connectedSince : undefined;
-    return { ...m, timings: FOLLOW_TIMINGS, startedAt: this.startedAt, socketSince, lastMonitorChange: this.opts.lastMonitorChange ?? (() => undefined) };
+    return { ...m, timings: FOLLOW_TIMINGS, startedAt: this.startedAt, socketSince, lastMonitorChange: (libraries) => this.opts.scans?.lastMonitorChange(libraries) };
   }
 
   protected followed(): void {
@@ -84,7 +81,7 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
 
   protected ended(f: MediaBrowserFollowUp, left: number): void {
     const seen = f.seen;
-    if (seen?.how === 'socket' || (seen?.how === 'listing' && seen.listed.state === 'found')) this.opts.watch?.observed(f.ticket.file);
+    if (seen?.how === 'socket' || (seen?.how === 'listing' && seen.listed.state === 'found')) this.opts.scans?.watch.observed(f.ticket.file);
     if (left === 0) void this.opts.socket?.closeUnless(() => this.following);
   }
 
@@ -118,8 +115,8 @@ export class MediaBrowserFollower extends FollowEngine<MediaBrowserFollowUp, Med
       // server's queue, perhaps this one behind it. A walk the monitor queued reads Idle until it runs (J6), but
       // whatever it waits behind shows, and so do our targeted refreshes not yet seen to run.
       const missing = listed.state === 'absent' || (listed.state === 'unknown' && located?.isLibraryRoot === true);
-      if (missing && !f.refresh?.queueBusy) await this.opts.watch?.check().catch(() => undefined);
-      const queueBusy = missing && (!!f.refresh?.queueBusy || !!this.opts.watch?.busy());
+      if (missing && !f.refresh?.queueBusy) await this.opts.scans?.watch.check().catch(() => undefined);
+      const queueBusy = missing && (!!f.refresh?.queueBusy || !!this.opts.scans?.watch.busy());
       this.tell(f, { kind: 'seen', seen: { how: 'listing', listed }, missing, queueBusy });
     } catch (err) {
       this.tell(f, { kind: 'failed', error: String((err as Error).message ?? err), at: this.opts.clock.now() });
@@ -167,8 +164,7 @@ export function mediaBrowserFollower(server: { kind: MediaBrowserKind; libraries
   // deviceId: stable per target, the server keys the socket's session on it, across our restarts too.
   const socket = new MediaBrowserSocket({ kind: server.kind, url: server.url, token: server.token, deviceId: `scanrelay-${server.name}`, version, clock, say, tokenHasUser });
   const locate = async (folder: string) => scans.locateFolder((await list.get({ holding: folder })).map((l) => ({ id: l.id, name: l.title, locations: l.locations })), folder);
-  const lastMonitorChange = (libraries: string[]) => scans.lastMonitorChange(libraries);
-  return new MediaBrowserFollower({ server: name, api, clock, logger, librariesPath: server.librariesPath, locate, socket, watch: scans.watch, lastMonitorChange });
+  return new MediaBrowserFollower({ server: name, api, clock, logger, librariesPath: server.librariesPath, locate, socket, scans });
 }
 
 /**

@@ -3,7 +3,7 @@
 // only to sessions of a user, so the socket is never opened for a token known to be an API key's, and a follower
 // must not wait for it there. Formats and sources: docs/targets.md, "What the servers say after a scan".
 import { withBasicAuth } from '../../http/url-credentials.js';
-import { MediaSocket, socketUrl, type ConnectionEvent, type MediaSocketOptions } from '../../http/media-socket.js';
+import { MediaSocket, socketUrl, type MediaSocketOptions } from '../../http/media-socket.js';
 
 export type MediaBrowserKind = 'jellyfin' | 'emby';
 
@@ -17,8 +17,6 @@ export interface LibraryChangedEvent {
   foldersRemovedFrom: string[];
   collectionFolders: string[];
 }
-
-export type MediaBrowserEvent = LibraryChangedEvent | ConnectionEvent;
 
 /** The envelope both servers use: {"MessageType": "...", "Data": ..., "MessageId": "..."}. */
 export function parseEnvelope(text: string): { type: string; data?: unknown } | undefined {

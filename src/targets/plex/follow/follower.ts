@@ -15,7 +15,7 @@ import { confirmBatch, type BatchConfirmation, type FileInLibrary } from '../con
 import { acceptedAt, apply, foundAmong, nextStep, sawAll, verdictOf, type PlexEvent, type PlexFollowUp, type PlexMoment, type PlexTicket } from './follow-up.js';
 import type { PlexNotifications } from './notifications.js';
 import { RunningSections } from './running-sections.js';
-import { LOOKUPS_AT_ONCE, ScanEnds, type Unfollowed } from './scan-ends.js';
+import { LOOKUPS_AT_ONCE, ScanEnds, type FollowUpBook, type Unfollowed } from './scan-ends.js';
 import { ScanQueues } from './scan-queue.js';
 import { itemsOfScans, plexGet, type PlexGet } from './scan-items.js';
 
@@ -79,8 +79,8 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     this.get = opts.get ?? plexGet(opts.api);
     this.scanning = new RunningSections(opts);
     this.queues = new ScanQueues(opts);
-    const book = { values: () => this.values(), tell: (fs: PlexFollowUp | PlexFollowUp[], e: PlexEvent) => void this.tell(fs, e), unfollowed: this.unfollowed };
-    this.ends = new ScanEnds(opts, this.get, this.queues, book, (p) => void this.track(p));
+    const book: FollowUpBook = { values: () => this.values(), tell: (fs, e) => void this.tell(fs, e), track: (p) => void this.track(p), unfollowed: this.unfollowed };
+    this.ends = new ScanEnds(opts, this.get, this.queues, book);
     opts.watch?.followedBy((id) => (this.sections.get(id)?.waiting ?? 0) > 0);
   }
 
@@ -193,7 +193,6 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
 
   /** A batch whose scans ended: the after-scan steps, then every outcome at once (one commit); those expired as they are. */
   protected async finish(verdicts: Verdict<PlexFollowUp>[]): Promise<void> {
-    const analyses = this.sharing ?? new Map<string, Promise<string[]>>();
     const judged = verdicts.filter((v) => v.step === 'judge');
     const expired = verdicts.filter((v) => v.step === 'expire').map((v) => this.report(v.f.item, v.result));
     if (!judged.length) return void (await Promise.all(expired));
@@ -201,7 +200,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
       ...this.opts,
       settings: this.opts.after,
       said: this.said,
-      analyses,
+      analyses: this.sharing ?? new Map(),
       items: judged.map(({ f }) => {
         const found = f.evidence?.state === 'confirmed' ? f.evidence : undefined;
         return { sections: f.ticket.sections, event: f.item.event, file: f.ticket.file, ids: f.ticket.ids, ratingKey: found?.ratingKey, parentRatingKey: found?.parentRatingKey };

@@ -121,7 +121,6 @@ export class PlexNotifications extends MediaSocket<ActivityEvent | TimelineEvent
   private readonly expected = new Map<string, number>();
   /** The follower's answer to "is a scan of this section followed"; until it says, every section is. */
   private followed: (sectionId: string) => boolean = () => true;
-  private unsubscribe?: () => void;
   /**
    * Set at each (re)connect: an `ended` may have been lost while the socket was down (or before it first
    * opened), so the follower asks /activities once before trusting the events alone.
@@ -133,20 +132,10 @@ export class PlexNotifications extends MediaSocket<ActivityEvent | TimelineEvent
     // The token in a header, as Tautulli does, not in the URL as python-plexapi does: a URL ends up in logs.
     super({ ...plex, url: url.toString(), headers: withBasicAuth({ 'X-Plex-Token': plex.token, Accept: 'application/json' }, authorization) });
     this.scans = new SectionScans((scan) => this.ended(scan), { follows: (id) => this.keeps(id), now: () => plex.clock.now() });
-  }
-
-  start(): void {
-    this.unsubscribe ??= this.subscribe((e) => {
+    this.subscribe((e) => {
       this.scans.handle(e);
       if (e.kind === 'connection' && e.connected) this.pollDue = true;
     });
-    super.start();
-  }
-
-  async stop(): Promise<void> {
-    this.unsubscribe?.();
-    this.unsubscribe = undefined;
-    await super.stop();
   }
 
   /** Only the timeline entries of sections the follower follows are kept (scan-items.ts). */

@@ -26,10 +26,11 @@ export interface Unfollowed {
   at: number;
 }
 
-/** What the follower lends: its follow-ups, how they are told, the scans no follow-up waits for. */
+/** What the follower lends: its follow-ups, how they are told, its reads kept until they settle, the scans no follow-up waits for. */
 export interface FollowUpBook {
   values(): PlexFollowUp[];
   tell(fs: PlexFollowUp | PlexFollowUp[], e: PlexEvent): void;
+  track(p: Promise<void>): void;
   readonly unfollowed: Unfollowed[];
 }
 
@@ -43,7 +44,6 @@ export class ScanEnds {
     private readonly get: PlexGet,
     private readonly queues: ScanQueues,
     private readonly book: FollowUpBook,
-    private readonly track: (p: Promise<void>) => void,
   ) {
     this.said = new ConditionLog({ logger: opts.logger, clock: opts.clock, level: 'info' });
   }
@@ -105,7 +105,7 @@ export class ScanEnds {
       }
       this.book.tell(waiting, { kind: 'looked', evidence: foundAmong(waiting, found), library: false });
     };
-    this.track(reads());
+    this.book.track(reads());
   }
 
   /**

@@ -85,16 +85,11 @@ export const MAX_RUNNING = 64;
  */
 export const RUNNING_SILENT_MS = 10 * 60_000;
 
-export interface SectionScansOptions {
-  /** Only the timeline entries of sections followed are kept. Default: every section. */
-  follows?: (sectionId: string) => boolean;
-  now?: () => number;
-}
-
 /**
  * Feed it every notification; it calls `ended` once per section scan that ends. A followed section's timeline
- * entries are kept until its next scan end, so entries before the scan's `started` (or before Plex names the
- * activity's section, a little into the scan) still count. Other sections' are dropped as they come.
+ * entries (`follows`; every section's by default) are kept until its next scan end, so entries before the scan's
+ * `started` (or before Plex names the activity's section, a little into the scan) still count. Other sections' are
+ * dropped as they come.
  */
 export class SectionScans {
   /** Scan activities by uuid, with their section once a frame named it; oldest seen first. */
@@ -105,7 +100,7 @@ export class SectionScans {
 
   constructor(
     private readonly ended: (scan: SectionScanEnded) => void,
-    private readonly opts: SectionScansOptions = {},
+    private readonly opts: { follows?: (sectionId: string) => boolean; now?: () => number } = {},
   ) {}
 
   /** Sections with a scan running now, as far as the events tell. */

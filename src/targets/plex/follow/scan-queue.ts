@@ -6,8 +6,6 @@ import type { Clock } from '../../../clock.js';
 import type { PlexFollowUp, PlexTicket } from './follow-up.js';
 import type { PlexNotifications } from './notifications.js';
 
-type Placed = PlexTicket['accepted'] & {};
-
 /** A delivery is recorded within a group commit (milliseconds); a minute is far past any. */
 const UNRECORDED_MS = 60_000;
 
@@ -59,7 +57,7 @@ export class ScanQueues {
    * tells of ends the n-th refresh taken, so a follow-up whose file the scan did not change learns that its scan
    * ended without waiting for the section to go idle, which under a steady load it never does.
    */
-  accepted(sectionId: string): Placed {
+  accepted(sectionId: string): NonNullable<PlexTicket['accepted']> {
     const queue = this.queueOf(sectionId);
     const at = this.opts.clock.now();
     queue.unrecorded.set(++queue.accepted, at);
@@ -73,7 +71,7 @@ export class ScanQueues {
    * section: two refreshes in flight can be answered in the other order than Plex took them, and the count would
    * then pass the wrong slot.
    */
-  send(sectionId: string, refresh: () => Promise<unknown>): Promise<Placed> {
+  send(sectionId: string, refresh: () => Promise<unknown>): Promise<NonNullable<PlexTicket['accepted']>> {
     const queue = this.queueOf(sectionId);
     queue.toSend++;
     const placed = queue.sending.then(async () => {
@@ -129,13 +127,8 @@ export class ScanQueues {
   }
 
   /** The follow-ups whose slots the count has passed (in every section of theirs). */
-  passed(candidates: Iterable<PlexFollowUp>): PlexFollowUp[] {
-    const passed: PlexFollowUp[] = [];
-    for (const f of candidates) {
-      if (f.ended || !f.slot) continue;
-      if (f.ticket.sections.every((s) => f.slot![s.id] !== undefined) && this.passedSlot(f.slot)) passed.push(f);
-    }
-    return passed;
+  passed(candidates: PlexFollowUp[]): PlexFollowUp[] {
+    return candidates.filter((f) => !f.ended && f.slot && f.ticket.sections.every((s) => f.slot![s.id] !== undefined) && this.passedSlot(f.slot));
   }
 
   /** The slot the section's latest end passed, when the count vouches for it. */
