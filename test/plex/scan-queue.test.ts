@@ -10,13 +10,13 @@ import { ScanQueues } from '../../src/targets/plex/follow/scan-queue.js';
 
 function setup() {
   const clock = new ManualClock();
-  const watch = { connectedSince: undefined as number | undefined };
+  const watch = { connectedSince: undefined as number | undefined, connected: false };
   const line = new ScanQueues({ clock, watch: watch as unknown as PlexNotifications });
   const followed = (accepted: PlexTicket['accepted']): FollowUp =>
     ({ key: String(accepted?.at), item: {}, ticket: { sections: [{ id: '2', title: 'TV' }], file: '/tv/a.mkv', accepted }, polled: 0, reading: 0, seenRunning: false, followedAt: clock.now() }) as unknown as FollowUp;
   /** The socket opens now: the line is rebased on what is followed. */
   const connect = (items: FollowUp[]) => {
-    watch.connectedSince = clock.now();
+    [watch.connectedSince, watch.connected] = [clock.now(), true];
     line.rebase(items);
   };
   /** A follow-up placed after the socket opened (its place counts). */
@@ -132,6 +132,32 @@ describe('the section line when Plex contradicts it', () => {
     expect(line.ended('2')).toBe(false);
     const next = line.accepted('2');
     expect(line.passed([{ ...f, slot: next.seq }])).toEqual([]);
+  });
+
+  it('a refresh Plex sits on lets the next of its section go after a second, and the section is counted again only when idle; without the socket, refreshes go at once', async () => {
+    const { clock, line, connect } = setup();
+    const answers: (() => void)[] = [];
+    const refresh = () => new Promise<void>((r) => answers.push(r));
+    const tick = () => new Promise((r) => setImmediate(r));
+    // No socket: the count gives no slots, and nothing waits.
+    void line.send('2', refresh);
+    void line.send('2', refresh);
+    await tick();
+    expect(answers).toHaveLength(2);
+    for (const answer of answers.splice(0)) answer();
+    await tick();
+    connect([]);
+    const hung = line.send('2', refresh);
+    void line.send('2', refresh);
+    await tick();
+    expect(answers).toHaveLength(1);
+    clock.advance(1_000);
+    await tick();
+    expect(answers).toHaveLength(2);
+    // The first answers after the second went: which Plex took first is not known.
+    answers[0]();
+    await hung;
+    expect([...line.untrusted.keys()]).toEqual(['2']);
   });
 
   it('a uncertain section gives no place, and an end passes no place of it, until it is resynchronised', () => {

@@ -2,10 +2,12 @@
 // told of. Plex is assumed to run a section's scans one at a time in the order it took them (no Plex source says
 // so: docs/targets.md), so a follow-up whose slot the count passed has had its scan end.
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../../clock.js';
+import { timeoutSignal, type Clock } from '../../../clock.js';
 import type { PlexFollowUp, PlexTicket } from './follow-up.js';
 import type { PlexNotifications } from './notifications.js';
 
+/** Plex answers a refresh in milliseconds: one not answered by then no longer holds back the next of its section. */
+const ANSWER_WAIT_MS = 1_000;
 /** A delivery is recorded within a group commit (milliseconds); a minute is far past any. */
 const UNRECORDED_MS = 60_000;
 
@@ -67,23 +69,30 @@ export class ScanQueues {
   }
 
   /**
-   * Sends a refresh of the section (`refresh`) and places it in the queue once Plex took it. One at a time per
-   * section: two refreshes in flight can be answered in the other order than Plex took them, and the count would
-   * then pass the wrong slot.
+   * Sends a refresh of the section (`refresh`) and places it in the queue once Plex took it. While the socket is open
+   * (the count gives slots only then), one at a time per section: two refreshes in flight can be answered in the other
+   * order than Plex took them, and the count would pass the wrong slot. A refresh not answered within ANSWER_WAIT_MS
+   * lets the next go, and when its answer comes, which Plex took first is not known: the section is distrusted.
    */
   send(sectionId: string, refresh: () => Promise<unknown>): Promise<NonNullable<PlexTicket['accepted']>> {
     const queue = this.queueOf(sectionId);
+    const counted = this.opts.watch?.connected === true;
+    const before = counted ? queue.sending : Promise.resolve();
+    let next!: () => void;
+    if (counted) queue.sending = new Promise<void>((r) => (next = r));
     queue.toSend++;
-    const placed = queue.sending.then(async () => {
+    return before.then(async () => {
+      const late = timeoutSignal(this.opts.clock, ANSWER_WAIT_MS);
+      if (counted) late.addEventListener('abort', next, { once: true });
       try {
         await refresh();
+        if (counted && late.aborted && queue.toSend > 1) this.distrust(sectionId);
         return this.accepted(sectionId);
       } finally {
+        if (counted) next();
         [queue.toSend, queue.early] = [queue.toSend - 1, false];
       }
     });
-    queue.sending = placed.catch(() => undefined);
-    return placed;
   }
 
   /** The scans of these slots are followed, superseded, or have nothing to follow: no longer unrecorded. */
