@@ -47,7 +47,7 @@ export interface LibraryItem {
   ratingKey: string;
   parentRatingKey?: string;
   file: string;
-  /** When it joined the library, unix seconds, as Plex's Metadata carries it (python-plexapi plexapi/video.py Video._loadData reads `addedAt` with utils.toDatetime). */
+  /** When it joined the library, unix seconds, as Plex's Metadata carries it (python-plexapi@9dd520d plexapi/video.py L37: `addedAt` read with toDatetime, from unix seconds). */
   addedAt: number;
 }
 

@@ -28,7 +28,7 @@ describe('the recently added items', () => {
     const api = new PlexApi({ url: plex.url, token: plex.token });
     const wanted = episode(1_000 + 49); // 351st from the newest
     // A file the library does not hold keeps the pages going as far as they go.
-    const found = await findRecentlyAdded(api, [TV], new Set([wanted, '/data/media/tv/Gone/Season 01/E01.mkv']), { addedSince: sentAt });
+    const found = await findRecentlyAdded(api, [TV], new Set([wanted, '/data/media/tv/Gone/Season 01/E01.mkv']), sentAt);
     expect([...found.keys()]).toEqual([wanted]);
     // Pages of 50 until the first that reaches the items older than the scan (less the slack): 9, not 28.
     expect(pages()).toBe(9);
@@ -47,6 +47,6 @@ describe('the recently added items', () => {
     for (let i = 0; i < 300; i++) plex.addToLibrary(episode(i)).addedAt = Math.floor((sentAt - ADDED_SLACK_MS / 2) / 1000);
     const api = new PlexApi({ url: plex.url, token: plex.token });
     const wanted = episode(0); // the oldest, 300 down
-    expect((await findRecentlyAdded(api, [TV], new Set([wanted]), { addedSince: sentAt })).get(wanted)).toBeDefined();
+    expect((await findRecentlyAdded(api, [TV], new Set([wanted]), sentAt)).get(wanted)).toBeDefined();
   });
 });

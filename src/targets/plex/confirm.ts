@@ -93,7 +93,7 @@ export async function confirmBatch(opts: BatchOptions): Promise<BatchConfirmatio
     for (const f of listed) for (const s of f.sections) sections.set(s.id, s);
     try {
       const sent = listed.map((f) => f.sentAt).filter((at) => at !== undefined);
-      found = await findRecentlyAdded(opts.api, [...sections.values()], new Set(listed.map((f) => f.file)), sent.length ? { addedSince: Math.min(...sent) } : {});
+      found = await findRecentlyAdded(opts.api, [...sections.values()], new Set(listed.map((f) => f.file)), sent.length ? Math.min(...sent) : undefined);
     } catch (err) {
       listingFailed = (err as Error).message;
     }

@@ -82,11 +82,11 @@ export class ScanQueues {
     if (counted) queue.sending = new Promise<void>((r) => (next = r));
     queue.toSend++;
     return before.then(async () => {
-      const late = timeoutSignal(this.opts.clock, ANSWER_WAIT_MS);
-      if (counted) late.addEventListener('abort', next, { once: true });
+      const late = counted ? timeoutSignal(this.opts.clock, ANSWER_WAIT_MS) : undefined;
+      late?.addEventListener('abort', next, { once: true });
       try {
         await refresh();
-        if (counted && late.aborted && queue.toSend > 1) this.distrust(sectionId);
+        if (late?.aborted && queue.toSend > 1) this.distrust(sectionId);
         return this.accepted(sectionId);
       } finally {
         if (counted) next();
