@@ -160,6 +160,22 @@ describe('the section line when Plex contradicts it', () => {
     expect([...line.untrusted.keys()]).toEqual(['2']);
   });
 
+  it("the follower's word on a reordered section is asked, when it gives one (it also undoes the section's slots and says so)", async () => {
+    const clock = new ManualClock();
+    const reordered: string[] = [];
+    const line = new ScanQueues({ clock, watch: { connectedSince: clock.now(), connected: true } as unknown as PlexNotifications, reordered: (id, why) => void reordered.push(`${id}: ${why}`) });
+    const answers: (() => void)[] = [];
+    const refresh = () => new Promise<void>((r) => answers.push(r));
+    const hung = line.send('2', refresh);
+    void line.send('2', refresh);
+    await new Promise((r) => setImmediate(r));
+    clock.advance(1_000);
+    await new Promise((r) => setImmediate(r));
+    answers[0]();
+    await hung;
+    expect(reordered).toEqual(['2: a refresh was answered after the next one of the section had gone']);
+  });
+
   it('a uncertain section gives no place, and an end passes no place of it, until it is resynchronised', () => {
     const { line, connect, placedFollowUp } = setup();
     connect([]);

@@ -78,7 +78,7 @@ export class PlexFollower extends FollowEngine<PlexFollowUp, PlexEvent, PlexMome
     super({ server: 'Plex', clock: opts.clock, logger: opts.logger, intervalMs: opts.pollMs, judge: { apply, nextStep, verdict: verdictOf } });
     this.get = opts.get ?? plexGet(opts.api);
     this.scanning = new RunningSections(opts);
-    this.queues = new ScanQueues(opts);
+    this.queues = new ScanQueues({ ...opts, reordered: (id, why) => this.ends.reordered(id, why) });
     const book: FollowUpBook = { values: () => this.values(), tell: (fs, e) => void this.tell(fs, e), track: (p) => void this.track(p), unfollowed: this.unfollowed };
     this.ends = new ScanEnds(opts, this.get, this.queues, book);
     opts.watch?.followedBy((id) => (this.sections.get(id)?.waiting ?? 0) > 0);

@@ -76,7 +76,7 @@ export class ScanEnds {
   }
 
   /** Plex's events contradict the section's count: its slots prove nothing until the section is idle. */
-  private reordered(sectionId: string, why: string): void {
+  reordered(sectionId: string, why: string): void {
     this.queues.distrust(sectionId);
     this.book.tell(ofSection(this.book.values(), sectionId), { kind: 'reordered' });
     if (this.opts.watch) this.opts.watch.pollDue = true;

@@ -43,7 +43,8 @@ export class ScanQueues {
     return (this.runId ??= randomUUID());
   }
 
-  constructor(private readonly opts: { clock: Clock; watch?: PlexNotifications }) {}
+  /** `reordered`: Plex's order is not known any more (the follower's, which also undoes the section's slots and says so); `distrust` alone without it. */
+  constructor(private readonly opts: { clock: Clock; watch?: PlexNotifications; reordered?: (sectionId: string, why: string) => void }) {}
 
   get superseded(): number {
     return this.unfollowed.length;
@@ -86,7 +87,10 @@ export class ScanQueues {
       late?.addEventListener('abort', next, { once: true });
       try {
         await refresh();
-        if (late?.aborted && queue.toSend > 1) this.distrust(sectionId);
+        if (late?.aborted && queue.toSend > 1) {
+          const why = 'a refresh was answered after the next one of the section had gone';
+          (this.opts.reordered ?? ((id: string) => this.distrust(id)))(sectionId, why);
+        }
         return this.accepted(sectionId);
       } finally {
         if (counted) next();
