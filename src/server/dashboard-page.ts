@@ -265,14 +265,20 @@ const liveScript = `
   const region = document.getElementById('live');
   const status = document.getElementById('live-status');
   let timer = 0;
+  // A button replaced between its press and its release never hears the click: hold the page while a finger is
+  // down (a few seconds at most, should the release happen where the page cannot hear it).
+  let pressedAt = 0;
+  region.addEventListener('pointerdown', () => { pressedAt = Date.now(); });
+  for (const end of ['pointerup', 'pointercancel']) addEventListener(end, () => { pressedAt = 0; });
+  // Never pull a confirmation out from under someone's finger: one open now, or opened while the page came.
+  const held = () => (pressedAt && Date.now() - pressedAt < 5000) || region.querySelector('details[open]');
   const refresh = () => {
     clearTimeout(timer);
     timer = setTimeout(async () => {
-      // Never pull a confirmation out from under someone's finger: one open now, or opened while the page came.
-      if (region.querySelector('details[open]')) return refresh();
+      if (held()) return refresh();
       const res = await fetch('dashboard/live', { headers: { accept: 'text/html' } }).catch(() => undefined);
       const html = res?.ok ? await res.text().catch(() => '') : '';
-      if (region.querySelector('details[open]')) refresh();
+      if (held()) refresh();
       else if (html) region.innerHTML = html;
     }, 250);
   };

@@ -132,4 +132,43 @@ describe('dashboard and doctor in Chromium', () => {
     await card.getByRole('button', { name: `Yes, scan now ${folder}` }).click();
     await expect.poll(() => page.locator('.notice').textContent()).toContain(`Scanning now: ${folder}`);
   });
+
+  it('a press begun before a live update arrives and released after it still opens the confirmation', async () => {
+    const folder = '/data/media/tv/Show/Season 04';
+    const request = (path: string) =>
+      t.service.app.inject({ method: 'POST', url: `/${SECRET}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'eventType=Manual&filepath=' + encodeURIComponent(path) });
+    await request('/mnt/unionfs/Media/tv/Show/Season 04/e1.mkv');
+    await page.goto(`${base}/${SECRET}/dashboard`);
+    await expect.poll(() => page.locator('#live-status').textContent()).toBe('Live');
+    const card = page.locator('#queue li', { hasText: folder });
+    await expect.poll(() => card.count()).toBe(1);
+
+    let asked!: () => void;
+    const onItsWay = new Promise<void>((resolve) => (asked = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/dashboard/live', async (route) => {
+      asked();
+      await released;
+      await route.continue();
+    });
+    await request('/mnt/unionfs/Media/tv/Show/Season 05/e1.mkv');
+    await onItsWay;
+    // The button pressed, the update let through and given time to land, then the button released.
+    const box = (await card.getByRole('button', { name: `Scan now: ${folder}` }).boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    const arrived = page.waitForResponse('**/dashboard/live');
+    release();
+    await arrived;
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+    await page.mouse.up();
+    await page.unroute('**/dashboard/live');
+    expect(await card.locator('details[open]').count()).toBe(1);
+    await card.getByRole('button', { name: `Yes, scan now ${folder}` }).click();
+    await expect.poll(() => page.locator('.notice').textContent()).toContain(`Scanning now: ${folder}`);
+    // Released, the page takes live updates again.
+    await request('/mnt/unionfs/Media/tv/Show/Season 06/e1.mkv');
+    await expect.poll(() => page.locator('#queue li', { hasText: '/data/media/tv/Show/Season 06' }).count(), { timeout: 5000 }).toBe(1);
+  });
 });
