@@ -46,8 +46,8 @@ describe("README's Node versions", () => {
     const ci = read('.ci/run');
     const majors = /^tested_majors="([\d ]+)"$/m.exec(ci)?.[1].split(' ').map(Number);
     expect(majors).toEqual(tested);
-    expect(ci).toMatch(/scripts\/test-on-node\.sh --prepare "\$major"/);
-    expect(ci).toMatch(/scripts\/test-on-node\.sh --in /);
+    expect(ci).toMatch(/scripts\/test-on-node\.sh --fetch "\$major"/);
+    expect(ci).toMatch(/scripts\/test-on-node\.sh --with /);
   });
 
   it('the supported floor is the oldest tested major', () => {
