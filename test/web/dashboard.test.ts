@@ -28,6 +28,9 @@ describe('dashboard and doctor in Chromium', () => {
     await browser?.close();
     await t?.close();
   });
+  /** A manual request for `path`, as the scan form sends it. */
+  const request = (path: string) =>
+    t.service.app.inject({ method: 'POST', url: `/${SECRET}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'eventType=Manual&filepath=' + encodeURIComponent(path) });
 
   it('a manual scan from the page shows up in the dashboard queue', async () => {
     await page.goto(`${base}/${SECRET}`);
@@ -46,12 +49,7 @@ describe('dashboard and doctor in Chromium', () => {
 
   it('updates live when another request arrives (server-sent events)', async () => {
     await expect.poll(() => page.locator('#live-status').textContent()).toBe('Live');
-    await t.service.app.inject({
-      method: 'POST',
-      url: `/${SECRET}`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: 'eventType=Manual&filepath=' + encodeURIComponent('/mnt/unionfs/Media/tv/Show/Season 01/e1.mkv'),
-    });
+    await request('/mnt/unionfs/Media/tv/Show/Season 01/e1.mkv');
     await expect.poll(() => page.locator('#queue li', { hasText: '/data/media/tv/Show/Season 01' }).count(), { timeout: 5000 }).toBe(1);
     await page.screenshot({ path: join(artifacts, 'dashboard-queue-phone.png'), fullPage: true });
   });
@@ -100,17 +98,16 @@ describe('dashboard and doctor in Chromium', () => {
     await page.screenshot({ path: join(artifacts, 'doctor-scan-phone.png'), fullPage: true });
   });
 
-  it('a confirmation opened while a live update is on its way stays open when the update arrives', async () => {
-    const folder = '/data/media/tv/Show/Season 02';
-    const request = (path: string) =>
-      t.service.app.inject({ method: 'POST', url: `/${SECRET}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'eventType=Manual&filepath=' + encodeURIComponent(path) });
-    await request('/mnt/unionfs/Media/tv/Show/Season 02/e1.mkv');
+  /**
+   * The dashboard open on `folder`'s card, and the next live update held on its way (brought by a request for
+   * `another`) until `land` lets it through and gives it time to replace the page.
+   */
+  async function withUpdateOnItsWay(folder: string, another: string) {
+    await request(`/mnt/unionfs/Media/tv/Show/${folder.split('/').pop()}/e1.mkv`);
     await page.goto(`${base}/${SECRET}/dashboard`);
     await expect.poll(() => page.locator('#live-status').textContent()).toBe('Live');
     const card = page.locator('#queue li', { hasText: folder });
     await expect.poll(() => card.count()).toBe(1);
-
-    // The next live update is held on its way until the person has opened a confirmation.
     let asked!: () => void;
     const onItsWay = new Promise<void>((resolve) => (asked = resolve));
     let release!: () => void;
@@ -120,14 +117,23 @@ describe('dashboard and doctor in Chromium', () => {
       await released;
       await route.continue();
     });
-    await request('/mnt/unionfs/Media/tv/Show/Season 03/e1.mkv');
+    await request(another);
     await onItsWay;
+    const land = async () => {
+      const arrived = page.waitForResponse('**/dashboard/live');
+      release();
+      await arrived;
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+      await page.unroute('**/dashboard/live');
+    };
+    return { card, land };
+  }
+
+  it('a confirmation opened while a live update is on its way stays open when the update arrives', async () => {
+    const folder = '/data/media/tv/Show/Season 02';
+    const { card, land } = await withUpdateOnItsWay(folder, '/mnt/unionfs/Media/tv/Show/Season 03/e1.mkv');
     await card.getByRole('button', { name: `Scan now: ${folder}` }).click();
-    const arrived = page.waitForResponse('**/dashboard/live');
-    release();
-    await arrived;
-    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
-    await page.unroute('**/dashboard/live');
+    await land();
     expect(await card.locator('details[open]').count()).toBe(1);
     await card.getByRole('button', { name: `Yes, scan now ${folder}` }).click();
     await expect.poll(() => page.locator('.notice').textContent()).toContain(`Scanning now: ${folder}`);
@@ -135,35 +141,13 @@ describe('dashboard and doctor in Chromium', () => {
 
   it('a press begun before a live update arrives and released after it still opens the confirmation', async () => {
     const folder = '/data/media/tv/Show/Season 04';
-    const request = (path: string) =>
-      t.service.app.inject({ method: 'POST', url: `/${SECRET}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'eventType=Manual&filepath=' + encodeURIComponent(path) });
-    await request('/mnt/unionfs/Media/tv/Show/Season 04/e1.mkv');
-    await page.goto(`${base}/${SECRET}/dashboard`);
-    await expect.poll(() => page.locator('#live-status').textContent()).toBe('Live');
-    const card = page.locator('#queue li', { hasText: folder });
-    await expect.poll(() => card.count()).toBe(1);
-
-    let asked!: () => void;
-    const onItsWay = new Promise<void>((resolve) => (asked = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/dashboard/live', async (route) => {
-      asked();
-      await released;
-      await route.continue();
-    });
-    await request('/mnt/unionfs/Media/tv/Show/Season 05/e1.mkv');
-    await onItsWay;
-    // The button pressed, the update let through and given time to land, then the button released.
+    const { card, land } = await withUpdateOnItsWay(folder, '/mnt/unionfs/Media/tv/Show/Season 05/e1.mkv');
+    // The button pressed, the update let through onto the page, then the button released.
     const box = (await card.getByRole('button', { name: `Scan now: ${folder}` }).boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.mouse.down();
-    const arrived = page.waitForResponse('**/dashboard/live');
-    release();
-    await arrived;
-    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+    await land();
     await page.mouse.up();
-    await page.unroute('**/dashboard/live');
     expect(await card.locator('details[open]').count()).toBe(1);
     await card.getByRole('button', { name: `Yes, scan now ${folder}` }).click();
     await expect.poll(() => page.locator('.notice').textContent()).toContain(`Scanning now: ${folder}`);
