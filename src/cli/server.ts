@@ -10,7 +10,7 @@ import { loadConfig, secretsOf } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { checkQueueFile, damagedLine, EX_CONFIG } from '../queue/file-check.js';
 import { QueueLockedError } from '../queue/lock.js';
-import { createService, type Service } from '../service.js';
+import type { Service } from '../service.js';
 import { globalFlags, loadContext } from './context.js';
 
 export function serverCommand(): Command {
@@ -31,6 +31,8 @@ export function serverCommand(): Command {
       try {
         // `scanrelay connect` asks the running relay to read its ARR entries again: the file as it is now, never written.
         const readArr = () => loadConfig(loaded.path, process.env, { write: false }).config.ARR;
+        // Loaded here, not with the command: every other command lists `server` in its help and never runs the relay.
+        const { createService } = await import('../service.js');
         service = await createService({ config, queuefile: settings.queuefile, logger, configDir, readArr });
       } catch (err) {
         // Damage the quick check cannot see shows when the queue is read; it is still the file's fault.
