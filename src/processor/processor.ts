@@ -193,13 +193,7 @@ export class Processor {
         continue;
       }
       const now = this.deps.clock.now();
-      // A target that is down is asked again at its probe time, so its due deliveries must not wake the loop.
-      // Neither does one waiting for its server to end scans: the end of a followed scan wakes the loop. A held
-      // server's due folders wait for the end of its hold.
-      const awake = this.states.filter((s) => s.up && !s.waitingOnServer && !isHeld(s, now));
-      const next = this.deps.queue.nextDue(awake.map((s) => s.target.name)) ?? now + 1000;
-      const probes = this.states.filter((s) => !s.up).map((s) => s.nextProbeAt);
-      const wait = Math.max(5, Math.min(1000, Math.min(next, ...probes, ...holdEnds(this.states, now)) - now));
+      const wait = this.nextPassAt() - now;
       this.sleepingUntil = now + wait;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
@@ -211,6 +205,20 @@ export class Processor {
       this.wakeUp = undefined;
       this.sleepingUntil = undefined;
     }
+  }
+
+  /**
+   * When the loop passes again, unless woken: when the next folder is due for a target that can take it, a target
+   * that is down is probed or a hold ends; within 5 ms to a second. A target that is down is asked again at its
+   * probe time, so its due deliveries must not wake the loop. Neither does one waiting for its server to end scans
+   * (the end of a followed scan wakes the loop); a held server's due folders wait for the end of its hold.
+   */
+  nextPassAt(): number {
+    const now = this.deps.clock.now();
+    const awake = this.states.filter((s) => s.up && !s.waitingOnServer && !isHeld(s, now));
+    const next = this.deps.queue.nextDue(awake.map((s) => s.target.name)) ?? now + 1000;
+    const probes = this.states.filter((s) => !s.up).map((s) => s.nextProbeAt);
+    return now + Math.max(5, Math.min(1000, Math.min(next, ...probes, ...holdEnds(this.states, now)) - now));
   }
 
   private begin(rows: Folder[]): void {

@@ -1,7 +1,7 @@
 // The real service (webhook → intake → queue → processor → the jellyfin target) against the model Jellyfin
 // server, on one simulated time line: the ManualClock the model's ClockScheduler moves is the service's clock, and
 // the service's sleeps (the target's hold of library-root refreshes) are events of that scheduler. The processor's
-// own loop is not started: `run` ticks it at each due time and lets the real HTTP traffic on 127.0.0.1 settle
+// own loop is not started: `run` ticks it when that loop would pass and lets the real HTTP traffic on 127.0.0.1 settle
 // before the clock moves on, so nothing waits for wall time. Used by the Jellyfin tests and bench/jellyfin-scans.ts.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,9 +14,6 @@ import { httpFetch } from '../../src/http/fetch.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createService, type Service } from '../../src/service.js';
 import { startJellyfinServer, type JellyfinServer, type JellyfinServerOptions } from '../fakes/jellyfin-server.js';
-
-/** The driver's longest step of simulated time between two passes of the processor. */
-const STEP_MS = 50;
 
 export const PASS = 'fedcba9876543210fedcba9876543210';
 
@@ -121,9 +118,9 @@ export async function jellyfinService(opts: JellyfinServiceOptions = {}): Promis
       while (clock.now() < end) {
         await service.processor.tick();
         await settle();
-        // The queue says when its earliest folder is due, which may be one in flight: step at most STEP_MS so
-        // a folder falling due behind it is dispatched on time.
-        const next = Math.min(scheduler.nextAt() ?? Infinity, clock.now() + STEP_MS, end);
+        // On to the next moment something happens: a server event, a sleep's end, or the processor's next pass as
+        // its own loop would take it.
+        const next = Math.min(scheduler.nextAt() ?? Infinity, service.processor.nextPassAt(), end);
         await scheduler.runTo(next);
       }
       await service.processor.tick();
