@@ -10,7 +10,6 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeArrApp } from '../fakes/arr-app.js';
 import { FakePlex } from '../fakes/plex.js';
@@ -18,7 +17,7 @@ import { repoRoot, unlessSkipped } from '../support/fixtures.js';
 import { lineAuditor } from '../support/log-audit.js';
 import { freePort, portIsFree } from '../support/net.js';
 import { until } from '../support/until.js';
-import { chromiumPath } from '../support/chromium.js';
+import { chromiumPages } from '../support/chromium.js';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 const committed = (() => {
@@ -209,10 +208,7 @@ describe.skipIf(!committed)(`the README, from clone to a scan on the dashboard${
 
   it('Dashboard: the scan is in the history, as the README says; the first webhook is scanned and confirmed', async () => {
     expect(readme).toContain('`http://<host>:3468/<SERVER_PASS>/dashboard`');
-    const browser = await chromium.launch({
-      executablePath: chromiumPath(),
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await chromiumPages();
     try {
       const page = await browser.newPage({ viewport: { width: 1024, height: 768 } });
       await page.goto(`http://127.0.0.1:${port}/${pass}/dashboard`);

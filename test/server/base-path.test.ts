@@ -1,12 +1,11 @@
 // SERVER_BASE_PATH through the real HTTP server: a webhook under the prefix is scanned, one outside it is a 404
 // and queues nothing, /health answers at both places, the API's OpenAPI document names the prefix, and the
 // dashboard in Chromium makes no request outside the prefix.
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFiles } from '../support/config-file.js';
 import { ownFixtureText } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
-import { launchChromium } from '../support/chromium.js';
+import { chromiumPages, type ChromiumPages } from '../support/chromium.js';
 
 const SEASON = '/data/media/tv/The Expanse (2015)/Season 01';
 
@@ -84,9 +83,9 @@ describe('SERVER_BASE_PATH', () => {
 });
 
 describe('SERVER_BASE_PATH in Chromium', () => {
-  let browser: Browser;
+  let browser: ChromiumPages;
   beforeAll(async () => {
-    browser = await launchChromium();
+    browser = await chromiumPages();
   });
   afterAll(async () => browser?.close());
 

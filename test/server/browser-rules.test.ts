@@ -3,10 +3,9 @@
 // (when installed) a real cross-site form post is refused while the pages keep working under the CSP.
 import { createHash } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
-import { chromium } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SECRET, testService, type TestService } from '../support/service.js';
-import { chromiumPath } from '../support/chromium.js';
+import { chromiumPages } from '../support/chromium.js';
 
 let t: TestService;
 let base: string;
@@ -128,7 +127,7 @@ describe('in Chromium', () => {
     });
     await new Promise<void>((r) => attacker.listen(0, '127.0.0.1', r));
     const address = attacker.address() as { port: number };
-    const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    const browser = await chromiumPages();
     try {
       const page = await browser.newPage();
       const answer = page.waitForResponse((r) => r.url().startsWith(base) && r.request().method() === 'POST');

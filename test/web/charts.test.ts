@@ -3,12 +3,12 @@
 // Screenshots go to test-artifacts/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanOutcome, Target } from '../../src/scan.js';
 import { repoRoot } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
-import { launchChromium } from '../support/chromium.js';
+import { chromiumPages, type ChromiumPages } from '../support/chromium.js';
 
 const artifacts = join(repoRoot, 'test-artifacts');
 const MIN = 60_000;
@@ -29,7 +29,7 @@ function server(name: string, unmatched: (folder: string) => boolean = () => fal
 
 describe('dashboard charts in Chromium', () => {
   let t: TestService;
-  let browser: Browser;
+  let browser: ChromiumPages;
   let base: string;
   const plex = server('plex', (f) => f.includes('Extras'));
   const jellyfin = server('jellyfin');
@@ -78,7 +78,7 @@ describe('dashboard charts in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true });
     t = await testService({ targets: [plex.target, jellyfin.target] });
-    browser = await launchChromium();
+    browser = await chromiumPages();
   });
   afterAll(async () => {
     await browser?.close();

@@ -2,17 +2,17 @@
 // scan now with confirmation -> history, and the path doctor. Screenshots go to test-artifacts/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
-import { launchChromium } from '../support/chromium.js';
+import { chromiumPages, type ChromiumPages } from '../support/chromium.js';
 
 const artifacts = join(repoRoot, 'test-artifacts');
 
 describe('dashboard and doctor in Chromium', () => {
   let t: TestService;
-  let browser: Browser;
+  let browser: ChromiumPages;
   let page: Page;
   let base: string;
 
@@ -20,7 +20,7 @@ describe('dashboard and doctor in Chromium', () => {
     mkdirSync(artifacts, { recursive: true });
     t = await testService();
     base = await t.service.listen(0, '127.0.0.1');
-    browser = await launchChromium();
+    browser = await chromiumPages();
     page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
     page.setDefaultTimeout(5000);
   });

@@ -5,12 +5,12 @@
 // answering without a 401 or a WARN and without the secret. Screenshots go to test-artifacts/.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanOutcome, Target } from '../../src/scan.js';
 import { repoRoot } from '../support/fixtures.js';
 import { SECRET, testService, type TestService } from '../support/service.js';
-import { launchChromium } from '../support/chromium.js';
+import { chromiumPages, type ChromiumPages } from '../support/chromium.js';
 
 const artifacts = join(repoRoot, 'test-artifacts');
 
@@ -19,7 +19,7 @@ const plex: Target = { name: 'plex', kind: 'test', pauseMs: 0, scan: async (): P
 
 describe('the first look at the pages', () => {
   let t: TestService;
-  let browser: Browser;
+  let browser: ChromiumPages;
   let page: Page;
   let base: string;
 
@@ -36,7 +36,7 @@ describe('the first look at the pages', () => {
     mkdirSync(artifacts, { recursive: true });
     t = await testService({ targets: [plex] });
     base = await t.service.listen(0, '127.0.0.1');
-    browser = await launchChromium();
+    browser = await chromiumPages();
     page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
     page.setDefaultTimeout(5000);
     // The first scans of a new relay: one folder scanned (one latency point per series), one still queued.
