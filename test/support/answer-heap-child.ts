@@ -69,7 +69,8 @@ for (const cap of [...whole, ...all.filter((c) => c.pieces)].sort((a, b) => a.by
     if (room.length < size) room = Buffer.allocUnsafeSlow(size);
     body = room.subarray(0, size);
     make(body);
-    for (const reader of readersOf(cap)) {
+    // A nesting too deep is refused by the walk before any entry is kept: one reader shows it for every reader.
+    for (const reader of shape === 'nested' ? readersOf(cap).slice(0, 1) : readersOf(cap)) {
       const started = performance.now();
       const read = reader === 'whole' ? api.json('GET', '/', { cap }) : api.list('GET', '/', { cap, keep: reader === 'pieces, folder kept' ? folder : undefined });
       // The heap measured while what was parsed is still held.
