@@ -193,8 +193,8 @@ export class Processor {
         continue;
       }
       const now = this.deps.clock.now();
-      const wait = this.nextPassAt() - now;
-      this.sleepingUntil = now + wait;
+      this.sleepingUntil = this.nextPassAt(now);
+      const wait = this.sleepingUntil - now;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
         this.wakeUp = () => {
@@ -213,8 +213,7 @@ export class Processor {
    * probe time, so its due deliveries must not wake the loop. Neither does one waiting for its server to end scans
    * (the end of a followed scan wakes the loop); a held server's due folders wait for the end of its hold.
    */
-  nextPassAt(): number {
-    const now = this.deps.clock.now();
+  nextPassAt(now = this.deps.clock.now()): number {
     const awake = this.states.filter((s) => s.up && !s.waitingOnServer && !isHeld(s, now));
     const next = this.deps.queue.nextDue(awake.map((s) => s.target.name)) ?? now + 1000;
     const probes = this.states.filter((s) => !s.up).map((s) => s.nextProbeAt);
