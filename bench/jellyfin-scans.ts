@@ -92,7 +92,7 @@ async function burst(method: ScanMethod, plugin: boolean): Promise<Outcome> {
     const [tv, movies] = w.model.libraries;
     const worst = (lib: 'tv' | 'movies') => Math.max(...changes.filter((c) => c.library === lib).flatMap((c) => c.shows.map((p) => (w.model.shownAt(p) ?? Infinity) - sentAt.get(c)!)));
     return {
-      label: method === 'auto' ? `auto (${plugin ? 'with' : 'without'} the plugin)` : method,
+      label: method === 'auto' ? `auto ${plugin ? 'with' : 'without'} the plugin` : method,
       worstMs: { tv: worst('tv'), movies: worst('movies') },
       walked: { tv: w.model.walkedIn.get(tv.id) ?? 0, movies: w.model.walkedIn.get(movies.id) ?? 0 },
       walk: { tv: w.model.libraryWalk(tv), movies: w.model.libraryWalk(movies) },

@@ -1,13 +1,11 @@
 // `npm run bench`: runs the benchmarks, prints one table (figure, baseline from the same run, ratio, target,
-// PASS/NOTE) and, with --write-docs, writes it to docs/performance.md with the date and the machine.
-// `npm run bench -- --only intake,drain` runs some of them.
+// PASS/NOTE) and, with --write-docs, writes each benchmark's table to docs/performance.md with the date and the
+// machine it ran on. `npm run bench -- --only intake,drain` runs some of them (and rewrites only their tables).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
+import { performanceDoc } from './performance-doc.js';
 import { log, num, repoRoot, table, type Figure } from './support.js';
-
-/** Everything from this heading on in docs/performance.md is written by hand and survives --write-docs. */
-const NOTES_HEADING = '## Notes';
 
 const benches: { id: string; name: string; title: string; measures: string; load: () => Promise<{ run: () => Promise<Figure[]> }> }[] = [
   { id: '1', name: 'intake', title: 'Intake', measures: 'Sonarr v4 webhooks from wrk for a minute against the bundle with the default config: requests/s and per CPU-second against a bare Node http server, p99, RSS.', load: () => import('./intake.js') },
@@ -81,8 +79,7 @@ process.stdout.write(`${figures.length - failed} PASS, ${failed} NOTE; ${((Date.
 
 if (writeDocs) {
   const date = new Date().toISOString().slice(0, 10);
-  const ran = benches.filter((b) => figures.some((f) => benchOf(f.id) === b.id));
-  const doc = `# Performance
+  const preamble = `# Performance
 
 Where scanrelay stands: one table per benchmark, the latest figure of each against its target. Every figure is
 measured with a baseline in the same run, because the machines are shared and noisy: a ratio to the baseline
@@ -90,17 +87,18 @@ says more than a lone timing. Medians are of several runs; each benchmark's file
 what it measures and how. Every benchmark runs the defaults a user gets (file checks on, scans followed and
 confirmed), against the server as users start it (the bundle, \`npm start\`'s Node flags).
 
-- **Run:** ${date}
-- **Machine:** ${machine}
-- **Command:** \`npm run bench -- --write-docs\` (\`--only <name>\` runs one)
-
-${ran.map((b) => `## ${b.id}. ${b.title}\n\n${b.measures}\n\n${docTable(figures.filter((f) => benchOf(f.id) === b.id))}\n`).join('\n')}
+- **Command:** \`npm run bench -- --write-docs\` (\`--only <name>\` runs one and rewrites only its table)
+- **When and where:** each table says the day it ran and the machine.
 `;
-  // The hand-written notes below the generated part (what limits a figure, the history) are kept.
+  const fresh = new Map(
+    benches
+      .filter((b) => figures.some((f) => benchOf(f.id) === b.id))
+      .map((b) => [b.id, `## ${b.id}. ${b.title}\n\n${b.measures[0]!.toUpperCase()}${b.measures.slice(1)}\n\nRun ${date} on ${machine}.\n\n${docTable(figures.filter((f) => benchOf(f.id) === b.id))}\n`]),
+  );
+  // The tables of benchmarks not run this time, and the sections written by hand, are kept as they were.
   const file = join(repoRoot, 'docs', 'performance.md');
   const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  const notesAt = previous.indexOf(NOTES_HEADING);
-  writeFileSync(file, notesAt >= 0 ? `${doc}\n${previous.slice(notesAt)}` : doc);
+  writeFileSync(file, performanceDoc(previous, preamble, fresh, benches.map((b) => b.id)));
   log('wrote docs/performance.md');
 }
 process.exit(0);
