@@ -15,6 +15,6 @@ export default defineConfig({
     // SQLite files rather than computing, and a worker that waits leaves a core idle. More than that, and tests that
     // measure real time meet a machine busier than they allow for (docs/performance.md, "The suite").
     maxWorkers: availableParallelism() + 1,
-    globalSetup: ['test/support/dist-global.ts', 'test/support/log-audit-global.ts'],
+    globalSetup: ['test/support/temp-global.ts', 'test/support/dist-global.ts', 'test/support/log-audit-global.ts'],
   },
 });
