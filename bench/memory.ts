@@ -69,8 +69,8 @@ function switches(pid: number): number {
 
 /**
  * How long the wakeups are counted, from the RSS reading on: start-up is over by then, V8's memory reducer included
- * (on Node 20 and 22 it collects once or twice in an idle process's first half-minute, seen at 8-25 s after start
- * with --trace-gc, and each collection wakes its threads some hundred times), so what is counted is what idling costs.
+ * (on Node 20 and 22 it collects once or twice in an idle process's first half-minute, each collection waking its
+ * threads many times; docs/performance.md, "Idle memory"), so what is counted is what idling costs.
  */
 const WAKEUPS_MS = 20_000;
 

@@ -5,11 +5,10 @@
 /** A benchmark's section: "## 11. Jellyfin scans". */
 const BENCH_HEADING = /^## (\d+)\. /;
 
-/** The document split at its "## " headings: what comes before the first, then each section with its heading. */
-function sections(doc: string): { preamble: string; parts: string[] } {
+/** The document's sections, each from its "## " heading to the next (what comes before the first is left out). */
+function sections(doc: string): string[] {
   const starts = [...doc.matchAll(/^## /gm)].map((m) => m.index);
-  if (starts.length === 0) return { preamble: doc, parts: [] };
-  return { preamble: doc.slice(0, starts[0]), parts: starts.map((at, i) => doc.slice(at, starts[i + 1] ?? doc.length)) };
+  return starts.map((at, i) => doc.slice(at, starts[i + 1] ?? doc.length));
 }
 
 /**
@@ -19,7 +18,7 @@ function sections(doc: string): { preamble: string; parts: string[] } {
 export function performanceDoc(previous: string, preamble: string, fresh: ReadonlyMap<string, string>, order: readonly string[]): string {
   const kept = new Map<string, string>();
   const others: string[] = [];
-  for (const part of sections(previous).parts) {
+  for (const part of sections(previous)) {
     const id = BENCH_HEADING.exec(part)?.[1];
     if (id !== undefined && order.includes(id)) kept.set(id, part);
     else others.push(part);

@@ -15,14 +15,15 @@ export default function setup(): () => void {
     if (before === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = before;
     // Tried again while anything is left: a process the run started may still be ending, its files going while the
-    // removal walks the folder (seen once on Node 24: a whole run's folder kept 125 of its folders, and no error).
+    // removal walks the folder (once, on Node 24, part of a run's folder stayed and no error was raised).
+    let why = 'part of it stayed';
     for (let attempt = 0; attempt < 5 && existsSync(dir); attempt++) {
       try {
         rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-      } catch {
-        // the next attempt, or the line below
+      } catch (err) {
+        why = (err as Error).message;
       }
     }
-    if (existsSync(dir)) process.stderr.write(`note: this run's temporary folder ${dir} could not be removed; remove it by hand\n`);
+    if (existsSync(dir)) process.stderr.write(`note: this run's temporary folder ${dir} could not be removed (${why}); remove it by hand\n`);
   };
 }
